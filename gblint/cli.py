@@ -1,0 +1,155 @@
+"""``gblint`` command line: ``check``, ``rules``.
+
+Exit codes: 0 no diagnostics, 1 diagnostics reported, 2 usage, configuration or internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from typing import List, Optional
+
+from . import __version__
+from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gblint", description="Predict torch.compile graph breaks from source.")
+    p.add_argument("--version", action="version", version=f"gblint {__version__}")
+    sub = p.add_subparsers(dest="command")
+    c = sub.add_parser("check", help="check files and folders (default command)")
+    c.add_argument("paths", nargs="*", default=["."], help="files or folders; '-' reads standard input")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--select", help="comma-separated code prefixes to report (replaces the configured ones)")
+    c.add_argument("--extend-select", help="code prefixes to add to the selection")
+    c.add_argument("--ignore", help="comma-separated code prefixes to leave out")
+    c.add_argument("--config", help="pyproject.toml to read [tool.gblint] from")
+    c.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    c.add_argument("--python-version", help="Python version whose semantics to predict (e.g. 3.11)")
+    c.add_argument("--nested-graph-breaks", action="store_true", default=None,
+                   help="predict as if torch._dynamo.config.nested_graph_breaks=True")
+    c.add_argument("--stdin-filename", help="file name to report for '-'")
+    c.add_argument("--no-respect-gitignore", action="store_true", help="check files that .gitignore lists")
+    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are reported")
+    c.add_argument("--statistics", action="store_true", help="print counts per code instead of diagnostics")
+    c.add_argument("--output-file", "-o", help="write the report to this file")
+    c.add_argument("--quiet", "-q", action="store_true", help="print only diagnostics (text format)")
+    c.add_argument("--no-hints", action="store_true", help="text format: omit hints and links")
+    r = sub.add_parser("rules", help="list every rule with its codes and GB ids")
+    r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    return p
+
+
+def settings_for(args, paths: List[str]) -> Settings:
+    if args.isolated:
+        settings = Settings()
+    else:
+        cfg = args.config or find_pyproject(paths[0] if paths and paths[0] != "-" else os.getcwd())
+        settings = load_settings(cfg)
+    if args.select:
+        settings.select = parse_code_list(args.select)
+    if args.extend_select:
+        settings.select += parse_code_list(args.extend_select)
+    if args.ignore:
+        settings.ignore += parse_code_list(args.ignore)
+    if args.python_version:
+        settings.python_version = parse_python_version(args.python_version)
+    if args.nested_graph_breaks:
+        settings.dynamo_config["nested_graph_breaks"] = True
+    if args.no_respect_gitignore:
+        settings.respect_gitignore = False
+    return settings
+
+
+def cmd_check(args) -> int:
+    from .engine import SourceFile, check_paths, check_sources
+    from .output import write_json, write_statistics, write_text
+
+    paths = args.paths or ["."]
+    for p in paths:
+        if p != "-" and not os.path.exists(p):
+            print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
+            return 2
+    try:
+        settings = settings_for(args, paths)
+    except ConfigError as exc:
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    if paths == ["-"]:
+        data = sys.stdin.buffer.read()
+        from .source import SourceError, decode_source
+        name = args.stdin_filename or "<stdin>"
+        try:
+            text = decode_source(data, name)
+        except SourceError as exc:
+            text = None
+            from .engine import Report
+            report = Report([exc.diagnostic], 1, [])
+        else:
+            report = check_sources([SourceFile(name, text)], settings)
+    else:
+        report = check_paths(paths, settings)
+    buf = io.StringIO()
+    if args.statistics:
+        write_statistics(report, buf)
+    elif args.format == "json":
+        write_json(report, buf)
+    else:
+        to_tty = not args.output_file and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        write_text(report, buf, color=to_tty, show_hints=not args.no_hints)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as fh:
+            fh.write(buf.getvalue())
+    else:
+        sys.stdout.write(buf.getvalue())
+    if report.errors:
+        return 2
+    if report.diagnostics and not args.exit_zero:
+        return 1
+    return 0
+
+
+def cmd_rules(args) -> int:
+    from .catalog import catalog, render_markdown
+    rows = catalog()
+    if args.format == "json":
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(rows))
+    else:
+        for r in rows:
+            ids = ",".join(r["gb_ids"]) or "-"
+            print(f"{r['code']}  {r['name']:<30} {r['effect']:<6} {ids:<16} {r['summary']}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in ("check", "rules", "-h", "--help", "--version") :
+        argv = ["check"] + argv
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else 2
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        if args.command == "rules":
+            return cmd_rules(args)
+        return cmd_check(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the last line of defence: never a traceback, always exit 2
+        print(f"gblint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,513 @@
+"""Dynamo's frame semantics: what a break does to the frames around it.
+
+This module reads like the numbered rules of ``shared/docs/semantics.md`` (PyTorch 2.13,
+``torch/_dynamo/symbolic_convert.py``):
+
+1. a break in the top-level frame resumes (+1 graph, a ``torch_dynamo_resume_in_*`` frame);
+2. a break inside a ``for``/``while`` body, or in a function called there, skips the frame
+   (GB7000, ``maybe_has_backedge``);
+3. a break inside ``try`` or a ``with`` whose manager cannot resume keeps the graph up to the
+   last checkpoint (>= 2 ops, ``is_non_empty_graph``) and runs the rest eagerly, else skips;
+4. a break reached through calls splits every frame on the way: N frames, 2N graphs, unless
+   ``nested_graph_breaks=True``;
+5. ``fullgraph=True`` and ``error_on_graph_break(True)`` turn any of these into an error.
+
+Rules (``gblint.rules``) say *what* breaks; this module says *what it costs*.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from .diagnostics import CONSEQUENCE_CODES, Diagnostic, TraceFrame
+from .summary import Block, Event, FunctionInfo
+
+DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo")
+NONSTRICT = ("torch._dynamo.nonstrict_trace",)
+EOGB = ("torch._dynamo.error_on_graph_break",)
+RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
+
+
+@dataclasses.dataclass(frozen=True)
+class Frame:
+    """A function of some file of the project."""
+
+    path: str
+    info: FunctionInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.qualname
+
+
+@dataclasses.dataclass
+class InnerBreak:
+    """A break met while a function is inlined: the site and the calls that lead to it."""
+
+    frame: Frame  # the function holding the site
+    event: Event
+    chain: Tuple[Tuple[Frame, Event], ...]  # (caller, call event) pairs below the inlined function
+    strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
+    via_disabled: bool = False
+
+    @property
+    def line(self) -> int:
+        return self.event.span.line
+
+
+@dataclasses.dataclass
+class Region:
+    """A compiled entry and the options it is compiled with."""
+
+    entry: Frame
+    fullgraph: bool
+    nested_graph_breaks: bool
+    python_version: Tuple[int, int]
+    spelling: str
+
+
+class Consequences:
+    """Walks compiled regions and turns events into diagnostics.
+
+    ``project`` resolves callee refs to frames (see :class:`gblint.index.Project`).
+    """
+
+    def __init__(self, project):
+        self.project = project
+        self._inner: Dict[Tuple[str, str], List[InnerBreak]] = {}
+
+    # ------------------------------------------------------------------ inner breaks
+    def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = ()) -> List[InnerBreak]:
+        """Every break met when ``frame`` is inlined into a caller (memoised, cycle-safe)."""
+        key = (frame.path, frame.name)
+        if key in self._inner:
+            return self._inner[key]
+        if key in stack or len(stack) > 40:
+            return []
+        stack = stack + (key,)
+        out: List[InnerBreak] = []
+        for ev in frame.info.events:
+            if ev.kind == "break":
+                if ev.outcome == "raise" and _in_try(ev.blocks):
+                    continue
+                out.append(InnerBreak(frame, ev, ()))
+            elif ev.kind == "with":
+                out.append(InnerBreak(frame, ev, ()))
+            elif ev.kind == "call":
+                for target in self.project.resolve_call(frame, ev):
+                    out.extend(self._through_call(frame, ev, target, stack))
+        self._inner[key] = out
+        return out
+
+    def _through_call(self, frame: Frame, ev: Event, target, stack) -> List[InnerBreak]:
+        kind, callee = target
+        if kind == "break":  # the call itself breaks (an RNN module, a module built in the region)
+            return [InnerBreak(frame, callee, ())]
+        info = callee.info
+        if info.decorator(*DISABLE):
+            return [InnerBreak(frame, _synthetic_break(ev, callee), ())]
+        if info.decorator(*NONSTRICT):
+            if any(b.event.python_value for b in self.inner_breaks(callee, stack)):
+                return [InnerBreak(frame, _nonstrict_break(ev, callee), ())]
+            return []
+        found = []
+        eogb = info.decorator(*EOGB)
+        override = _eogb_value(eogb)
+        for ib in self.inner_breaks(callee, stack):
+            if ib.event.outcome == "raise" and _in_try(ev.blocks):
+                continue  # caught by this frame's try
+            strict = ib.strict if ib.strict is not None else override
+            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict, ib.via_disabled))
+        return found
+
+    # ------------------------------------------------------------------ regions
+    def region(self, region: Region) -> List[Diagnostic]:
+        """Diagnostics for one compiled region."""
+        walk = _RegionWalk(self, region)
+        walk.frame(region.entry, strict=False)
+        return walk.diagnostics
+
+
+def _in_try(blocks: Iterable[Block]) -> bool:
+    return any(b.kind == "try" for b in blocks)
+
+
+def _eogb_value(dec) -> Optional[bool]:
+    if dec is None:
+        return None
+    if dec.args:
+        return {"True": True, "False": False}.get(dec.args[0])
+    if "error_on_graph_break" in dec.kwargs:
+        return {"True": True, "False": False}.get(dec.kwargs["error_on_graph_break"])
+    return None
+
+
+def _synthetic_break(call: Event, callee: Frame) -> Event:
+    """The break Dynamo reports at the call of a ``torch.compiler.disable``d function."""
+    dec = callee.info.decorator(*DISABLE)
+    recursive = dec.kwargs.get("recursive", "True") != "False"
+    gb = "GB0098" if recursive else "GB0099"
+    what = "calls" if recursive else "calls (recursive=False)"
+    return dataclasses.replace(
+        call, kind="break", code="GBL119", rule_name="disabled-call", gb_ids=(gb,),
+        detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
+        hint="Keep disabled code out of hot compiled paths, or call it once outside the compiled region.",
+        outcome="resume", callee=("disabled", callee.path, callee.name, recursive))
+
+
+def _nonstrict_break(call: Event, callee: Frame) -> Event:
+    return dataclasses.replace(
+        call, kind="break", code="GBL120", rule_name="nonstrict-trace-output", gb_ids=("GB0251",),
+        detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
+                "fake-tensor tracing fails (GB0251) and the call breaks"),
+        hint="Keep `.item()`/data-dependent Python out of nonstrict_trace functions, or return tensors only.",
+        outcome="resume", callee=("nonstrict", callee.path, callee.name, True))
+
+
+class _RegionWalk:
+    """The state of one region's walk: frames compiled, diagnostics emitted."""
+
+    def __init__(self, owner: Consequences, region: Region):
+        self.owner = owner
+        self.region = region
+        self.diagnostics: List[Diagnostic] = []
+        self.seen_frames: Set[Tuple[str, str]] = set()
+        self.resumable_sites: Set[Tuple[str, int]] = set()
+        self.emitted: Set[tuple] = set()
+        self.region_failed = False
+
+    # -------------------------------------------------------------- emitting
+    def emit(self, code: str, effect: str, frame_name: str, path: str, span, message: str, hint: str,
+             gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None) -> None:
+        key = (code, path, span.line, frame_name)
+        if key in self.emitted:
+            return
+        if effect == "break" and code != "GBL208":
+            site = (path, span.line)
+            if site in self.resumable_sites:
+                return
+            self.resumable_sites.add(site)
+        self.emitted.add(key)
+        self.diagnostics.append(Diagnostic(
+            path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
+            code=code, name=name or CONSEQUENCE_CODES.get(code, ("", ""))[0], effect=effect, message=message,
+            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace))
+
+    # -------------------------------------------------------------- frames
+    def frame(self, frame: Frame, strict: bool, skip_resumable: bool = False) -> None:
+        """Analyse ``frame`` compiled as a top-level Dynamo frame."""
+        key = (frame.path, frame.name)
+        if key in self.seen_frames:
+            return
+        self.seen_frames.add(key)
+        info = frame.info
+        fullgraph = self.region.fullgraph
+        if info.is_generator:
+            if fullgraph or strict:
+                self.error_at(frame, _def_event(info), (), "the compiled function is a generator", ("GB0003",),
+                              "Return a list or tensor instead of yielding.", strict)
+            else:
+                self.emit("GBL205", "skip", frame.name, frame.path, info.span,
+                          f"`{frame.name}` is a generator function: Dynamo does not trace generator frames (GB0003), "
+                          "so the whole function runs eagerly.", "Return a tensor or a list instead of yielding, "
+                          "or compile the code that consumes the generator.", ("GB0003",), ())
+            return
+        skipped = False
+        checkpoint = 0  # ops in the frame's graph at the last resumable break
+        for ev in info.events:
+            if skipped:
+                if ev.kind == "call":
+                    self.fresh_callees(frame, ev)
+                continue
+            ev_strict = self.strict_at(ev.blocks, strict)
+            if ev.kind == "with":
+                if fullgraph or ev_strict:
+                    self.error_at(frame, ev, (), ev.detail + " is an unsupported context manager", ev.gb_ids,
+                                  "Enter the manager outside the compiled function.", ev_strict)
+                    continue
+                self.emit("GBL204", "skip", frame.name, frame.path, ev.span,
+                          f"{ev.detail}: Dynamo cannot wrap this context manager (GB0142), so frame "
+                          f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
+                          "Enter the manager outside the compiled function, or create it inside with a supported "
+                          "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
+                          ev.gb_ids, ())
+                skipped = True
+                continue
+            if ev.kind == "break":
+                if ev.outcome == "raise" and _in_try(ev.blocks):
+                    continue
+                verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, ())
+                if verdict == "resume":
+                    checkpoint = ev.ops_index
+                elif verdict in ("skip",):
+                    skipped = True
+                continue
+            if ev.kind == "call":
+                skipped = self.call(frame, ev, strict, checkpoint) or skipped
+                if not skipped and self.last_call_resumed:
+                    checkpoint = ev.ops_index
+
+    def strict_at(self, blocks: Tuple[Block, ...], strict: bool) -> bool:
+        for b in blocks:
+            if b.kind == "with" and b.manager is not None and b.manager.strict is not None:
+                strict = b.manager.strict
+        return strict
+
+    def fresh_callees(self, frame: Frame, ev: Event) -> None:
+        """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
+        for kind, callee in self.owner.project.resolve_call(frame, ev):
+            if kind == "frame" and not callee.info.decorator(*DISABLE):
+                self.frame(callee, strict=False)
+
+    # -------------------------------------------------------------- calls
+    last_call_resumed = False
+
+    def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int) -> bool:
+        """Handle a call event; return True when it skips ``frame``."""
+        self.last_call_resumed = False
+        skipped = False
+        for kind, callee in self.owner.project.resolve_call(frame, ev):
+            if kind == "break":
+                verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, ())
+                skipped |= verdict == "skip"
+                self.last_call_resumed |= verdict == "resume"
+                continue
+            info = callee.info
+            dec = info.decorator(*DISABLE)
+            if dec is not None:
+                brk = _synthetic_break(ev, callee)
+                verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
+                skipped |= verdict == "skip"
+                self.last_call_resumed |= verdict == "resume"
+                if brk.gb_ids == ("GB0099",) and not self.region_failed:
+                    for sub in info.events:
+                        if sub.kind == "call":
+                            self.fresh_callees(callee, sub)
+                continue
+            if info.decorator(*NONSTRICT):
+                inner = self.owner.inner_breaks(callee)
+                if any(b.event.python_value for b in inner):
+                    brk = _nonstrict_break(ev, callee)
+                    verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
+                    skipped |= verdict == "skip"
+                    if not self.region_failed:
+                        self.frame(callee, strict=False)
+                continue
+            inner = self.owner._through_call(frame, ev, target=(kind, callee), stack=())
+            if not inner:
+                continue
+            if info.is_generator:
+                first = inner[0]
+                if self.region.fullgraph or self.strict_at(ev.blocks, strict):
+                    self.error_at(frame, first.event, first.chain, f"the generator `{callee.name}` breaks",
+                                  first.event.gb_ids, first.event.hint, strict, site_frame=first.frame)
+                    continue
+                trace = self.trace(first.chain, first.frame, first.event)
+                self.emit("GBL205", "skip", frame.name, first.frame.path, first.event.span,
+                          f"{first.event.detail} inside generator `{callee.name}`, consumed by `{frame.name}` "
+                          f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
+                          f"`{frame.name}` is skipped and runs eagerly.",
+                          "Move the break out of the generator, or build the list in a plain loop-free helper.",
+                          first.event.gb_ids, trace)
+                skipped = True
+                continue
+            seen_sites = set()
+            for ib in inner:
+                site = (ib.frame.path, ib.line)
+                if site in seen_sites:
+                    continue
+                seen_sites.add(site)
+                eff_strict = self.region.fullgraph or (ib.strict if ib.strict is not None else self.strict_at(ev.blocks, strict))
+                verdict = self.decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
+                                      strict_override=eff_strict)
+                if verdict == "skip":
+                    skipped = True
+                if verdict == "resume":
+                    self.last_call_resumed = True
+                if verdict == "error":
+                    continue
+                if ib.event.outcome == "raise":
+                    continue
+            if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
+                if not all(self.is_error_only(ib, ev, strict) for ib in inner):
+                    self.frame(callee, strict=False)
+        return skipped
+
+    def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:
+        return self.region.fullgraph or bool(ib.strict if ib.strict is not None else self.strict_at(ev.blocks, strict))
+
+    # -------------------------------------------------------------- the decision
+    def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+               chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
+        """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
+
+        Returns ``"resume"``, ``"tail"``, ``"skip"``, ``"error"`` or ``"comp"``.
+        """
+        site_frame = site_frame or frame
+        strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
+        if self.region.fullgraph or strict:
+            self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
+            return "error"
+        trace = self.trace(chain, site_frame, site) if chain else ()
+        path = site_frame.path
+        depth = len(chain) + 1
+        # comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)
+        comp = next((b for b in reversed(blocks) if b.kind in ("comp", "genexpr")), None)
+        loop = next((b for b in blocks if b.kind == "loop"), None)
+        if comp is not None and loop is None:
+            return self.comprehension(frame, site, comp, chain, site_frame, trace, depth)
+        if loop is not None:
+            where = "in a function called inside" if chain else "inside"
+            self.emit("GBL201", "skip", frame.name, path, site.span,
+                      f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
+                      f"inside a loop (GB7000), so the whole frame `{frame.name}` is skipped and runs eagerly, "
+                      f"including the work before the loop.",
+                      _join_hint(site.hint, "Move the break out of the loop, unroll the loop, or isolate the "
+                                 "breaking code in a helper decorated with `@torch.compiler.disable`."),
+                      site.gb_ids + ("GB7000",), trace)
+            return "skip"
+        if site.outcome in ("skip", "raise"):
+            why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
+                   if site.outcome == "raise" else "Dynamo cannot resume after this")
+            self.emit(site.code, "skip", frame.name, path, site.span,
+                      f"{site.detail}: {why}, so frame `{frame.name}` is skipped and runs eagerly.",
+                      site.hint, site.gb_ids, trace, name=site.rule_name)
+            return "skip"
+        wt = next((b for b in blocks if b.kind == "while_test"), None)
+        if wt is not None and self.region.python_version >= (3, 12):
+            self.emit("GBL201", "skip", frame.name, path, site.span,
+                      f"{site.detail} in the `while` condition at line {wt.line}: on Python 3.12+ the resume "
+                      f"frame that holds the loop is skipped (GB7000).", site.hint, site.gb_ids + ("GB7000",), trace)
+            return "skip"
+        blocker = next((b for b in blocks if b.kind == "try" or
+                        (b.kind == "with" and b.manager is not None and b.manager.kind != "resumable")), None)
+        if blocker is not None or site.outcome == "tail":
+            ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
+            if blocker is None:
+                label, code, gb = "this point", site.code, site.gb_ids
+            elif blocker.kind == "try":
+                label, code, gb = f"the `try` block at line {blocker.line}", "GBL202", site.gb_ids
+            else:
+                label, code, gb = (f"`with {blocker.manager.label}` at line {blocker.line}", "GBL203",
+                                   site.gb_ids + (blocker.manager.gb_id,))
+            how = "in a function called inside " if chain else "inside "
+            if blocker is None:
+                how = ""
+            if ops >= 2:
+                self.emit("GBL208" if blocker is not None else site.code, "break", frame.name, path, site.span,
+                          f"{site.detail} {how}{label}: Dynamo cannot resume here; it compiles the graph up to the "
+                          f"last checkpoint before it (about {ops} ops) and runs the rest of `{frame.name}` eagerly.",
+                          _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in "
+                                     "a helper decorated with `@torch.compiler.disable`."), gb, trace,
+                          name=None if blocker is not None else site.rule_name)
+                return "tail"
+            self.emit(code, "skip", frame.name, path, site.span,
+                      f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
+                      f"it, so frame `{frame.name}` is skipped and runs eagerly.",
+                      _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in a "
+                                 "helper decorated with `@torch.compiler.disable`."), gb, trace,
+                      name=None if blocker is not None else site.rule_name)
+            if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
+                self.contextmanager_frames(frame, blocker)
+            return "skip"
+        if chain:
+            if self.region.nested_graph_breaks:
+                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: with "
+                       "nested_graph_breaks=True Dynamo resumes inside the callee: 1 break, 2 graphs.")
+            else:
+                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
+                       f"all {depth} frames on the way, each re-traces down to it: {depth} breaks, {2 * depth} "
+                       "graphs (nested_graph_breaks=False).")
+            self.emit("GBL301", "break", frame.name, path, site.span, msg,
+                      _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
+                                 "`@torch.compiler.disable` so it is one clean break, or set "
+                                 "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace)
+            return "resume"
+        self.emit(site.code, "break", frame.name, path, site.span,
+                  f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
+                  "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name)
+        return "resume"
+
+    def comprehension(self, frame, site, comp: Block, chain, site_frame, trace, depth) -> str:
+        """Comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)."""
+        path = site_frame.path
+        py = self.region.python_version
+        if comp.kind == "genexpr" or comp.over_items or (comp.comp_kind == "set" and py >= (3, 12)):
+            what = "generator expression" if comp.kind == "genexpr" else f"{comp.comp_kind} comprehension"
+            gb = ("GB8335",) if comp.kind == "genexpr" else ("GB0092",)
+            self.emit("GBL206", "skip", frame.name, frame.path, _line_span(comp.line),
+                      f"{site.detail} inside the {what} at line {comp.line}: Dynamo cannot reconstruct it after "
+                      f"the break, so frame `{frame.name}` is skipped and runs eagerly.",
+                      _join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
+                                 "the break out of it."), site.gb_ids + gb, trace)
+            return "skip"
+        if py < (3, 12) and comp.holds_tensor:
+            comp_frame = f"<{comp.comp_kind}comp>"
+            self.emit("GBL206", "skip", comp_frame, path, site.span,
+                      f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line} of "
+                      f"`{frame.name}`: on Python {py[0]}.{py[1]} the comprehension is its own frame and a break "
+                      f"in its loop skips it (GB7000); `{frame.name}` breaks at the comprehension and resumes.",
+                      _join_hint(site.hint, "Move the breaking call out of the comprehension."),
+                      site.gb_ids + ("GB7000",), trace)
+            return "resume"
+        msg = (f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line}: `{frame.name}` "
+               "breaks at the comprehension, which runs eagerly, and resumes after it.")
+        self.emit("GBL301" if chain else site.code, "break", frame.name, path, site.span, msg,
+                  _join_hint(site.hint, "Move the breaking call out of the comprehension."), site.gb_ids, trace,
+                  name=None if chain else site.rule_name)
+        return "resume"
+
+    def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
+        """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6)."""
+        for kind, callee in self.owner.project.resolve_ref(frame, blocker.manager.callee):
+            if kind == "frame" and callee.info.is_generator:
+                self.emit("GBL205", "skip", callee.name, callee.path, callee.info.span,
+                          f"`{callee.name}` is a generator (@contextmanager) entered by the skipped frame "
+                          f"`{frame.name}`: Dynamo does not trace generator frames (GB0003); it runs eagerly.",
+                          "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), ())
+
+    # -------------------------------------------------------------- errors
+    def error_at(self, frame: Frame, site: Event, chain, detail: str, gb_ids, hint: str, strict: bool,
+                 site_frame: Optional[Frame] = None) -> None:
+        site_frame = site_frame or frame
+        trace = self.trace(chain, site_frame, site) if chain else ()
+        why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
+        code = "GBL401" if self.region.fullgraph else "GBL402"
+        self.emit(code, "error", frame.name, site_frame.path, site.span,
+                  f"{detail}: under {why} this graph break is a compile error; calling `{self.region.entry.name}` "
+                  "raises torch._dynamo.exc.Unsupported.",
+                  _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
+                             "this code."), tuple(gb_ids), trace)
+        for caller, call in chain:
+            self.emit("GBL403", "error", caller.name, caller.path, call.span,
+                      f"`{call.call_text}(...)` leads to a graph break at line {site.span.line} that raises under "
+                      f"{why}.", "Fix the break in the callee (see the related diagnostic).", tuple(gb_ids), trace)
+        if not self.region_failed:
+            self.region_failed = True
+            entry = self.region.entry
+            self.emit("GBL409", "skip", entry.name, entry.path, entry.info.span,
+                      f"`{entry.name}` cannot compile: its first call raises at line {site.span.line} ({why}); "
+                      "no graph is produced for this frame.", "Fix the reported graph breaks.", tuple(gb_ids), ())
+
+    # -------------------------------------------------------------- traces
+    def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:
+        out = [TraceFrame(f.path, ev.span.line, f.info.name) for f, ev in chain]
+        out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.name))
+        return tuple(out)
+
+
+def _join_hint(a: str, b: str) -> str:
+    if not a:
+        return b
+    if not b or b in a:
+        return a
+    return f"{a} {b}"
+
+
+def _def_event(info: FunctionInfo) -> Event:
+    return Event("break", info.span, (), 0, detail=f"`{info.name}` is a generator", gb_ids=("GB0003",))
+
+
+def _line_span(line: int):
+    from .summary import Span
+    return Span(line, 1, line, 1)

@@ -1,0 +1,149 @@
+"""Diagnostic records and gblint's code scheme.
+
+Codes are ``GBL`` + three digits; the hundreds digit is the *consequence family*:
+
+=======  ==========================================================================
+GBL0xx   gblint itself: ``GBL000`` internal error in a rule, ``GBL001`` syntax error,
+         ``GBL002`` unreadable file or undecodable text.
+GBL1xx   a resumable graph break in the frame that holds it (the source kind is the
+         last two digits: ``GBL101`` explicit ``graph_break()``, ``GBL102`` ``.item()``...).
+GBL2xx   the frame (or its tail) runs eagerly: a break in a loop, ``try`` block,
+         non-resumable ``with``, generator or comprehension, or an unsupported manager.
+GBL3xx   a nested graph break reached through calls from a compiled region.
+GBL4xx   a compile error: a break under ``fullgraph=True`` or
+         ``torch._dynamo.error_on_graph_break(True)``.
+=======  ==========================================================================
+
+Effects (the ``effect`` field of the JSON output): ``"break"`` the frame's graph is
+split and tracing resumes (a prefix compiled with the rest of the frame eager also
+counts here, since the frame keeps a graph); ``"skip"`` the frame gets no compiled
+code: Dynamo skips it and runs it eagerly, or its compile fails; ``"error"``
+``torch.compile`` raises; ``"info"`` advice, no cost predicted.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Tuple
+
+GB_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules.md#{}"
+
+EFFECTS = ("break", "skip", "error", "info")
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceFrame:
+    """One frame of a call chain from a compiled entry to a break: path, 1-based line of
+    the call (or of the break for the last frame), and the calling function's name."""
+
+    path: str
+    line: int
+    function: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "function": self.function}
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 1-based (line, column) positions with ``text``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """A rewrite a diagnostic offers. ``applicability`` is ``"safe"`` (behaviour unchanged)
+    or ``"unsafe"`` (behaviour may change); ``edits`` may be empty for advice-only fixes."""
+
+    title: str
+    applicability: str
+    edits: Tuple[Edit, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "title": self.title,
+            "applicability": self.applicability,
+            "edits": [e.to_json() for e in self.edits],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One finding. Lines and columns are 1-based; ``end_column`` is exclusive.
+
+    ``frame`` names the function whose graph is split, skipped or fails (``Class.method``
+    or ``function``); ``trace`` runs from the compiled entry to the break.
+    """
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    name: str
+    effect: str
+    message: str
+    frame: Optional[str] = None
+    gb_ids: Tuple[str, ...] = ()
+    hint: str = ""
+    trace: Tuple[TraceFrame, ...] = ()
+    fix: Optional[Fix] = None
+
+    @property
+    def url(self) -> str:
+        """The PyTorch graph-break page of the first GB id, else gblint's rule reference."""
+        if self.gb_ids:
+            return GB_URL.format(self.gb_ids[0].lower())
+        return DOCS_URL.format(self.code.lower())
+
+    def sort_key(self):
+        return (self.path, self.line, self.column, self.code, self.frame or "")
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "code": self.code,
+            "name": self.name,
+            "effect": self.effect,
+            "frame": self.frame,
+            "gb_ids": list(self.gb_ids),
+            "message": self.message,
+            "hint": self.hint,
+            "url": self.url,
+            "trace": [t.to_json() for t in self.trace],
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+
+# Consequence codes (families 0, 2, 3, 4). Break-source codes (family 1) live on the rule
+# classes in ``gblint.rules``; ``gblint rules`` lists both.
+CONSEQUENCE_CODES = {
+    "GBL000": ("internal-error", "info", "gblint failed inside a rule on this file; the other rules still ran."),
+    "GBL001": ("syntax-error", "info", "The file does not parse; it was not checked."),
+    "GBL002": ("unreadable-file", "info", "The file could not be read or decoded; it was not checked."),
+    "GBL201": ("break-in-loop", "skip", "A graph break inside a for/while body skips the whole frame (GB7000)."),
+    "GBL202": ("break-in-try", "skip", "A graph break inside try/except/finally skips the frame when no checkpoint precedes it."),
+    "GBL203": ("break-in-with", "skip", "A graph break inside a `with` whose manager cannot resume skips the frame (GB0066)."),
+    "GBL204": ("unsupported-context-manager", "skip", "A `with` of a manager Dynamo cannot wrap skips the frame even without a break (GB0142)."),
+    "GBL205": ("generator-frame", "skip", "A generator frame (compiled generator, consumed generator or @contextmanager) is skipped."),
+    "GBL206": ("break-in-comprehension", "skip", "A break inside a generator expression or comprehension skips a frame."),
+    "GBL208": ("eager-tail", "break", "A break in try/with after a checkpoint: the graph up to the checkpoint is compiled, the rest of the frame runs eagerly."),
+    "GBL301": ("nested-graph-break", "break", "A break reached through calls splits every frame on the way and is traced once per frame."),
+    "GBL401": ("fullgraph-break", "error", "Under fullgraph=True every graph break is a compile error."),
+    "GBL402": ("error-on-graph-break", "error", "Under torch._dynamo.error_on_graph_break(True) a graph break raises."),
+    "GBL403": ("call-raises", "error", "This call leads to a graph break that raises under fullgraph / error_on_graph_break."),
+    "GBL409": ("region-fails-to-compile", "skip", "The compiled region cannot compile: its first call raises and no graph is produced."),
+}

@@ -1,0 +1,110 @@
+"""Import and alias resolution without libcst's scope providers.
+
+libcst's ``QualifiedNameProvider`` costs about 6x a parse (``shared/docs/perf_anchors.md``).
+gblint needs far less: the dotted name an expression such as ``T._dynamo.graph_break``
+or ``gb`` (``from torch._dynamo import graph_break as gb``) stands for. An
+:class:`ImportTable` maps each bound name to the dotted name it imports; function-local
+imports are layered on top of the module's table.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_name(node) -> str:
+    if node is None:
+        return ""
+    return dotted(node) or ""
+
+
+def resolve_relative(module: str, is_package: bool, level: int, name: str) -> str:
+    """Absolute dotted name of ``from {'.'*level}{name} import ...`` inside ``module``.
+
+    ``module`` is the importing module's dotted name; ``is_package`` says whether it is
+    an ``__init__`` (then level 1 means the module itself).
+    """
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    base = ".".join(parts)
+    if name:
+        return f"{base}.{name}" if base else name
+    return base
+
+
+class ImportTable:
+    """Bound name -> dotted target, with an optional parent table (module scope)."""
+
+    def __init__(self, module: str = "", is_package: bool = False, parent: "ImportTable" = None):
+        self.module = module
+        self.is_package = is_package
+        self.parent = parent
+        self.names: Dict[str, str] = {}
+
+    def child(self) -> "ImportTable":
+        return ImportTable(self.module, self.is_package, self)
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            target = _module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.names[alias.asname.name.value] = target
+            else:
+                top = target.split(".")[0]
+                self.names[top] = top
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        base = _module_name(node.module)
+        level = len(node.relative)
+        if level:
+            base = resolve_relative(self.module, self.is_package, level, base)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = _module_name(alias.name)
+            bound = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            self.names[bound] = f"{base}.{name}" if base else name
+
+    def lookup(self, name: str) -> Optional[str]:
+        table = self
+        while table is not None:
+            if name in table.names:
+                return table.names[name]
+            table = table.parent
+        return None
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """The dotted name an expression refers to through imports, or None.
+
+        Names that are not imported resolve to themselves (``print`` -> ``print``), so a
+        caller can tell builtins and local definitions apart by looking them up itself.
+        """
+        text = dotted(node)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        target = self.lookup(head)
+        if target is None:
+            return text
+        return f"{target}.{rest}" if rest else target
+
+    def is_imported(self, name: str) -> bool:
+        return self.lookup(name) is not None

@@ -1,0 +1,1130 @@
+"""One traversal per file: functions, classes, compiled regions and break events.
+
+The :class:`SummaryBuilder` walks a libcst module once. For every function it records
+*events* in source order — break sites found by the rules, calls, and ``with`` statements —
+each with the stack of blocks around it (loop, ``try``, ``with`` and its manager,
+comprehension, generator expression). The consequence model reads only these records;
+the tree itself is released afterwards.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from . import tensors
+from .names import ImportTable, dotted
+from .tensors import join, maybe_tensor
+
+# ----------------------------------------------------------------------------- records
+
+
+@dataclasses.dataclass
+class Span:
+    line: int
+    column: int  # 1-based
+    end_line: int
+    end_column: int
+
+
+@dataclasses.dataclass
+class Manager:
+    """What a ``with`` item's manager is, as far as Dynamo cares (semantics.md §2).
+
+    ``kind``: ``resumable`` (a break inside resumes), ``generic`` (GB0066: a break inside
+    cannot resume), ``unsupported`` (GB0142: the frame is skipped even without a break).
+    ``strict`` is the argument of ``error_on_graph_break(...)`` when that is the manager.
+    """
+
+    kind: str
+    label: str
+    gb_id: str = "GB0066"
+    strict: Optional[bool] = None
+    callee: Optional[tuple] = None  # a @contextmanager function of the checked code
+
+
+@dataclasses.dataclass
+class Block:
+    kind: str  # loop | while_test | try | with | comp | genexpr | eager_only
+    line: int
+    ops_at_entry: int = 0
+    manager: Optional[Manager] = None
+    comp_kind: str = ""  # list | set | dict
+    holds_tensor: bool = False
+    over_items: bool = False
+
+
+@dataclasses.dataclass
+class Event:
+    """A break site (``kind="break"``), a call (``"call"``) or an unsupported manager
+    (``"with"``) inside a function, with the blocks around it (outermost first)."""
+
+    kind: str
+    span: Span
+    blocks: Tuple[Block, ...]
+    ops_index: int
+    # break
+    code: str = ""
+    rule_name: str = ""
+    gb_ids: Tuple[str, ...] = ()
+    detail: str = ""
+    hint: str = ""
+    outcome: str = "resume"
+    python_value: bool = False
+    needs: Optional[str] = None
+    # call
+    callee: Optional[tuple] = None
+    call_text: str = ""
+    # with
+    manager: Optional[Manager] = None
+
+
+@dataclasses.dataclass
+class Decorator:
+    qualname: str
+    called: bool
+    kwargs: Dict[str, str]
+    args: Tuple[str, ...]
+
+
+@dataclasses.dataclass
+class FunctionInfo:
+    qualname: str  # dotted within the module: "Class.method", "outer.inner"
+    name: str
+    class_name: Optional[str]
+    span: Span
+    decorators: List[Decorator]
+    is_generator: bool = False
+    is_async: bool = False
+    events: List[Event] = dataclasses.field(default_factory=list)
+    local_defs: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def decorator(self, *names: str) -> Optional[Decorator]:
+        for d in self.decorators:
+            if d.qualname in names:
+                return d
+        return None
+
+
+@dataclasses.dataclass
+class ClassInfo:
+    name: str
+    qualname: str
+    bases: List[str]
+    methods: Dict[str, str]
+    attrs: Dict[str, tuple]  # self.attr -> ("module", [callee refs]) | ("sequential", [...]) | ("tensor",)
+    span: Span
+
+
+@dataclasses.dataclass
+class RegionDecl:
+    """A place that compiles something: ``@torch.compile``, ``torch.compile(x)``, ``x.compile()``."""
+
+    target: tuple  # ("func", qualname) | ("class", ref) | ("instance", class ref)
+    fullgraph: bool
+    span: Span
+    spelling: str
+    function: Optional[str] = None  # the function the call sits in, for local names
+
+
+@dataclasses.dataclass
+class FileSummary:
+    path: str
+    module: str
+    functions: Dict[str, FunctionInfo] = dataclasses.field(default_factory=dict)
+    classes: Dict[str, ClassInfo] = dataclasses.field(default_factory=dict)
+    regions: List[RegionDecl] = dataclasses.field(default_factory=list)
+    config: Dict[str, object] = dataclasses.field(default_factory=dict)
+    imports: Dict[str, str] = dataclasses.field(default_factory=dict)
+    module_names: Dict[str, tuple] = dataclasses.field(default_factory=dict)  # global name -> value ref
+    rule_errors: List[Tuple[str, int, str]] = dataclasses.field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- tables
+
+RESUMABLE_MANAGERS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
+    "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.enable_grad",
+    "torch.autograd.grad_mode.set_grad_enabled", "torch.autograd.grad_mode.inference_mode",
+    "torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast", "torch.cuda.amp.autocast",
+    "torch.amp.autocast_mode.autocast", "contextlib.nullcontext",
+    "torch.profiler.record_function", "torch.autograd.profiler.record_function",
+    "torch.profiler.profile", "torch.autograd.profiler.profile",
+    "torch.autograd.graph.disable_saved_tensors_hooks", "torch.nn.attention.sdpa_kernel",
+    "torch._dynamo.error_on_graph_break", "torch._dynamo.patch_dynamo_config",
+    "torch._dynamo.dont_skip_tracing", "torch._C.DisableTorchFunction",
+    "torch._C.DisableTorchFunctionSubclass", "torch.cuda.device", "torch.accelerator.device_index",
+    "torch._dynamo.disable_nested_graph_breaks",
+})
+UNSUPPORTED_MANAGERS = frozenset({
+    "torch.device", "open", "io.open", "builtins.open", "torch.random.fork_rng", "tempfile.TemporaryDirectory",
+    "tempfile.NamedTemporaryFile", "os.scandir", "zipfile.ZipFile", "tarfile.open", "gzip.open",
+})
+NON_RESUMABLE_GB = {"warnings.catch_warnings": "GB0092", "torch.autograd.forward_ad.dual_level": "GB0092",
+                    "torch.fx.traceback.annotate": "GB0279"}
+CONTEXTMANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling",
+                          "torch.compiler.is_dynamo_compiling", "torch._utils.is_compiling"})
+COMPILE_NAMES = frozenset({"torch.compile"})
+CONTAINER_CLASSES = {"torch.nn.ModuleList": "list", "torch.nn.Sequential": "sequential",
+                     "torch.nn.ModuleDict": "dict", "torch.nn.modules.container.ModuleList": "list",
+                     "torch.nn.modules.container.Sequential": "sequential"}
+DYNAMO_CONFIG_PREFIXES = ("torch._dynamo.config.",)
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
+
+
+def _literal(node) -> Optional[object]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value, 0)
+        except ValueError:
+            return None
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return tuple(_literal(e.value) for e in node.elements)
+    return None
+
+
+def _kwarg(call: cst.Call, name: str):
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    return None
+
+
+def _code(node: cst.CSTNode) -> str:
+    try:
+        return cst.Module([]).code_for_node(node)
+    except Exception:  # pragma: no cover - code generation of a valid tree does not fail
+        return "<expr>"
+
+
+# ----------------------------------------------------------------------------- per-function state
+
+
+class FunctionScope:
+    """Per-function state handed to rules as ``ctx``: names, tensor kinds, blocks."""
+
+    def __init__(self, builder: "SummaryBuilder", info: Optional[FunctionInfo], imports: ImportTable,
+                 params: Dict[str, str], parent: Optional["FunctionScope"], class_info: Optional[ClassInfo]):
+        self.builder = builder
+        self.info = info
+        self.imports = imports
+        self.parent = parent
+        self.class_info = class_info
+        self.env: Dict[str, str] = dict(params)  # local name -> kind token
+        self.values: Dict[str, tuple] = {}  # local name -> value ref (manager, instance, modules)
+        self.params = set(params)
+        self.self_name: Optional[str] = None
+        self.tensor_params: set = set()
+        self.blocks: List[Block] = []
+        self.ops = 0
+        self.pending: List[Event] = []
+        self.is_generator = False
+
+    # -- names
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """Dotted name ``node`` stands for, through imports (``T.compile`` -> ``torch.compile``)."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head = text.split(".")[0]
+        scope = self
+        while scope is not None:
+            if head in scope.env and head not in scope.imports.names:
+                return None  # a local variable, not a module path
+            scope = scope.parent
+        return self.imports.resolve(node)
+
+    def config(self, name: str, default=None):
+        return self.builder.config_value(name, default)
+
+    # -- tensor kinds
+    def lookup(self, name: str) -> Optional[str]:
+        scope = self
+        while scope is not None:
+            if name in scope.env:
+                return scope.env[name]
+            scope = scope.parent
+        return None
+
+    def kind(self, node: cst.BaseExpression) -> str:
+        """Kind token of an expression (see :mod:`gblint.tensors`)."""
+        if isinstance(node, cst.Name):
+            k = self.lookup(node.value)
+            if k is not None:
+                return k
+            return "?"
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.FormattedString)):
+            return "P"
+        if isinstance(node, cst.Attribute):
+            attr = node.attr.value
+            if isinstance(node.value, cst.Name) and node.value.value == self.self_name and self.class_info:
+                ref = self.class_info.attrs.get(attr)
+                if ref and ref[0] == "tensor":
+                    return "T"
+                if ref and ref[0] in ("module", "sequential", "container", "nn"):
+                    return "M"
+                return "?"
+            base = self.kind(node.value)
+            if maybe_tensor(base):
+                if attr in tensors.PY_ATTRS:
+                    return "P"
+                if attr in tensors.TENSOR_ATTRS:
+                    return base
+                return "?"
+            q = self.resolve(node)
+            if q and q.startswith("torch."):
+                return "P"
+            return "?"
+        if isinstance(node, cst.Call):
+            return self.call_kind(node)
+        if isinstance(node, cst.Subscript):
+            base = self.kind(node.value)
+            if maybe_tensor(base):
+                return base
+            if base == "M":
+                return "M"
+            return "P" if base == "P" else "?"
+        if isinstance(node, cst.BinaryOperation):
+            return join(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.UnaryOperation):
+            return self.kind(node.expression)
+        if isinstance(node, cst.Comparison):
+            if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return "P"
+            return join(self.kind(node.left), *[self.kind(t.comparator) for t in node.comparisons])
+        if isinstance(node, cst.BooleanOperation):
+            return join(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.IfExp):
+            k = join(self.kind(node.body), self.kind(node.orelse))
+            return k
+        return "?"
+
+    def call_kind(self, node: cst.Call) -> str:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            recv = self.kind(func.value)
+            if maybe_tensor(recv):
+                if method in tensors.PY_METHODS:
+                    return "P"
+                return recv
+            if recv == "M":
+                return "T" if method in ("forward", "__call__") else "?"
+        q = self.resolve(func)
+        if q:
+            k = tensors.torch_call_kind(q)
+            if k != "?":
+                return k
+            if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",
+                     "repr", "tuple", "list", "dict", "set", "enumerate", "zip", "getattr", "callable"):
+                return "T" if q == "getattr" and node.args and maybe_tensor(self.kind(node.args[0].value)) \
+                    and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value \
+                    not in tensors.PY_ATTRS else "P"
+            if q in ("sum", "max", "min", "abs"):
+                ks = [self.kind(a.value) for a in node.args]
+                return "T" if "T" in ks else "?"
+        fk = self.kind(func)
+        if fk == "M":
+            return "T"
+        return "?"
+
+    def note_tensor_param(self, node: cst.BaseExpression) -> None:
+        """Record evidence that a parameter is a tensor (it is used as one)."""
+        if isinstance(node, cst.Name) and node.value in self.params and self.env.get(node.value, "").startswith("p:"):
+            self.tensor_params.add(node.value)
+
+    def resolve_token(self, token: Optional[str]) -> bool:
+        if token is None:
+            return True
+        if token == "T":
+            return True
+        if token.startswith("p:"):
+            return token[2:] in self.tensor_params
+        return False
+
+
+# ----------------------------------------------------------------------------- the builder
+
+
+class SummaryBuilder(cst.CSTVisitor):
+    """Builds a :class:`FileSummary` in one pass over a libcst module.
+
+    ``rules`` maps libcst node types to the rule instances interested in them.
+    """
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, path: str, module: str, is_package: bool, rules_by_type, settings):
+        super().__init__()
+        self.summary = FileSummary(path, module)
+        self.imports = ImportTable(module, is_package)
+        self.rules_by_type = rules_by_type
+        self.settings = settings
+        self.scope: Optional[FunctionScope] = None
+        self.class_stack: List[ClassInfo] = []
+        self.func_stack: List[FunctionScope] = []
+        self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
+        self.module_scope.env = {}
+
+    # -- helpers
+    def config_value(self, name: str, default=None):
+        if name in self.summary.config:
+            return self.summary.config[name]
+        return self.settings.dynamo_config.get(name, default)
+
+    def span(self, node) -> Span:
+        r = self.get_metadata(PositionProvider, node)
+        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    @property
+    def ctx(self) -> FunctionScope:
+        return self.scope if self.scope is not None else self.module_scope
+
+    def in_function(self) -> bool:
+        return self.scope is not None and self.scope.info is not None
+
+    # -- module pre-pass: imports, globals, config set at module level
+    def visit_Module(self, node: cst.Module) -> None:
+        for stmt in node.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Import):
+                        self.imports.add_import(small)
+                    elif isinstance(small, cst.ImportFrom):
+                        self.imports.add_import_from(small)
+        for stmt in node.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            if isinstance(t.target, cst.Name):
+                                self.summary.module_names[t.target.value] = self.value_ref(small.value, self.module_scope)
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value:
+                        self.summary.module_names[small.target.value] = self.value_ref(small.value, self.module_scope)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self.summary.module_names[stmt.name.value] = ("def",)
+        self.summary.imports = dict(self.imports.names)
+        self.collect_config(node)
+
+    def collect_config(self, node: cst.Module) -> None:
+        """``torch._dynamo.config.X = value`` statements at module level (any import spelling)."""
+        for stmt in node.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        q = self.imports.resolve(t.target) if isinstance(t.target, cst.Attribute) else None
+                        if q and q.startswith(DYNAMO_CONFIG_PREFIXES):
+                            value = _literal(small.value)
+                            if isinstance(small.value, (cst.Set, cst.List, cst.Tuple)):
+                                value = tuple(self.imports.resolve(e.value) or "" for e in small.value.elements)
+                            self.summary.config[q.rsplit(".", 1)[-1]] = value
+
+    def value_ref(self, value: cst.BaseExpression, scope: FunctionScope) -> tuple:
+        """A small description of what a name is bound to (manager, instance, logger...)."""
+        if isinstance(value, cst.Call):
+            q = scope.resolve(value.func)
+            if q:
+                if q in RESUMABLE_MANAGERS or q in UNSUPPORTED_MANAGERS or q in NON_RESUMABLE_GB:
+                    return ("manager_call", q)
+                if q in ("logging.getLogger", "logging.get_logger", "structlog.get_logger"):
+                    return ("logger",)
+                if q in COMPILE_NAMES:
+                    return ("compiled",)
+                if q in CONTAINER_CLASSES:
+                    return ("container", CONTAINER_CLASSES[q], self.module_refs(value, scope))
+                head = q.split(".")[0]
+                if q[:1].isupper() or q.rsplit(".", 1)[-1][:1].isupper():
+                    return ("instance", self.callee_ref(value.func, scope) or ("qual", q))
+                return ("call", q, head)
+            return ("call", None, None)
+        return ("value",)
+
+    def module_refs(self, call: cst.Call, scope: FunctionScope) -> List[tuple]:
+        """Callee refs of the modules listed in ``nn.ModuleList([...])`` / ``nn.Sequential(...)``."""
+        refs = []
+        exprs: List[cst.BaseExpression] = []
+        for a in call.args:
+            if isinstance(a.value, (cst.List, cst.Tuple)):
+                exprs.extend(e.value for e in a.value.elements)
+            elif isinstance(a.value, (cst.ListComp, cst.GeneratorExp)):
+                exprs.append(a.value.elt)
+            elif isinstance(a.value, cst.Dict):
+                exprs.extend(e.value for e in a.value.elements if isinstance(e, cst.DictElement))
+            else:
+                exprs.append(a.value)
+        for e in exprs:
+            if isinstance(e, cst.Call):
+                ref = self.callee_ref(e.func, scope)
+                if ref is not None:
+                    refs.append(ref)
+        return refs
+
+    # -- imports inside functions
+    def visit_Import(self, node: cst.Import) -> None:
+        if self.in_function():
+            self.scope.imports.add_import(node)
+            for alias in node.names:
+                bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
+                    else dotted(alias.name).split(".")[0]
+                self.scope.env.pop(bound, None)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self.in_function():
+            self.scope.imports.add_import_from(node)
+
+    # -- classes
+    def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
+        if self.in_function():
+            self.record_rules(node)
+            return False  # a class statement inside a function: the rule reports it; its body is not traced
+        qual = ".".join([c.name for c in self.class_stack] + [node.name.value])
+        bases = [self.imports.resolve(b.value) or "" for b in node.bases]
+        info = ClassInfo(node.name.value, qual, bases, {}, {}, self.span(node))
+        self.summary.classes[qual] = info
+        self.class_stack.append(info)
+        return True
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.class_stack and self.class_stack[-1].name == node.name.value and not self.in_function():
+            self.class_stack.pop()
+
+    # -- functions
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
+        return True
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        parent = self.scope
+        cls = self.class_stack[-1] if (self.class_stack and parent is None) else None
+        if parent is not None and parent.info is not None:
+            qual = f"{parent.info.qualname}.{node.name.value}"
+            parent.info.local_defs[node.name.value] = qual
+            parent.env[node.name.value] = "?"
+            parent.values[node.name.value] = ("local_def", qual)
+        elif cls is not None:
+            qual = f"{cls.qualname}.{node.name.value}"
+            cls.methods[node.name.value] = qual
+        else:
+            qual = node.name.value
+        decorators = [self.decorator(d) for d in node.decorators]
+        info = FunctionInfo(qual, node.name.value, cls.qualname if cls else (parent.class_info.qualname if parent and parent.class_info else None),
+                            self.span(node), decorators, is_async=node.asynchronous is not None)
+        self.summary.functions[qual] = info
+        params: Dict[str, str] = {}
+        all_params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        self_name = None
+        if cls is not None and all_params and not info.decorator("staticmethod"):
+            self_name = all_params[0].name.value
+            all_params = all_params[1:]
+        for i, p in enumerate(all_params):
+            params[p.name.value] = self.param_kind(p, is_forward=(cls is not None and node.name.value == "forward" and i == 0))
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                params[star.name.value] = "?"
+        scope = FunctionScope(self, info, (parent.imports if parent else self.imports).child(), params,
+                              parent if parent is not None and parent.info is not None else None,
+                              cls or (parent.class_info if parent else None))
+        scope.self_name = self_name or (parent.self_name if parent else None)
+        if self_name:
+            scope.env[self_name] = "self"
+        self.func_stack.append(scope)
+        self.scope = scope
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        scope = self.func_stack.pop()
+        info = scope.info
+        info.is_generator = scope.is_generator
+        for ev in scope.pending:
+            if ev.kind != "break" or scope.resolve_token(ev.needs):
+                ev.needs = None
+                info.events.append(ev)
+        self.scope = self.func_stack[-1] if self.func_stack else None
+        if info.name == "__init__" and scope.class_info is not None:
+            pass
+
+    def param_kind(self, p: cst.Param, is_forward: bool) -> str:
+        name = p.name.value
+        if p.annotation is not None:
+            ann = dotted(p.annotation.annotation) or ""
+            q = self.imports.resolve(p.annotation.annotation) or ann
+            if q.endswith("Tensor") or ann.endswith("Tensor"):
+                return "T"
+            if ann:
+                return "P" if ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple") else "?"
+            return "?"
+        if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
+            return "P" if _literal(p.default) is not None else "?"
+        if is_forward:
+            return "T"
+        return f"p:{name}"
+
+    def decorator(self, d: cst.Decorator) -> Decorator:
+        expr = d.decorator
+        called = isinstance(expr, cst.Call)
+        func = expr.func if called else expr
+        q = self.ctx.resolve(func) or (dotted(func) or "")
+        kwargs, args = {}, ()
+        if called:
+            for a in expr.args:
+                val = _literal(a.value)
+                text = "" if val is None and not isinstance(a.value, cst.Name) else repr(val)
+                if a.keyword is not None:
+                    kwargs[a.keyword.value] = text
+                else:
+                    args = args + (text,)
+        return Decorator(q, called, kwargs, args)
+
+    # -- lambdas and nested classes: their bodies do not run where they are defined
+    def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
+        return False
+
+    # -- blocks
+    def push(self, kind: str, node, **kw) -> None:
+        if self.in_function():
+            self.scope.blocks.append(Block(kind, self.span(node).line, self.scope.ops, **kw))
+
+    def pop(self) -> None:
+        if self.in_function() and self.scope.blocks:
+            self.scope.blocks.pop()
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self.push("loop", node)
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.in_function() and isinstance(node.target, cst.Name):
+            k = self.scope.kind(node.iter)
+            target = node.target.value
+            self.scope.env[target] = "M" if k == "M" else ("T" if k == "T" else "?")
+            self.scope.values.pop(target, None)
+            it = node.iter
+            if isinstance(it, cst.Call) and dotted(it.func) in ("enumerate", "reversed") and it.args:
+                it = it.args[0].value
+            ref = self.self_attr(it)
+            if ref and ref[0] in ("container", "sequential"):
+                self.scope.env[target] = "M"
+                self.scope.values[target] = ("modules", tuple(ref[2]))
+        elif self.in_function() and isinstance(node.target, cst.Tuple):
+            it = node.iter
+            if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
+                ref = self.self_attr(it.args[0].value)
+                elts = node.target.elements
+                if ref and ref[0] in ("container", "sequential") and len(elts) == 2 and isinstance(elts[1].value, cst.Name):
+                    self.scope.env[elts[1].value.value] = "M"
+                    self.scope.values[elts[1].value.value] = ("modules", tuple(ref[2]))
+
+    def visit_While_test(self, node: cst.While) -> None:
+        self.push("while_test", node)
+
+    def leave_While_test(self, node: cst.While) -> None:
+        self.pop()
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self.push("loop", node)
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self.pop()
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.push("try", node)
+
+    def leave_Try(self, node: cst.Try) -> None:
+        self.pop()
+
+    def visit_TryStar(self, node) -> None:
+        self.push("try", node)
+
+    def leave_TryStar(self, node) -> None:
+        self.pop()
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self.push_guard(node, negate=False)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self.pop()
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self.push_guard(node, negate=True)
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self.pop()
+
+    def push_guard(self, node: cst.If, negate: bool) -> None:
+        """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them."""
+        test, positive = node.test, True
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, False
+        eager_only = False
+        if isinstance(test, cst.Call) and self.ctx.resolve(test.func) in IS_COMPILING:
+            eager_only = positive == negate
+        self.push("eager_only" if eager_only else "branch", node)
+
+    def visit_With(self, node: cst.With) -> None:
+        if not self.in_function():
+            return
+        for item in node.items:
+            m = self.classify_manager(item.item)
+            if m.kind == "unsupported":
+                self.add_event(Event("with", self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
+                                     manager=m, gb_ids=(m.gb_id,), detail=f"`with {m.label}`"))
+
+    def visit_With_body(self, node: cst.With) -> None:
+        if not self.in_function():
+            return
+        for item in node.items:
+            m = self.classify_manager(item.item)
+            self.scope.blocks.append(Block("with", self.span(node).line, self.scope.ops, manager=m))
+            if m.kind == "resumable" and m.label.startswith(("torch.no_grad", "torch.enable_grad", "torch.set_grad",
+                                                             "torch.inference_mode", "torch.autocast", "torch.amp",
+                                                             "torch.cpu.amp", "torch.cuda.amp")):
+                self.scope.ops += 1
+        self._with_depth = len(node.items)
+
+    def leave_With_body(self, node: cst.With) -> None:
+        if not self.in_function():
+            return
+        for _ in node.items:
+            self.pop()
+
+    def classify_manager(self, expr: cst.BaseExpression) -> Manager:
+        scope = self.scope
+        label = _code(expr)
+        if isinstance(expr, cst.Call):
+            q = scope.resolve(expr.func)
+            if q in RESUMABLE_MANAGERS:
+                strict = None
+                if q == "torch._dynamo.error_on_graph_break" and expr.args:
+                    strict = _literal(expr.args[0].value)
+                return Manager("resumable", label, strict=strict if isinstance(strict, bool) else None)
+            if q in UNSUPPORTED_MANAGERS:
+                return Manager("unsupported", label, gb_id="GB0142")
+            if q in NON_RESUMABLE_GB:
+                return Manager("generic", label, gb_id=NON_RESUMABLE_GB[q])
+            ref = self.callee_ref(expr.func, scope)
+            return Manager("generic", label, callee=ref)
+        if isinstance(expr, cst.Name):
+            name = expr.value
+            local = scope.values.get(name)
+            if local is not None and local[0] == "manager_call":
+                q = local[1]
+                kind = "resumable" if q in RESUMABLE_MANAGERS else "unsupported" if q in UNSUPPORTED_MANAGERS else "generic"
+                return Manager(kind, label, gb_id="GB0142" if kind == "unsupported" else "GB0066")
+            if scope.lookup(name) is None and name in self.summary.module_names:
+                return Manager("unsupported", label, gb_id="GB0142")
+            if scope.lookup(name) is None and scope.parent is not None:
+                return Manager("unsupported", label, gb_id="GB0142")
+        return Manager("generic", label)
+
+    # -- comprehensions and generator expressions
+    def comp_block(self, node, kind: str) -> None:
+        if not self.in_function():
+            return
+        holds = False
+        over_items = False
+        it = node.for_in.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items",):
+            over_items = True
+        if isinstance(it, cst.Call) and dotted(it.func) == "enumerate":
+            over_items = True
+        bound = set()
+        f = node.for_in
+        while f is not None:
+            for n in _names_in(f.target):
+                bound.add(n)
+            f = f.inner_for_in
+        parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
+        for part in parts:
+            for n in _names_in(part):
+                if n in bound:
+                    continue
+                k = self.scope.lookup(n)
+                if k is not None and maybe_tensor(k):
+                    holds = True
+                elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
+                    holds = True
+        self.scope.blocks.append(Block("genexpr" if kind == "gen" else "comp", self.span(node).line, self.scope.ops,
+                                       comp_kind=kind, holds_tensor=holds, over_items=over_items))
+
+    def visit_ListComp(self, node):
+        self.comp_block(node, "list")
+
+    def leave_ListComp(self, node):
+        self.pop()
+
+    def visit_SetComp(self, node):
+        self.comp_block(node, "set")
+
+    def leave_SetComp(self, node):
+        self.pop()
+
+    def visit_DictComp(self, node):
+        self.comp_block(node, "dict")
+
+    def leave_DictComp(self, node):
+        self.pop()
+
+    def visit_GeneratorExp(self, node):
+        self.comp_block(node, "gen")
+
+    def leave_GeneratorExp(self, node):
+        self.pop()
+
+    # -- generators
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self.in_function():
+            self.scope.is_generator = True
+
+    # -- assignments feed tensor inference
+    def leave_Assign(self, node: cst.Assign) -> None:
+        scope = self.ctx
+        for t in node.targets:
+            self.bind(t.target, node.value, scope)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        scope = self.ctx
+        if node.value is not None:
+            self.bind(node.target, node.value, scope)
+        if isinstance(node.target, cst.Name) and self.in_function():
+            ann = dotted(node.annotation.annotation) or ""
+            if ann.endswith("Tensor"):
+                scope.env[node.target.value] = "T"
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.in_function() and isinstance(node.target, cst.Name):
+            scope = self.scope
+            old = scope.lookup(node.target.value) or "?"
+            new = join(old, scope.kind(node.value))
+            scope.env[node.target.value] = new
+            if maybe_tensor(new) or maybe_tensor(old):
+                scope.ops += 1
+
+    def bind(self, target, value, scope: FunctionScope) -> None:
+        if isinstance(target, cst.Name):
+            if scope is self.module_scope:
+                return
+            scope.env[target.value] = scope.kind(value)
+            ref = self.value_ref(value, scope)
+            if ref[0] in ("manager_call", "instance", "container", "compiled", "logger"):
+                scope.values[target.value] = ref
+                if ref[0] in ("instance", "container"):
+                    if ref[0] == "container" or self.is_module_class(ref):
+                        scope.env[target.value] = "M"
+            else:
+                scope.values.pop(target.value, None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            vk = scope.kind(value)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+                for te, ve in zip(target.elements, value.elements):
+                    self.bind(te.value, ve.value, scope)
+            else:
+                for te in target.elements:
+                    if isinstance(te.value, cst.Name) and scope is not self.module_scope:
+                        scope.env[te.value.value] = vk if maybe_tensor(vk) else "?"
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope.self_name \
+                and target.value.value == scope.self_name and scope.class_info is not None:
+            cls = scope.class_info
+            attr = target.attr.value
+            ref = self.value_ref(value, scope)
+            if ref[0] == "container":
+                cls.attrs[attr] = ("container" if ref[1] != "sequential" else "sequential", ref[1], ref[2])
+            elif ref[0] == "instance":
+                callee = ref[1]
+                q = callee[1] if callee and callee[0] == "qual" else ""
+                if q.startswith("torch.nn.") and not q.startswith("torch.nn.Parameter"):
+                    cls.attrs[attr] = ("nn", q)
+                elif q.startswith("torch.nn.Parameter") or q == "torch.nn.parameter.Parameter":
+                    cls.attrs[attr] = ("tensor",)
+                else:
+                    cls.attrs.setdefault(attr, ("module", [callee]))
+            elif maybe_tensor(scope.kind(value)):
+                cls.attrs.setdefault(attr, ("tensor",))
+
+    def is_module_class(self, ref: tuple) -> bool:
+        callee = ref[1]
+        if callee and callee[0] == "qual":
+            q = callee[1]
+            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper():
+                return True
+            cls = self.summary.classes.get(q.rsplit(".", 1)[-1]) if "." not in q or q.startswith(self.summary.module + ".") else None
+            return bool(cls and any("Module" in b for b in cls.bases))
+        return False
+
+    def self_attr(self, node) -> Optional[tuple]:
+        scope = self.scope
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and scope.self_name \
+                and node.value.value == scope.self_name and scope.class_info is not None:
+            return scope.class_info.attrs.get(node.attr.value)
+        return None
+
+    # -- calls: events, regions, tensor evidence
+    def callee_ref(self, func: cst.BaseExpression, scope: FunctionScope) -> Optional[tuple]:
+        """Describe what a call's ``func`` refers to, for the consequence model to resolve."""
+        if isinstance(func, cst.Name):
+            name = func.value
+            s = scope
+            while s is not None and s.info is not None:
+                if name in s.info.local_defs:
+                    return ("local", s.info.local_defs[name])
+                v = s.values.get(name)
+                if v is not None:
+                    if v[0] == "modules":
+                        return ("modules", v[1])
+                    if v[0] == "instance":
+                        return ("instance_call", v[1])
+                    if v[0] == "local_def":
+                        return ("local", v[1])
+                if name in s.env and s.env[name] != "?":
+                    return None
+                s = s.parent
+            q = self.imports.resolve(func) if not scope.imports.lookup(name) else scope.imports.resolve(func)
+            if name in self.summary.module_names and not self.imports.is_imported(name):
+                mv = self.summary.module_names[name]
+                if mv[0] == "instance":
+                    return ("instance_call", mv[1])
+                return ("qual", f"{self.summary.module}.{name}" if self.summary.module else name)
+            return ("qual", q) if q else None
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            base = func.value
+            if isinstance(base, cst.Name) and scope.self_name and base.value == scope.self_name:
+                return ("self", scope.class_info.qualname if scope.class_info else None, attr)
+            if isinstance(base, cst.Call) and dotted(base.func) == "super" and scope.class_info:
+                return ("super", scope.class_info.qualname, attr)
+            if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
+                    and base.value.value == scope.self_name:
+                return ("self_attr_method", scope.class_info.qualname if scope.class_info else None, base.attr.value, attr)
+            if isinstance(base, cst.Name):
+                v = None
+                s = scope
+                while s is not None and v is None:
+                    v = s.values.get(base.value)
+                    s = s.parent
+                if v is None and base.value in self.summary.module_names and not self.imports.is_imported(base.value):
+                    v = self.summary.module_names[base.value]
+                if v is not None and v[0] == "instance":
+                    return ("method", v[1], attr)
+                if v is not None:
+                    return None
+            q = scope.resolve(func)
+            return ("qual", q) if q else None
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        scope = self.ctx
+        func = node.func
+        q = scope.resolve(func)
+        if q in COMPILE_NAMES:
+            self.record_compile(node)
+        elif isinstance(func, cst.Attribute) and func.attr.value == "compile":
+            self.record_method_compile(node)
+        elif isinstance(func, cst.Call) and scope.resolve(func.func) in COMPILE_NAMES and node.args:
+            # torch.compile(backend=...)(fn)
+            self.record_compile(cst.Call(func=func.func, args=[node.args[0]] + list(func.args)), span_node=node)
+        if not self.in_function():
+            if q and q.startswith(DYNAMO_CONFIG_PREFIXES) and q.endswith(".patch"):
+                pass
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in tensors.TENSOR_METHODS:
+            scope.note_tensor_param(func.value)
+        if q and q.startswith("torch.") and node.args and tensors.torch_call_kind(q) == "T":
+            scope.note_tensor_param(node.args[0].value)
+        if scope.kind(func) == "M":
+            for a in node.args:
+                scope.note_tensor_param(a.value)
+        self.record_rules(node)
+        if self.suppressed():
+            return
+        ref = self.callee_ref(func, scope)
+        if ref is not None and not (ref[0] == "qual" and ref[1] and self.is_external(ref[1])):
+            self.add_event(Event("call", self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
+                                 call_text=_code(func)))
+
+    def is_external(self, q: str) -> bool:
+        head = q.split(".")[0]
+        return head in ("torch", "builtins", "math", "numpy", "np", "functools", "itertools", "operator",
+                        "typing", "collections", "print", "len", "range", "isinstance", "super", "sum",
+                        "max", "min", "abs", "enumerate", "zip", "list", "tuple", "dict", "set", "int",
+                        "float", "bool", "str", "getattr", "setattr", "hasattr", "sorted", "reversed",
+                        "map", "filter", "any", "all", "round", "type", "id", "repr", "iter", "next",
+                        "logging", "warnings", "time", "random", "os", "sys", "copy", "re", "inspect",
+                        "dataclasses", "einops", "math")
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if self.in_function():
+            k = self.scope.call_kind(node)
+            if maybe_tensor(k):
+                self.scope.ops += 1
+
+    def leave_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self.in_function():
+            if isinstance(node.operator, cst.MatrixMultiply):
+                self.scope.note_tensor_param(node.left)
+                self.scope.note_tensor_param(node.right)
+            lk, rk = self.scope.kind(node.left), self.scope.kind(node.right)
+            if isinstance(node.operator, ARITHMETIC):
+                # `x + 1`, `x * y_tensor`: arithmetic with a number or a tensor is evidence of a tensor
+                if rk == "T" or isinstance(node.right, (cst.Integer, cst.Float)):
+                    self.scope.note_tensor_param(node.left)
+                if lk == "T" or isinstance(node.left, (cst.Integer, cst.Float)):
+                    self.scope.note_tensor_param(node.right)
+            if maybe_tensor(lk) or maybe_tensor(rk):
+                self.scope.ops += 1
+            self.record_rules(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.in_function() and node.attr.value in ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "is_cuda"):
+            self.scope.note_tensor_param(node.value)
+
+    def suppressed(self) -> bool:
+        return any(b.kind == "eager_only" for b in self.scope.blocks)
+
+    def add_event(self, ev: Event) -> None:
+        if self.in_function() and not self.suppressed():
+            self.scope.pending.append(ev)
+
+    def record_rules(self, node) -> None:
+        rules = self.rules_by_type.get(type(node))
+        if not rules or not self.in_function() or self.suppressed():
+            return
+        for rule in rules:
+            try:
+                found = rule.check(node, self.scope)
+            except Exception as exc:  # a broken rule must not stop the others (GBL000)
+                self.summary.rule_errors.append((rule.name, self.span(node).line, f"{type(exc).__name__}: {exc}"))
+                continue
+            if found is None:
+                continue
+            if not isinstance(found, (list, tuple)):
+                found = (found,)
+            for site in found:
+                self.add_event(Event(
+                    "break", self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
+                    code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
+                    hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs))
+
+    # statements and expressions the rules look at
+    def visit_If(self, node):
+        self.record_rules(node)
+
+    def visit_While(self, node):
+        self.record_rules(node)
+
+    def visit_IfExp(self, node):
+        self.record_rules(node)
+
+    def visit_BooleanOperation(self, node):
+        self.record_rules(node)
+
+    def visit_UnaryOperation(self, node):
+        self.record_rules(node)
+
+    def visit_FormattedString(self, node):
+        self.record_rules(node)
+
+    def visit_Raise(self, node):
+        self.record_rules(node)
+
+    def visit_Subscript(self, node):
+        self.record_rules(node)
+
+    def visit_Assign(self, node):
+        self.record_rules(node)
+
+    # -- compiled regions
+    def record_compile(self, call: cst.Call, span_node=None) -> None:
+        scope = self.ctx
+        fullgraph = _literal(_kwarg(call, "fullgraph")) is True
+        if _literal(_kwarg(call, "disable")) is True:
+            return
+        span = self.span(span_node or call)
+        if not call.args or call.args[0].keyword is not None:
+            return  # decorator form with options: handled on the FunctionDef
+        target = call.args[0].value
+        fn = self.scope.info.qualname if self.in_function() else None
+        if isinstance(target, cst.Call):
+            ref = self.callee_ref(target.func, scope)
+            if ref:
+                self.summary.regions.append(RegionDecl(("class", ref), fullgraph, span, "torch.compile(Module())", fn))
+            return
+        ref = self.callee_ref(target, scope)
+        if isinstance(target, cst.Name) and ref is not None:
+            if ref[0] == "instance_call":
+                self.summary.regions.append(RegionDecl(("class", ref[1]), fullgraph, span, "torch.compile(model)", fn))
+            else:
+                self.summary.regions.append(RegionDecl(("func", ref), fullgraph, span, "torch.compile(fn)", fn))
+        elif ref is not None:
+            if ref[0] == "self_attr_method" or ref[0] == "self":
+                self.summary.regions.append(RegionDecl(("func", ref), fullgraph, span, "torch.compile(fn)", fn))
+            elif ref[0] == "method":
+                self.summary.regions.append(RegionDecl(("func", ref), fullgraph, span, "torch.compile(obj.method)", fn))
+
+    def record_method_compile(self, call: cst.Call) -> None:
+        func = call.func
+        base = func.value
+        scope = self.ctx
+        span = self.span(call)
+        fullgraph = _literal(_kwarg(call, "fullgraph")) is True
+        fn = self.scope.info.qualname if self.in_function() else None
+        if isinstance(base, cst.Name):
+            if scope.self_name and base.value == scope.self_name and scope.class_info:
+                self.summary.regions.append(RegionDecl(("class", ("qual", self.qual(scope.class_info.qualname))),
+                                                       fullgraph, span, "self.compile()", fn))
+                return
+            v = None
+            s = scope
+            while s is not None and v is None:
+                v = s.values.get(base.value)
+                s = s.parent
+            if v is None:
+                v = self.summary.module_names.get(base.value)
+            if v is not None and v[0] == "instance":
+                self.summary.regions.append(RegionDecl(("class", v[1]), fullgraph, span, "model.compile()", fn))
+
+    def qual(self, name: str) -> str:
+        return f"{self.summary.module}.{name}" if self.summary.module else name
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # decorator regions: @torch.compile / @torch.compile(...)
+        for d in node.decorators:
+            expr = d.decorator
+            call = expr if isinstance(expr, cst.Call) else None
+            q = self.ctx.resolve(call.func if call else expr)
+            if q in COMPILE_NAMES:
+                if call is not None and _literal(_kwarg(call, "disable")) is True:
+                    continue
+                fullgraph = call is not None and _literal(_kwarg(call, "fullgraph")) is True
+                qual = self.function_qual(node)
+                self.summary.regions.append(RegionDecl(("func", ("defined", qual)), fullgraph, self.span(d),
+                                                       "@torch.compile", None))
+
+    def function_qual(self, node: cst.FunctionDef) -> str:
+        for qual, info in self.summary.functions.items():
+            if info.name == node.name.value and info.span.line == self.span(node).line:
+                return qual
+        return node.name.value
+
+
+def _names_in(node) -> List[str]:
+    out = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n):
+            out.append(n.value)
+
+        def visit_Lambda(self, n):
+            return False
+
+    node.visit(_V())
+    return out

@@ -1,0 +1,101 @@
+"""What gblint knows about tensor values without importing torch.
+
+Kind tokens used across the engine: ``"T"`` a tensor, ``"P"`` a Python value Dynamo
+guards on (sizes, dtypes, constants), ``"M"`` an ``nn.Module`` object, ``"?"`` unknown,
+and ``"p:NAME"`` "a tensor if parameter NAME turns out to be one" (resolved once the
+whole function has been read).
+"""
+from __future__ import annotations
+
+# Attributes of a tensor that are Python values (guards, not data): branching on them
+# is not a graph break (semantics.md §1, "shape/numel branches").
+PY_ATTRS = frozenset({
+    "shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "is_meta", "is_sparse", "is_quantized",
+    "requires_grad", "is_leaf", "layout", "names", "itemsize", "nbytes", "is_nested", "is_mkldnn",
+    "grad_fn", "output_nr", "_version",
+})
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+
+# Tensor methods whose result is a Python value.
+PY_METHODS = frozenset({
+    "item", "tolist", "size", "dim", "numel", "ndimension", "nelement", "is_contiguous",
+    "is_floating_point", "is_complex", "data_ptr", "element_size", "get_device", "stride",
+    "storage_offset", "__len__", "is_pinned", "is_shared", "is_signed", "untyped_storage",
+    "numpy", "type", "__repr__", "__str__", "register_hook", "backward",
+})
+
+# Method names that, called on a parameter, show that the parameter is a tensor. Names
+# shared with str/list/dict (split, index, count, copy, get...) are left out on purpose.
+TENSOR_METHODS = frozenset("""
+abs absolute acos add add_ addcdiv addcmul addmm all allclose amax amin angle any argmax argmin
+argsort asin atan atan2 baddbmm bernoulli bfloat16 bmm bool byte cdist ceil char chunk clamp clamp_
+clip clone contiguous cos cosh cpu cuda cumprod cumsum detach detach_ diag diagonal diff digamma dim
+div div_ dot double eq erf exp exp_ expand expand_as expm1 fill_ flatten flip float floor fmod frac
+gather ge gelu half heaviside hardtanh index_add index_fill index_select int inverse isnan isinf
+is_floating_point item kthvalue le lerp lgamma log log10 log1p log2 log_softmax logical_and logical_not
+logical_or logsumexp long lt masked_fill masked_fill_ masked_scatter masked_select matmul max maximum mean
+median min minimum mm mode mul mul_ multinomial mv nan_to_num narrow ne neg negative new_empty new_full
+new_ones new_tensor new_zeros nonzero norm normal_ numel numpy outer permute pin_memory pow prod
+quantile reciprocal relu relu_ remainder repeat repeat_interleave requires_grad_ reshape reshape_as
+roll rot90 round rsqrt scatter scatter_ scatter_add select sigmoid sign sin sinh size slice_scatter
+softmax softplus sort sqrt square squeeze std sub sub_ sum swapaxes t take tan tanh tile to tolist
+topk trace transpose tril triu true_divide trunc type_as unbind unflatten unfold uniform_ unique
+unsqueeze var view view_as where zero_ backward register_hook retain_grad float16 argwhere count_nonzero
+""".split())
+
+# torch.* callables whose result is not a tensor.
+PY_TORCH_FUNCS = frozenset({
+    "torch.is_tensor", "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.is_floating_point",
+    "torch.is_complex", "torch.numel", "torch.get_default_dtype", "torch.get_default_device",
+    "torch.compiler.is_compiling", "torch._dynamo.is_compiling", "torch.compiler.is_dynamo_compiling",
+    "torch.cuda.is_available", "torch.cuda.device_count", "torch.device", "torch.dtype", "torch.Size",
+    "torch.finfo", "torch.iinfo", "torch.is_autocast_enabled", "torch.jit.is_scripting", "torch.jit.is_tracing",
+    "torch.backends.mps.is_available", "torch.get_autocast_gpu_dtype", "torch.result_type",
+    "torch.promote_types", "torch.can_cast", "torch.is_nonzero", "torch.equal",
+})
+
+# torch.* namespaces whose members are not tensor ops.
+NON_OP_PREFIXES = (
+    "torch._dynamo.", "torch.compiler.", "torch.cuda.", "torch.backends.", "torch.distributed.",
+    "torch.utils.", "torch.jit.", "torch.profiler.", "torch.autograd.profiler.", "torch.nn.init.",
+    "torch.nn.attention.", "torch.amp.", "torch.cpu.", "torch.fx.", "torch.library.", "torch.onnx.",
+    "torch.testing.", "torch.hub.", "torch.multiprocessing.", "torch.optim.", "torch.export.",
+)
+
+
+def torch_call_kind(qualname: str) -> str:
+    """Kind of the value a call of ``qualname`` returns; ``"?"`` if not a torch name."""
+    if not (qualname == "torch" or qualname.startswith("torch.")):
+        return "?"
+    if qualname in PY_TORCH_FUNCS:
+        return "P"
+    last = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("torch.nn.functional."):
+        return "T"
+    if qualname.startswith("torch.nn.") and last[:1].isupper():
+        return "P" if last in ("Parameter", "Buffer") else "M"
+    if qualname.startswith("torch.nn.Parameter") or qualname == "torch.nn.parameter.Parameter":
+        return "T"
+    if any(qualname.startswith(p) for p in NON_OP_PREFIXES):
+        return "?"
+    if last[:1].isupper():
+        return "P"  # torch.Generator, torch.Size, torch.dtype objects ...
+    if last.startswith("is_") or last.startswith("get_") or last.startswith("set_"):
+        return "P"
+    return "T"
+
+
+def join(*kinds: str) -> str:
+    """Kind of an arithmetic combination of operands."""
+    if "T" in kinds:
+        return "T"
+    for k in kinds:
+        if k.startswith("p:"):
+            return k
+    if kinds and all(k == "P" for k in kinds):
+        return "P"
+    return "?"
+
+
+def maybe_tensor(kind: str) -> bool:
+    return kind == "T" or kind.startswith("p:")

@@ -1,0 +1,68 @@
+"""The shape every break-source rule takes.
+
+A rule is a local fact: "this node is a graph break of kind X (GB ids Y)". It never
+decides what happens to the frame; :mod:`gblint.consequences` does that from the block
+context the engine records around the site (semantics.md, rules 1-5).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Iterable, Optional, Tuple, Type
+
+import libcst as cst
+
+
+@dataclasses.dataclass
+class BreakSite:
+    """A break found by a rule at ``node``.
+
+    ``needs`` is a tensor-kind token (see :meth:`gblint.summary.FunctionScope.kind`) that
+    must resolve to a tensor once the whole function has been read, or None when the site
+    breaks whatever the types. ``outcome`` is ``"resume"`` (a resumable break),
+    ``"skip"`` (Dynamo cannot resume: the frame is skipped, e.g. ``skip_frame()``),
+    ``"tail"`` (the graph up to the last checkpoint is kept, ``step_unsupported()``) or
+    ``"raise"`` (an uncaught ``raise``: skips the frame unless a ``try`` around it, in this
+    frame or a caller, handles it).
+    """
+
+    rule: "Rule"
+    node: cst.CSTNode
+    detail: str
+    needs: Optional[str] = None
+    outcome: str = "resume"
+    gb_ids: Tuple[str, ...] = ()
+    python_value: bool = False  # turns a tensor into a Python value (matters for nonstrict_trace, GB0251)
+
+
+class Rule:
+    """Base class of a break-source rule.
+
+    Class attributes: ``code`` (``GBL1nn``), ``name`` (kebab-case), ``gb_ids`` (PyTorch
+    registry ids), ``node_types`` (libcst node classes the rule inspects), ``summary``
+    (what it detects), ``why`` (what it costs), ``hint`` (the rewrite), ``examples_fire``
+    / ``examples_clean`` (whole modules; a line that must be reported ends with
+    ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    gb_ids: ClassVar[Tuple[str, ...]] = ()
+    node_types: ClassVar[Tuple[Type[cst.CSTNode], ...]] = ()
+    summary: ClassVar[str] = ""
+    why: ClassVar[str] = ""
+    hint: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    torch_versions: ClassVar[str] = ">=2.6"
+    examples_fire: ClassVar[Tuple[str, ...]] = ()
+    examples_clean: ClassVar[Tuple[str, ...]] = ()
+
+    def check(self, node: cst.CSTNode, ctx) -> Optional[Iterable[BreakSite]]:
+        """Return the break sites at ``node`` (a BreakSite, an iterable of them, or None).
+
+        ``ctx`` is the :class:`gblint.summary.FunctionScope` of the function being read.
+        """
+        raise NotImplementedError
+
+    def site(self, node, detail, **kw) -> BreakSite:
+        kw.setdefault("gb_ids", self.gb_ids)
+        return BreakSite(self, node, detail, **kw)

@@ -1,0 +1,76 @@
+"""Ops whose output shape depends on data: ``nonzero``, ``unique``, boolean masks...
+
+Source: ``torch/_dynamo/variables/tensor.py`` / ``torch.py`` ("Dynamic shape operator",
+GB0036) with ``config.capture_dynamic_output_shape_ops = False``; semantics.md §1.
+"""
+import libcst as cst
+
+from gblint.tensors import maybe_tensor
+
+from .base import Rule
+
+DYNAMIC_METHODS = {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere"}
+DYNAMIC_FUNCS = {f"torch.{n}" for n in DYNAMIC_METHODS} | {"torch.Tensor.nonzero"}
+
+
+class DynamicShapeOp(Rule):
+    code = "GBL106"
+    name = "dynamic-shape-op"
+    gb_ids = ("GB0036",)
+    node_types = (cst.Call, cst.Subscript)
+    summary = "An op whose output shape depends on tensor data (`nonzero`, `unique`, `x[mask]`, `masked_select`...)."
+    why = "Dynamo cannot size the output without the data: the graph ends here."
+    hint = ("Use a fixed-shape form (`torch.where(mask, x, 0)`, `repeat_interleave(..., output_size=n)`), or set "
+            "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`.")
+    source = "torch/_dynamo/variables/torch.py; semantics.md §1"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    idx = x.nonzero()  # expect: GBL106\n"
+        "    pos = x[x > 0]  # expect: GBL106\n"
+        "    u = torch.unique(x.round())  # expect: GBL106\n"
+        "    return idx.sum() + pos.sum() + u.sum()\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return torch.where(x > 0, x, 0).sum() + x[0] + x[:, 1:].sum()\n",
+        "import torch\n"
+        "torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x.nonzero()\n",
+    )
+
+    def check(self, node, ctx):
+        if ctx.config("capture_dynamic_output_shape_ops", False):
+            return None
+        if isinstance(node, cst.Subscript):
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                idx = node.slice[0].slice.value
+                if isinstance(idx, cst.Comparison) and maybe_tensor(ctx.kind(node.value)):
+                    k = ctx.kind(idx)
+                    if maybe_tensor(k):
+                        return self.site(node, "boolean-mask indexing (output size depends on data)", needs=k)
+            return None
+        func = node.func
+        q = ctx.resolve(func)
+        if q in DYNAMIC_FUNCS:
+            return self.site(node, f"`{q}(...)` has a data-dependent output shape")
+        if q == "torch.where" and len(node.args) == 1:
+            return self.site(node, "`torch.where(cond)` with one argument has a data-dependent output shape")
+        if isinstance(func, cst.Attribute) and func.attr.value in DYNAMIC_METHODS:
+            k = ctx.kind(func.value)
+            if maybe_tensor(k) or (k == "?" and func.attr.value in ("nonzero", "masked_select", "argwhere")):
+                return self.site(node, f"`.{func.attr.value}()` has a data-dependent output shape",
+                                 needs=k if maybe_tensor(k) else None)
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value == "repeat_interleave":
+            if not any(a.keyword and a.keyword.value == "output_size" for a in node.args) and node.args:
+                k = ctx.kind(node.args[0].value)
+                if maybe_tensor(k):
+                    return self.site(node, "`repeat_interleave` with tensor repeats and no `output_size`", needs=k)
+            return None
+        return None

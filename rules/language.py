@@ -1,0 +1,160 @@
+"""Language constructs Dynamo does not trace: class statements, module construction,
+``sorted`` with a key, uncaught ``raise``.
+
+Source: ``torch/_dynamo/symbolic_convert.py`` (LOAD_BUILD_CLASS, RAISE_VARARGS),
+``variables/builtin.py`` (sorted), ``variables/torch.py`` (nn.Parameter); semantics.md §1.
+"""
+import libcst as cst
+
+from gblint.tensors import maybe_tensor
+
+from .base import Rule
+
+
+class ClassStatement(Rule):
+    code = "GBL112"
+    name = "class-statement"
+    gb_ids = ("GB8977",)
+    node_types = (cst.ClassDef,)
+    summary = "A `class` statement inside compiled code."
+    why = "Dynamo cannot trace `__build_class__`: the graph ends here."
+    hint = "Define the class at module level."
+    source = "torch/_dynamo/variables/builtin.py: __build_class__; semantics.md §1"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    class Config:  # expect: GBL112\n"
+        "        scale = 2.0\n"
+        "    return x * Config.scale\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "class Config:\n"
+        "    scale = 2.0\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x * Config.scale\n",
+    )
+
+    def check(self, node, ctx):
+        return self.site(node.name, f"`class {node.name.value}` statement")
+
+
+class ModuleConstruction(Rule):
+    code = "GBL113"
+    name = "module-construction"
+    gb_ids = ("GB0264",)
+    node_types = (cst.Call,)
+    summary = "An `nn.Module` (with its `nn.Parameter`s) constructed inside compiled code."
+    why = "Creating parameters inside the region is not traceable: the graph ends here."
+    hint = "Construct modules once in `__init__` and only call them in `forward`."
+    source = "torch/_dynamo/variables/torch.py: nn.Parameter constructor; semantics.md §1"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    layer = torch.nn.Linear(4, 4)  # expect: GBL113\n"
+        "    return layer(x)\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    p = torch.nn.Parameter(x)\n"
+        "    return p * 2\n",
+    )
+    NOT_MODULES = {"Parameter", "Buffer", "ModuleList", "ModuleDict", "Sequential", "ParameterList",
+                   "ParameterDict", "Identity", "Flatten", "Unflatten", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
+                   "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Module"}
+
+    def check(self, node, ctx):
+        q = ctx.resolve(node.func) or ""
+        if q.startswith("torch.nn.") and q.count(".") == 2:
+            last = q.rsplit(".", 1)[-1]
+            if last[:1].isupper() and last not in self.NOT_MODULES and not last.endswith(("Loss", "Mode")):
+                return self.site(node, f"`{q}(...)` builds an nn.Module with parameters inside the region")
+        return None
+
+
+class SortedWithKey(Rule):
+    code = "GBL114"
+    name = "sort-with-key"
+    gb_ids = ("GB0207",)
+    node_types = (cst.Call,)
+    summary = "`sorted(...)` / `list.sort(...)` with a `key` over tensors."
+    why = "Sorting by a non-constant key needs tensor values in Python: the graph ends here."
+    hint = "Stack the tensors and use `torch.sort` / `torch.argsort` on the keys."
+    source = "torch/_dynamo/variables/builtin.py: call_sorted; semantics.md §1"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(a, b, c):\n"
+        "    ordered = sorted([a, b, c], key=lambda t: t.sum())  # expect: GBL114\n"
+        "    return ordered[0] * 2\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, names: list):\n"
+        "    return x * len(sorted(names))\n",
+    )
+
+    def check(self, node, ctx):
+        q = ctx.resolve(node.func)
+        key = next((a for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        if key is None:
+            return None
+        if q == "sorted" and node.args and node.args[0].keyword is None:
+            seq = node.args[0].value
+            elems = [e.value for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else [seq]
+            if any(maybe_tensor(ctx.kind(e)) for e in elems) or isinstance(key.value, cst.Lambda) and \
+                    _lambda_uses_tensor_method(key.value):
+                return self.site(node, "`sorted(..., key=...)` over tensors")
+        return None
+
+
+def _lambda_uses_tensor_method(lam: cst.Lambda) -> bool:
+    from gblint.tensors import TENSOR_METHODS
+    body = lam.body
+    return isinstance(body, cst.Call) and isinstance(body.func, cst.Attribute) and body.func.attr.value in TENSOR_METHODS
+
+
+class UncaughtRaise(Rule):
+    code = "GBL124"
+    name = "uncaught-raise"
+    gb_ids = ("GB0088",)
+    node_types = (cst.Raise,)
+    summary = "A `raise` that no `try` in the compiled frame (or its callers) handles, when it is reached."
+    why = "An exception leaving the traced frame makes Dynamo give up on the frame: it is skipped and runs eagerly."
+    hint = ("Validate inputs before calling the compiled function, or use `torch._check(...)` for tensor "
+            "conditions.")
+    source = "torch/_dynamo/symbolic_convert.py: RAISE_VARARGS (Observed exception); semantics.md §1"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, limit):\n"
+        "    x = x * 2\n"
+        "    if limit < 0:\n"
+        "        raise ValueError('negative')  # expect: GBL124\n"
+        "    return x.clamp(max=limit)\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "def parse(mode):\n"
+        "    if mode not in ('sum', 'mean'):\n"
+        "        raise ValueError(mode)\n"
+        "    return mode\n"
+        "@torch.compile\n"
+        "def f(x, mode):\n"
+        "    try:\n"
+        "        mode = parse(mode)\n"
+        "    except ValueError:\n"
+        "        mode = 'sum'\n"
+        "    return x.sum()\n",
+    )
+
+    def check(self, node, ctx):
+        if node.exc is None:
+            return None  # a bare re-raise sits in an except block
+        return self.site(node, "`raise` of an exception that leaves the compiled frame", outcome="raise")
