@@ -491,8 +491,8 @@ class _RegionWalk:
 
     # -------------------------------------------------------------- traces
     def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:
-        out = [TraceFrame(f.path, ev.span.line, f.info.name) for f, ev in chain]
-        out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.name))
+        out = [TraceFrame(f.path, ev.span.line, f.info.qualname) for f, ev in chain]
+        out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.qualname))
         return tuple(out)
 
 

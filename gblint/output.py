@@ -10,6 +10,7 @@ from typing import TextIO
 from .engine import Report
 
 EFFECT_LABEL = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
+EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes"}
 COLORS = {"break": "33", "skip": "31", "error": "1;31", "info": "36"}
 
 
@@ -33,7 +34,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
     n = len(report.diagnostics)
     if n:
         by_effect = collections.Counter(d.effect for d in report.diagnostics)
-        parts = ", ".join(f"{by_effect[e]} {EFFECT_LABEL[e]}{'s' if by_effect[e] != 1 else ''}"
+        parts = ", ".join(f"{by_effect[e]} {(EFFECT_LABEL if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
                           for e in ("error", "skip", "break", "info") if by_effect.get(e))
         out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
                   f"file{'s' if report.files_checked != 1 else ''}.\n")

@@ -1,0 +1,4 @@
+"""``python -m gblint``."""
+from .cli import entry
+
+entry()
