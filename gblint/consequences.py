@@ -172,7 +172,7 @@ class _RegionWalk:
         self.region = region
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[Tuple[str, str]] = set()
-        self.resumable_sites: Set[Tuple[str, int]] = set()
+        self.reported_sites: Set[Tuple[str, int]] = set()
         self.emitted: Set[tuple] = set()
         self.region_failed = False
 
@@ -182,11 +182,10 @@ class _RegionWalk:
         key = (code, path, span.line, frame_name)
         if key in self.emitted:
             return
-        if effect == "break" and code != "GBL208":
-            site = (path, span.line)
-            if site in self.resumable_sites:
-                return
-            self.resumable_sites.add(site)
+        site = (path, span.line)
+        if effect == "break" and code != "GBL208" and site in self.reported_sites:
+            return  # the same break, already reported from a caller's point of view
+        self.reported_sites.add(site)
         self.emitted.add(key)
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,

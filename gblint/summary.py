@@ -627,6 +627,7 @@ class SummaryBuilder(cst.CSTVisitor):
 
     def visit_While_test(self, node: cst.While) -> None:
         self.push("while_test", node)
+        self.record_rules(node)
 
     def leave_While_test(self, node: cst.While) -> None:
         self.pop()
@@ -1016,9 +1017,6 @@ class SummaryBuilder(cst.CSTVisitor):
 
     # statements and expressions the rules look at
     def visit_If(self, node):
-        self.record_rules(node)
-
-    def visit_While(self, node):
         self.record_rules(node)
 
     def visit_IfExp(self, node):
