@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="check files and folders (default command)")
     c.add_argument("paths", nargs="*", default=["."], help="files or folders; '-' reads standard input")
-    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     c.add_argument("--select", help="comma-separated code prefixes to report (replaces the configured ones)")
     c.add_argument("--extend-select", help="code prefixes to add to the selection")
     c.add_argument("--ignore", help="comma-separated code prefixes to leave out")
@@ -37,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--output-file", "-o", help="write the report to this file")
     c.add_argument("--quiet", "-q", action="store_true", help="print only diagnostics (text format)")
     c.add_argument("--no-hints", action="store_true", help="text format: omit hints and links")
+    c.add_argument("--follow-imports", action="append", default=[], metavar="PACKAGE",
+                   help="also analyse installed PACKAGE's source where checked code calls into it (repeatable)")
+    c.add_argument("--entry", action="append", default=[], metavar="MODULE:QUALNAME",
+                   help="treat MODULE:QUALNAME (a function, or a class's forward) as a compiled region")
+    c.add_argument("--explain", metavar="FRAME",
+                   help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
+    c.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
+    ls = sub.add_parser("lsp", help="run the language server on stdin/stdout (needs gblint[lsp])")
+    ls.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default and only transport)")
     r = sub.add_parser("rules", help="list every rule with its codes and GB ids")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     return p
@@ -60,12 +70,17 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.dynamo_config["nested_graph_breaks"] = True
     if args.no_respect_gitignore:
         settings.respect_gitignore = False
+    if args.follow_imports:
+        settings.follow_imports += tuple(args.follow_imports)
+    if args.entry:
+        settings.entry_points += tuple(args.entry)
     return settings
 
 
 def cmd_check(args) -> int:
-    from .engine import SourceFile, check_paths, check_sources
-    from .output import write_json, write_statistics, write_text
+    from .cache import maybe_cache
+    from .engine import SourceFile, iter_python_files, run
+    from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
     for p in paths:
@@ -77,25 +92,45 @@ def cmd_check(args) -> int:
     except ConfigError as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
+    cache = maybe_cache(settings, not args.no_cache and paths != ["-"], args.cache_dir)
     if paths == ["-"]:
         data = sys.stdin.buffer.read()
         from .source import SourceError, decode_source
         name = args.stdin_filename or "<stdin>"
         try:
-            text = decode_source(data, name)
+            sources = [SourceFile(name, decode_source(data, name))]
         except SourceError as exc:
-            text = None
-            from .engine import Report
-            report = Report([exc.diagnostic], 1, [])
-        else:
-            report = check_sources([SourceFile(name, text)], settings)
+            sources = []
+            stdin_error = exc.diagnostic
     else:
-        report = check_paths(paths, settings)
+        sources = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
+    try:
+        report, project, regions, walks = run(sources, settings, cache)
+    except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    if paths == ["-"] and not sources:
+        report.diagnostics.append(stdin_error)
+        report.files_checked = 1
+    if args.explain:
+        buf = io.StringIO()
+        found = write_explain(walks, args.explain, buf)
+        sys.stdout.write(buf.getvalue())
+        if not found:
+            print(f"gblint: error: no compiled entry named {args.explain!r}", file=sys.stderr)
+            return 2
+        return 0
     buf = io.StringIO()
     if args.statistics:
         write_statistics(report, buf)
     elif args.format == "json":
         write_json(report, buf)
+    elif args.format == "sarif":
+        from .output import write_sarif
+        write_sarif(report, buf)
+    elif args.format == "github":
+        from .output import write_github
+        write_github(report, buf)
     else:
         to_tty = not args.output_file and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         write_text(report, buf, color=to_tty, show_hints=not args.no_hints)
@@ -109,6 +144,16 @@ def cmd_check(args) -> int:
     if report.diagnostics and not args.exit_zero:
         return 1
     return 0
+
+
+def cmd_lsp(args) -> int:
+    try:
+        from .lsp import main as lsp_main
+    except ImportError as exc:
+        print(f"gblint: error: `gblint lsp` needs pygls and lsprotocol ({exc}); "
+              "install them with: pip install gblint[lsp]", file=sys.stderr)
+        return 2
+    return lsp_main()
 
 
 def cmd_rules(args) -> int:
@@ -128,7 +173,7 @@ def cmd_rules(args) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in ("check", "rules", "-h", "--help", "--version") :
+    if argv and argv[0] not in ("check", "rules", "lsp", "-h", "--help", "--version") :
         argv = ["check"] + argv
     parser = build_parser()
     try:
@@ -141,6 +186,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.command == "rules":
             return cmd_rules(args)
+        if args.command == "lsp":
+            return cmd_lsp(args)
         return cmd_check(args)
     except KeyboardInterrupt:
         return 130

@@ -32,7 +32,8 @@ DYNAMO_KEYS = {
     "reorderable-logging-functions": "reorderable_logging_functions",
 }
 KNOWN_KEYS = {"select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-              "python-version", "torch-version", "respect-gitignore", "entry-points", "max-unroll"} | set(DYNAMO_KEYS)
+              "python-version", "torch-version", "respect-gitignore", "entry-points", "max-unroll",
+              "follow-imports", "cache"} | set(DYNAMO_KEYS)
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
                    ".pytest_cache", "build", "dist", "node_modules", ".eggs", "site-packages")
 
@@ -50,6 +51,7 @@ class Settings:
     respect_gitignore: bool = True
     dynamo_config: Dict[str, object] = dataclasses.field(default_factory=dict)
     entry_points: Tuple[str, ...] = ()
+    follow_imports: Tuple[str, ...] = ()
     root: str = "."
 
     def selected(self, code: str, path: Optional[str] = None) -> bool:
@@ -176,6 +178,8 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.respect_gitignore = bool(table["respect-gitignore"])
     if "entry-points" in table:
         settings.entry_points = tuple(table["entry-points"])
+    if "follow-imports" in table:
+        settings.follow_imports = tuple(table["follow-imports"])
     for key, name in DYNAMO_KEYS.items():
         if key in table:
             settings.dynamo_config[name] = table[key]

@@ -26,6 +26,7 @@ DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dy
 NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 EOGB = ("torch._dynamo.error_on_graph_break",)
 RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
+SEVERITY = {"resume": 1, "comp": 1, "tail": 2, "skip": 3, "error": 4}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +54,30 @@ class InnerBreak:
     @property
     def line(self) -> int:
         return self.event.span.line
+
+
+@dataclasses.dataclass
+class FrameReport:
+    """What one compiled frame of a region gets: ``status`` is ``compiled``, ``skipped``,
+    ``tail`` (a prefix compiled, the rest eager) or ``failed``; ``splits`` lists
+    ``(line, what)`` of its graph breaks in order; ``graphs`` estimates its FX graphs."""
+
+    frame: "Frame"
+    status: str = "compiled"
+    reason: str = ""
+    splits: List[Tuple[int, str]] = dataclasses.field(default_factory=list)
+    split_ops: List[int] = dataclasses.field(default_factory=list)
+    tail_ops: Optional[int] = None
+
+    @property
+    def graphs(self) -> int:
+        if self.status in ("skipped", "failed"):
+            return 0
+        bounds = [0] + self.split_ops + [self.tail_ops if self.tail_ops is not None else self.frame.info.ops_total]
+        segments = [b - a for a, b in zip(bounds, bounds[1:])]
+        if self.tail_ops is not None:
+            return max(1, sum(1 for n in segments if n > 0))
+        return sum(1 for n in segments if n > 0)
 
 
 @dataclasses.dataclass
@@ -123,9 +148,13 @@ class Consequences:
     # ------------------------------------------------------------------ regions
     def region(self, region: Region) -> List[Diagnostic]:
         """Diagnostics for one compiled region."""
+        return self.walk(region).diagnostics
+
+    def walk(self, region: Region) -> "_RegionWalk":
+        """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
         walk.frame(region.entry, strict=False)
-        return walk.diagnostics
+        return walk
 
 
 def _in_try(blocks: Iterable[Block]) -> bool:
@@ -175,6 +204,31 @@ class _RegionWalk:
         self.reported_sites: Set[Tuple[str, int]] = set()
         self.emitted: Set[tuple] = set()
         self.region_failed = False
+        self.frames: List[FrameReport] = []
+        self._current: Dict[Tuple[str, str], FrameReport] = {}
+
+    def report_for(self, frame: Frame) -> FrameReport:
+        key = (frame.path, frame.name)
+        if key not in self._current:
+            self._current[key] = FrameReport(frame)
+            self.frames.append(self._current[key])
+        return self._current[key]
+
+    def note(self, frame: Frame, verdict: str, anchor: Event, what: str) -> None:
+        """Record a verdict in ``frame``'s report (for ``--explain`` and graph counts)."""
+        rep = self.report_for(frame)
+        if rep.status != "compiled":
+            return
+        if verdict == "resume":
+            rep.splits.append((anchor.span.line, what))
+            rep.split_ops.append(anchor.ops_index)
+        elif verdict == "skip":
+            rep.status, rep.reason = "skipped", f"line {anchor.span.line}: {what}"
+        elif verdict == "tail":
+            rep.status, rep.reason = "tail", f"line {anchor.span.line}: {what}"
+            rep.tail_ops = anchor.ops_index
+        elif verdict == "error":
+            rep.status, rep.reason = "failed", f"line {anchor.span.line}: {what}"
 
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, effect: str, frame_name: str, path: str, span, message: str, hint: str,
@@ -199,6 +253,7 @@ class _RegionWalk:
         if key in self.seen_frames:
             return
         self.seen_frames.add(key)
+        self.report_for(frame)
         info = frame.info
         fullgraph = self.region.fullgraph
         if info.is_generator:
@@ -210,6 +265,7 @@ class _RegionWalk:
                           f"`{frame.name}` is a generator function: Dynamo does not trace generator frames (GB0003), "
                           "so the whole function runs eagerly.", "Return a tensor or a list instead of yielding, "
                           "or compile the code that consumes the generator.", ("GB0003",), ())
+            self.note(frame, "skip", _def_event(info), "generator function (GB0003)")
             return
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
@@ -230,6 +286,7 @@ class _RegionWalk:
                           "Enter the manager outside the compiled function, or create it inside with a supported "
                           "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
                           ev.gb_ids, ())
+                self.note(frame, "skip", ev, ev.detail + " (unsupported context manager)")
                 skipped = True
                 continue
             if ev.kind == "break":
@@ -308,25 +365,27 @@ class _RegionWalk:
                           f"`{frame.name}` is skipped and runs eagerly.",
                           "Move the break out of the generator, or build the list in a plain loop-free helper.",
                           first.event.gb_ids, trace)
+                self.note(frame, "skip", ev, f"consumes generator `{callee.name}` that breaks")
                 skipped = True
                 continue
             seen_sites = set()
+            verdicts = []
             for ib in inner:
                 site = (ib.frame.path, ib.line)
                 if site in seen_sites:
                     continue
                 seen_sites.add(site)
-                eff_strict = self.region.fullgraph or (ib.strict if ib.strict is not None else self.strict_at(ev.blocks, strict))
-                verdict = self.decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
-                                      strict_override=eff_strict)
-                if verdict == "skip":
-                    skipped = True
-                if verdict == "resume":
-                    self.last_call_resumed = True
-                if verdict == "error":
-                    continue
-                if ib.event.outcome == "raise":
-                    continue
+                eff_strict = self.region.fullgraph or (ib.strict if ib.strict is not None
+                                                       else self.strict_at(ev.blocks, strict))
+                verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
+                                       strict_override=eff_strict)
+                verdicts.append((SEVERITY.get(verdict, 0), verdict, ib))
+            # the call splits the caller once, at the first break met while inlining; the worst verdict wins
+            _, verdict, first = max(verdicts, key=lambda v: v[0])
+            self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
+                                          f"(line {first.line})")
+            skipped |= verdict == "skip"
+            self.last_call_resumed |= verdict == "resume"
             if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner):
                     self.frame(callee, strict=False)
@@ -338,6 +397,13 @@ class _RegionWalk:
     # -------------------------------------------------------------- the decision
     def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
+        """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
+        verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override)
+        self.note(frame, verdict, anchor, site.detail)
+        return verdict
+
+    def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
 
         Returns ``"resume"``, ``"tail"``, ``"skip"``, ``"error"`` or ``"comp"``.

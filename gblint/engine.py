@@ -139,47 +139,121 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
 
 @dataclasses.dataclass
 class SourceFile:
+    """A file to check: ``text`` None means read it from ``path``; ``module`` overrides the
+    (dotted name, is_package) pair computed from the path."""
+
     path: str
     text: Optional[str]
     module: Optional[Tuple[str, bool]] = None
 
 
-def check_paths(paths: Sequence[str], settings: Settings) -> Report:
+class Loader:
+    """Reads, parses and summarises files (through the cache), and loads modules of followed
+    packages (``--follow-imports``) on first use, from their source files, never importing them."""
+
+    def __init__(self, settings: Settings, cache=None):
+        self.settings = settings
+        self.cache = cache
+        self.noqa: Dict[str, dict] = {}
+        self.diagnostics: List[Diagnostic] = []
+        self.errors: List[Dict[str, str]] = []
+        self.followed: Dict[str, str] = {}
+        self.followed_files = 0
+        self._missing: set = set()
+        for pkg in settings.follow_imports:
+            root = _package_dir(pkg)
+            if root is None:
+                raise ValueError(f"--follow-imports: package {pkg!r} is not installed (no source found)")
+            self.followed[pkg] = root
+
+    def load(self, src: SourceFile, followed: bool = False) -> Optional[FileSummary]:
+        try:
+            text = src.text if src.text is not None else read_source(src.path)
+            self.noqa[src.path] = noqa_lines(text)
+            module = src.module if src.module is not None else module_name(src.path)
+            key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
+            summary = self.cache.get(key) if key is not None else None
+            if summary is None:
+                summary = summarize(text, src.path, self.settings, module)
+                if key is not None:
+                    self.cache.put(key, summary)
+        except SourceError as exc:
+            if not followed:
+                self.diagnostics.append(exc.diagnostic)
+            return None
+        except Exception as exc:  # gblint's own failure: report it, go on with the other files
+            self.errors.append({"path": src.path, "message": f"internal error: {type(exc).__name__}: {exc}"})
+            self.diagnostics.append(_internal(src.path, "engine", exc))
+            return None
+        for rule_name, line, message in summary.rule_errors:
+            self.diagnostics.append(Diagnostic(path=src.path, line=line, column=1, end_line=line, end_column=1,
+                                               code="GBL000", name="internal-error", effect="info", hint="",
+                                               message=f"rule `{rule_name}` failed here: {message}"))
+        return summary
+
+    def load_module(self, name: str) -> Optional[FileSummary]:
+        """The summary of module ``name`` when it belongs to a followed package, else None."""
+        top = name.split(".")[0]
+        root = self.followed.get(top)
+        if root is None or name in self._missing:
+            return None
+        rel = name.split(".")[1:]
+        base = os.path.join(root, *rel)
+        for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
+            if os.path.isfile(path):
+                self.followed_files += 1
+                return self.load(SourceFile(path, None, (name, is_pkg)), followed=True)
+        self._missing.add(name)
+        return None
+
+
+def _package_dir(name: str) -> Optional[str]:
+    """Directory of an installed top-level package, found without importing it."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def check_paths(paths: Sequence[str], settings: Settings, cache=None) -> Report:
     """Check files and folders. Never raises for bad input: it becomes diagnostics."""
     files = iter_python_files(paths, settings)
-    return check_sources([SourceFile(p, None) for p in files], settings)
+    return check_sources([SourceFile(p, None) for p in files], settings, cache)
 
 
-def check_sources(sources: Iterable[SourceFile], settings: Settings) -> Report:
-    """Check in-memory or on-disk sources as one project."""
-    diagnostics: List[Diagnostic] = []
-    errors: List[Dict[str, str]] = []
+def check_sources(sources: Iterable[SourceFile], settings: Settings, cache=None) -> Report:
+    """Check in-memory or on-disk sources as one project.
+
+    ``cache`` is an optional :class:`gblint.cache.SummaryCache`.
+    """
+    return run(sources, settings, cache)[0]
+
+
+def run(sources: Iterable[SourceFile], settings: Settings, cache=None):
+    """Check sources; return ``(Report, Project, regions, walks)`` for front ends that need more."""
+    loader = Loader(settings, cache)
     summaries: List[FileSummary] = []
-    noqa: Dict[str, dict] = {}
     count = 0
     for src in sources:
         count += 1
-        try:
-            text = src.text if src.text is not None else read_source(src.path)
-            noqa[src.path] = noqa_lines(text)
-            summary = summarize(text, src.path, settings, src.module)
-        except SourceError as exc:
-            diagnostics.append(exc.diagnostic)
-            continue
-        except Exception as exc:  # gblint's own failure: report it, go on with the other files
-            errors.append({"path": src.path, "message": f"internal error: {type(exc).__name__}: {exc}"})
-            diagnostics.append(_internal(src.path, "engine", exc))
-            continue
-        for rule_name, line, message in summary.rule_errors:
-            diagnostics.append(Diagnostic(path=src.path, line=line, column=1, end_line=line, end_column=1,
-                                          code="GBL000", name="internal-error", effect="info", hint="",
-                                          message=f"rule `{rule_name}` failed here: {message}"))
-        summaries.append(summary)
-    project = Project(summaries)
+        summary = loader.load(src)
+        if summary is not None:
+            summaries.append(summary)
+    project = Project(summaries, loader)
     model = Consequences(project)
-    for region in find_regions(project, settings):
+    diagnostics = loader.diagnostics
+    errors = loader.errors
+    regions = find_regions(project, settings, summaries)
+    walks = []
+    for region in regions:
         try:
-            diagnostics.extend(model.region(region))
+            walk = model.walk(region)
+            walks.append(walk)
+            diagnostics.extend(walk.diagnostics)
         except Exception as exc:
             errors.append({"path": region.entry.path, "message": f"internal error in region "
                                                                   f"{region.entry.name}: {type(exc).__name__}: {exc}"})
@@ -188,11 +262,11 @@ def check_sources(sources: Iterable[SourceFile], settings: Settings) -> Report:
     for d in _dedupe(diagnostics):
         if not settings.selected(d.code, d.path) and not d.code.startswith("GBL00"):
             continue
-        if suppressed(d.code, d.line, noqa.get(d.path, {})):
+        if suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
             continue
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
-    return Report(kept, count, errors)
+    return Report(kept, count, errors), project, regions, walks
 
 
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:
@@ -216,20 +290,48 @@ def _internal(path: str, where: str, exc: BaseException, line: int = 1) -> Diagn
 
 # ------------------------------------------------------------------ regions
 
-def find_regions(project: Project, settings: Settings) -> List[Region]:
-    """Every compiled entry in the project, with its options."""
+def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
+    """Every compiled entry declared in the checked files, plus configured entry points."""
     regions: List[Region] = []
     seen = set()
-    for summary in project.by_path.values():
+    checked = summaries if summaries is not None else list(project.by_path.values())
+
+    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str) -> None:
+        key = (frame.path, frame.name)
+        if key in seen:
+            return
+        seen.add(key)
+        ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
+        regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling))
+
+    for summary in checked:
         for decl in summary.regions:
             for frame in _entry_frames(project, summary, decl.target):
-                key = (frame.path, frame.name)
-                if key in seen:
-                    continue
-                seen.add(key)
-                ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
-                regions.append(Region(frame, decl.fullgraph, bool(ngb), settings.python_version, decl.spelling))
+                add(frame, decl.fullgraph, summary, decl.spelling)
+    for spec in settings.entry_points:
+        for frame in entry_point_frames(project, spec):
+            add(frame, False, project.by_path[frame.path], f"entry point {spec}")
     return regions
+
+
+def entry_point_frames(project: Project, spec: str) -> List[Frame]:
+    """Frames named by ``pkg.module:Class.forward``, ``pkg.module:Class`` (its forward) or
+    ``pkg.module:function``. Unknown names yield nothing."""
+    module, _, qual = spec.partition(":")
+    summary = project.module(module)
+    if summary is None:
+        for s in project.by_path.values():  # a bare file name: "train:main"
+            if s.module.rsplit(".", 1)[-1] == module:
+                summary = s
+                break
+    if summary is None or not qual:
+        return []
+    if qual in summary.functions:
+        return [Frame(summary.path, summary.functions[qual])]
+    if qual in summary.classes:
+        m = project.method(summary, summary.classes[qual], "forward")
+        return [m] if m else []
+    return []
 
 
 def _entry_frames(project: Project, summary: FileSummary, target: tuple) -> List[Frame]:

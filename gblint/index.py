@@ -37,11 +37,24 @@ def module_name(path: str) -> Tuple[str, bool]:
 class Project:
     """All file summaries of one run, indexed by module name."""
 
-    def __init__(self, summaries: List[FileSummary]):
-        self.by_path: Dict[str, FileSummary] = {s.path: s for s in summaries}
+    def __init__(self, summaries: List[FileSummary], loader=None):
+        self.by_path: Dict[str, FileSummary] = {}
         self.by_module: Dict[str, FileSummary] = {}
+        self.loader = loader  # loads modules of followed packages on first use (``--follow-imports``)
         for s in summaries:
-            self.by_module.setdefault(s.module, s)
+            self.add(s)
+
+    def add(self, summary: FileSummary) -> None:
+        self.by_path[summary.path] = summary
+        self.by_module.setdefault(summary.module, summary)
+
+    def module(self, name: str) -> Optional[FileSummary]:
+        found = self.by_module.get(name)
+        if found is None and self.loader is not None:
+            found = self.loader.load_module(name)
+            if found is not None:
+                self.add(found)
+        return found
 
     # ------------------------------------------------------------ lookups
     def lookup(self, dotted: str, depth: int = 0) -> Optional[Tuple[FileSummary, str]]:
@@ -51,7 +64,7 @@ class Project:
         parts = dotted.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             mod = ".".join(parts[:cut])
-            summary = self.by_module.get(mod)
+            summary = self.module(mod)
             if summary is None:
                 continue
             rest = ".".join(parts[cut:])

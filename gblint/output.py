@@ -54,3 +54,165 @@ def write_statistics(report: Report, out: TextIO) -> None:
     counts = collections.Counter((d.code, d.name) for d in report.diagnostics)
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         out.write(f"{n:6d}  {code}  {name}\n")
+
+
+def write_explain(walks, name: str, out: TextIO) -> bool:
+    """The static counterpart of ``torch._dynamo.explain``: for the compiled entry ``name``
+    (``Class.method``, ``method`` or ``function``), its frames in call order with their
+    predicted graphs and breaks. Returns False when no entry has that name."""
+    chosen = [w for w in walks if w.region.entry.name == name or w.region.entry.name.split(".")[-1] == name]
+    for w in chosen:
+        r = w.region
+        out.write(f"Compiled region `{r.entry.name}` ({r.spelling}) in {r.entry.path}:{r.entry.info.span.line}\n")
+        out.write(f"  fullgraph={r.fullgraph} nested_graph_breaks={r.nested_graph_breaks} "
+                  f"python={r.python_version[0]}.{r.python_version[1]}\n")
+        total = breaks = skipped = 0
+        for fr in w.frames:
+            g = fr.graphs
+            total += g
+            breaks += len(fr.splits)
+            status = {"compiled": "compiled", "skipped": "SKIPPED (runs eagerly)", "tail": "prefix compiled, rest eager",
+                      "failed": "FAILS TO COMPILE"}[fr.status]
+            skipped += fr.status == "skipped"
+            out.write(f"  frame {fr.frame.name} ({fr.frame.path}:{fr.frame.info.span.line}): {status}, ~{g} "
+                      f"graph{'s' if g != 1 else ''}\n")
+            if fr.reason:
+                out.write(f"      {fr.reason}\n")
+            for line, what in fr.splits:
+                out.write(f"      graph break at line {line}: {what}\n")
+        out.write(f"  predicted: ~{total} graph{'s' if total != 1 else ''}, {breaks} graph break"
+                  f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
+                  f"{'; compile error' if w.region_failed else ''}\n")
+    return bool(chosen)
+
+
+# ------------------------------------------------------------------ SARIF and GitHub annotations
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/gblint/gblint"
+SARIF_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "note"}
+GITHUB_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "notice"}
+
+
+def _display_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it, with ``/``."""
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full)
+    return (full if rel.startswith("..") else rel).replace(os.sep, "/")
+
+
+def _artifact(path: str) -> dict:
+    """A SARIF artifactLocation: a relative URI against ``%SRCROOT%`` (the working directory)
+    for files below it, an absolute ``file:`` URI otherwise."""
+    import pathlib
+    import urllib.parse
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full)
+    if rel.startswith(".."):
+        return {"uri": pathlib.Path(full).as_uri()}
+    return {"uri": urllib.parse.quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
+    line, column = max(line, 1), max(column, 1)
+    end_line = max(end_line, line)
+    end_column = max(end_column, 1) if end_line > line else max(end_column, column)
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+
+
+def _rule_help_uri(code: str, gb_ids) -> str:
+    from .diagnostics import DOCS_URL, GB_URL
+    return GB_URL.format(gb_ids[0].lower()) if gb_ids else DOCS_URL.format(code.lower())
+
+
+def sarif_log(report: Report) -> dict:
+    """The report as a SARIF 2.1.0 log (one run): every rule of the catalogue in
+    ``tool.driver.rules``, one result per diagnostic with its location, the call chain as
+    ``relatedLocations``, and ``fixes`` for a diagnostic whose fix has edits."""
+    import pathlib
+    from . import __version__
+    from .catalog import catalog
+
+    rules, index = [], {}
+    for row in catalog():
+        index[row["code"]] = len(rules)
+        rule = {"id": row["code"], "name": row["name"], "shortDescription": {"text": row["summary"]},
+                "helpUri": _rule_help_uri(row["code"], row["gb_ids"]),
+                "defaultConfiguration": {"level": SARIF_LEVEL.get(row["effect"], "warning")},
+                "properties": {"effect": row["effect"], "gbIds": list(row["gb_ids"]),
+                               "tags": ["torch.compile", "performance"]}}
+        if row.get("why"):
+            rule["fullDescription"] = {"text": row["why"]}
+        if row.get("hint"):
+            rule["help"] = {"text": row["hint"]}
+        rules.append(rule)
+    results = []
+    for d in report.diagnostics:
+        if d.code not in index:
+            index[d.code] = len(rules)
+            rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name},
+                          "helpUri": d.url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
+        result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVEL.get(d.effect, "warning"),
+                  "message": {"text": d.message},
+                  "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path),
+                                                      "region": _region(d.line, d.column, d.end_line, d.end_column)}}],
+                  "properties": {"effect": d.effect, "frame": d.frame, "gbIds": list(d.gb_ids), "hint": d.hint,
+                                 "url": d.url}}
+        if d.trace:
+            result["relatedLocations"] = [
+                {"id": i, "message": {"text": f"{t.function}:{t.line}"},
+                 "physicalLocation": {"artifactLocation": _artifact(t.path), "region": {"startLine": max(t.line, 1)}}}
+                for i, t in enumerate(d.trace)]
+        if d.fix is not None and d.fix.edits:
+            result["fixes"] = [{
+                "description": {"text": d.fix.title + (" (unsafe)" if d.fix.applicability != "safe" else "")},
+                "artifactChanges": [{"artifactLocation": _artifact(d.path), "replacements": [
+                    {"deletedRegion": _region(e.line, e.column, e.end_line, e.end_column),
+                     "insertedContent": {"text": e.text}} for e in d.fix.edits]}]}]
+        results.append(result)
+    notifications = [{"level": "error", "message": {"text": e["message"]},
+                      "locations": [{"physicalLocation": {"artifactLocation": _artifact(e["path"])}}]}
+                     for e in report.errors]
+    run = {"tool": {"driver": {"name": "gblint", "version": __version__, "semanticVersion": __version__,
+                               "informationUri": INFORMATION_URI, "rules": rules}},
+           "originalUriBaseIds": {"%SRCROOT%": {"uri": pathlib.Path(os.getcwd()).as_uri() + "/"}},
+           "invocations": [{"executionSuccessful": not report.errors,
+                            "toolExecutionNotifications": notifications}],
+           "columnKind": "unicodeCodePoints",
+           "results": results}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def write_sarif(report: Report, out: TextIO) -> None:
+    """Write the report as SARIF 2.1.0 JSON (see :func:`sarif_log`)."""
+    json.dump(sarif_log(report), out, indent=2)
+    out.write("\n")
+
+
+def github_escape_data(text: str) -> str:
+    """Escape a workflow command's message (``%``, CR, LF), as GitHub's toolkit does."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_escape_property(text: str) -> str:
+    """Escape a workflow command's property value: the message escapes plus ``:`` and ``,``."""
+    return github_escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(report: Report, out: TextIO) -> None:
+    """Write one GitHub Actions workflow command per diagnostic
+    (``::warning file=F,line=L,col=C,endLine=L2,endColumn=C2,title=GBL201 break-in-loop::message``):
+    ``error`` for effect error, ``warning`` for skip and break, ``notice`` for info.
+    gblint's own failures become ``::error`` commands on their file."""
+    for d in report.diagnostics:
+        props = [("file", _display_path(d.path)), ("line", str(d.line)), ("col", str(d.column)),
+                 ("endLine", str(d.end_line)), ("endColumn", str(d.end_column)), ("title", f"{d.code} {d.name}")]
+        body = d.message
+        if d.hint:
+            body += f"\nhint: {d.hint}"
+        body += f"\n{d.url}"
+        prop_text = ",".join(f"{k}={github_escape_property(v)}" for k, v in props)
+        out.write(f"::{GITHUB_LEVEL.get(d.effect, 'warning')} {prop_text}::{github_escape_data(body)}\n")
+    for e in report.errors:
+        out.write(f"::error file={github_escape_property(_display_path(e['path']))},title=gblint internal error::"
+                  f"{github_escape_data(e['message'])}\n")

@@ -16,7 +16,7 @@ from libcst.metadata import PositionProvider
 
 from . import tensors
 from .names import ImportTable, dotted
-from .tensors import join, maybe_tensor
+from .tensors import join, likely_tensor, maybe_tensor
 
 # ----------------------------------------------------------------------------- records
 
@@ -98,6 +98,7 @@ class FunctionInfo:
     decorators: List[Decorator]
     is_generator: bool = False
     is_async: bool = False
+    ops_total: int = 0
     events: List[Event] = dataclasses.field(default_factory=list)
     local_defs: Dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -274,7 +275,7 @@ class FunctionScope:
                     return "M"
                 return "?"
             base = self.kind(node.value)
-            if maybe_tensor(base):
+            if likely_tensor(base):
                 if attr in tensors.PY_ATTRS:
                     return "P"
                 if attr in tensors.TENSOR_ATTRS:
@@ -288,7 +289,7 @@ class FunctionScope:
             return self.call_kind(node)
         if isinstance(node, cst.Subscript):
             base = self.kind(node.value)
-            if maybe_tensor(base):
+            if likely_tensor(base):
                 return base
             if base == "M":
                 return "M"
@@ -313,7 +314,7 @@ class FunctionScope:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             recv = self.kind(func.value)
-            if maybe_tensor(recv):
+            if likely_tensor(recv):
                 if method in tensors.PY_METHODS:
                     return "P"
                 return recv
@@ -335,6 +336,9 @@ class FunctionScope:
         fk = self.kind(func)
         if fk == "M":
             return "T"
+        if q is None or not q.startswith(("torch.", "builtins.")):
+            if any(likely_tensor(self.kind(a.value)) for a in node.args):
+                return "~"
         return "?"
 
     def note_tensor_param(self, node: cst.BaseExpression) -> None:
@@ -544,6 +548,7 @@ class SummaryBuilder(cst.CSTVisitor):
         scope = self.func_stack.pop()
         info = scope.info
         info.is_generator = scope.is_generator
+        info.ops_total = scope.ops
         for ev in scope.pending:
             if ev.kind != "break" or scope.resolve_token(ev.needs):
                 ev.needs = None
@@ -627,9 +632,9 @@ class SummaryBuilder(cst.CSTVisitor):
 
     def visit_While_test(self, node: cst.While) -> None:
         self.push("while_test", node)
-        self.record_rules(node)
 
     def leave_While_test(self, node: cst.While) -> None:
+        self.record_rules(node)
         self.pop()
 
     def visit_While_body(self, node: cst.While) -> None:
@@ -808,7 +813,7 @@ class SummaryBuilder(cst.CSTVisitor):
             old = scope.lookup(node.target.value) or "?"
             new = join(old, scope.kind(node.value))
             scope.env[node.target.value] = new
-            if maybe_tensor(new) or maybe_tensor(old):
+            if likely_tensor(new) or likely_tensor(old):
                 scope.ops += 1
 
     def bind(self, target, value, scope: FunctionScope) -> None:
@@ -944,13 +949,6 @@ class SummaryBuilder(cst.CSTVisitor):
         if scope.kind(func) == "M":
             for a in node.args:
                 scope.note_tensor_param(a.value)
-        self.record_rules(node)
-        if self.suppressed():
-            return
-        ref = self.callee_ref(func, scope)
-        if ref is not None and not (ref[0] == "qual" and ref[1] and self.is_external(ref[1])):
-            self.add_event(Event("call", self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
-                                 call_text=_code(func)))
 
     def is_external(self, q: str) -> bool:
         head = q.split(".")[0]
@@ -963,10 +961,18 @@ class SummaryBuilder(cst.CSTVisitor):
                         "dataclasses", "einops", "math")
 
     def leave_Call(self, node: cst.Call) -> None:
-        if self.in_function():
-            k = self.scope.call_kind(node)
-            if maybe_tensor(k):
-                self.scope.ops += 1
+        # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
+        if not self.in_function():
+            return
+        scope = self.scope
+        self.record_rules(node)
+        if not self.suppressed():
+            ref = self.callee_ref(node.func, scope)
+            if ref is not None and not (ref[0] == "qual" and ref[1] and self.is_external(ref[1])):
+                self.add_event(Event("call", self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
+                                     call_text=_code(node.func)))
+        if likely_tensor(scope.call_kind(node)):
+            scope.ops += 1
 
     def leave_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.in_function():
@@ -980,7 +986,7 @@ class SummaryBuilder(cst.CSTVisitor):
                     self.scope.note_tensor_param(node.left)
                 if lk == "T" or isinstance(node.left, (cst.Integer, cst.Float)):
                     self.scope.note_tensor_param(node.right)
-            if maybe_tensor(lk) or maybe_tensor(rk):
+            if likely_tensor(lk) or likely_tensor(rk):
                 self.scope.ops += 1
             self.record_rules(node)
 
@@ -1016,13 +1022,13 @@ class SummaryBuilder(cst.CSTVisitor):
                     hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs))
 
     # statements and expressions the rules look at
-    def visit_If(self, node):
+    def leave_If_test(self, node):
         self.record_rules(node)
 
-    def visit_IfExp(self, node):
+    def leave_IfExp_test(self, node):
         self.record_rules(node)
 
-    def visit_BooleanOperation(self, node):
+    def leave_BooleanOperation_left(self, node):
         self.record_rules(node)
 
     def visit_UnaryOperation(self, node):

@@ -1,6 +1,7 @@
 """What gblint knows about tensor values without importing torch.
 
-Kind tokens used across the engine: ``"T"`` a tensor, ``"P"`` a Python value Dynamo
+Kind tokens used across the engine: ``"~"`` probably a tensor (a user function's result
+when called with tensors: counted as traced ops, never reported), ``"T"`` a tensor, ``"P"`` a Python value Dynamo
 guards on (sizes, dtypes, constants), ``"M"`` an ``nn.Module`` object, ``"?"`` unknown,
 and ``"p:NAME"`` "a tensor if parameter NAME turns out to be one" (resolved once the
 whole function has been read).
@@ -92,10 +93,19 @@ def join(*kinds: str) -> str:
     for k in kinds:
         if k.startswith("p:"):
             return k
+    if "~" in kinds:
+        return "~"
     if kinds and all(k == "P" for k in kinds):
         return "P"
     return "?"
 
 
 def maybe_tensor(kind: str) -> bool:
+    """True for a tensor, or a parameter that may turn out to be one (rules fire on these)."""
     return kind == "T" or kind.startswith("p:")
+
+
+def likely_tensor(kind: str) -> bool:
+    """Also true for ``"~"``: the result of a user function called with tensors. Used to
+    estimate traced ops (checkpoints, graph counts), never to report a break."""
+    return kind == "~" or maybe_tensor(kind)
