@@ -113,7 +113,7 @@ class Consequences:
         out: List[InnerBreak] = []
         for ev in frame.info.events:
             if ev.kind == "break":
-                if ev.outcome == "raise" and _in_try(ev.blocks):
+                if ev.outcome == "raise" and (_in_try(ev.blocks) or _conditional(ev.blocks)):
                     continue
                 out.append(InnerBreak(frame, ev, ()))
             elif ev.kind == "with":
@@ -159,6 +159,10 @@ class Consequences:
 
 def _in_try(blocks: Iterable[Block]) -> bool:
     return any(b.kind == "try" for b in blocks)
+
+
+def _conditional(blocks: Iterable[Block]) -> bool:
+    return any(b.kind == "branch" for b in blocks)
 
 
 def _eogb_value(dec) -> Optional[bool]:
@@ -290,7 +294,13 @@ class _RegionWalk:
                 skipped = True
                 continue
             if ev.kind == "break":
-                if ev.outcome == "raise" and _in_try(ev.blocks):
+                if ev.outcome == "raise" and (_in_try(ev.blocks) or
+                                              (_conditional(ev.blocks) and frame != self.region.entry)):
+                    continue  # validation `raise`s in callees are error paths, not compile costs
+                if ev.outcome == "raise" and _conditional(ev.blocks):
+                    # reported (the frame is skipped on a call that raises), but the usual path, where the
+                    # condition is false, goes on being traced
+                    self._decide(frame, ev, ev.blocks, ev, checkpoint, ())
                     continue
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, ())
                 if verdict == "resume":
@@ -434,6 +444,8 @@ class _RegionWalk:
         if site.outcome in ("skip", "raise"):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
                    if site.outcome == "raise" else "Dynamo cannot resume after this")
+            if site.outcome == "raise" and _conditional(site.blocks):
+                why = "when this branch runs, the exception leaving the compiled frame makes Dynamo give up on it (GB0088)"
             self.emit(site.code, "skip", frame.name, path, site.span,
                       f"{site.detail}: {why}, so frame `{frame.name}` is skipped and runs eagerly.",
                       site.hint, site.gb_ids, trace, name=site.rule_name)

@@ -170,6 +170,9 @@ CONTEXTMANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.
 IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling",
                           "torch.compiler.is_dynamo_compiling", "torch._utils.is_compiling"})
 COMPILE_NAMES = frozenset({"torch.compile"})
+# helpers that return torch.compiler.is_compiling() under another name (transformers, timm, ...)
+COMPILING_PREDICATES = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing",
+                                  "is_torchdynamo_exporting", "is_exporting", "is_dynamo_exporting"})
 CONTAINER_CLASSES = {"torch.nn.ModuleList": "list", "torch.nn.Sequential": "sequential",
                      "torch.nn.ModuleDict": "dict", "torch.nn.modules.container.ModuleList": "list",
                      "torch.nn.modules.container.Sequential": "sequential"}
@@ -245,6 +248,29 @@ class FunctionScope:
 
     def config(self, name: str, default=None):
         return self.builder.config_value(name, default)
+
+    def compiling_guard(self, test: cst.BaseExpression) -> Optional[bool]:
+        """The value ``test`` has under Dynamo when it only depends on an is-compiling check
+        (``torch.compiler.is_compiling()``, transformers' ``is_tracing(x)``...), else None.
+        ``not G and X`` is False and ``G or X`` is True whatever X is (short-circuit)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.compiling_guard(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Call):
+            q = self.resolve(test.func) or dotted(test.func) or ""
+            if q in IS_COMPILING or q.rsplit(".", 1)[-1] in COMPILING_PREDICATES:
+                return True
+            return None
+        if isinstance(test, cst.BooleanOperation):
+            left = self.compiling_guard(test.left)
+            if isinstance(test.operator, cst.And) and left is False:
+                return False
+            if isinstance(test.operator, cst.Or) and left is True:
+                return True
+            right = self.compiling_guard(test.right)
+            if left is not None and right is not None:
+                return (left and right) if isinstance(test.operator, cst.And) else (left or right)
+        return None
 
     # -- tensor kinds
     def lookup(self, name: str) -> Optional[str]:
@@ -669,13 +695,18 @@ class SummaryBuilder(cst.CSTVisitor):
 
     def push_guard(self, node: cst.If, negate: bool) -> None:
         """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them."""
-        test, positive = node.test, True
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, positive = test.expression, False
-        eager_only = False
-        if isinstance(test, cst.Call) and self.ctx.resolve(test.func) in IS_COMPILING:
-            eager_only = positive == negate
+        value = self.ctx.compiling_guard(node.test) if self.in_function() else None
+        eager_only = value is not None and value == negate
         self.push("eager_only" if eager_only else "branch", node)
+
+    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
+        value = self.ctx.compiling_guard(node.left) if self.in_function() else None
+        skip = value is not None and value == isinstance(node.operator, cst.Or)
+        self.push("eager_only" if skip else "operand", node)
+
+    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self.pop()
 
     def visit_With(self, node: cst.With) -> None:
         if not self.in_function():

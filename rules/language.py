@@ -125,7 +125,8 @@ class UncaughtRaise(Rule):
     name = "uncaught-raise"
     gb_ids = ("GB0088",)
     node_types = (cst.Raise,)
-    summary = "A `raise` that no `try` in the compiled frame (or its callers) handles, when it is reached."
+    summary = ("A `raise` that no `try` in the compiled frame (or its callers) handles. A `raise` under an `if` "
+               "is reported in the compiled entry only: in callees such validation paths are taken as error paths.")
     why = "An exception leaving the traced frame makes Dynamo give up on the frame: it is skipped and runs eagerly."
     hint = ("Validate inputs before calling the compiled function, or use `torch._check(...)` for tensor "
             "conditions.")
