@@ -15,38 +15,53 @@ from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
 
 
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by `check` and `fix`."""
+    parser.add_argument("paths", nargs="*", default=["."], help="files or folders; '-' reads standard input")
+    parser.add_argument("--select", help="comma-separated code prefixes to report (replaces the configured ones)")
+    parser.add_argument("--extend-select", help="code prefixes to add to the selection")
+    parser.add_argument("--ignore", help="comma-separated code prefixes to leave out")
+    parser.add_argument("--config", help="pyproject.toml to read [tool.gblint] from")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--python-version", help="Python version whose semantics to predict (e.g. 3.11)")
+    parser.add_argument("--nested-graph-breaks", action="store_true", default=None,
+                   help="predict as if torch._dynamo.config.nested_graph_breaks=True")
+    parser.add_argument("--stdin-filename", help="file name to report for '-'")
+    parser.add_argument("--no-respect-gitignore", action="store_true", help="check files that .gitignore lists")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are reported")
+    parser.add_argument("--statistics", action="store_true", help="print counts per code instead of diagnostics")
+    parser.add_argument("--output-file", "-o", help="write the report to this file")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only diagnostics (text format)")
+    parser.add_argument("--no-hints", action="store_true", help="text format: omit hints and links")
+    parser.add_argument("--follow-imports", action="append", default=[], metavar="PACKAGE",
+                   help="also analyse installed PACKAGE's source where checked code calls into it (repeatable)")
+    parser.add_argument("--entry", action="append", default=[], metavar="MODULE:QUALNAME",
+                   help="treat MODULE:QUALNAME (a function, or a class's forward) as a compiled region")
+    parser.add_argument("--explain", metavar="FRAME",
+                   help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
+    parser.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gblint", description="Predict torch.compile graph breaks from source.")
     p.add_argument("--version", action="version", version=f"gblint {__version__}")
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="check files and folders (default command)")
-    c.add_argument("paths", nargs="*", default=["."], help="files or folders; '-' reads standard input")
+    add_common_options(c)
     c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    c.add_argument("--select", help="comma-separated code prefixes to report (replaces the configured ones)")
-    c.add_argument("--extend-select", help="code prefixes to add to the selection")
-    c.add_argument("--ignore", help="comma-separated code prefixes to leave out")
-    c.add_argument("--config", help="pyproject.toml to read [tool.gblint] from")
-    c.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    c.add_argument("--python-version", help="Python version whose semantics to predict (e.g. 3.11)")
-    c.add_argument("--nested-graph-breaks", action="store_true", default=None,
-                   help="predict as if torch._dynamo.config.nested_graph_breaks=True")
-    c.add_argument("--stdin-filename", help="file name to report for '-'")
-    c.add_argument("--no-respect-gitignore", action="store_true", help="check files that .gitignore lists")
-    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are reported")
-    c.add_argument("--statistics", action="store_true", help="print counts per code instead of diagnostics")
-    c.add_argument("--output-file", "-o", help="write the report to this file")
-    c.add_argument("--quiet", "-q", action="store_true", help="print only diagnostics (text format)")
-    c.add_argument("--no-hints", action="store_true", help="text format: omit hints and links")
-    c.add_argument("--follow-imports", action="append", default=[], metavar="PACKAGE",
-                   help="also analyse installed PACKAGE's source where checked code calls into it (repeatable)")
-    c.add_argument("--entry", action="append", default=[], metavar="MODULE:QUALNAME",
-                   help="treat MODULE:QUALNAME (a function, or a class's forward) as a compiled region")
-    c.add_argument("--explain", metavar="FRAME",
-                   help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
-    c.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
+    from gblint.runtime_check.cli import add_check_options, add_confirm_parser
+    add_check_options(c)  # --confirm: runs the regions under torch.compile (gblint[runtime])
+    add_confirm_parser(sub)
     ls = sub.add_parser("lsp", help="run the language server on stdin/stdout (needs gblint[lsp])")
     ls.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default and only transport)")
+    c.add_argument("--fix", action="store_true", help="apply safe fixes (same as `gblint fix`)")
+    c.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also apply unsafe fixes")
+    c.add_argument("--diff", action="store_true", help="with --fix: print a unified diff, write nothing")
+    f = sub.add_parser("fix", help="apply fixes that remove graph breaks and frame skips")
+    add_common_options(f)
+    f.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
+    f.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
     r = sub.add_parser("rules", help="list every rule with its codes and GB ids")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     return p
@@ -78,6 +93,8 @@ def settings_for(args, paths: List[str]) -> Settings:
 
 
 def cmd_check(args) -> int:
+    if args.fix or args.diff:
+        return cmd_fix(args)
     from .cache import maybe_cache
     from .engine import SourceFile, iter_python_files, run
     from .output import write_explain, write_json, write_statistics, write_text
@@ -120,6 +137,10 @@ def cmd_check(args) -> int:
             print(f"gblint: error: no compiled entry named {args.explain!r}", file=sys.stderr)
             return 2
         return 0
+    if args.confirm:
+        from gblint.runtime_check.cli import cmd_check_with_confirm
+        return cmd_check_with_confirm(args, settings, report, regions,
+                                      lambda out: write_text(report, out, show_hints=not args.no_hints))
     buf = io.StringIO()
     if args.statistics:
         write_statistics(report, buf)
@@ -156,6 +177,61 @@ def cmd_lsp(args) -> int:
     return lsp_main()
 
 
+def cmd_fix(args) -> int:
+    """``gblint fix`` / ``gblint check --fix``: apply fixes until nothing changes, then report what is left.
+
+    Exit 0 when no diagnostic remains, 1 when some do, 2 on usage or internal errors.
+    """
+    from .engine import iter_python_files
+    from .fix import fix_sources
+    from .output import write_text
+    from .source import SourceError, read_source
+
+    paths = args.paths or ["."]
+    for p in paths:
+        if not os.path.exists(p):
+            print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
+            return 2
+    try:
+        settings = settings_for(args, paths)
+    except ConfigError as exc:
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    texts = {}
+    skipped = []
+    for path in iter_python_files(paths, settings):
+        try:
+            texts[path] = read_source(path)
+        except SourceError as exc:
+            skipped.append((path, exc.diagnostic.message))
+    result = fix_sources(texts, settings, unsafe=args.unsafe_fixes)
+    if args.diff:
+        sys.stdout.write(result.diff())
+    else:
+        from .fs import write_atomic
+        for path in result.changed():
+            try:
+                write_atomic(path, result.texts[path])
+            except Exception as exc:  # never leave a half-written file; say which one was skipped
+                skipped.append((path, f"not written: {exc}"))
+    report = result.report
+    n = len(result.applied)
+    verb = "Would apply" if args.diff else "Applied"
+    print(f"{verb} {n} fix{'es' if n != 1 else ''} in {len(result.changed())} "
+          f"file{'s' if len(result.changed()) != 1 else ''}.", file=sys.stderr)
+    for path, code, frame, title in result.reverted:
+        print(f"gblint: reverted a fix that did not remove {code} in {path} ({title})", file=sys.stderr)
+    for path, why in skipped:
+        print(f"gblint: skipped {path}: {why}", file=sys.stderr)
+    if not args.diff and report is not None and report.diagnostics and not args.quiet:
+        buf = io.StringIO()
+        write_text(report, buf, color=False, show_hints=False)
+        sys.stdout.write(buf.getvalue())
+    if report is not None and report.errors:
+        return 2
+    return 1 if report is not None and report.diagnostics and not args.exit_zero else 0
+
+
 def cmd_rules(args) -> int:
     from .catalog import catalog, render_markdown
     rows = catalog()
@@ -173,7 +249,7 @@ def cmd_rules(args) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in ("check", "rules", "lsp", "-h", "--help", "--version") :
+    if argv and argv[0] not in ("check", "fix", "rules", "lsp", "confirm", "-h", "--help", "--version"):
         argv = ["check"] + argv
     parser = build_parser()
     try:
@@ -186,8 +262,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.command == "rules":
             return cmd_rules(args)
+        if args.command == "fix":
+            return cmd_fix(args)
         if args.command == "lsp":
             return cmd_lsp(args)
+        if args.command == "confirm":
+            from gblint.runtime_check.cli import cmd_confirm
+            return cmd_confirm(args)
         return cmd_check(args)
     except KeyboardInterrupt:
         return 130

@@ -52,6 +52,7 @@ class Settings:
     dynamo_config: Dict[str, object] = dataclasses.field(default_factory=dict)
     entry_points: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
+    max_unroll: int = 8
     root: str = "."
 
     def selected(self, code: str, path: Optional[str] = None) -> bool:
@@ -178,6 +179,8 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.respect_gitignore = bool(table["respect-gitignore"])
     if "entry-points" in table:
         settings.entry_points = tuple(table["entry-points"])
+    if "max-unroll" in table:
+        settings.max_unroll = int(table["max-unroll"])
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
     for key, name in DYNAMO_KEYS.items():

@@ -27,6 +27,10 @@ NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 EOGB = ("torch._dynamo.error_on_graph_break",)
 RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
 SEVERITY = {"resume": 1, "comp": 1, "tail": 2, "skip": 3, "error": 4}
+LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
+# fixes a resumable break of a given source can offer (see gblint.fix)
+DIRECT_FIXES = {"GBL105": ("where",), "GBL102": ("config", "capture_scalar_outputs"),
+                "GBL106": ("config", "capture_dynamic_output_shape_ops")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,7 +240,8 @@ class _RegionWalk:
 
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, effect: str, frame_name: str, path: str, span, message: str, hint: str,
-             gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None) -> None:
+             gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None,
+             fix_request: Optional[tuple] = None) -> None:
         key = (code, path, span.line, frame_name)
         if key in self.emitted:
             return
@@ -248,7 +253,7 @@ class _RegionWalk:
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or CONSEQUENCE_CODES.get(code, ("", ""))[0], effect=effect, message=message,
-            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace))
+            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request))
 
     # -------------------------------------------------------------- frames
     def frame(self, frame: Frame, strict: bool, skip_resumable: bool = False) -> None:
@@ -439,7 +444,8 @@ class _RegionWalk:
                       f"including the work before the loop.",
                       _join_hint(site.hint, "Move the break out of the loop, unroll the loop, or isolate the "
                                  "breaking code in a helper decorated with `@torch.compiler.disable`."),
-                      site.gb_ids + ("GB7000",), trace)
+                      site.gb_ids + ("GB7000",), trace,
+                      fix_request=("loop", loop.line, anchor.span.line, frame.name) if frame.path == path else None)
             return "skip"
         if site.outcome in ("skip", "raise"):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
@@ -470,20 +476,23 @@ class _RegionWalk:
             how = "in a function called inside " if chain else "inside "
             if blocker is None:
                 how = ""
+            request = None
+            if blocker is not None and frame.path == path:
+                request = (blocker.kind, blocker.line, anchor.span.line, frame.name)
             if ops >= 2:
                 self.emit("GBL208" if blocker is not None else site.code, "break", frame.name, path, site.span,
                           f"{site.detail} {how}{label}: Dynamo cannot resume here; it compiles the graph up to the "
                           f"last checkpoint before it (about {ops} ops) and runs the rest of `{frame.name}` eagerly.",
                           _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in "
                                      "a helper decorated with `@torch.compiler.disable`."), gb, trace,
-                          name=None if blocker is not None else site.rule_name)
+                          name=None if blocker is not None else site.rule_name, fix_request=request)
                 return "tail"
             self.emit(code, "skip", frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
                       f"it, so frame `{frame.name}` is skipped and runs eagerly.",
                       _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in a "
                                  "helper decorated with `@torch.compiler.disable`."), gb, trace,
-                      name=None if blocker is not None else site.rule_name)
+                      name=None if blocker is not None else site.rule_name, fix_request=request)
             if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
                 self.contextmanager_frames(frame, blocker)
             return "skip"
@@ -498,12 +507,23 @@ class _RegionWalk:
             self.emit("GBL301", "break", frame.name, path, site.span, msg,
                       _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
-                                 "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace)
+                                 "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
+                      fix_request=self.nested_fix(site_frame))
             return "resume"
         self.emit(site.code, "break", frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
-                  "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name)
+                  "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
+                  fix_request=DIRECT_FIXES.get(site.code, (None,))[0] and DIRECT_FIXES[site.code] + (site.span.line,))
         return "resume"
+
+    def nested_fix(self, callee: Frame) -> Optional[tuple]:
+        """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
+        otherwise the advice is the nested_graph_breaks setting."""
+        breaks = [e for e in callee.info.events if e.kind == "break"]
+        if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
+                and all(e.kind != "call" for e in callee.info.events if e.kind != "break") and callee != self.region.entry:
+            return ("disable", callee.info.span.line, callee.name)
+        return None if self.region.nested_graph_breaks else ("config", "nested_graph_breaks")
 
     def comprehension(self, frame, site, comp: Block, chain, site_frame, trace, depth) -> str:
         """Comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)."""

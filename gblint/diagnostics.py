@@ -97,6 +97,8 @@ class Diagnostic:
     hint: str = ""
     trace: Tuple[TraceFrame, ...] = ()
     fix: Optional[Fix] = None
+    # what a rewrite needs to build this diagnostic's fix (see gblint.fix); not part of the output
+    fix_request: Optional[tuple] = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def url(self) -> str:

@@ -155,6 +155,7 @@ class Loader:
         self.settings = settings
         self.cache = cache
         self.noqa: Dict[str, dict] = {}
+        self.texts: Dict[str, str] = {}
         self.diagnostics: List[Diagnostic] = []
         self.errors: List[Dict[str, str]] = []
         self.followed: Dict[str, str] = {}
@@ -170,6 +171,7 @@ class Loader:
         try:
             text = src.text if src.text is not None else read_source(src.path)
             self.noqa[src.path] = noqa_lines(text)
+            self.texts[src.path] = text
             module = src.module if src.module is not None else module_name(src.path)
             key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
             summary = self.cache.get(key) if key is not None else None
@@ -266,6 +268,9 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None):
             continue
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
+    if any(d.fix_request for d in kept):
+        from .fix import attach_fixes
+        kept = attach_fixes(kept, loader.texts, settings)
     return Report(kept, count, errors), project, regions, walks
 
 

@@ -1,0 +1,443 @@
+"""Rewrites that remove graph breaks and frame skips (libcst transformations).
+
+Each rewrite takes the parsed module, the node a diagnostic points at and returns the new
+module, or None when it must decline (the rewrite would change behaviour beyond its stated
+applicability, or the code is not in the simple form it handles). PyTorch's own guidance
+(torch.compile programming model, "working with graph breaks"): unroll the loop, move the
+break out of the ``with``/``try`` block, isolate the problematic code in its own function,
+disable compilation for code that only logs, select with ``torch.where``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+
+# ------------------------------------------------------------------ helpers
+
+
+class _Replace(cst.CSTTransformer):
+    """Replace one node (by identity) with a node, a FlattenSentinel or RemovalSentinel."""
+
+    def __init__(self, target: cst.CSTNode, replacement):
+        super().__init__()
+        self.target = target
+        self.replacement = replacement
+        self.done = False
+
+    def on_leave(self, original_node, updated_node):
+        if original_node is self.target:
+            self.done = True
+            return self.replacement
+        return updated_node
+
+
+def replace(module: cst.Module, target: cst.CSTNode, replacement) -> Optional[cst.Module]:
+    t = _Replace(target, replacement)
+    new = module.visit(t)
+    return new if t.done else None
+
+
+def torch_name(module: cst.Module) -> Tuple[cst.Module, str]:
+    """The name bound to the ``torch`` module, adding ``import torch`` when there is none."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if _dotted(alias.name) == "torch":
+                            return module, alias.asname.name.value if alias.asname else "torch"
+                        if _dotted(alias.name).startswith("torch.") and alias.asname is None:
+                            return module, "torch"
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, "torch")
+    return AddImportsVisitor(context).transform_module(module), "torch"
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+class _Scan(cst.CSTVisitor):
+    """Names read and bound, and control-flow statements, below a node (not inside nested defs)."""
+
+    def __init__(self):
+        super().__init__()
+        self.reads: Set[str] = set()
+        self.binds: Set[str] = set()
+        self.flow: Set[str] = set()  # "break", "continue", "return", "yield", "global", "await"
+        self.loop_depth = 0
+
+    def visit_Name(self, node):
+        self.reads.add(node.value)
+
+    def visit_AssignTarget(self, node):
+        self.binds.update(_target_names(node.target))
+
+    def visit_AugAssign(self, node):
+        self.binds.update(_target_names(node.target))
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self.binds.update(_target_names(node.target))
+
+    def visit_NamedExpr(self, node):
+        self.binds.update(_target_names(node.target))
+
+    def visit_For(self, node):
+        self.binds.update(_target_names(node.target))
+        self.loop_depth += 1
+
+    def leave_For(self, node):
+        self.loop_depth -= 1
+
+    def visit_While(self, node):
+        self.loop_depth += 1
+
+    def leave_While(self, node):
+        self.loop_depth -= 1
+
+    def visit_AsName(self, node):
+        self.binds.update(_target_names(node.name))
+
+    def visit_Break(self, node):
+        if self.loop_depth == 0:
+            self.flow.add("break")
+
+    def visit_Continue(self, node):
+        if self.loop_depth == 0:
+            self.flow.add("continue")
+
+    def visit_Return(self, node):
+        self.flow.add("return")
+
+    def visit_Yield(self, node):
+        self.flow.add("yield")
+
+    def visit_Await(self, node):
+        self.flow.add("await")
+
+    def visit_Global(self, node):
+        self.flow.add("global")
+
+    def visit_Nonlocal(self, node):
+        self.flow.add("global")
+
+    def visit_FunctionDef(self, node):
+        self.binds.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node):
+        self.binds.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node):
+        return False
+
+
+def scan(nodes: Iterable[cst.CSTNode]) -> _Scan:
+    s = _Scan()
+    for n in nodes:
+        n.visit(s)
+    return s
+
+
+def _target_names(node) -> List[str]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out = []
+        for e in node.elements:
+            out.extend(_target_names(e.value))
+        return out
+    if isinstance(node, cst.StarredElement):
+        return _target_names(node.value)
+    return []
+
+
+def _stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+# ------------------------------------------------------------------ unroll a constant range loop
+
+
+def range_values(loop: cst.For) -> Optional[List[int]]:
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+        return None
+    if not it.args or len(it.args) > 3 or any(a.keyword or a.star for a in it.args):
+        return None
+    nums = []
+    for a in it.args:
+        v = a.value
+        neg = False
+        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+            neg, v = True, v.expression
+        if not isinstance(v, cst.Integer):
+            return None
+        n = int(v.value, 0)
+        nums.append(-n if neg else n)
+    try:
+        return list(range(*nums))
+    except ValueError:  # range() step 0
+        return None
+
+
+def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.Module]:
+    """``for i in range(K): body`` -> K copies of ``i = k; body`` (then the ``else`` body).
+
+    Declines for K = 0, K > ``max_unroll``, a non-Name target, or ``break``/``continue``
+    at the loop's level. Behaviour is unchanged (safe): the loop variable ends with the last value.
+    """
+    values = range_values(loop)
+    if not values or len(values) > max_unroll or not isinstance(loop.target, cst.Name):
+        return None
+    if loop.asynchronous is not None or not isinstance(loop.body, cst.IndentedBlock):
+        return None
+    info = scan(loop.body.body)
+    if info.flow & {"break", "continue", "yield", "await"}:
+        return None
+    name = loop.target.value
+    stmts: List[cst.BaseStatement] = []
+    for k in values:
+        if name != "_":
+            stmts.append(_stmt(f"{name} = {k}\n"))
+        stmts.extend(loop.body.body)
+    if loop.orelse is not None and isinstance(loop.orelse.body, cst.IndentedBlock):
+        stmts.extend(loop.orelse.body.body)
+    first = stmts[0]
+    stmts[0] = first.with_changes(leading_lines=list(loop.leading_lines) + list(first.leading_lines))
+    return replace(module, loop, cst.FlattenSentinel(stmts))
+
+
+# ------------------------------------------------------------------ isolate a loop in a helper
+
+
+def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int) -> Optional[cst.Module]:
+    """Move a loop that breaks into a nested helper, so that only the helper's frame is skipped and
+    the code before and after the loop in ``func`` stays compiled.
+
+    Names the loop assigns that exist before it are passed in; those read after it are returned.
+    Declines on ``return``/``yield``/``global``/``nonlocal`` in the loop, when a returned name may be
+    unbound (the loop may not run and the name is not bound before), or when the loop is already
+    all the function does.
+    """
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    if loop not in body:
+        return None
+    idx = body.index(loop)
+    before, after = body[:idx], body[idx + 1:]
+    rest = [s for s in before + after if not (isinstance(s, cst.SimpleStatementLine)
+                                              and all(isinstance(b, (cst.Return, cst.Pass, cst.Expr)) for b in s.body))]
+    if not rest:
+        return None  # the function is already just the loop
+    inside = scan([loop])
+    if inside.flow & {"return", "yield", "global", "await"}:
+        return None
+    params = _param_names(func)
+    bound_before = set(params) | scan(before).binds
+    read_after = scan(after).reads
+    loop_target = _target_names(loop.target) if isinstance(loop, cst.For) else []
+    assigned = (inside.binds - set(loop_target)) | set(loop_target)
+    passed = sorted(n for n in assigned if n in bound_before)
+    returned = sorted(n for n in assigned if n in read_after)
+    for n in returned:
+        if n not in bound_before:
+            return None
+    helper = f"_loop_{loop_line}"
+    if helper in scan(body).binds:
+        return None
+    args = ", ".join(passed)
+    ret = ", ".join(returned)
+    loop_code = cst.Module(body=[loop.with_changes(leading_lines=[])]).code
+    lines = [f"def {helper}({args}):\n"]
+    lines += ["    " + line if line.strip() else line for line in loop_code.splitlines(True)]
+    if returned:
+        lines.append(f"    return {ret}\n")
+    helper_def = cst.parse_statement("".join(lines))
+    call = f"{helper}({args})"
+    call_stmt = _stmt(f"{ret} = {call}\n" if returned else f"{call}\n")
+    helper_def = helper_def.with_changes(leading_lines=list(loop.leading_lines))
+    return replace(module, loop, cst.FlattenSentinel([helper_def, call_stmt]))
+
+
+def _param_names(func: cst.FunctionDef) -> List[str]:
+    p = func.params
+    names = [x.name.value for x in list(p.posonly_params) + list(p.params) + list(p.kwonly_params)]
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.append(star.name.value)
+    return names
+
+
+# ------------------------------------------------------------------ split a with / try block
+
+
+def split_with(module: cst.Module, block: cst.With, stmt: cst.BaseStatement) -> Optional[cst.Module]:
+    """``with M(): pre; S; post`` -> ``with M(): pre`` / ``S`` / ``with M(): post`` (unsafe: the
+    manager is entered twice and S runs outside it). Declines when an item binds ``as`` a name
+    or S is not a statement of the block's own body."""
+    if any(item.asname is not None for item in block.items) or block.asynchronous is not None:
+        return None
+    if not isinstance(block.body, cst.IndentedBlock) or stmt not in block.body.body:
+        return None
+    body = list(block.body.body)
+    i = body.index(stmt)
+    pre, post = body[:i], body[i + 1:]
+    out: List[cst.BaseStatement] = []
+    if pre:
+        out.append(block.with_changes(body=block.body.with_changes(body=pre)))
+    out.append(stmt.with_changes(leading_lines=[] if pre else list(block.leading_lines)))
+    if post:
+        out.append(block.with_changes(body=block.body.with_changes(body=post), leading_lines=[]))
+    return replace(module, block, cst.FlattenSentinel(out))
+
+
+def split_try(module: cst.Module, block: cst.Try, stmt: cst.BaseStatement) -> Optional[cst.Module]:
+    """``try: pre; S; post / except ...`` -> the handlers around ``pre`` and ``post`` separately and
+    ``S`` between them (unsafe: an exception in S is no longer handled). Declines with ``finally``
+    or ``else``, or when S is not a statement of the ``try`` body."""
+    if block.finalbody is not None or block.orelse is not None or not block.handlers:
+        return None
+    if not isinstance(block.body, cst.IndentedBlock) or stmt not in block.body.body:
+        return None
+    body = list(block.body.body)
+    i = body.index(stmt)
+    pre, post = body[:i], body[i + 1:]
+    out: List[cst.BaseStatement] = []
+    if pre:
+        out.append(block.with_changes(body=block.body.with_changes(body=pre)))
+    out.append(stmt.with_changes(leading_lines=[] if pre else list(block.leading_lines)))
+    if post:
+        out.append(block.with_changes(body=block.body.with_changes(body=post), leading_lines=[]))
+    return replace(module, block, cst.FlattenSentinel(out))
+
+
+# ------------------------------------------------------------------ torch.compiler.disable
+
+
+def add_disable(module: cst.Module, func: cst.FunctionDef) -> Optional[cst.Module]:
+    """Decorate ``func`` with ``@torch.compiler.disable`` (safe: it still runs, eagerly)."""
+    for d in func.decorators:
+        if _dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func).endswith("disable"):
+            return None
+    new_module = replace(module, func, func.with_changes(decorators=[cst.Decorator(cst.parse_expression(
+        "torch.compiler.disable"))] + list(func.decorators)))
+    if new_module is None:
+        return None
+    new_module, name = torch_name(new_module)
+    if name != "torch":
+        new_module = new_module.visit(_RenameDecorator("torch.compiler.disable", f"{name}.compiler.disable"))
+    return new_module
+
+
+class _RenameDecorator(cst.CSTTransformer):
+    def __init__(self, old: str, new: str):
+        super().__init__()
+        self.old, self.new = old, new
+
+    def leave_Decorator(self, original_node, updated_node):
+        if _dotted(updated_node.decorator) == self.old:
+            return updated_node.with_changes(decorator=cst.parse_expression(self.new))
+        return updated_node
+
+
+# ------------------------------------------------------------------ torch.where
+
+
+PURE_METHODS = frozenset({"abs", "clamp", "exp", "log", "neg", "relu", "sigmoid", "tanh", "sqrt", "sin", "cos",
+                          "float", "to", "detach", "mean", "sum", "max", "min", "norm", "pow", "reciprocal"})
+
+
+def _pure(expr: cst.BaseExpression, torch_alias: str) -> bool:
+    class V(cst.CSTVisitor):
+        ok = True
+
+        def visit_Call(self, node):
+            f = node.func
+            d = _dotted(f)
+            if d.startswith(torch_alias + ".") and not d.startswith(torch_alias + "._"):
+                return
+            if isinstance(f, cst.Attribute) and f.attr.value in PURE_METHODS:
+                return
+            V.ok = False
+
+        def visit_Lambda(self, node):
+            V.ok = False
+
+        def visit_NamedExpr(self, node):
+            V.ok = False
+
+        def visit_Yield(self, node):
+            V.ok = False
+
+    v = V()
+    expr.visit(v)
+    return V.ok
+
+
+def to_where(module: cst.Module, node: cst.If, bound_before: Set[str]) -> Optional[cst.Module]:
+    """``if c: x = a`` (``else: x = b``) -> ``x = torch.where(c, a, x or b)`` for pure ``a``/``b``
+    (unsafe: both sides are computed and must broadcast; ``c`` must be a boolean tensor)."""
+    if not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
+        return None
+
+    def single_assign(block) -> Optional[Tuple[str, cst.BaseExpression]]:
+        stmts = block.body if isinstance(block, cst.IndentedBlock) else []
+        if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
+            return None
+        a = stmts[0].body[0]
+        if isinstance(a, cst.Assign) and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+            return a.targets[0].target.value, a.value
+        return None
+
+    then = single_assign(node.body)
+    if then is None:
+        return None
+    name, a = then
+    if node.orelse is None:
+        if name not in bound_before:
+            return None
+        b: cst.BaseExpression = cst.Name(name)
+    elif isinstance(node.orelse, cst.Else):
+        other = single_assign(node.orelse.body)
+        if other is None or other[0] != name:
+            return None
+        b = other[1]
+    else:
+        return None
+    mod, alias = torch_name(module)
+    if not all(_pure(e, alias) for e in (node.test, a, b)):
+        return None
+    code = (f"{name} = {alias}.where({cst.Module([]).code_for_node(node.test)}, "
+            f"{cst.Module([]).code_for_node(a)}, {cst.Module([]).code_for_node(b)})\n")
+    new_stmt = _stmt(code).with_changes(leading_lines=list(node.leading_lines))
+    # locate the If again in the module that may have gained an import
+    target = _find_same(mod, module, node)
+    if target is None:
+        return None
+    return replace(mod, target, new_stmt)
+
+
+def _find_same(new_module: cst.Module, old_module: cst.Module, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    if new_module is old_module:
+        return node
+
+    class Find(cst.CSTVisitor):
+        found = None
+
+        def on_visit(self, n):
+            if Find.found is None and type(n) is type(node) and n.deep_equals(node):
+                Find.found = n
+                return False
+            return True
+
+    new_module.visit(Find())
+    return Find.found

@@ -1,0 +1,238 @@
+"""``gblint confirm`` and ``gblint check --confirm`` (no torch import: user code runs in
+children, see :mod:`gblint.runtime_check.runner`).
+
+Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
+``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .matching import match
+from .plan import (ConfirmConfig, Unrunnable, entry_job, load_confirm_config, plan_files, program_job,
+                   user_files)
+from .report import document, write_text
+from .runner import Job, Options, run_jobs
+
+BACKENDS_HELP = "backend each recorded graph is handed to: inductor (default), eager, aot_eager, or any registered name"
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``confirm`` and ``check --confirm``."""
+    p.add_argument("--backend", help=BACKENDS_HELP)
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), help="device for the runs (default cpu; auto: CUDA "
+                                                                     "when available)")
+    p.add_argument("--timeout", type=float, help="seconds one run may take before it is killed (default 120)")
+    p.add_argument("--workers", type=int, help="child processes run side by side (default 1)")
+    p.add_argument("--example", action="append", metavar="EXPR",
+                   help="a Python expression for one positional argument of the entry (repeat for each)")
+    p.add_argument("--strict", action="store_true", help="exit 1 when a prediction is refuted or a break was missed")
+    p.add_argument("--env", action="append", default=[], metavar="NAME",
+                   help="pass this environment variable to the runs (besides PATH, HOME, LANG, CUDA_VISIBLE_DEVICES...)")
+
+
+def add_confirm_parser(sub) -> argparse.ArgumentParser:
+    """Register the ``confirm`` subcommand on ``sub`` (the ``add_subparsers`` object)."""
+    p = sub.add_parser("confirm", help="run the code under torch.compile and confirm or refute each prediction",
+                       description="Compile and run code in a child process, observe what Dynamo does, and "
+                                   "match it with gblint's static predictions.")
+    p.add_argument("paths", nargs="*", help="files or folders (each file's main() is run, else its compiled "
+                                            "regions); with --run, the command after '--'")
+    p.add_argument("--entry", help="module:function (or function) to call; with FILE, the file is loaded under "
+                                   "that module name")
+    p.add_argument("--run", action="store_true", help="observe a whole program: gblint confirm --run -- python "
+                                                      "train.py ARGS")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--output-file", "-o", help="write the report to this file")
+    p.add_argument("--config", help="pyproject.toml to read [tool.gblint] and [tool.gblint.confirm] from")
+    p.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    p.add_argument("--verbose", "-v", action="store_true", help="text: show every run's graphs and breaks")
+    add_run_options(p)
+    return p
+
+
+def add_check_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--confirm`` and the run options to the ``check`` parser."""
+    p.add_argument("--confirm", action="store_true",
+                   help="also compile and run every compiled region found, and give each diagnostic a status "
+                        "(confirmed/refuted/not_reached); needs torch (pip install gblint[runtime])")
+    add_run_options(p)
+
+
+def _settings(args, paths: Sequence[str]):
+    from gblint.config import Settings, find_pyproject, load_settings
+    if getattr(args, "isolated", False):
+        return Settings(), None
+    cfg = getattr(args, "config", None) or find_pyproject(paths[0] if paths else os.getcwd())
+    return load_settings(cfg), cfg
+
+
+def _options(args, config: ConfirmConfig) -> Options:
+    opts = Options()
+    opts.backend = args.backend or config.backend or "inductor"
+    opts.device = args.device or config.device or "cpu"
+    opts.timeout = float(args.timeout or config.timeout or 120.0)
+    opts.workers = int(args.workers or config.workers or 1)
+    opts.env = tuple(args.env or ())
+    if opts.timeout <= 0 or opts.workers < 1:
+        raise ValueError("--timeout and --workers must be positive")
+    return opts
+
+
+def confirm(jobs: List[Job], options: Options, settings, checked: Sequence[str],
+            roots: Sequence[str]) -> Tuple[List[Dict[str, Any]], Dict[str, Any], List[str]]:
+    """Run ``jobs``, statically check ``checked`` plus the files under ``roots`` that the runs
+    touched, and match. Returns ``(runs, match result, checked files)``."""
+    from gblint.engine import check_paths
+    runs = run_jobs(jobs, options)
+    files = list(dict.fromkeys([os.path.abspath(p) for p in checked] + user_files(runs, roots)))
+    report = check_paths(files, settings) if files else None
+    diags = report.diagnostics if report else []
+    from gblint.engine import iter_python_files
+    result = match(diags, runs, checked_paths=iter_python_files(files, settings) if files else [])
+    return runs, result, iter_python_files(files, settings) if files else []
+
+
+def _emit(text: str, args) -> None:
+    if getattr(args, "output_file", None):
+        with open(args.output_file, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def cmd_confirm(args) -> int:
+    """``gblint confirm``. See the module doc for exit codes."""
+    paths = list(args.paths or [])
+    try:
+        if args.run:
+            settings, cfg_path = _settings(args, [])
+            config = load_confirm_config(cfg_path)
+            options = _options(args, config)
+            job, options.python = program_job(paths)
+            jobs, unrunnable = [job], []
+            checked = [job.file] if job.file and os.path.isfile(job.file) else []
+            roots = [os.getcwd()]
+        else:
+            for p in paths:
+                if not os.path.exists(p):
+                    print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
+                    return 2
+            settings, cfg_path = _settings(args, paths)
+            config = load_confirm_config(cfg_path)
+            options = _options(args, config)
+            if args.entry:
+                from gblint.engine import iter_python_files
+                files = iter_python_files(paths, settings) if paths else []
+                if paths and not files:
+                    print("gblint: error: no Python files in the given paths", file=sys.stderr)
+                    return 2
+                jobs = [entry_job(f, args.entry, args.example) for f in files] or [entry_job(None, args.entry,
+                                                                                            args.example)]
+                unrunnable = []
+                checked = files
+            else:
+                if not paths:
+                    print("gblint: error: confirm needs FILE..., --entry module:function, or --run -- COMMAND",
+                          file=sys.stderr)
+                    return 2
+                jobs, unrunnable = plan_files(paths, settings, config, args.example)
+                checked = paths
+            roots = [os.getcwd()] + [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths]
+    except ValueError as exc:
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    if not jobs and unrunnable:
+        pass
+    elif not jobs:
+        print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function",
+              file=sys.stderr)
+        return 2
+    runs, result, files = confirm(jobs, options, settings, checked, roots)
+    buf = io.StringIO()
+    if args.format == "json":
+        json.dump(document(runs, result, unrunnable), buf, indent=2, default=str)
+        buf.write("\n")
+    else:
+        write_text(runs, result, files, buf, unrunnable, verbose=args.verbose)
+    _emit(buf.getvalue(), args)
+    if args.strict and (result["counts"]["refuted"] or result["missed"]):
+        return 1
+    return 0
+
+
+def check_confirm(args, paths: Sequence[str], settings, report, regions=None) -> Tuple[Dict[str, Any], int]:
+    """``gblint check --confirm``: run the regions of ``paths`` and return ``(confirm section,
+    strict failure 0/1)``. The section is ``{"runs", "matches", "missed", "precision",
+    "recall", "unrunnable"}``; ``report.diagnostics`` are matched as they are. ``regions``: the
+    static pass's :class:`gblint.consequences.Region` list (found again when None)."""
+    from gblint.config import find_pyproject
+    cfg_path = None if getattr(args, "isolated", False) else (
+        getattr(args, "config", None) or find_pyproject(paths[0] if paths else os.getcwd()))
+    config = load_confirm_config(cfg_path)
+    options = _options(args, config)
+    found = None if regions is None else [(r.entry.path, r.entry.name, bool(r.fullgraph)) for r in regions]
+    jobs, unrunnable = plan_files(paths, settings, config, getattr(args, "example", None), found)
+    runs = run_jobs(jobs, options) if jobs else []
+    from gblint.engine import iter_python_files
+    result = match(report.diagnostics, runs, checked_paths=iter_python_files(list(paths), settings))
+    section = document(runs, result, unrunnable)
+    section.pop("version", None)
+    failed = 1 if getattr(args, "strict", False) and (result["counts"]["refuted"] or result["missed"]) else 0
+    return section, failed
+
+
+def statuses(section: Dict[str, Any]) -> Dict[Tuple[str, int, str], str]:
+    """(path, line, code) -> status, from a confirm section."""
+    from .matching import norm
+    return {(norm(m["path"]), m["line"], m["code"]): m["status"] for m in section.get("matches", [])}
+
+
+def write_check_confirm_text(section: Dict[str, Any], paths: Sequence[str], out) -> None:
+    """The text appended to ``gblint check`` output by ``--confirm``."""
+    out.write("\nRuntime confirmation (torch.compile):\n")
+    write_text(section["runs"], section, paths, out, section.get("unrunnable", ()))
+
+
+def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int:
+    """Run the static report through ``--confirm``: JSON gains ``status`` on each diagnostic
+    and a ``confirm`` section; text gains a confirmation section. ``write_report(buf)`` writes
+    the ordinary report. Returns the exit code (as ``check``, or 1 under ``--strict``)."""
+    paths = list(args.paths or ["."])
+    if paths == ["-"]:
+        print("gblint: error: --confirm needs files, not standard input", file=sys.stderr)
+        return 2
+    try:
+        section, strict_failed = check_confirm(args, paths, settings, report, regions)
+    except ValueError as exc:
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    from gblint.engine import iter_python_files
+    files = iter_python_files(paths, settings)
+    buf = io.StringIO()
+    if args.format == "json":
+        st = statuses(section)
+        from .matching import norm
+        doc = report.to_json()
+        for d in doc["diagnostics"]:
+            if d["effect"] in ("break", "skip", "error"):
+                d["status"] = st.get((norm(d["path"]), d["line"], d["code"]), "not_reached")
+        doc["confirm"] = section
+        json.dump(doc, buf, indent=2, default=str)
+        buf.write("\n")
+    else:
+        write_report(buf)
+        write_check_confirm_text(section, files, buf)
+    _emit(buf.getvalue(), args)
+    if report.errors:
+        return 2
+    if strict_failed:
+        return 1
+    if report.diagnostics and not getattr(args, "exit_zero", False):
+        return 1
+    return 0

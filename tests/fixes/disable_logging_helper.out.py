@@ -1,0 +1,18 @@
+import logging
+
+import torch
+
+log = logging.getLogger(__name__)
+
+
+@torch.compiler.disable
+def report(x):
+    print("mean", x.mean())
+    log.info("max %s", x.max())
+    return x
+
+
+@torch.compile
+def step(x):
+    x = report(x * 2)
+    return x.relu()
