@@ -66,7 +66,7 @@ def settings_fingerprint(settings) -> str:
     """What besides a file's text decides its summary: dynamo config, and gblint's own code
     (sizes and mtimes of its modules, so an edited rule never reads a stale summary)."""
     items = sorted((k, repr(v)) for k, v in settings.dynamo_config.items())
-    return repr(items) + _code_stamp()
+    return repr(items) + repr(settings.torch_version) + _code_stamp()
 
 
 def _code_stamp() -> str:

@@ -38,23 +38,22 @@ class Report:
                 "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
 
 
-def _rules_by_type():
+_RULES_BY_TYPE: Dict[str, Dict[type, list]] = {}
+
+
+def rules_by_type(torch_version: Optional[str] = None) -> Dict[type, list]:
+    """The rules that hold for ``torch_version`` (default: the registry data's), by node type."""
+    from gblint import registry
     from gblint.rules import ALL_RULES
-    table: Dict[type, list] = {}
-    for rule in ALL_RULES:
-        for t in rule.node_types:
-            table.setdefault(t, []).append(rule)
-    return table
-
-
-_RULES_BY_TYPE = None
-
-
-def rules_by_type():
-    global _RULES_BY_TYPE
-    if _RULES_BY_TYPE is None:
-        _RULES_BY_TYPE = _rules_by_type()
-    return _RULES_BY_TYPE
+    version = torch_version or registry.torch_version()
+    if version not in _RULES_BY_TYPE:
+        table: Dict[type, list] = {}
+        for rule in ALL_RULES:
+            if registry.in_range(version, rule.torch_versions):
+                for t in rule.node_types:
+                    table.setdefault(t, []).append(rule)
+        _RULES_BY_TYPE[version] = table
+    return _RULES_BY_TYPE[version]
 
 
 # ------------------------------------------------------------------ files
@@ -127,7 +126,7 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
     """Parse ``text`` once and build its summary. Raises SourceError for unparsable input."""
     tree = parse_source(text, path, None)
     name, is_package = module if module is not None else module_name(path)
-    builder = SummaryBuilder(path, name, is_package, rules_by_type(), settings)
+    builder = SummaryBuilder(path, name, is_package, rules_by_type(settings.torch_version), settings)
     try:
         MetadataWrapper(tree, unsafe_skip_copy=True).visit(builder)
     except RecursionError:

@@ -11,12 +11,13 @@ from .dynamic_shape import DynamicShapeOp
 from .explicit import ExplicitGraphBreak, SkipFrameMarker, StepUnsupportedMarker
 from .language import ClassStatement, ModuleConstruction, SortedWithKey, UncaughtRaise
 from .scalars import NumpyConversion, ScalarExtraction, ToList
+from .tensor_methods import UnsupportedTensorMethod
 
 ALL_RULES = [
     ExplicitGraphBreak(), ScalarExtraction(), ToList(), NumpyConversion(), DataDependentBranch(),
     DynamicShapeOp(), PrintCall(), ReprOfTensor(), LoggingCall(), SkippedModuleCall(), DeepcopyTensor(),
     ClassStatement(), ModuleConstruction(), SortedWithKey(), BackwardCall(), TensorHook(), DataAssignment(),
-    SkipFrameMarker(), StepUnsupportedMarker(), FormatTensor(), UncaughtRaise(),
+    SkipFrameMarker(), StepUnsupportedMarker(), FormatTensor(), UncaughtRaise(), UnsupportedTensorMethod(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

@@ -187,7 +187,7 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007",)
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280")
     node_types = (cst.Call,)
     summary = "A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`...) or `torch.manual_seed`."
     why = "Functions of skipped files run in Python: the graph ends at the call."
@@ -223,6 +223,14 @@ class SkippedModuleCall(Rule):
             return self.site(node, f"`{q}(...)` lives in a module Dynamo skips")
         if q == "exec":
             return self.site(node, "`exec(...)`", gb_ids=("GB0059",))
+        if q == "torch.use_deterministic_algorithms" and any(
+                a.keyword and a.keyword.value == "warn_only" and not (isinstance(a.value, cst.Name)
+                                                                      and a.value.value == "False") for a in node.args):
+            return self.site(node, "`torch.use_deterministic_algorithms(..., warn_only=True)`", gb_ids=("GB0230",))
+        if q == "vars" and not node.args:
+            return self.site(node, "`vars()` without arguments", gb_ids=("GB0270",))
+        if q == "super" and len(node.args) == 1:
+            return self.site(node, "one-argument `super(Cls)`", gb_ids=("GB0280",))
         return None
 
 

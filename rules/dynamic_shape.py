@@ -16,7 +16,7 @@ DYNAMIC_FUNCS = {f"torch.{n}" for n in DYNAMIC_METHODS} | {"torch.Tensor.nonzero
 class DynamicShapeOp(Rule):
     code = "GBL106"
     name = "dynamic-shape-op"
-    gb_ids = ("GB0036",)
+    gb_ids = ("GB0036", "GB0246")
     node_types = (cst.Call, cst.Subscript)
     summary = "An op whose output shape depends on tensor data (`nonzero`, `unique`, `x[mask]`, `masked_select`...)."
     why = "Dynamo cannot size the output without the data: the graph ends here."
@@ -59,6 +59,10 @@ class DynamicShapeOp(Rule):
         q = ctx.resolve(func)
         if q in DYNAMIC_FUNCS:
             return self.site(node, f"`{q}(...)` has a data-dependent output shape")
+        if q == "torch.nn.functional.one_hot" and len(node.args) < 2 and \
+                not any(a.keyword and a.keyword.value == "num_classes" for a in node.args):
+            return self.site(node, "`F.one_hot(x)` without `num_classes` has a data-dependent output shape",
+                             gb_ids=("GB0246",))
         if q == "torch.where" and len(node.args) == 1:
             return self.site(node, "`torch.where(cond)` with one argument has a data-dependent output shape")
         if isinstance(func, cst.Attribute) and func.attr.value in DYNAMIC_METHODS:

@@ -11,19 +11,24 @@ from .base import Rule
 class _MarkerRule(Rule):
     node_types = (cst.Call,)
     marker = ""
+    aliases = {}
     outcome = "resume"
 
     def check(self, node, ctx):
-        if ctx.resolve(node.func) == self.marker:
-            return self.site(node, f"`{self.marker}()`", outcome=self.outcome)
+        q = ctx.resolve(node.func)
+        if q == self.marker:
+            return self.site(node, f"`{self.marker}()`", outcome=self.outcome, gb_ids=self.gb_ids[:1])
+        if q in self.aliases:
+            return self.site(node, f"`{q}()`", outcome=self.outcome, gb_ids=(self.aliases[q],))
         return None
 
 
 class ExplicitGraphBreak(_MarkerRule):
     code = "GBL101"
     name = "explicit-graph-break"
-    gb_ids = ("GB0025",)
+    gb_ids = ("GB0025", "GB0030")
     marker = "torch._dynamo.graph_break"
+    aliases = {"torch._dynamo.comptime.comptime.graph_break": "GB0030", "torch._dynamo.comptime.graph_break": "GB0030"}
     summary = "A call of `torch._dynamo.graph_break()` inside compiled code."
     why = "Ends the current graph: +1 graph and a resume frame; a frame skip inside loops, `try` or some `with` blocks."
     hint = "Remove the `torch._dynamo.graph_break()` call."
@@ -65,6 +70,7 @@ class SkipFrameMarker(_MarkerRule):
     gb_ids = ("GB4297",)
     marker = "torch._dynamo.skip_frame"
     outcome = "skip"
+    torch_versions = ">=2.13"
     summary = "A call of `torch._dynamo.skip_frame()`: the whole frame runs eagerly."
     why = "Dynamo throws away the graph traced so far and skips the frame."
     hint = "Remove the `torch._dynamo.skip_frame()` call, or use `torch.compiler.disable` on a helper."
@@ -91,6 +97,7 @@ class StepUnsupportedMarker(_MarkerRule):
     gb_ids = ("GB4636",)
     marker = "torch._dynamo.step_unsupported"
     outcome = "tail"
+    torch_versions = ">=2.13"
     summary = "A call of `torch._dynamo.step_unsupported()`: graph up to the last checkpoint, rest eager."
     why = "Dynamo keeps the graph up to the last checkpoint (>= 2 ops) and runs the rest of the frame eagerly; without a checkpoint the frame is skipped."
     hint = "Remove the `torch._dynamo.step_unsupported()` call."

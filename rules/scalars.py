@@ -90,7 +90,7 @@ class ToList(Rule):
 class NumpyConversion(Rule):
     code = "GBL104"
     name = "tensor-numpy"
-    gb_ids = ("GB0105", "GB0293")
+    gb_ids = ("GB0105", "GB0293", "GB0231")
     node_types = (cst.Call,)
     summary = "`t.numpy()` or a `numpy` call with `torch._dynamo.config.trace_numpy = False`."
     why = "With NumPy tracing off, the conversion and every NumPy call break the graph."
@@ -121,6 +121,8 @@ class NumpyConversion(Rule):
             if ctx.kind(func.value) != "P":
                 return self.site(node, "`.numpy()` with trace_numpy=False", gb_ids=("GB0105",))
         q = ctx.resolve(func) or ""
+        if q == "torch.from_numpy":
+            return self.site(node, "`torch.from_numpy(...)` with trace_numpy=False", gb_ids=("GB0231",))
         if q.startswith("numpy."):
             return self.site(node, f"`{q}(...)` with trace_numpy=False", gb_ids=("GB0293",))
         return None
