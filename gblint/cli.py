@@ -122,7 +122,8 @@ def cmd_check(args) -> int:
     else:
         sources = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
     try:
-        report, project, regions, walks = run(sources, settings, cache)
+        report, project, regions, walks = run(sources, settings, cache,
+                                              fixes=args.format in ("json", "sarif") and not args.statistics)
     except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2

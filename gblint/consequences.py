@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from . import registry
 from .diagnostics import CONSEQUENCE_CODES, Diagnostic, TraceFrame
 from .summary import Block, Event, FunctionInfo
 
@@ -250,6 +251,9 @@ class _RegionWalk:
             return  # the same break, already reported from a caller's point of view
         self.reported_sites.add(site)
         self.emitted.add(key)
+        ids = tuple(dict.fromkeys(gb_ids))
+        if ids and registry.gb_type(ids[0]):
+            message = f"{message} [{ids[0]}: {registry.gb_type(ids[0])}]"
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or CONSEQUENCE_CODES.get(code, ("", ""))[0], effect=effect, message=message,
@@ -442,8 +446,8 @@ class _RegionWalk:
                       f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
                       f"inside a loop (GB7000), so the whole frame `{frame.name}` is skipped and runs eagerly, "
                       f"including the work before the loop.",
-                      _join_hint(site.hint, "Move the break out of the loop, unroll the loop, or isolate the "
-                                 "breaking code in a helper decorated with `@torch.compiler.disable`."),
+                      _join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
+                                 "move the loop into its own function so that only that frame is skipped."),
                       site.gb_ids + ("GB7000",), trace,
                       fix_request=("loop", loop.line, anchor.span.line, frame.name) if frame.path == path else None)
             return "skip"
@@ -483,15 +487,15 @@ class _RegionWalk:
                 self.emit("GBL208" if blocker is not None else site.code, "break", frame.name, path, site.span,
                           f"{site.detail} {how}{label}: Dynamo cannot resume here; it compiles the graph up to the "
                           f"last checkpoint before it (about {ops} ops) and runs the rest of `{frame.name}` eagerly.",
-                          _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in "
-                                     "a helper decorated with `@torch.compiler.disable`."), gb, trace,
+                          _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
+                                     "function so that only that frame runs eagerly."), gb, trace,
                           name=None if blocker is not None else site.rule_name, fix_request=request)
                 return "tail"
             self.emit(code, "skip", frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
                       f"it, so frame `{frame.name}` is skipped and runs eagerly.",
-                      _join_hint(site.hint, "Move the break out of the block, or isolate the breaking code in a "
-                                 "helper decorated with `@torch.compiler.disable`."), gb, trace,
+                      _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
+                                 "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
             if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
                 self.contextmanager_frames(frame, blocker)

@@ -159,6 +159,7 @@ class Loader:
         self.errors: List[Dict[str, str]] = []
         self.followed: Dict[str, str] = {}
         self.followed_files = 0
+        self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
         for pkg in settings.follow_imports:
             root = _package_dir(pkg)
@@ -193,7 +194,11 @@ class Loader:
         return summary
 
     def load_module(self, name: str) -> Optional[FileSummary]:
-        """The summary of module ``name`` when it belongs to a followed package, else None."""
+        """The summary of module ``name`` when it is a checked file not loaded yet, or belongs to a
+        followed package; else None."""
+        src = self.lazy.pop(name, None)
+        if src is not None:
+            return self.load(src)
         top = name.split(".")[0]
         root = self.followed.get(top)
         if root is None or name in self._missing:
@@ -206,6 +211,30 @@ class Loader:
                 return self.load(SourceFile(path, None, (name, is_pkg)), followed=True)
         self._missing.add(name)
         return None
+
+
+def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optional[str]:
+    """The module name under which ``src`` can wait until a compiled region reaches it, or None
+    when it must be analysed now. Only code reachable from a region can be reported, and a file
+    that never mentions ``compile`` declares no region; such files are syntax-checked with
+    :mod:`ast` (cheap) and parsed with libcst only when a call leads into them."""
+    import ast
+    try:
+        text = src.text if src.text is not None else read_source(src.path)
+    except SourceError:
+        return None  # let load() report it
+    if "compile" in text:
+        return None
+    module = src.module if src.module is not None else module_name(src.path)
+    if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:
+        return None
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # load() reports the syntax error with libcst's position
+    src.text = text
+    loader.noqa[src.path] = noqa_lines(text)
+    return module[0]
 
 
 def _package_dir(name: str) -> Optional[str]:
@@ -226,21 +255,31 @@ def check_paths(paths: Sequence[str], settings: Settings, cache=None) -> Report:
     return check_sources([SourceFile(p, None) for p in files], settings, cache)
 
 
-def check_sources(sources: Iterable[SourceFile], settings: Settings, cache=None) -> Report:
+def check_sources(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True) -> Report:
     """Check in-memory or on-disk sources as one project.
 
-    ``cache`` is an optional :class:`gblint.cache.SummaryCache`.
+    ``cache`` is an optional :class:`gblint.cache.SummaryCache`; ``fixes=False`` leaves
+    ``Diagnostic.fix`` empty (faster).
     """
-    return run(sources, settings, cache)[0]
+    return run(sources, settings, cache, fixes)[0]
 
 
-def run(sources: Iterable[SourceFile], settings: Settings, cache=None):
-    """Check sources; return ``(Report, Project, regions, walks)`` for front ends that need more."""
+def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True):
+    """Check sources; return ``(Report, Project, regions, walks)`` for front ends that need more.
+
+    ``fixes`` computes each diagnostic's ``fix`` (a re-parse of the files concerned); output that
+    shows no fixes can skip it.
+    """
     loader = Loader(settings, cache)
     summaries: List[FileSummary] = []
     count = 0
+    entry_modules = {spec.partition(":")[0] for spec in settings.entry_points}
     for src in sources:
         count += 1
+        lazy = _lazy_candidate(src, loader, entry_modules)
+        if lazy is not None:
+            loader.lazy.setdefault(lazy, src)
+            continue
         summary = loader.load(src)
         if summary is not None:
             summaries.append(summary)
@@ -267,7 +306,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None):
             continue
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
-    if any(d.fix_request for d in kept):
+    if fixes and any(d.fix_request for d in kept):
         from .fix import attach_fixes
         kept = attach_fixes(kept, loader.texts, settings)
     return Report(kept, count, errors), project, regions, walks

@@ -393,6 +393,39 @@ class SummaryBuilder(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
+    # libcst looks visitor methods up by formatted name for every node and attribute; on large
+    # files that lookup costs more than the rules, so it is cached per node type here.
+    _dispatch: Dict[tuple, object] = {}
+
+    def _hook(self, kind: str, node_type: type, attribute: str = ""):
+        key = (kind, node_type, attribute)
+        try:
+            return self._dispatch[key]
+        except KeyError:
+            name = f"{kind}_{node_type.__name__}" + (f"_{attribute}" if attribute else "")
+            fn = getattr(type(self), name, None)
+            self._dispatch[key] = fn
+            return fn
+
+    def on_visit(self, node) -> bool:
+        fn = self._hook("visit", type(node))
+        return True if fn is None else fn(self, node) is not False
+
+    def on_leave(self, original_node) -> None:
+        fn = self._hook("leave", type(original_node))
+        if fn is not None:
+            fn(self, original_node)
+
+    def on_visit_attribute(self, node, attribute: str) -> None:
+        fn = self._hook("visit", type(node), attribute)
+        if fn is not None:
+            fn(self, node)
+
+    def on_leave_attribute(self, original_node, attribute: str) -> None:
+        fn = self._hook("leave", type(original_node), attribute)
+        if fn is not None:
+            fn(self, original_node)
+
     def __init__(self, path: str, module: str, is_package: bool, rules_by_type, settings):
         super().__init__()
         self.summary = FileSummary(path, module)
