@@ -40,6 +40,8 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", metavar="FRAME",
                    help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
+    parser.add_argument("--jobs", "-j", type=int, default=0,
+                        help="processes for large trees (default: one per core; 1 = serial)")
     parser.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
 
 
@@ -85,6 +87,8 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.dynamo_config["nested_graph_breaks"] = True
     if args.no_respect_gitignore:
         settings.respect_gitignore = False
+    if getattr(args, "jobs", 0):
+        settings.jobs = args.jobs
     if args.follow_imports:
         settings.follow_imports += tuple(args.follow_imports)
     if args.entry:

@@ -33,7 +33,8 @@ DYNAMO_KEYS = {
 }
 KNOWN_KEYS = {"select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
               "python-version", "torch-version", "respect-gitignore", "entry-points", "max-unroll",
-              "follow-imports", "cache"} | set(DYNAMO_KEYS)
+              "follow-imports", "cache",
+              "confirm"} | set(DYNAMO_KEYS)  # confirm: read by gblint.runtime_check.plan
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
                    ".pytest_cache", "build", "dist", "node_modules", ".eggs", "site-packages")
 
@@ -53,6 +54,7 @@ class Settings:
     entry_points: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
     max_unroll: int = 8
+    jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
     root: str = "."
 
     def selected(self, code: str, path: Optional[str] = None) -> bool:

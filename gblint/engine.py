@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import traceback
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -20,7 +21,7 @@ from .consequences import Consequences, Frame, Region
 from .diagnostics import Diagnostic
 from .index import Project, module_name
 from .noqa import noqa_lines, suppressed
-from .source import SourceError, parse_source, read_source
+from .source import SourceError, caused_by_recursion, describe_exception, parse_source, read_source, run_deep, too_deep
 from .summary import FileSummary, SummaryBuilder
 
 
@@ -128,11 +129,11 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
     name, is_package = module if module is not None else module_name(path)
     builder = SummaryBuilder(path, name, is_package, rules_by_type(settings.torch_version), settings)
     try:
-        MetadataWrapper(tree, unsafe_skip_copy=True).visit(builder)
-    except RecursionError:
-        raise SourceError(Diagnostic(path=path, line=1, column=1, end_line=1, end_column=1, code="GBL001",
-                                     name="syntax-error", effect="info", hint="",
-                                     message="file is nested too deeply to analyse"))
+        run_deep(MetadataWrapper(tree, unsafe_skip_copy=True).visit, builder)
+    except Exception as exc:  # libcst reports a RecursionError in its metadata as a KeyError
+        if caused_by_recursion(exc):
+            raise too_deep(path)
+        raise
     return builder.summary
 
 
@@ -184,13 +185,19 @@ class Loader:
                 self.diagnostics.append(exc.diagnostic)
             return None
         except Exception as exc:  # gblint's own failure: report it, go on with the other files
-            self.errors.append({"path": src.path, "message": f"internal error: {type(exc).__name__}: {exc}"})
+            self.errors.append({"path": src.path, "message": f"internal error: {describe_exception(exc)}"})
             self.diagnostics.append(_internal(src.path, "engine", exc))
             return None
+        failures: Dict[str, List[Tuple[int, str]]] = {}
         for rule_name, line, message in summary.rule_errors:
+            failures.setdefault(rule_name, []).append((line, message))
+        for rule_name, found in failures.items():  # one GBL000 per rule and file, however often it failed
+            line, message = found[0]
+            more = f" (and {len(found) - 1} more place(s) in this file)" if len(found) > 1 else ""
             self.diagnostics.append(Diagnostic(path=src.path, line=line, column=1, end_line=line, end_column=1,
-                                               code="GBL000", name="internal-error", effect="info", hint="",
-                                               message=f"rule `{rule_name}` failed here: {message}"))
+                                               code="GBL000", name="internal-error", effect="info",
+                                               hint="Please report this with the file that caused it.",
+                                               message=f"rule `{rule_name}` failed here{more}: {message}"))
         return summary
 
     def load_module(self, name: str) -> Optional[FileSummary]:
@@ -213,6 +220,64 @@ class Loader:
         return None
 
 
+# text that can declare a compiled region: torch.compile / T.compile(...) / model.compile() /
+# `from torch import compile`; `re.compile(` alone cannot
+_REGION_TEXT = re.compile(r"(?<![\w])(?!re\.)(?:\w+\.)+compile\b|import[^\n]*\bcompile\b|^\s*compile\s*\(", re.M)
+
+
+PARALLEL_THRESHOLD = 24  # below this many files a process pool costs more than it saves (pre-commit)
+
+
+def _summarize_worker(args):
+    """Process-pool worker: one file's summary (or the diagnostic/error it produced)."""
+    src, settings = args
+    loader = Loader.__new__(Loader)
+    Loader.__init__(loader, dataclasses.replace(settings, follow_imports=()), None)
+    summary = loader.load(src)
+    return src, summary, loader.diagnostics, loader.errors, loader.noqa.get(src.path, {}), loader.texts.get(src.path)
+
+
+def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List[FileSummary]:
+    """Summarise files in a process pool; cached summaries are read here, misses go to workers."""
+    import concurrent.futures
+
+    out: List[FileSummary] = []
+    todo = []
+    for src in eager:
+        if loader.cache is not None:
+            try:
+                text = src.text if src.text is not None else read_source(src.path)
+            except SourceError as exc:
+                loader.diagnostics.append(exc.diagnostic)
+                continue
+            src = SourceFile(src.path, text, src.module)
+            module = src.module if src.module is not None else module_name(src.path)
+            hit = loader.cache.get(loader.cache.key(src.path, module[0], text))
+            if hit is not None:
+                loader.noqa[src.path] = noqa_lines(text)
+                loader.texts[src.path] = text
+                out.append(hit)
+                continue
+        todo.append(src)
+    if not todo:
+        return out
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        chunk = max(1, len(todo) // (jobs * 8))
+        for src, summary, diags, errors, noqa, text in pool.map(
+                _summarize_worker, [(s, loader.settings) for s in todo], chunksize=chunk):
+            loader.diagnostics.extend(diags)
+            loader.errors.extend(errors)
+            loader.noqa[src.path] = noqa
+            if text is not None:
+                loader.texts[src.path] = text
+            if summary is not None:
+                out.append(summary)
+                if loader.cache is not None and text is not None:
+                    module = src.module if src.module is not None else module_name(src.path)
+                    loader.cache.put(loader.cache.key(src.path, module[0], text), summary)
+    return out
+
+
 def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optional[str]:
     """The module name under which ``src`` can wait until a compiled region reaches it, or None
     when it must be analysed now. Only code reachable from a region can be reported, and a file
@@ -223,7 +288,7 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
         text = src.text if src.text is not None else read_source(src.path)
     except SourceError:
         return None  # let load() report it
-    if "compile" in text:
+    if "compile" in text and _REGION_TEXT.search(text):
         return None
     module = src.module if src.module is not None else module_name(src.path)
     if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:
@@ -274,15 +339,22 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     summaries: List[FileSummary] = []
     count = 0
     entry_modules = {spec.partition(":")[0] for spec in settings.entry_points}
+    eager: List[SourceFile] = []
     for src in sources:
         count += 1
         lazy = _lazy_candidate(src, loader, entry_modules)
         if lazy is not None:
             loader.lazy.setdefault(lazy, src)
-            continue
-        summary = loader.load(src)
-        if summary is not None:
-            summaries.append(summary)
+        else:
+            eager.append(src)
+    jobs = settings.jobs if settings.jobs else (os.cpu_count() or 1)
+    if jobs > 1 and len(eager) >= PARALLEL_THRESHOLD:
+        summaries.extend(_load_parallel(eager, loader, jobs))
+    else:
+        for src in eager:
+            summary = loader.load(src)
+            if summary is not None:
+                summaries.append(summary)
     project = Project(summaries, loader)
     model = Consequences(project)
     diagnostics = loader.diagnostics
@@ -296,7 +368,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             diagnostics.extend(walk.diagnostics)
         except Exception as exc:
             errors.append({"path": region.entry.path, "message": f"internal error in region "
-                                                                  f"{region.entry.name}: {type(exc).__name__}: {exc}"})
+                                                                  f"{region.entry.name}: {describe_exception(exc)}"})
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
     kept = []
     for d in _dedupe(diagnostics):
@@ -328,7 +400,7 @@ def _internal(path: str, where: str, exc: BaseException, line: int = 1) -> Diagn
     origin = f" at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
     return Diagnostic(path=path, line=line, column=1, end_line=line, end_column=1, code="GBL000",
                       name="internal-error", effect="info", hint="Please report this with the file that caused it.",
-                      message=f"gblint internal error in {where}{origin}: {type(exc).__name__}: {exc}")
+                      message=f"gblint internal error in {where}{origin}: {describe_exception(exc)}")
 
 
 # ------------------------------------------------------------------ regions
