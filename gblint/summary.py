@@ -16,6 +16,7 @@ from libcst.metadata import PositionProvider
 
 from . import tensors
 from .names import ImportTable, dotted
+from .source import describe_exception
 from .tensors import join, likely_tensor, maybe_tensor
 
 # ----------------------------------------------------------------------------- records
@@ -231,6 +232,7 @@ class FunctionScope:
         self.ops = 0
         self.pending: List[Event] = []
         self.is_generator = False
+        self.deferred: Dict[str, Event] = {}  # name bound to a lazily formatted string -> its break
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
@@ -861,6 +863,20 @@ class SummaryBuilder(cst.CSTVisitor):
         scope = self.ctx
         for t in node.targets:
             self.bind(t.target, node.value, scope)
+        if self.in_function() and isinstance(node.value, cst.FormattedString) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) and scope.pending:
+            ev = scope.pending[-1]
+            if ev.kind == "break" and ev.code == "GBL123" and ev.span == self.span(node.value):
+                # Dynamo formats f-strings lazily: the failure surfaces where the string is first used
+                scope.deferred[node.targets[0].target.value] = ev
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.in_function() and self.scope.deferred:
+            ev = self.scope.deferred.pop(node.value, None)
+            if ev is not None:
+                line = ev.span.line
+                ev.span = self.span(node)
+                ev.detail = f"{ev.detail} (line {line}), used here"
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
@@ -1073,7 +1089,7 @@ class SummaryBuilder(cst.CSTVisitor):
             try:
                 found = rule.check(node, self.scope)
             except Exception as exc:  # a broken rule must not stop the others (GBL000)
-                self.summary.rule_errors.append((rule.name, self.span(node).line, f"{type(exc).__name__}: {exc}"))
+                self.summary.rule_errors.append((rule.name, self.span(node).line, describe_exception(exc)))
                 continue
             if found is None:
                 continue

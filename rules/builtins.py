@@ -94,7 +94,8 @@ class FormatTensor(Rule):
     gb_ids = ("GB0088",)
     node_types = (cst.FormattedString, cst.BinaryOperation)
     summary = "An f-string or `%` formatting of a tensor value."
-    why = "Formatting raises inside Dynamo's tracer (Observed exception); the frame cannot resume and is skipped."
+    why = ("Formatting raises inside Dynamo's tracer (Observed exception); the frame cannot resume and is skipped. "
+           "An f-string is formatted lazily: the failure is reported where the string is first used.")
     hint = "Format the value outside the compiled region, or format `t.shape` / a constant instead."
     source = "torch/_dynamo/variables/builtin.py (str.format / __format__); semantics.md §1"
     examples_fire = (
@@ -102,8 +103,12 @@ class FormatTensor(Rule):
         "@torch.compile\n"
         "def f(x):\n"
         "    x = x.relu()\n"
-        "    label = f'value={x.sum()}'  # expect: GBL123\n"
-        "    return x + len(label)\n",
+        "    label = f'value={x.sum()}'\n"
+        "    return x + len(label)  # expect: GBL123\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x, 'mean=%s' % x.mean()  # expect: GBL123\n",
     )
     examples_clean = (
         "import torch\n"
