@@ -120,7 +120,7 @@ class Consequences:
             if ev.kind == "break":
                 if ev.outcome == "raise" and (_in_try(ev.blocks) or _conditional(ev.blocks)):
                     continue
-                out.append(InnerBreak(frame, ev, ()))
+                out.append(InnerBreak(frame, ev, ()))  # capture-dependent ones are filtered per region
             elif ev.kind == "with":
                 out.append(InnerBreak(frame, ev, ()))
             elif ev.kind == "call":
@@ -158,7 +158,7 @@ class Consequences:
     def walk(self, region: Region) -> "_RegionWalk":
         """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
-        walk.frame(region.entry, strict=False)
+        walk.frame(region.entry, strict=bool(_eogb_value(region.entry.info.decorator(*EOGB))))
         return walk
 
 
@@ -303,15 +303,17 @@ class _RegionWalk:
                 skipped = True
                 continue
             if ev.kind == "break":
+                if not self.breaks_here(ev):
+                    continue
                 if ev.outcome == "raise" and (_in_try(ev.blocks) or
                                               (_conditional(ev.blocks) and frame != self.region.entry)):
                     continue  # validation `raise`s in callees are error paths, not compile costs
                 if ev.outcome == "raise" and _conditional(ev.blocks):
                     # reported (the frame is skipped on a call that raises), but the usual path, where the
                     # condition is false, goes on being traced
-                    self._decide(frame, ev, ev.blocks, ev, checkpoint, ())
+                    self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
                     continue
-                verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, ())
+                verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
                 if verdict == "resume":
                     checkpoint = ev.ops_index
                 elif verdict in ("skip",):
@@ -321,6 +323,13 @@ class _RegionWalk:
                 skipped = self.call(frame, ev, strict, checkpoint) or skipped
                 if not skipped and self.last_call_resumed:
                     checkpoint = ev.ops_index
+
+    def breaks_here(self, ev: Event) -> bool:
+        """fullgraph=True captures `.item()` symbolically (measured on 2.13): the read is no break,
+        but a Python branch on its value is a data-dependent guard that fails."""
+        if self.region.fullgraph:
+            return not ev.capturable
+        return not ev.needs_capture
 
     def strict_at(self, blocks: Tuple[Block, ...], strict: bool) -> bool:
         for b in blocks:
@@ -368,7 +377,8 @@ class _RegionWalk:
                     if not self.region_failed:
                         self.frame(callee, strict=False)
                 continue
-            inner = self.owner._through_call(frame, ev, target=(kind, callee), stack=())
+            inner = [ib for ib in self.owner._through_call(frame, ev, target=(kind, callee), stack=())
+                     if self.breaks_here(ib.event)]
             if not inner:
                 continue
             if info.is_generator:
@@ -574,9 +584,11 @@ class _RegionWalk:
         trace = self.trace(chain, site_frame, site) if chain else ()
         why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
         code = "GBL401" if self.region.fullgraph else "GBL402"
+        exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
+               if site.needs_capture else "torch._dynamo.exc.Unsupported")
         self.emit(code, "error", frame.name, site_frame.path, site.span,
                   f"{detail}: under {why} this graph break is a compile error; calling `{self.region.entry.name}` "
-                  "raises torch._dynamo.exc.Unsupported.",
+                  f"raises {exc}.",
                   _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
                              "this code."), tuple(gb_ids), trace)
         for caller, call in chain:

@@ -305,13 +305,19 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
 def _package_dir(name: str) -> Optional[str]:
     """Directory of an installed top-level package, found without importing it."""
     import importlib.util
+    top, _, rest = name.partition(".")
     try:
-        spec = importlib.util.find_spec(name)
+        spec = importlib.util.find_spec(top)  # find_spec("a.b") would import (run) package a
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    return list(spec.submodule_search_locations)[0]
+    root = list(spec.submodule_search_locations)[0]
+    if rest:
+        root = os.path.join(root, *rest.split("."))
+        if not os.path.isfile(os.path.join(root, "__init__.py")):
+            return None
+    return root
 
 
 def check_paths(paths: Sequence[str], settings: Settings, cache=None) -> Report:

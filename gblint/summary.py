@@ -74,6 +74,8 @@ class Event:
     hint: str = ""
     outcome: str = "resume"
     python_value: bool = False
+    capturable: bool = False
+    needs_capture: bool = False
     needs: Optional[str] = None
     # call
     callee: Optional[tuple] = None
@@ -343,6 +345,8 @@ class FunctionScope:
             method = func.attr.value
             recv = self.kind(func.value)
             if likely_tensor(recv):
+                if method == "item":
+                    return "S"
                 if method in tensors.PY_METHODS:
                     return "P"
                 return recv
@@ -353,6 +357,8 @@ class FunctionScope:
             k = tensors.torch_call_kind(q)
             if k != "?":
                 return k
+            if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
+                return "S"
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",
                      "repr", "tuple", "list", "dict", "set", "enumerate", "zip", "getattr", "callable"):
                 return "T" if q == "getattr" and node.args and maybe_tensor(self.kind(node.args[0].value)) \
@@ -1099,7 +1105,8 @@ class SummaryBuilder(cst.CSTVisitor):
                 self.add_event(Event(
                     "break", self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
-                    hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs))
+                    hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs,
+                    capturable=site.capturable, needs_capture=site.needs_capture))
 
     # statements and expressions the rules look at
     def leave_If_test(self, node):

@@ -1,6 +1,7 @@
 """What gblint knows about tensor values without importing torch.
 
-Kind tokens used across the engine: ``"~"`` probably a tensor (a user function's result
+Kind tokens used across the engine: ``"S"`` a Python scalar read out of tensor data (``.item()``,
+``float(t)``: a real value after the break, a symbolic one where scalars are captured), ``"~"`` probably a tensor (a user function's result
 when called with tensors: counted as traced ops, never reported), ``"T"`` a tensor, ``"P"`` a Python value Dynamo
 guards on (sizes, dtypes, constants), ``"M"`` an ``nn.Module`` object, ``"?"`` unknown,
 and ``"p:NAME"`` "a tensor if parameter NAME turns out to be one" (resolved once the
@@ -95,6 +96,8 @@ def join(*kinds: str) -> str:
             return k
     if "~" in kinds:
         return "~"
+    if "S" in kinds and all(k in ("S", "P") for k in kinds):
+        return "S"
     if kinds and all(k == "P" for k in kinds):
         return "P"
     return "?"

@@ -32,6 +32,8 @@ class BreakSite:
     outcome: str = "resume"
     gb_ids: Tuple[str, ...] = ()
     python_value: bool = False  # turns a tensor into a Python value (matters for nonstrict_trace, GB0251)
+    capturable: bool = False  # no break where scalars are captured (fullgraph=True traces `.item()` symbolically)
+    needs_capture: bool = False  # breaks only where scalars are captured (a branch on a captured `.item()`)
 
 
 class Rule:

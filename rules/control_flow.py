@@ -72,6 +72,12 @@ class DataDependentBranch(Rule):
         else:
             test = node.left
         k = ctx.kind(test)
+        if k == "S":
+            # a branch on `.item()`: a real Python value after the `.item()` break, but a data-dependent
+            # guard where scalars are captured (fullgraph=True, capture_scalar_outputs=True)
+            captured = bool(ctx.config("capture_scalar_outputs", False))
+            return self.site(test, "branch on a scalar read from a tensor (data-dependent guard)",
+                             needs_capture=not captured, gb_ids=("GB0170",))
         if maybe_tensor(k):
             what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}.get(type(node))
             if what is None:

@@ -1,0 +1,797 @@
+"""``gblint lsp``: a Language Server (stdio) over the engine, built on pygls and lsprotocol.
+
+What it offers an editor:
+
+- diagnostics of every open Python document, pushed on open, save and change (debounced,
+  :data:`DEBOUNCE_S`), or pulled (``textDocument/diagnostic``) when the client supports it;
+  each with ``code``, ``codeDescription`` (the graph-break page), ``source: "gblint"`` and
+  ``relatedInformation`` for the call chain (``trace``);
+- code actions: the diagnostic's own fix, ``# noqa: GBLnnn`` on its line, and
+  ``source.fixAll.gblint`` (every safe fix of the document);
+- hover on a flagged line: what Dynamo will do, the hint and the link;
+- ``pyproject.toml`` changes (``workspace/didChangeWatchedFiles``) re-read the configuration.
+
+All open documents are analysed as one project (per configuration file), so a change in one
+open file refreshes the diagnostics of the others (a helper's break seen from a compiled
+region in another file).
+
+``initializationOptions`` (all optional)::
+
+    {"breakSeverity": "warning" | "information" | "hint" | "error",   # effect "break"
+     "diagnosticMode": "auto" | "push" | "pull"}
+
+``auto`` (the default) answers pull requests when the client announces pull support and
+pushes otherwise, so a client never shows the same diagnostic twice.
+"""
+from __future__ import annotations
+
+import ast
+import asyncio
+import collections
+import concurrent.futures
+import dataclasses
+import functools
+import hashlib
+import inspect
+import logging
+import os
+import pickle
+import re
+import sys
+import threading
+import warnings
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import PositionCodec
+
+from . import __version__
+from .config import ConfigError, Settings, find_pyproject, load_settings
+from .diagnostics import Diagnostic, Edit
+from .engine import SourceFile, check_sources
+from .noqa import NOQA
+
+log = logging.getLogger("gblint.lsp")
+
+DEBOUNCE_S = 0.3
+SOURCE = "gblint"
+FIX_ALL_KIND = "source.fixAll.gblint"
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+SEVERITY_NAMES = {
+    "error": lsp.DiagnosticSeverity.Error,
+    "warning": lsp.DiagnosticSeverity.Warning,
+    "information": lsp.DiagnosticSeverity.Information,
+    "info": lsp.DiagnosticSeverity.Information,
+    "hint": lsp.DiagnosticSeverity.Hint,
+}
+EFFECT_WORDS = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
+
+# Python's own line breaks (str.splitlines also splits on \f, \v, \x1c... which would shift lines).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+# ------------------------------------------------------------------ conversions (pure)
+
+def split_lines(text: str) -> List[str]:
+    """Lines of ``text`` without their line breaks, split as Python's tokenizer splits them."""
+    return _LINE_BREAK.split(text)
+
+
+def severity_for(effect: str, break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning
+                 ) -> lsp.DiagnosticSeverity:
+    """LSP severity of a gblint effect: error -> Error, skip -> Warning, break ->
+    ``break_severity``, info (and anything unknown) -> Information."""
+    if effect == "error":
+        return lsp.DiagnosticSeverity.Error
+    if effect == "skip":
+        return lsp.DiagnosticSeverity.Warning
+    if effect == "break":
+        return break_severity
+    return lsp.DiagnosticSeverity.Information
+
+
+def to_position(lines: Sequence[str], line: int, column: int, codec: PositionCodec) -> lsp.Position:
+    """An LSP position from gblint's 1-based (line, column in code points), in the client's
+    code units; out-of-range values are clamped to the document."""
+    row = max(line - 1, 0)
+    if row >= len(lines):
+        if not lines:
+            return lsp.Position(line=0, character=0)
+        row = len(lines) - 1
+        return lsp.Position(line=row, character=codec.client_num_units(lines[row]))
+    text = lines[row]
+    col = min(max(column - 1, 0), len(text))
+    return lsp.Position(line=row, character=codec.client_num_units(text[:col]))
+
+
+def to_range(lines: Sequence[str], line: int, column: int, end_line: int, end_column: int,
+             codec: PositionCodec) -> lsp.Range:
+    """An LSP range from gblint's 1-based positions (``end_column`` exclusive, as in LSP)."""
+    start = to_position(lines, line, column, codec)
+    end = to_position(lines, end_line, end_column, codec)
+    if (end.line, end.character) < (start.line, start.character):
+        end = start
+    return lsp.Range(start=start, end=end)
+
+
+def path_to_uri(path: str) -> str:
+    """A ``file://`` URI for a file system path (made absolute first)."""
+    return from_fs_path(os.path.abspath(path)) or path
+
+
+def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None,
+                      break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning,
+                      uri_for_path=path_to_uri) -> lsp.Diagnostic:
+    """Convert one gblint diagnostic, reported on the document whose text is ``lines``.
+
+    ``uri_for_path`` maps a trace frame's path to the URI of its ``relatedInformation``.
+    """
+    codec = codec or PositionCodec()
+    related = []
+    n = len(d.trace)
+    for i, t in enumerate(d.trace, 1):
+        pos = lsp.Position(line=max(t.line - 1, 0), character=0)
+        where = "break" if i == n else "call"
+        related.append(lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(uri=uri_for_path(t.path), range=lsp.Range(start=pos, end=pos)),
+            message=f"trace {i}/{n}: {where} in `{t.function}` (line {t.line})"))
+    return lsp.Diagnostic(
+        range=to_range(lines, d.line, d.column, d.end_line, d.end_column, codec),
+        message=d.message,
+        severity=severity_for(d.effect, break_severity),
+        code=d.code,
+        code_description=lsp.CodeDescription(href=d.url),
+        source=SOURCE,
+        related_information=related or None,
+        data={"name": d.name, "effect": d.effect, "fixable": has_fix(d)},
+    )
+
+
+def has_fix(d: Diagnostic) -> bool:
+    """Whether ``d`` carries a fix with edits, or a request the engine turns into one on demand."""
+    return bool(d.fix and d.fix.edits) or (d.fix is None and getattr(d, "fix_request", None) is not None)
+
+
+def to_text_edits(edits: Iterable[Edit], lines: Sequence[str], codec: Optional[PositionCodec] = None
+                  ) -> List[lsp.TextEdit]:
+    """LSP text edits from a fix's 1-based edits."""
+    codec = codec or PositionCodec()
+    return [lsp.TextEdit(range=to_range(lines, e.line, e.column, e.end_line, e.end_column, codec), new_text=e.text)
+            for e in edits]
+
+
+def fix_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
+               lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
+    """The quick fix a diagnostic carries, or None when it has no fix with edits.
+
+    The title is the fix's title, with `` (unsafe)`` for a fix that may change behaviour.
+    """
+    if d.fix is None or not d.fix.edits:
+        return None
+    unsafe = d.fix.applicability != "safe"
+    return lsp.CodeAction(
+        title=d.fix.title + (" (unsafe)" if unsafe else ""),
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diagnostic] if lsp_diagnostic else None,
+        is_preferred=not unsafe,
+        edit=lsp.WorkspaceEdit(changes={uri: to_text_edits(d.fix.edits, lines, codec)}),
+    )
+
+
+def noqa_edit(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None) -> Optional[lsp.TextEdit]:
+    """The edit that adds ``d.code`` to a ``# noqa`` comment on the diagnostic's line, or None
+    when the line already silences it or cannot take a comment (a ``\\`` continuation)."""
+    codec = codec or PositionCodec()
+    row = d.line - 1
+    if not 0 <= row < len(lines):
+        return None
+    text = lines[row]
+    m = NOQA.search(text) if "#" in text else None
+    if m is not None:
+        codes = m.group("codes")
+        if not codes or any(d.code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
+            return None
+        at = lsp.Position(line=row, character=codec.client_num_units(text[:m.end("codes")]))
+        return lsp.TextEdit(range=lsp.Range(start=at, end=at), new_text=f",{d.code}")
+    body = text.rstrip()
+    if body.endswith("\\"):
+        return None
+    start = lsp.Position(line=row, character=codec.client_num_units(body))
+    end = lsp.Position(line=row, character=codec.client_num_units(text))
+    return lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=f"  # noqa: {d.code}")
+
+
+def noqa_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
+                lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
+    """The quick fix that silences ``d`` with ``# noqa: GBLnnn`` on its line (None: nothing to add)."""
+    edit = noqa_edit(d, lines, codec)
+    if edit is None:
+        return None
+    return lsp.CodeAction(
+        title=f"Add `# noqa: {d.code}` on line {d.line}",
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diagnostic] if lsp_diagnostic else None,
+        edit=lsp.WorkspaceEdit(changes={uri: [edit]}),
+    )
+
+
+def safe_edits(diagnostics: Iterable[Diagnostic]) -> List[Edit]:
+    """The edits of every safe fix, in document order, without duplicates or overlaps (the
+    first of two overlapping edits wins; the next fix-all pass picks up the other)."""
+    edits = sorted({e for d in diagnostics if d.fix and d.fix.applicability == "safe" for e in d.fix.edits},
+                   key=lambda e: (e.line, e.column, e.end_line, e.end_column, e.text))
+    out: List[Edit] = []
+    for e in edits:
+        if out and (e.line, e.column) < (out[-1].end_line, out[-1].end_column):
+            continue
+        out.append(e)
+    return out
+
+
+def fix_all_action(diagnostics: Iterable[Diagnostic], uri: str, lines: Sequence[str],
+                   codec: Optional[PositionCodec] = None) -> Optional[lsp.CodeAction]:
+    """``source.fixAll.gblint``: every safe fix of one document as one edit (None: no safe fix)."""
+    edits = safe_edits(diagnostics)
+    if not edits:
+        return None
+    return lsp.CodeAction(title="gblint: fix all safe fixes", kind=FIX_ALL_KIND,
+                          edit=lsp.WorkspaceEdit(changes={uri: to_text_edits(edits, lines, codec)}))
+
+
+def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:
+    """Markdown explaining what Dynamo will do for each diagnostic (message, frame, call
+    chain, hint and the graph-break page)."""
+    parts = []
+    for d in diagnostics:
+        head = f"**{d.code}** `{d.name}`: {EFFECT_WORDS.get(d.effect, d.effect)}"
+        if d.frame:
+            head += f" in `{d.frame}`"
+        block = [head, "", d.message]
+        if d.trace and len(d.trace) > 1:
+            block += ["", "Call chain: " + " → ".join(f"`{t.function}:{t.line}`" for t in d.trace)]
+        if d.hint:
+            block += ["", f"**Rewrite:** {d.hint}"]
+        if d.fix is not None and d.fix.edits:
+            block += ["", f"**Fix available:** {d.fix.title} ({d.fix.applicability})"]
+        elif has_fix(d):
+            block += ["", "**Fix available:** see the quick fixes"]
+        label = ", ".join(d.gb_ids) or d.code
+        block += ["", f"[{label}]({d.url})"]
+        parts.append("\n".join(block))
+    return "\n\n---\n\n".join(parts)
+
+
+def kind_allowed(kind: str, only: Optional[Sequence[str]]) -> bool:
+    """Whether a code action of ``kind`` answers a request restricted to ``only`` (LSP kinds
+    are hierarchical: ``source`` covers ``source.fixAll.gblint``)."""
+    if not only:
+        return True
+    return any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def parser_limit_exceeded(text: str) -> Optional[Tuple[int, str]]:
+    """``(line, message)`` when ``text`` nests deeper than CPython accepts (such a file cannot
+    run, and libcst's native parser can overflow the C stack on it and kill the process),
+    else None. Any other syntax error is left to the engine."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (RecursionError, MemoryError):
+        return 1, "the file is nested too deeply to parse"
+    except SyntaxError as exc:
+        msg = str(exc.msg or "")
+        if any(m in msg for m in ("too many nested parentheses", "too complex", "too many levels of indentation")):
+            return exc.lineno or 1, msg
+    except Exception:  # e.g. ValueError for NUL bytes on older Pythons: the engine reports it
+        pass
+    return None
+
+
+class MemoryCache:
+    """Per-file summaries by content, in memory, for the engine's ``cache`` argument (its
+    ``key``/``get``/``put`` protocol): re-analysing the open documents after a change re-parses
+    only the changed one. Entries are pickled, so each run gets fresh objects as from the disk
+    cache; the least recently used go beyond ``limit``.
+
+    Args:
+        fingerprint: what besides the text decides a summary (settings, gblint's code).
+        limit: the most entries kept (int).
+    """
+
+    def __init__(self, fingerprint: str, limit: int = 256):
+        self.fingerprint = fingerprint
+        self.limit = limit
+        self._store: "collections.OrderedDict[str, bytes]" = collections.OrderedDict()
+
+    def key(self, path: str, module: str, text: str) -> str:
+        h = hashlib.sha256()
+        for part in (self.fingerprint, os.path.abspath(path), module, text):
+            h.update(part.encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
+        return h.hexdigest()
+
+    def get(self, key: str):
+        data = self._store.get(key)
+        if data is None:
+            return None
+        self._store.move_to_end(key)
+        try:
+            return pickle.loads(data)
+        except Exception:
+            del self._store[key]
+            return None
+
+    def put(self, key: str, summary) -> None:
+        try:
+            self._store[key] = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an unpicklable summary only costs speed
+            return
+        self._store.move_to_end(key)
+        while len(self._store) > self.limit:
+            self._store.popitem(last=False)
+
+
+def memory_cache_for(settings: Settings) -> Optional[MemoryCache]:
+    """A :class:`MemoryCache` fingerprinted like the engine's disk cache (None when the engine
+    takes no cache)."""
+    if "cache" not in inspect.signature(check_sources).parameters:
+        return None
+    try:
+        from .cache import settings_fingerprint
+        fingerprint = settings_fingerprint(settings)
+    except Exception:
+        fingerprint = repr(sorted((k, repr(v)) for k, v in settings.dynamo_config.items()))
+    return MemoryCache(fingerprint)
+
+
+def analyse_sources(sources: List[SourceFile], settings: Settings, cache: Optional[MemoryCache] = None):
+    """``check_sources`` without computing fixes when the engine can defer them (a fix re-parses
+    its file: too slow for every keystroke; code actions ask for them, :func:`resolve_fixes`),
+    through ``cache`` when given."""
+    params = inspect.signature(check_sources).parameters
+    kwargs = {}
+    if "fixes" in params:
+        kwargs["fixes"] = False
+    if cache is not None and "cache" in params:
+        kwargs["cache"] = cache
+    return check_sources(sources, settings, **kwargs)
+
+
+def resolve_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:
+    """The diagnostics with their deferred fixes computed (same order); unchanged when the
+    engine has no deferred fixes. ``texts`` maps each diagnostic's path to the analysed text."""
+    if not any(d.fix is None and getattr(d, "fix_request", None) is not None for d in diagnostics):
+        return list(diagnostics)
+    try:
+        from .fix import attach_fixes
+    except ImportError:
+        return list(diagnostics)
+    return list(attach_fixes(list(diagnostics), texts, settings))
+
+
+def _big_stack_executor(megabytes: int = 512) -> concurrent.futures.ThreadPoolExecutor:
+    """A one-thread executor whose thread has a large stack: libcst's parser recurses natively."""
+    previous = threading.stack_size()
+    try:
+        threading.stack_size(megabytes * 1024 * 1024)
+        executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gblint-analysis")
+        executor.submit(lambda: None).result()  # start the thread while the stack size is set
+    except (ValueError, RuntimeError):  # platform refuses the size: the default stack still works
+        executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gblint-analysis")
+    finally:
+        threading.stack_size(previous)
+    return executor
+
+
+# ------------------------------------------------------------------ the server
+
+class _Snapshot:
+    """The open documents one analysis ran on: uri -> (path, version, text, lines)."""
+
+    def __init__(self, docs: Dict[str, Tuple[str, Optional[int], str]]):
+        self.docs = docs
+        self.lines = {uri: split_lines(text) for uri, (_, _, text) in docs.items()}
+        self.uri_by_path = {os.path.abspath(path): uri for uri, (path, _, _) in docs.items()}
+
+    def key(self) -> tuple:
+        return tuple(sorted((uri, v, hash(t)) for uri, (_, v, t) in self.docs.items()))
+
+
+class GblintLanguageServer(LanguageServer):
+    """The gblint language server. Holds the last analysis of the open documents.
+
+    Args:
+        debounce: seconds to wait after a change before re-analysing (float).
+    """
+
+    def __init__(self, debounce: float = DEBOUNCE_S):
+        super().__init__("gblint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.debounce = debounce
+        self.break_severity = lsp.DiagnosticSeverity.Warning
+        self.pull_mode = False
+        self.results: Dict[str, List[Diagnostic]] = {}
+        self.snapshot = _Snapshot({})
+        self._published: Dict[str, list] = {}
+        self._key: Optional[tuple] = None
+        self._config_generation = 0
+        self._settings: Dict[Optional[str], Settings] = {}
+        self._caches: Dict[int, Optional[MemoryCache]] = {}
+        self._pyproject_for_dir: Dict[str, Optional[str]] = {}
+        self._reported_config_errors: set = set()
+        self._lock: Optional[asyncio.Lock] = None
+        self._pending: Optional[asyncio.Task] = None
+        self._executor: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._guard_cache: Dict[str, Tuple[int, Optional[Tuple[int, str]]]] = {}
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._loop_thread: Optional[threading.Thread] = None
+
+    # -------------------------------------------------------------- configuration
+
+    def configure(self, options: object, capabilities: lsp.ClientCapabilities) -> None:
+        """Apply ``initializationOptions`` (a dict or None) and pick push or pull mode."""
+        opts = options if isinstance(options, dict) else {}
+        sev = str(opts.get("breakSeverity", "warning")).lower()
+        self.break_severity = SEVERITY_NAMES.get(sev, lsp.DiagnosticSeverity.Warning)
+        mode = str(opts.get("diagnosticMode", "auto")).lower()
+        client_pulls = capabilities is not None and capabilities.text_document is not None \
+            and capabilities.text_document.diagnostic is not None
+        self.pull_mode = mode == "pull" or (mode == "auto" and client_pulls)
+
+    def settings_for(self, path: str) -> Settings:
+        """The settings of the nearest ``pyproject.toml`` with ``[tool.gblint]`` (cached until a
+        ``pyproject.toml`` changes); defaults, and a message to the user, on a ConfigError."""
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._pyproject_for_dir:
+            self._pyproject_for_dir[directory] = find_pyproject(directory) if os.path.isdir(directory) else None
+        pyproject = self._pyproject_for_dir[directory]
+        if pyproject not in self._settings:
+            try:
+                settings = load_settings(pyproject)
+            except ConfigError as exc:
+                if pyproject not in self._reported_config_errors:
+                    self._reported_config_errors.add(pyproject)
+                    self._show(f"gblint: {exc}; using the default settings", lsp.MessageType.Error)
+                settings = Settings()
+                settings.root = os.path.dirname(pyproject) if pyproject else "."
+            if hasattr(settings, "jobs"):
+                settings.jobs = 1  # never a process pool forked from inside the server
+            self._settings[pyproject] = settings
+            self._caches[id(settings)] = memory_cache_for(settings)
+        return self._settings[pyproject]
+
+    def reload_configuration(self) -> None:
+        """Forget cached settings; the next analysis re-reads every ``pyproject.toml``."""
+        self._settings.clear()
+        self._caches.clear()
+        self._pyproject_for_dir.clear()
+        self._reported_config_errors.clear()
+        self._config_generation += 1
+
+    def _show(self, message: str, kind: lsp.MessageType) -> None:
+        """Tell the user (window/showMessage); callable from the analysis thread too."""
+        log.warning("%s", message)
+
+        def send():
+            try:
+                self.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+            except Exception:  # no client connected (unit use)
+                pass
+
+        loop = self._loop
+        if loop is not None and threading.current_thread() is not self._loop_thread:
+            loop.call_soon_threadsafe(send)
+        else:
+            send()
+
+    # -------------------------------------------------------------- analysis
+
+    def open_documents(self) -> Dict[str, Tuple[str, Optional[int], str]]:
+        """uri -> (path, version, text) of the open Python documents."""
+        docs: Dict[str, Tuple[str, Optional[int], str]] = {}
+        for uri, doc in list(self.workspace.text_documents.items()):
+            path = to_fs_path(uri) or doc.path or uri
+            if doc.language_id != "python" and not path.endswith(PYTHON_SUFFIXES):
+                continue
+            try:
+                text = doc.source
+            except Exception as exc:  # an unsaved document whose file vanished
+                log.warning("cannot read %s: %s", uri, exc)
+                continue
+            docs[uri] = (path, doc.version, text)
+        return docs
+
+    def analyse(self, snapshot: _Snapshot) -> Dict[str, List[Diagnostic]]:
+        """Run the engine on a snapshot: one project per configuration. Never raises."""
+        groups: Dict[int, Tuple[Settings, List[SourceFile]]] = {}
+        results: Dict[str, List[Diagnostic]] = {uri: [] for uri in snapshot.docs}
+        for uri in set(self._guard_cache) - set(snapshot.docs):
+            del self._guard_cache[uri]
+        for uri, (path, _, text) in snapshot.docs.items():
+            try:
+                settings = self.settings_for(path)
+            except Exception as exc:
+                log.exception("settings for %s: %s", path, exc)
+                settings = Settings()
+            if settings.excluded(path):
+                continue
+            cached = self._guard_cache.get(uri)
+            if cached is None or cached[0] != hash(text):
+                cached = self._guard_cache[uri] = (hash(text), parser_limit_exceeded(text))
+            too_deep = cached[1]
+            if too_deep is not None:
+                line, message = too_deep
+                results[uri].append(Diagnostic(path=path, line=line, column=1, end_line=line, end_column=1,
+                                               code="GBL001", name="syntax-error", effect="info",
+                                               message=f"syntax error: {message}; the file was not checked"))
+                continue
+            groups.setdefault(id(settings), (settings, []))[1].append(SourceFile(path, text))
+        for settings, sources in groups.values():
+            try:
+                report = analyse_sources(sources, settings, self._caches.get(id(settings)))
+            except Exception as exc:  # the engine reports bad input itself; this is gblint's own bug
+                log.exception("analysis failed: %s", exc)
+                self._show(f"gblint: internal error: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                continue
+            for d in report.diagnostics:
+                uri = snapshot.uri_by_path.get(os.path.abspath(d.path))
+                if uri is not None:
+                    results[uri].append(d)
+        return results
+
+    async def lint(self, requested: Optional[str] = None) -> bool:
+        """Analyse the open documents unless nothing changed since the last run, then publish
+        (push mode) or, in pull mode, ask the client to pull again when a document other than
+        ``requested`` (the one being pulled) changed. Returns whether it ran."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+            self._loop, self._loop_thread = asyncio.get_running_loop(), threading.current_thread()
+        async with self._lock:
+            snapshot = _Snapshot(self.open_documents())
+            key = (self._config_generation, snapshot.key())
+            if key == self._key:
+                return False
+            loop = asyncio.get_running_loop()
+            if self._executor is None:
+                self._executor = _big_stack_executor()
+            results = await loop.run_in_executor(self._executor, self.analyse, snapshot)
+            self.snapshot, self.results, self._key = snapshot, results, key
+            try:
+                self._deliver(snapshot, results, requested)
+            except Exception as exc:
+                log.exception("publishing diagnostics failed: %s", exc)
+            return True
+
+    def lsp_diagnostics(self, uri: str) -> List[lsp.Diagnostic]:
+        """The last analysis of ``uri`` as LSP diagnostics (empty for an unknown document)."""
+        lines = self.snapshot.lines.get(uri, [])
+        codec = self.workspace.position_codec
+        return [to_lsp_diagnostic(d, lines, codec, self.break_severity, self._uri_for_path)
+                for d in self.results.get(uri, [])]
+
+    def _uri_for_path(self, path: str) -> str:
+        return self.snapshot.uri_by_path.get(os.path.abspath(path)) or path_to_uri(path)
+
+    def _deliver(self, snapshot: _Snapshot, results: Dict[str, List[Diagnostic]], requested: Optional[str]) -> None:
+        changed = False
+        for uri in list(self._published):
+            if uri not in results:
+                del self._published[uri]
+                if not self.pull_mode:
+                    self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for uri in results:
+            items = self.lsp_diagnostics(uri)
+            if self._published.get(uri) != items:
+                changed = changed or uri != requested
+            self._published[uri] = items
+            if not self.pull_mode:  # every run, so the client sees the version it matches
+                self.text_document_publish_diagnostics(
+                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=snapshot.docs[uri][1]))
+        if self.pull_mode and changed and self._client_refreshes():
+            self.workspace_diagnostic_refresh(None)
+
+    def _client_refreshes(self) -> bool:
+        caps = self.client_capabilities
+        return bool(caps and caps.workspace and caps.workspace.diagnostics
+                    and caps.workspace.diagnostics.refresh_support)
+
+    def schedule(self, delay: float) -> None:
+        """Analyse again after ``delay`` seconds; a newer call replaces a pending one."""
+        if self._pending is not None and not self._pending.done():
+            self._pending.cancel()
+        self._pending = asyncio.ensure_future(self._lint_later(delay))
+
+    async def _lint_later(self, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            # A newer change cancels the wait, never a running analysis: it queues behind it.
+            await asyncio.shield(self.lint())
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:
+            log.exception("lint failed: %s", exc)
+
+    # -------------------------------------------------------------- queries
+
+    async def with_fixes(self, uri: str, diagnostics: List[Diagnostic]) -> Optional[List[Diagnostic]]:
+        """``diagnostics`` of ``uri`` with their deferred fixes computed (off the event loop) and
+        remembered; None when the document was re-analysed meanwhile (the fixes would be stale)."""
+        pending = [d for d in diagnostics if d.fix is None and getattr(d, "fix_request", None) is not None]
+        if not pending:
+            return diagnostics
+        snapshot = self.snapshot
+        path, _, text = snapshot.docs[uri]
+        texts = {d.path: text for d in pending}
+        settings = self.settings_for(path)
+        if self._executor is None:
+            self._executor = _big_stack_executor()
+        loop = asyncio.get_running_loop()
+        fixed = await loop.run_in_executor(self._executor, resolve_fixes, pending, texts, settings)
+        if self.snapshot is not snapshot:
+            return None
+        # a request that gave no fix must not be tried again on every code action request
+        done = {id(old): new if new.fix is not None else _without_request(new) for old, new in zip(pending, fixed)}
+        self.results[uri] = [done.get(id(d), d) for d in self.results.get(uri, [])]
+        return [done.get(id(d), d) for d in diagnostics]
+
+    def diagnostics_on_lines(self, uri: str, first: int, last: int) -> List[Diagnostic]:
+        """Cached diagnostics of ``uri`` whose lines meet 0-based lines ``first..last``."""
+        return [d for d in self.results.get(uri, []) if d.line - 1 <= last and d.end_line - 1 >= first]
+
+
+def _without_request(d: Diagnostic) -> Diagnostic:
+    try:
+        return dataclasses.replace(d, fix_request=None)
+    except TypeError:  # an engine whose diagnostics have no fix_request
+        return d
+
+
+server = GblintLanguageServer()
+
+
+def _safe(handler):
+    """Keep a failure inside one handler from ever taking the server down."""
+    if asyncio.iscoroutinefunction(handler):
+        @functools.wraps(handler)
+        async def wrapped(ls, params):
+            try:
+                return await handler(ls, params)
+            except Exception as exc:
+                log.exception("%s failed: %s", handler.__name__, exc)
+                return None
+    else:
+        @functools.wraps(handler)
+        def wrapped(ls, params):
+            try:
+                return handler(ls, params)
+            except Exception as exc:
+                log.exception("%s failed: %s", handler.__name__, exc)
+                return None
+    return wrapped
+
+
+@server.feature(lsp.INITIALIZE)
+@_safe
+def _initialize(ls: GblintLanguageServer, params: lsp.InitializeParams):
+    ls.configure(params.initialization_options, params.capabilities)
+
+
+@server.feature(lsp.INITIALIZED)
+@_safe
+async def _initialized(ls: GblintLanguageServer, params: lsp.InitializedParams):
+    caps = ls.client_capabilities
+    watched = caps.workspace.did_change_watched_files if caps and caps.workspace else None
+    if watched is not None and watched.dynamic_registration:
+        await ls.client_register_capability_async(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="gblint-pyproject", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml")]))]))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+@_safe
+def _did_open(ls: GblintLanguageServer, params: lsp.DidOpenTextDocumentParams):
+    ls.schedule(0)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+@_safe
+def _did_change(ls: GblintLanguageServer, params: lsp.DidChangeTextDocumentParams):
+    ls.schedule(ls.debounce)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+@_safe
+def _did_save(ls: GblintLanguageServer, params: lsp.DidSaveTextDocumentParams):
+    ls.schedule(0)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+@_safe
+def _did_close(ls: GblintLanguageServer, params: lsp.DidCloseTextDocumentParams):
+    ls.schedule(0)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@_safe
+def _did_change_watched_files(ls: GblintLanguageServer, params: lsp.DidChangeWatchedFilesParams):
+    if any(c.uri.endswith("pyproject.toml") for c in params.changes):
+        ls.reload_configuration()
+        ls.schedule(0)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+                lsp.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
+@_safe
+async def _pull(ls: GblintLanguageServer, params: lsp.DocumentDiagnosticParams):
+    await ls.lint(requested=params.text_document.uri)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(params.text_document.uri))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                                      resolve_provider=False))
+@_safe
+async def _code_action(ls: GblintLanguageServer, params: lsp.CodeActionParams):
+    uri = params.text_document.uri
+    lines = ls.snapshot.lines.get(uri)
+    if lines is None:
+        return None
+    codec = ls.workspace.position_codec
+    only = params.context.only
+    sent = [x for x in params.context.diagnostics if x.source == SOURCE]
+    quick = ls.diagnostics_on_lines(uri, params.range.start.line, params.range.end.line) \
+        if kind_allowed(lsp.CodeActionKind.QuickFix, only) else []
+    everything = ls.results.get(uri, [])
+    # every fix of a document costs a re-parse each: only an explicit request computes them all
+    fix_all = kind_allowed(FIX_ALL_KIND, only) and (bool(only) or not any(
+        d.fix is None and getattr(d, "fix_request", None) is not None for d in everything))
+    wanted = everything if fix_all else quick
+    resolved = await ls.with_fixes(uri, wanted)
+    if resolved is None:
+        return None
+    if fix_all:
+        by_id = {id(d): r for d, r in zip(wanted, resolved)}
+        quick = [by_id.get(id(d), d) for d in quick]
+        everything = resolved
+    else:
+        quick = resolved
+    actions: List[lsp.CodeAction] = []
+    for d in quick:
+        mine = to_lsp_diagnostic(d, lines, codec, ls.break_severity, ls._uri_for_path)
+        match = next((x for x in sent if x.code == d.code and x.range == mine.range), mine)
+        for action in (fix_action(d, uri, lines, codec, match), noqa_action(d, uri, lines, codec, match)):
+            if action is not None:
+                actions.append(action)
+    if fix_all:
+        action = fix_all_action(everything, uri, lines, codec)
+        if action is not None:
+            actions.append(action)
+    return actions or None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+@_safe
+def _hover(ls: GblintLanguageServer, params: lsp.HoverParams):
+    uri = params.text_document.uri
+    line = params.position.line
+    found = ls.diagnostics_on_lines(uri, line, line)
+    if not found:
+        return None
+    lines = ls.snapshot.lines.get(uri, [])
+    first = found[0]
+    rng = to_range(lines, first.line, first.column, first.end_line, first.end_column, ls.workspace.position_codec)
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hover_markdown(found)),
+                     range=rng)
+
+
+def main() -> int:
+    """Serve LSP over stdin/stdout until the client says ``exit``. Returns the exit code."""
+    logging.basicConfig(stream=sys.stderr, level=os.environ.get("GBLINT_LOG", "WARNING").upper(),
+                        format="gblint-lsp %(levelname)s %(message)s")
+    server.start_io()
+    return 0
