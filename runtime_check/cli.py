@@ -11,13 +11,12 @@ import io
 import json
 import os
 import sys
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
-from .matching import match
-from .plan import (ConfirmConfig, Unrunnable, entry_job, load_confirm_config, plan_files, program_job,
-                   user_files)
-from .report import document, write_text
-from .runner import Job, Options, run_jobs
+from gblint.config import ConfigError
+
+# The run machinery (.runner, .plan, .matching, .report) is imported by the commands, not here:
+# ``gblint check`` builds its parser from this module and should stay light.
 
 BACKENDS_HELP = "backend each recorded graph is handed to: inductor (default), eager, aot_eager, or any registered name"
 
@@ -72,7 +71,8 @@ def _settings(args, paths: Sequence[str]):
     return load_settings(cfg), cfg
 
 
-def _options(args, config: ConfirmConfig) -> Options:
+def _options(args, config):
+    from .runner import Options
     opts = Options()
     opts.backend = args.backend or config.backend or "inductor"
     opts.device = args.device or config.device or "cpu"
@@ -84,18 +84,21 @@ def _options(args, config: ConfirmConfig) -> Options:
     return opts
 
 
-def confirm(jobs: List[Job], options: Options, settings, checked: Sequence[str],
+def confirm(jobs, options, settings, checked: Sequence[str],
             roots: Sequence[str]) -> Tuple[List[Dict[str, Any]], Dict[str, Any], List[str]]:
-    """Run ``jobs``, statically check ``checked`` plus the files under ``roots`` that the runs
-    touched, and match. Returns ``(runs, match result, checked files)``."""
-    from gblint.engine import check_paths
+    """Run ``jobs`` (:class:`.runner.Job`) with ``options`` (:class:`.runner.Options`), statically
+    check ``checked`` plus the files under ``roots`` that the runs touched, and match. Returns
+    ``(runs, match result, checked files)``."""
+    from gblint.engine import check_paths, iter_python_files
+
+    from .matching import match
+    from .plan import user_files
+    from .runner import run_jobs
     runs = run_jobs(jobs, options)
-    files = list(dict.fromkeys([os.path.abspath(p) for p in checked] + user_files(runs, roots)))
-    report = check_paths(files, settings) if files else None
-    diags = report.diagnostics if report else []
-    from gblint.engine import iter_python_files
-    result = match(diags, runs, checked_paths=iter_python_files(files, settings) if files else [])
-    return runs, result, iter_python_files(files, settings) if files else []
+    paths = list(dict.fromkeys([os.path.abspath(p) for p in checked] + user_files(runs, roots)))
+    files = iter_python_files(paths, settings) if paths else []
+    diags = check_paths(files, settings).diagnostics if files else []
+    return runs, match(diags, runs, checked_paths=files), files
 
 
 def _emit(text: str, args) -> None:
@@ -108,6 +111,8 @@ def _emit(text: str, args) -> None:
 
 def cmd_confirm(args) -> int:
     """``gblint confirm``. See the module doc for exit codes."""
+    from .plan import entry_job, load_confirm_config, plan_files, program_job
+    from .report import document, write_text
     paths = list(args.paths or [])
     try:
         if args.run:
@@ -144,12 +149,10 @@ def cmd_confirm(args) -> int:
                 jobs, unrunnable = plan_files(paths, settings, config, args.example)
                 checked = paths
             roots = [os.getcwd()] + [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths]
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
-    if not jobs and unrunnable:
-        pass
-    elif not jobs:
+    if not jobs and not unrunnable:
         print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function",
               file=sys.stderr)
         return 2
@@ -172,6 +175,11 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     "recall", "unrunnable"}``; ``report.diagnostics`` are matched as they are. ``regions``: the
     static pass's :class:`gblint.consequences.Region` list (found again when None)."""
     from gblint.config import find_pyproject
+
+    from .matching import match
+    from .plan import load_confirm_config, plan_files
+    from .report import document
+    from .runner import run_jobs
     cfg_path = None if getattr(args, "isolated", False) else (
         getattr(args, "config", None) or find_pyproject(paths[0] if paths else os.getcwd()))
     config = load_confirm_config(cfg_path)
@@ -195,6 +203,7 @@ def statuses(section: Dict[str, Any]) -> Dict[Tuple[str, int, str], str]:
 
 def write_check_confirm_text(section: Dict[str, Any], paths: Sequence[str], out) -> None:
     """The text appended to ``gblint check`` output by ``--confirm``."""
+    from .report import write_text
     out.write("\nRuntime confirmation (torch.compile):\n")
     write_text(section["runs"], section, paths, out, section.get("unrunnable", ()))
 

@@ -1,0 +1,258 @@
+"""What to run for a file, a region or a command line (no torch import, no user code run).
+
+- A file with a top-level ``def main()`` runs ``main()`` (it calls its compiled code itself).
+- Otherwise every compiled region the static pass found in the file is compiled and called:
+  a module-level function (``torch.compile`` is applied when the name is not already compiled),
+  or ``Class.method`` on ``Class()`` (a ``forward`` compiles the module instance). Its arguments
+  come from ``--example`` expressions, ``[tool.gblint.confirm.examples]`` or are synthesised
+  from annotations and defaults; a region that cannot be run gets a reason.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import shutil
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .runner import Job
+
+try:
+    import tomllib
+except ImportError:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+@dataclasses.dataclass
+class Unrunnable:
+    """A compiled region (or file) that confirm cannot run, and why."""
+
+    path: str
+    entry: str
+    reason: str
+
+    def to_json(self) -> Dict[str, str]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class ConfirmConfig:
+    """``[tool.gblint.confirm]``: ``backend``, ``device``, ``timeout`` (seconds), ``workers``
+    and ``examples`` (``{"module:function" or "function": ["torch.randn(2, 8)", ...]}``)."""
+
+    backend: Optional[str] = None
+    device: Optional[str] = None
+    timeout: Optional[float] = None
+    workers: Optional[int] = None
+    examples: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+
+
+def load_confirm_config(pyproject: Optional[str]) -> ConfirmConfig:
+    """Read ``[tool.gblint.confirm]`` from ``pyproject`` (None or unreadable: defaults).
+    Raises ``ValueError`` for a value of the wrong type."""
+    cfg = ConfirmConfig()
+    if not pyproject:
+        return cfg
+    try:
+        with open(pyproject, "rb") as fh:
+            table = tomllib.load(fh).get("tool", {}).get("gblint", {}).get("confirm", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return cfg
+    if not isinstance(table, dict):
+        raise ValueError("[tool.gblint.confirm] must be a table")
+    for key in ("backend", "device"):
+        if key in table:
+            if not isinstance(table[key], str):
+                raise ValueError(f"[tool.gblint.confirm] {key} must be a string")
+            setattr(cfg, key, table[key])
+    if "timeout" in table:
+        if not isinstance(table["timeout"], (int, float)) or table["timeout"] <= 0:
+            raise ValueError("[tool.gblint.confirm] timeout must be a positive number of seconds")
+        cfg.timeout = float(table["timeout"])
+    if "workers" in table:
+        if not isinstance(table["workers"], int) or table["workers"] < 1:
+            raise ValueError("[tool.gblint.confirm] workers must be a positive integer")
+        cfg.workers = table["workers"]
+    examples = table.get("examples", {})
+    if not isinstance(examples, dict) or not all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in examples.values()):
+        raise ValueError("[tool.gblint.confirm.examples] maps an entry to a list of Python expressions")
+    cfg.examples = dict(examples)
+    return cfg
+
+
+def module_for(path: str) -> Tuple[str, Optional[str]]:
+    """``(module name, sys.path entry)`` for a file: a file inside packages is imported by its
+    dotted name from the folder above the top package; a lone file is loaded by location under
+    its stem (entry None)."""
+    from gblint.index import module_name
+    name, is_package = module_name(path)
+    if "." not in name:
+        return name, None
+    root = os.path.dirname(os.path.abspath(path))
+    for _ in range(name.count(".") + (1 if is_package else 0)):
+        root = os.path.dirname(root)
+    return name, root
+
+
+def top_level_names(path: str) -> Tuple[set, set]:
+    """``(functions, classes)`` defined at module level of ``path`` (read with :mod:`ast`;
+    empty sets when it cannot be parsed)."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return set(), set()
+    funcs = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    return funcs, classes
+
+
+def has_main(path: str) -> bool:
+    """Whether ``path`` defines a module-level ``main`` function."""
+    return "main" in top_level_names(path)[0]
+
+
+def parse_entry(spec: str) -> Tuple[Optional[str], str]:
+    """``"module:function"`` -> ``(module, function)``; ``"function"`` -> ``(None, function)``.
+    Raises ``ValueError`` for an empty part."""
+    module, sep, function = spec.rpartition(":")
+    if not function or (sep and not module):
+        raise ValueError(f"bad --entry {spec!r}: expected module:function or function")
+    return (module or None), function
+
+
+def entry_job(path: Optional[str], spec: str, examples: Optional[List[str]]) -> Job:
+    """The job for ``--entry spec`` (with ``FILE`` when given: the file is loaded under the
+    spec's module name, so ``--entry case:main`` works for any file)."""
+    module, function = parse_entry(spec)
+    if path is None:
+        if module is None:
+            raise ValueError(f"--entry {spec!r} needs a module (module:function) when no FILE is given")
+        return Job(entry=spec, module=module, function=function, examples=examples, path_entry=os.getcwd())
+    if module is None:
+        module = module_for(path)[0]
+    return Job(entry=f"{module}:{function}", file=os.path.abspath(path), module=module, function=function,
+               examples=examples)
+
+
+def static_regions(paths: Sequence[str], settings) -> List[Tuple[str, str, bool]]:
+    """Every compiled region the static pass finds in ``paths``: ``(path, entry qualname,
+    fullgraph)``."""
+    from gblint.engine import find_regions, iter_python_files, summarize
+    from gblint.index import Project
+    from gblint.source import SourceError, read_source
+    summaries = []
+    for p in iter_python_files(list(paths), settings):
+        try:
+            summaries.append(summarize(read_source(p), p, settings))
+        except SourceError:
+            continue
+        except Exception:
+            continue
+    out = []
+    for region in find_regions(Project(summaries), settings):
+        out.append((region.entry.path, region.entry.name, bool(region.fullgraph)))
+    return out
+
+
+def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: Optional[List[str]] = None,
+               regions: Optional[List[Tuple[str, str, bool]]] = None) -> Tuple[List[Job], List[Unrunnable]]:
+    """Jobs for ``gblint check --confirm`` / ``gblint confirm`` without ``--entry``: ``main()``
+    of each file that has one, else each compiled region of the file (see the module doc).
+    ``regions``: ``(path, qualname, fullgraph)`` of the static pass (found again when None)."""
+    from gblint.engine import iter_python_files
+    files = iter_python_files(list(paths), settings)
+    if regions is None:
+        regions = static_regions(files, settings)
+    jobs: List[Job] = []
+    unrunnable: List[Unrunnable] = []
+    by_file: Dict[str, List[Tuple[str, bool]]] = {}
+    for path, qualname, fullgraph in regions:
+        by_file.setdefault(os.path.abspath(path), []).append((qualname, fullgraph))
+    for path in files:
+        apath = os.path.abspath(path)
+        module, root = module_for(path)
+        if has_main(path):
+            jobs.append(Job(entry=f"{module}:main", file=apath, module=module, function="main",
+                            examples=_examples(config, module, "main", examples), path_entry=root))
+            continue
+        funcs, classes = top_level_names(path)
+        for qualname, fullgraph in by_file.get(apath, []):
+            entry = f"{module}:{qualname}"
+            parts = qualname.split(".")
+            if not ((len(parts) == 1 and parts[0] in funcs) or (len(parts) == 2 and parts[0] in classes)):
+                unrunnable.append(Unrunnable(path, entry, "not a module-level function or a method of a "
+                                                          "module-level class, so it cannot be called from outside; "
+                                                          "run the code that builds it with --entry module:function"))
+                continue
+            jobs.append(Job(entry=entry, file=apath, module=module, function=qualname,
+                            examples=_examples(config, module, qualname, examples), path_entry=root,
+                            compile_target=True, fullgraph=fullgraph))
+    return jobs, unrunnable
+
+
+def _examples(config: ConfirmConfig, module: str, function: str, given: Optional[List[str]]) -> Optional[List[str]]:
+    if given:
+        return list(given)
+    for key in (f"{module}:{function}", function):
+        if key in config.examples:
+            return list(config.examples[key])
+    return None
+
+
+_PY_FLAGS_WITH_ARG = ("-W", "-X", "-Q")
+
+
+def program_job(command: Sequence[str]) -> Tuple[Job, str]:
+    """``python [flags] script.py args`` or ``python -m module args`` -> ``(job, interpreter)``.
+    Raises ``ValueError`` for a command that does not start with a Python interpreter."""
+    if not command:
+        raise ValueError("--run needs a command after '--', e.g. gblint confirm --run -- python train.py")
+    exe = command[0]
+    base = os.path.basename(exe)
+    if not (base.startswith("python") or os.path.realpath(shutil.which(exe) or exe) == os.path.realpath(sys.executable)):
+        raise ValueError(f"--run observes Python programs: the command must start with a Python interpreter, "
+                         f"not {exe!r} (for a test suite use `pytest -p gblint.runtime_check.pytest_plugin "
+                         f"--gblint-confirm`)")
+    interpreter = shutil.which(exe) or exe
+    rest = list(command[1:])
+    while rest and rest[0].startswith("-") and rest[0] != "-m":
+        flag = rest.pop(0)
+        if flag in _PY_FLAGS_WITH_ARG and rest:
+            rest.pop(0)
+        elif flag == "-c":
+            raise ValueError("--run cannot observe `python -c`; put the code in a file")
+    if not rest:
+        raise ValueError("--run needs a script or -m module after the interpreter")
+    if rest[0] == "-m":
+        if len(rest) < 2:
+            raise ValueError("-m needs a module name")
+        job = Job(entry=f"-m {rest[1]}", kind="program", module=rest[1], argv=rest[1:], path_entry=os.getcwd())
+    else:
+        job = Job(entry=rest[0], kind="program", file=os.path.abspath(rest[0]), argv=rest, path_entry=os.getcwd())
+    return job, interpreter
+
+
+def user_files(runs: Sequence[Dict[str, Any]], roots: Sequence[str]) -> List[str]:
+    """Files under ``roots`` (folders) that the runs' observations name: they are checked
+    statically too, so that a break in a helper module can be matched."""
+    seen = set()
+    roots = [os.path.realpath(r) + os.sep for r in roots]
+    for run in runs:
+        items: List[Dict[str, Any]] = []
+        for b in run.get("breaks", []):
+            items.append(b)
+            items.extend(b.get("stack", []))
+        items.extend(run.get("skipped_frames", []))
+        if run.get("error"):
+            items.append(run["error"])
+            items.extend(run["error"].get("stack") or [])
+        for it in items:
+            p = it.get("path")
+            if p and p.endswith(".py") and os.path.isfile(p):
+                rp = os.path.realpath(p)
+                if any(rp.startswith(r) for r in roots) and "site-packages" not in rp:
+                    seen.add(rp)
+    return sorted(seen)
