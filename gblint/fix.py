@@ -78,6 +78,14 @@ class _Positions:
                 return stmt
         return None
 
+    def top_statement(self, line: int) -> Optional[cst.BaseStatement]:
+        """The module-level statement whose lines contain ``line``."""
+        for stmt in self.module.body:
+            a, b = self.lines(stmt)
+            if a - len(getattr(stmt, "decorators", ())) <= line <= b:
+                return stmt
+        return None
+
     def def_at(self, line: int) -> Optional[cst.FunctionDef]:
         for f in self.functions:
             r = self.pos[f]
@@ -112,7 +120,22 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         pos = positions or _Positions(text)
     except Exception:
         return None
-    module = pos.module
+    # Rewrite only the module-level statement that holds the target: a fix costs a statement's
+    # codegen and parse, not the whole file's (the LSP asks for fixes as you type).
+    line = request[1]
+    top = pos.top_statement(line)
+    alias = None
+    if top is not None:
+        from gblint.rules.rewrites import existing_torch_alias
+        alias = existing_torch_alias(pos.module)
+    needs_torch = kind in ("disable", "where")
+    if top is None or (needs_torch and alias is None):
+        module, offset = pos.module, 0
+    else:
+        module = cst.Module(body=[top], default_indent=pos.module.default_indent,
+                            default_newline=pos.module.default_newline, header=[], footer=[],
+                            encoding=pos.module.encoding, has_trailing_newline=True)
+        offset = pos.lines(top)[1] - len(module.code.splitlines())
     new: Optional[cst.Module] = None
     title = ""
     applicability = "safe"
@@ -148,7 +171,7 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         func = pos.def_at(request[1])
         if func is None:
             return None
-        new = rewrites.add_disable(module, func)
+        new = rewrites.add_disable(module, func, alias)
         title = f"Decorate `{request[2]}` with `@torch.compiler.disable` (one clean break, runs eagerly)"
     elif kind == "where":
         node = pos.node((cst.If,), request[1])
@@ -159,18 +182,21 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         start = pos.lines(node)[0]
         before = [s for s in body if pos.lines(s)[1] < start]
         bound = set(rewrites._param_names(func)) | rewrites.scan(before).binds
-        new = rewrites.to_where(module, node, bound)
+        new = rewrites.to_where(module, node, bound, alias)
         title = "Select with `torch.where` instead of branching on a tensor"
         applicability = "unsafe"
     if new is None:
         return None
-    new_code = new.code
+    old_code, new_code = module.code, new.code
     try:
         cst.parse_module(new_code)
     except Exception:
         return None
-    edit = edit_for(text, new_code)
-    return Fix(title, applicability, (edit,)) if edit else None
+    edit = edit_for(old_code, new_code)
+    if edit is None:
+        return None
+    edit = Edit(edit.line + offset, edit.column, edit.end_line + offset, edit.end_column, edit.text)
+    return Fix(title, applicability, (edit,))
 
 
 def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:

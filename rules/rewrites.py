@@ -40,7 +40,13 @@ def replace(module: cst.Module, target: cst.CSTNode, replacement) -> Optional[cs
     return new if t.done else None
 
 
-def torch_name(module: cst.Module) -> Tuple[cst.Module, str]:
+def existing_torch_alias(module: cst.Module) -> Optional[str]:
+    """The name ``torch`` is imported as at module level, or None."""
+    new, name = torch_name(module, add=False)
+    return name
+
+
+def torch_name(module: cst.Module, add: bool = True) -> Tuple[cst.Module, Optional[str]]:
     """The name bound to the ``torch`` module, adding ``import torch`` when there is none."""
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -51,6 +57,8 @@ def torch_name(module: cst.Module) -> Tuple[cst.Module, str]:
                             return module, alias.asname.name.value if alias.asname else "torch"
                         if _dotted(alias.name).startswith("torch.") and alias.asname is None:
                             return module, "torch"
+    if not add:
+        return module, None
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, "torch")
     return AddImportsVisitor(context).transform_module(module), "torch"
@@ -323,8 +331,9 @@ def split_try(module: cst.Module, block: cst.Try, stmt: cst.BaseStatement) -> Op
 # ------------------------------------------------------------------ torch.compiler.disable
 
 
-def add_disable(module: cst.Module, func: cst.FunctionDef) -> Optional[cst.Module]:
-    """Decorate ``func`` with ``@torch.compiler.disable`` (safe: it still runs, eagerly)."""
+def add_disable(module: cst.Module, func: cst.FunctionDef, alias: Optional[str] = None) -> Optional[cst.Module]:
+    """Decorate ``func`` with ``@torch.compiler.disable`` (safe: it still runs, eagerly). ``alias`` is
+    the name ``torch`` is bound to; None adds ``import torch`` when missing."""
     for d in func.decorators:
         if _dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func).endswith("disable"):
             return None
@@ -332,7 +341,10 @@ def add_disable(module: cst.Module, func: cst.FunctionDef) -> Optional[cst.Modul
         "torch.compiler.disable"))] + list(func.decorators)))
     if new_module is None:
         return None
-    new_module, name = torch_name(new_module)
+    if alias is None:
+        new_module, name = torch_name(new_module)
+    else:
+        name = alias
     if name != "torch":
         new_module = new_module.visit(_RenameDecorator("torch.compiler.disable", f"{name}.compiler.disable"))
     return new_module
@@ -383,7 +395,8 @@ def _pure(expr: cst.BaseExpression, torch_alias: str) -> bool:
     return V.ok
 
 
-def to_where(module: cst.Module, node: cst.If, bound_before: Set[str]) -> Optional[cst.Module]:
+def to_where(module: cst.Module, node: cst.If, bound_before: Set[str], alias: Optional[str] = None
+             ) -> Optional[cst.Module]:
     """``if c: x = a`` (``else: x = b``) -> ``x = torch.where(c, a, x or b)`` for pure ``a``/``b``
     (unsafe: both sides are computed and must broadcast; ``c`` must be a boolean tensor)."""
     if not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
@@ -413,7 +426,10 @@ def to_where(module: cst.Module, node: cst.If, bound_before: Set[str]) -> Option
         b = other[1]
     else:
         return None
-    mod, alias = torch_name(module)
+    if alias is None:
+        mod, alias = torch_name(module)
+    else:
+        mod = module
     if not all(_pure(e, alias) for e in (node.test, a, b)):
         return None
     code = (f"{name} = {alias}.where({cst.Module([]).code_for_node(node.test)}, "
