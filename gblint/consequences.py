@@ -543,10 +543,12 @@ class _RegionWalk:
         """Comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)."""
         path = site_frame.path
         py = self.region.python_version
-        if comp.kind == "genexpr" or comp.over_items or (comp.comp_kind == "set" and py >= (3, 12)):
+        caller_skips = comp.kind == "genexpr" or (py >= (3, 12) and comp.comp_kind == "set") or \
+            (py < (3, 12) and (comp.over_items or comp.comp_kind == "dict"))
+        if caller_skips:
             what = "generator expression" if comp.kind == "genexpr" else f"{comp.comp_kind} comprehension"
             gb = ("GB8335",) if comp.kind == "genexpr" else ("GB0092",)
-            self.emit("GBL206", "skip", frame.name, frame.path, _line_span(comp.line),
+            self.emit("GBL206", "skip", frame.name, frame.path, _line_span(comp.line, comp.column),
                       f"{site.detail} inside the {what} at line {comp.line}: Dynamo cannot reconstruct it after "
                       f"the break, so frame `{frame.name}` is skipped and runs eagerly.",
                       _join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
@@ -621,6 +623,6 @@ def _def_event(info: FunctionInfo) -> Event:
     return Event("break", info.span, (), 0, detail=f"`{info.name}` is a generator", gb_ids=("GB0003",))
 
 
-def _line_span(line: int):
+def _line_span(line: int, column: int = 1):
     from .summary import Span
-    return Span(line, 1, line, 1)
+    return Span(line, column, line, column)

@@ -55,6 +55,7 @@ class Block:
     comp_kind: str = ""  # list | set | dict
     holds_tensor: bool = False
     over_items: bool = False
+    column: int = 1
 
 
 @dataclasses.dataclass
@@ -512,6 +513,10 @@ class SummaryBuilder(cst.CSTVisitor):
                     return ("logger",)
                 if q in COMPILE_NAMES:
                     return ("compiled",)
+                if q == "functools.partial" and value.args:
+                    ref = self.callee_ref(value.args[0].value, scope)
+                    if ref is not None:
+                        return ("partial", ref)
                 if q in CONTAINER_CLASSES:
                     return ("container", CONTAINER_CLASSES[q], self.module_refs(value, scope))
                 head = q.split(".")[0]
@@ -663,7 +668,8 @@ class SummaryBuilder(cst.CSTVisitor):
     # -- blocks
     def push(self, kind: str, node, **kw) -> None:
         if self.in_function():
-            self.scope.blocks.append(Block(kind, self.span(node).line, self.scope.ops, **kw))
+            span = self.span(node)
+            self.scope.blocks.append(Block(kind, span.line, self.scope.ops, column=span.column, **kw))
 
     def pop(self) -> None:
         if self.in_function() and self.scope.blocks:
@@ -690,6 +696,18 @@ class SummaryBuilder(cst.CSTVisitor):
                 self.scope.values[target] = ("modules", tuple(ref[2]))
         elif self.in_function() and isinstance(node.target, cst.Tuple):
             it = node.iter
+            elts = node.target.elements
+            if isinstance(it, cst.Call) and dotted(it.func) == "zip" and len(it.args) == len(elts):
+                for arg, elt in zip(it.args, elts):
+                    ref = self.self_attr(arg.value)
+                    if isinstance(elt.value, cst.Name):
+                        name = elt.value.value
+                        if ref and ref[0] in ("container", "sequential"):
+                            self.scope.env[name] = "M"
+                            self.scope.values[name] = ("modules", tuple(ref[2]))
+                        else:
+                            self.scope.env[name] = "?"
+                            self.scope.values.pop(name, None)
             if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
                 ref = self.self_attr(it.args[0].value)
                 elts = node.target.elements
@@ -828,12 +846,16 @@ class SummaryBuilder(cst.CSTVisitor):
                 if n in bound:
                     continue
                 k = self.scope.lookup(n)
-                if k is not None and maybe_tensor(k):
+                # Dynamo declines a comprehension frame that holds no tensor-related object; a
+                # module (`self`, a layer) counts as one (measured on 2.13, tests/fixtures/measured)
+                if k is not None and (maybe_tensor(k) or k in ("M", "self")):
                     holds = True
                 elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
                     holds = True
-        self.scope.blocks.append(Block("genexpr" if kind == "gen" else "comp", self.span(node).line, self.scope.ops,
-                                       comp_kind=kind, holds_tensor=holds, over_items=over_items))
+        span = self.span(node)
+        self.scope.blocks.append(Block("genexpr" if kind == "gen" else "comp", span.line, self.scope.ops,
+                                       comp_kind=kind, holds_tensor=holds, over_items=over_items,
+                                       column=span.column))
 
     def visit_ListComp(self, node):
         self.comp_block(node, "list")
@@ -908,7 +930,7 @@ class SummaryBuilder(cst.CSTVisitor):
                 return
             scope.env[target.value] = scope.kind(value)
             ref = self.value_ref(value, scope)
-            if ref[0] in ("manager_call", "instance", "container", "compiled", "logger"):
+            if ref[0] in ("manager_call", "instance", "container", "compiled", "logger", "partial"):
                 scope.values[target.value] = ref
                 if ref[0] in ("instance", "container"):
                     if ref[0] == "container" or self.is_module_class(ref):
@@ -971,6 +993,8 @@ class SummaryBuilder(cst.CSTVisitor):
                     return ("local", s.info.local_defs[name])
                 v = s.values.get(name)
                 if v is not None:
+                    if v[0] == "partial":
+                        return v[1]
                     if v[0] == "modules":
                         return ("modules", v[1])
                     if v[0] == "instance":
@@ -985,6 +1009,8 @@ class SummaryBuilder(cst.CSTVisitor):
                 mv = self.summary.module_names[name]
                 if mv[0] == "instance":
                     return ("instance_call", mv[1])
+                if mv[0] == "partial":
+                    return mv[1]
                 return ("qual", f"{self.summary.module}.{name}" if self.summary.module else name)
             return ("qual", q) if q else None
         if isinstance(func, cst.Attribute):
