@@ -446,6 +446,7 @@ class SummaryBuilder(cst.CSTVisitor):
         self.func_stack: List[FunctionScope] = []
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
         self.module_scope.env = {}
+        self._lambdas: Dict[int, str] = {}
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -626,8 +627,6 @@ class SummaryBuilder(cst.CSTVisitor):
                 ev.needs = None
                 info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None
-        if info.name == "__init__" and scope.class_info is not None:
-            pass
 
     def param_kind(self, p: cst.Param, is_forward: bool) -> str:
         name = p.name.value
@@ -663,7 +662,29 @@ class SummaryBuilder(cst.CSTVisitor):
 
     # -- lambdas and nested classes: their bodies do not run where they are defined
     def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
-        return False
+        """A lambda's body runs when it is called, not where it is written: it is a function of
+        its own (``outer.<lambda:LINE>``), callable through the name it is assigned to."""
+        if not self.in_function():
+            return False
+        parent = self.scope
+        span = self.span(node)
+        qual = f"{parent.info.qualname}.<lambda:{span.line}:{span.column}>"
+        info = FunctionInfo(qual, "<lambda>", parent.info.class_name, span, [])
+        self.summary.functions[qual] = info
+        params = {}
+        for p in list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params):
+            params[p.name.value] = f"p:{p.name.value}" if p.default is None else "?"
+        scope = FunctionScope(self, info, parent.imports.child(), params, parent, parent.class_info)
+        scope.self_name = parent.self_name
+        self._lambdas[id(node)] = qual
+        self.func_stack.append(scope)
+        self.scope = scope
+        return True
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        if self._lambdas.get(id(node)) and self.scope is not None and self.scope.info is not None \
+                and self.scope.info.qualname == self._lambdas[id(node)]:
+            self.leave_FunctionDef_body(node)
 
     # -- blocks
     def push(self, kind: str, node, **kw) -> None:
@@ -929,6 +950,10 @@ class SummaryBuilder(cst.CSTVisitor):
             if scope is self.module_scope:
                 return
             scope.env[target.value] = scope.kind(value)
+            if isinstance(value, cst.Lambda) and id(value) in self._lambdas:
+                scope.values[target.value] = ("local_def", self._lambdas[id(value)])
+                scope.env[target.value] = "?"
+                return
             ref = self.value_ref(value, scope)
             if ref[0] in ("manager_call", "instance", "container", "compiled", "logger", "partial"):
                 scope.values[target.value] = ref
