@@ -21,6 +21,7 @@ from .consequences import Consequences, Frame, Region
 from .diagnostics import Diagnostic
 from .index import Project, module_name
 from .noqa import noqa_lines, suppressed
+from .positions import AstPositions
 from .source import SourceError, caused_by_recursion, describe_exception, parse_source, read_source, run_deep, too_deep
 from .summary import FileSummary, SummaryBuilder
 
@@ -123,12 +124,27 @@ def _gitignore(root: str):
 
 # ------------------------------------------------------------------ summaries
 
-def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[str, bool]] = None) -> FileSummary:
-    """Parse ``text`` once and build its summary. Raises SourceError for unparsable input."""
+def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[str, bool]] = None,
+              ast_positions: bool = True) -> FileSummary:
+    """Parse ``text`` once and build its summary. Raises SourceError for unparsable input.
+
+    ``ast_positions=False`` takes every position from libcst's PositionProvider (slower; the
+    reference that tests/test_positions.py compares the default against)."""
     tree = parse_source(text, path, None)
     name, is_package = module if module is not None else module_name(path)
-    builder = SummaryBuilder(path, name, is_package, rules_by_type(settings.torch_version), settings)
+    rules = rules_by_type(settings.torch_version)
+    builder = SummaryBuilder(path, name, is_package, rules, settings)
     try:
+        positions = AstPositions(text) if ast_positions else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        positions = None
+    try:
+        if positions is not None:
+            builder.ast_positions = positions
+            run_deep(tree.visit, builder)
+            if builder.fill_positions():
+                return builder.summary
+            builder = SummaryBuilder(path, name, is_package, rules, settings)  # counts disagreed: libcst positions
         run_deep(MetadataWrapper(tree, unsafe_skip_copy=True).visit, builder)
     except Exception as exc:  # libcst reports a RecursionError in its metadata as a KeyError
         if caused_by_recursion(exc):
@@ -386,7 +402,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     kept.sort(key=Diagnostic.sort_key)
     if fixes and any(d.fix_request for d in kept):
         from .fix import attach_fixes
-        kept = attach_fixes(kept, loader.texts, settings)
+        kept = run_deep(attach_fixes, kept, loader.texts, settings)  # fixes re-parse and walk deep trees too
     return Report(kept, count, errors), project, regions, walks
 
 

@@ -16,6 +16,7 @@ from libcst.metadata import PositionProvider
 
 from . import tensors
 from .names import ImportTable, dotted
+from .positions import INDEXED
 from .source import describe_exception
 from .tensors import join, likely_tensor, maybe_tensor
 
@@ -28,6 +29,7 @@ class Span:
     column: int  # 1-based
     end_line: int
     end_column: int
+    key: Optional[tuple] = dataclasses.field(default=None, compare=False, repr=False)  # (type, index) until filled
 
 
 @dataclasses.dataclass
@@ -417,6 +419,8 @@ class SummaryBuilder(cst.CSTVisitor):
             return fn
 
     def on_visit(self, node) -> bool:
+        if self.ast_positions is not None:
+            self._enter_index(node)
         fn = self._hook("visit", type(node))
         return True if fn is None else fn(self, node) is not False
 
@@ -424,6 +428,8 @@ class SummaryBuilder(cst.CSTVisitor):
         fn = self._hook("leave", type(original_node))
         if fn is not None:
             fn(self, original_node)
+        if self.ast_positions is not None:
+            self._leave_index(original_node)
 
     def on_visit_attribute(self, node, attribute: str) -> None:
         fn = self._hook("visit", type(node), attribute)
@@ -446,6 +452,19 @@ class SummaryBuilder(cst.CSTVisitor):
         self.func_stack: List[FunctionScope] = []
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
         self.module_scope.env = {}
+        self.ast_positions = None
+        self.positions_ok = True
+        self._index: Dict[int, tuple] = {}
+        self._counts: Dict[type, int] = {}
+        self._open: List[tuple] = []
+        self._open_ids: List[int] = []
+        self._import_depth = 0
+        self._pending_spans: List[Span] = []
+        self._block_spans: List[tuple] = []
+        self._after_fill: List = []
+        self._def_quals: Dict[int, str] = {}
+        self._event_nodes: Dict[int, Event] = {}
+        self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
 
     # -- helpers
@@ -455,8 +474,63 @@ class SummaryBuilder(cst.CSTVisitor):
         return self.settings.dynamo_config.get(name, default)
 
     def span(self, node) -> Span:
-        r = self.get_metadata(PositionProvider, node)
-        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        """The node's position: from libcst metadata, or (``ast_positions`` set) a placeholder
+        filled by :meth:`fill_positions` once the whole module has been visited."""
+        if self.ast_positions is None:
+            r = self.get_metadata(PositionProvider, node)
+            return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        key = self._index.get(id(node))
+        probe = node
+        while key is None and isinstance(probe, cst.BooleanOperation):
+            probe = probe.left  # `a and b` starts where its left operand does
+            key = self._index.get(id(probe))
+        if key is None:
+            # not a node type matched against ast: the innermost open one that is
+            key = self._open[-1] if self._open else None
+        found = self.ast_positions.get(*key) if key is not None else None
+        if found is None:
+            self.positions_ok = False  # fill_positions() will send the file to PositionProvider
+            return Span(1, 1, 1, 1)
+        return Span(*found, key)
+
+    def node_key(self, node) -> Optional[tuple]:
+        return self._index.get(id(node))
+
+    def fill_positions(self) -> bool:
+        """Resolve placeholder spans from ``ast_positions``; False when the node counts of libcst
+        and ast disagree (the caller then redoes the summary with libcst positions)."""
+        pos = self.ast_positions
+        if not self.positions_ok:
+            return False
+        for t, n in self._counts.items():
+            if pos.count(t) != n:
+                return False
+        for t in pos.table:
+            if pos.count(t) and self._counts.get(t, 0) != pos.count(t):
+                return False
+        for fn in self._after_fill:
+            fn()
+        return True
+
+    # node indexing for ast positions (see gblint.positions)
+    def _enter_index(self, node) -> None:
+        t = type(node)
+        if t in INDEXED and not (t is cst.Attribute and self._import_depth):
+            n = self._counts.get(t, 0)
+            self._counts[t] = n + 1
+            key = (t, n)
+            self._index[id(node)] = key
+            self._open.append(key)
+            self._open_ids.append(id(node))
+        elif t is cst.Import or t is cst.ImportFrom:
+            self._import_depth += 1
+
+    def _leave_index(self, node) -> None:
+        if self._open_ids and self._open_ids[-1] == id(node):
+            self._open.pop()
+            self._open_ids.pop()
+        elif type(node) is cst.Import or type(node) is cst.ImportFrom:
+            self._import_depth -= 1
 
     @property
     def ctx(self) -> FunctionScope:
@@ -564,7 +638,11 @@ class SummaryBuilder(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
         if self.in_function():
             self.record_rules(node)
-            return False  # a class statement inside a function: the rule reports it; its body is not traced
+            # a class statement inside a function: the rule reports it; nothing in its body runs here.
+            # Its children are still walked (positions are matched node by node against ast).
+            self.scope.blocks.append(Block("eager_only", 0, self.scope.ops))
+            self._local_classes.add(id(node))
+            return True
         qual = ".".join([c.name for c in self.class_stack] + [node.name.value])
         bases = [self.imports.resolve(b.value) or "" for b in node.bases]
         info = ClassInfo(node.name.value, qual, bases, {}, {}, self.span(node))
@@ -573,6 +651,9 @@ class SummaryBuilder(cst.CSTVisitor):
         return True
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        if id(node) in self._local_classes:
+            self.pop()
+            return
         if self.class_stack and self.class_stack[-1].name == node.name.value and not self.in_function():
             self.class_stack.pop()
 
@@ -597,6 +678,7 @@ class SummaryBuilder(cst.CSTVisitor):
         info = FunctionInfo(qual, node.name.value, cls.qualname if cls else (parent.class_info.qualname if parent and parent.class_info else None),
                             self.span(node), decorators, is_async=node.asynchronous is not None)
         self.summary.functions[qual] = info
+        self._def_quals[id(node)] = qual
         params: Dict[str, str] = {}
         all_params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
         self_name = None
@@ -665,7 +747,7 @@ class SummaryBuilder(cst.CSTVisitor):
         """A lambda's body runs when it is called, not where it is written: it is a function of
         its own (``outer.<lambda:LINE>``), callable through the name it is assigned to."""
         if not self.in_function():
-            return False
+            return True  # walked for positions only: no function records events at module level
         parent = self.scope
         span = self.span(node)
         qual = f"{parent.info.qualname}.<lambda:{span.line}:{span.column}>"
@@ -690,7 +772,10 @@ class SummaryBuilder(cst.CSTVisitor):
     def push(self, kind: str, node, **kw) -> None:
         if self.in_function():
             span = self.span(node)
-            self.scope.blocks.append(Block(kind, span.line, self.scope.ops, column=span.column, **kw))
+            block = Block(kind, span.line, self.scope.ops, column=span.column, **kw)
+            self.scope.blocks.append(block)
+            if span.key is not None:
+                self._block_spans.append((block, span))
 
     def pop(self) -> None:
         if self.in_function() and self.scope.blocks:
@@ -783,26 +868,30 @@ class SummaryBuilder(cst.CSTVisitor):
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
         value = self.ctx.compiling_guard(node.left) if self.in_function() else None
         skip = value is not None and value == isinstance(node.operator, cst.Or)
-        self.push("eager_only" if skip else "operand", node)
+        if self.in_function():  # no position: nothing reports an operand block's line
+            self.scope.blocks.append(Block("eager_only" if skip else "operand", 0, self.scope.ops))
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self.pop()
 
     def visit_With(self, node: cst.With) -> None:
-        if not self.in_function():
-            return
-        for item in node.items:
-            m = self.classify_manager(item.item)
-            if m.kind == "unsupported":
-                self.add_event(Event("with", self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
-                                     manager=m, gb_ids=(m.gb_id,), detail=f"`with {m.label}`"))
+        pass
 
     def visit_With_body(self, node: cst.With) -> None:
         if not self.in_function():
             return
+        for item in node.items:  # the managers are built (visited) before the body is entered
+            m = self.classify_manager(item.item)
+            if m.kind == "unsupported":
+                self.add_event(Event("with", self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
+                                     manager=m, gb_ids=(m.gb_id,), detail=f"`with {m.label}`"))
         for item in node.items:
             m = self.classify_manager(item.item)
-            self.scope.blocks.append(Block("with", self.span(node).line, self.scope.ops, manager=m))
+            span = self.span(node)
+            block = Block("with", span.line, self.scope.ops, manager=m, column=span.column)
+            self.scope.blocks.append(block)
+            if span.key is not None:
+                self._block_spans.append((block, span))
             if m.kind == "resumable" and m.label.startswith(("torch.no_grad", "torch.enable_grad", "torch.set_grad",
                                                              "torch.inference_mode", "torch.autocast", "torch.amp",
                                                              "torch.cpu.amp", "torch.cuda.amp")):
@@ -874,9 +963,11 @@ class SummaryBuilder(cst.CSTVisitor):
                 elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
                     holds = True
         span = self.span(node)
-        self.scope.blocks.append(Block("genexpr" if kind == "gen" else "comp", span.line, self.scope.ops,
-                                       comp_kind=kind, holds_tensor=holds, over_items=over_items,
-                                       column=span.column))
+        block = Block("genexpr" if kind == "gen" else "comp", span.line, self.scope.ops,
+                      comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column)
+        self.scope.blocks.append(block)
+        if span.key is not None:
+            self._block_spans.append((block, span))
 
     def visit_ListComp(self, node):
         self.comp_block(node, "list")
@@ -915,7 +1006,7 @@ class SummaryBuilder(cst.CSTVisitor):
         if self.in_function() and isinstance(node.value, cst.FormattedString) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name) and scope.pending:
             ev = scope.pending[-1]
-            if ev.kind == "break" and ev.code == "GBL123" and ev.span == self.span(node.value):
+            if ev.kind == "break" and ev.code == "GBL123" and self._event_nodes.get(id(node.value)) is ev:
                 # Dynamo formats f-strings lazily: the failure surfaces where the string is first used
                 scope.deferred[node.targets[0].target.value] = ev
 
@@ -923,9 +1014,15 @@ class SummaryBuilder(cst.CSTVisitor):
         if self.in_function() and self.scope.deferred:
             ev = self.scope.deferred.pop(node.value, None)
             if ev is not None:
-                line = ev.span.line
+                first, detail = ev.span, ev.detail
                 ev.span = self.span(node)
-                ev.detail = f"{ev.detail} (line {line}), used here"
+
+                def describe(ev=ev, first=first, detail=detail):
+                    ev.detail = f"{detail} (line {first.line}), used here"
+                if self.ast_positions is None:
+                    describe()
+                else:
+                    self._after_fill.append(describe)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
@@ -1153,11 +1250,13 @@ class SummaryBuilder(cst.CSTVisitor):
             if not isinstance(found, (list, tuple)):
                 found = (found,)
             for site in found:
-                self.add_event(Event(
+                ev = Event(
                     "break", self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs,
-                    capturable=site.capturable, needs_capture=site.needs_capture))
+                    capturable=site.capturable, needs_capture=site.needs_capture)
+                self.add_event(ev)
+                self._event_nodes[id(site.node)] = ev
 
     # statements and expressions the rules look at
     def leave_If_test(self, node):
@@ -1252,10 +1351,7 @@ class SummaryBuilder(cst.CSTVisitor):
                                                        "@torch.compile", None))
 
     def function_qual(self, node: cst.FunctionDef) -> str:
-        for qual, info in self.summary.functions.items():
-            if info.name == node.name.value and info.span.line == self.span(node).line:
-                return qual
-        return node.name.value
+        return self._def_quals.get(id(node), node.name.value)
 
 
 def _names_in(node) -> List[str]:

@@ -38,7 +38,7 @@ class ClassStatement(Rule):
     )
 
     def check(self, node, ctx):
-        return self.site(node.name, f"`class {node.name.value}` statement")
+        return self.site(node, f"`class {node.name.value}` statement")
 
 
 class ModuleConstruction(Rule):
