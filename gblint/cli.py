@@ -96,6 +96,19 @@ def settings_for(args, paths: List[str]) -> Settings:
     return settings
 
 
+def paths_and_settings(args, paths: List[str]) -> Optional[Settings]:
+    """Check that the paths exist and load the settings; print the error and return None otherwise."""
+    for p in paths:
+        if p != "-" and not os.path.exists(p):
+            print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
+            return None
+    try:
+        return settings_for(args, paths)
+    except ConfigError as exc:
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return None
+
+
 def cmd_check(args) -> int:
     if args.fix or args.diff:
         return cmd_fix(args)
@@ -104,14 +117,8 @@ def cmd_check(args) -> int:
     from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
-    for p in paths:
-        if p != "-" and not os.path.exists(p):
-            print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
-            return 2
-    try:
-        settings = settings_for(args, paths)
-    except ConfigError as exc:
-        print(f"gblint: error: {exc}", file=sys.stderr)
+    settings = paths_and_settings(args, paths)
+    if settings is None:
         return 2
     cache = maybe_cache(settings, not args.no_cache and paths != ["-"], args.cache_dir)
     if paths == ["-"]:
@@ -193,14 +200,11 @@ def cmd_fix(args) -> int:
     from .source import SourceError, read_source
 
     paths = args.paths or ["."]
-    for p in paths:
-        if not os.path.exists(p):
-            print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
-            return 2
-    try:
-        settings = settings_for(args, paths)
-    except ConfigError as exc:
-        print(f"gblint: error: {exc}", file=sys.stderr)
+    if "-" in paths:
+        print("gblint: error: fix needs files, not standard input", file=sys.stderr)
+        return 2
+    settings = paths_and_settings(args, paths)
+    if settings is None:
         return 2
     texts = {}
     skipped = []

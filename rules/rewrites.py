@@ -294,6 +294,11 @@ def split_with(module: cst.Module, block: cst.With, stmt: cst.BaseStatement) -> 
     or S is not a statement of the block's own body."""
     if any(item.asname is not None for item in block.items) or block.asynchronous is not None:
         return None
+    return _split_block(module, block, stmt)
+
+
+def _split_block(module: cst.Module, block, stmt: cst.BaseStatement) -> Optional[cst.Module]:
+    """``block: pre; S; post`` -> ``block: pre`` / ``S`` / ``block: post`` (an empty side is dropped)."""
     if not isinstance(block.body, cst.IndentedBlock) or stmt not in block.body.body:
         return None
     body = list(block.body.body)
@@ -314,18 +319,7 @@ def split_try(module: cst.Module, block: cst.Try, stmt: cst.BaseStatement) -> Op
     or ``else``, or when S is not a statement of the ``try`` body."""
     if block.finalbody is not None or block.orelse is not None or not block.handlers:
         return None
-    if not isinstance(block.body, cst.IndentedBlock) or stmt not in block.body.body:
-        return None
-    body = list(block.body.body)
-    i = body.index(stmt)
-    pre, post = body[:i], body[i + 1:]
-    out: List[cst.BaseStatement] = []
-    if pre:
-        out.append(block.with_changes(body=block.body.with_changes(body=pre)))
-    out.append(stmt.with_changes(leading_lines=[] if pre else list(block.leading_lines)))
-    if post:
-        out.append(block.with_changes(body=block.body.with_changes(body=post), leading_lines=[]))
-    return replace(module, block, cst.FlattenSentinel(out))
+    return _split_block(module, block, stmt)
 
 
 # ------------------------------------------------------------------ torch.compiler.disable
