@@ -309,10 +309,15 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     module = src.module if src.module is not None else module_name(src.path)
     if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:
         return None
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # load() reports the syntax error with libcst's position
+    cache = loader.cache
+    key = cache.key(src.path, module[0] + "#syntax-ok", text) if cache is not None else None
+    if key is None or cache.get(key) is None:
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # load() reports the syntax error with libcst's position
+        if key is not None:
+            cache.put(key, True)  # the syntax check of an unchanged file is not repeated
     src.text = text
     loader.noqa[src.path] = noqa_lines(text)
     return module[0]
