@@ -238,7 +238,20 @@ class Loader:
 
 # text that can declare a compiled region: torch.compile / T.compile(...) / model.compile() /
 # `from torch import compile`; `re.compile(` alone cannot
-_REGION_TEXT = re.compile(r"(?<![\w])(?!re\.)(?:\w+\.)+compile\b|import[^\n]*\bcompile\b|^\s*compile\s*\(", re.M)
+_REGION_LINE = re.compile(r"(?<![\w])(?!re\.)(?:\w+\.)+compile\b|import.*\bcompile\b|^\s*compile\s*\(")
+
+
+def _declares_region(text: str) -> bool:
+    """Whether some line of ``text`` can declare a compiled region (only lines with `compile` are tried)."""
+    i = text.find("compile")
+    while i != -1:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        end = len(text) if end == -1 else end
+        if _REGION_LINE.search(text, start, end):
+            return True
+        i = text.find("compile", end)
+    return False
 
 
 PARALLEL_THRESHOLD = 24  # below this many files a process pool costs more than it saves (pre-commit)
@@ -304,7 +317,7 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
         text = src.text if src.text is not None else read_source(src.path)
     except SourceError:
         return None  # let load() report it
-    if "compile" in text and _REGION_TEXT.search(text):
+    if _declares_region(text):
         return None
     module = src.module if src.module is not None else module_name(src.path)
     if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:
