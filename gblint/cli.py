@@ -133,8 +133,14 @@ def cmd_check(args) -> int:
     else:
         sources = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
     try:
-        report, project, regions, walks = run(sources, settings, cache,
-                                              fixes=args.format in ("json", "sarif") and not args.statistics)
+        from .output import Progress
+        progress = Progress(sys.stderr, enabled=not args.quiet and len(sources) > 50)
+        try:
+            report, project, regions, walks = run(sources, settings, cache,
+                                                  fixes=args.format in ("json", "sarif") and not args.statistics,
+                                                  progress=progress)
+        finally:
+            progress.close()
     except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2

@@ -12,6 +12,7 @@ import gc
 import os
 import re
 import traceback
+import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -339,7 +340,9 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     key = cache.key(src.path, module[0] + "#syntax-ok", text) if cache is not None else None
     if key is None or cache.get(key) is None:
         try:
-            ast.parse(text)
+            with warnings.catch_warnings():  # the file's invalid escapes are not gblint's to report
+                warnings.simplefilter("ignore")
+                ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # load() reports the syntax error with libcst's position
         if key is not None:
@@ -382,8 +385,10 @@ def check_sources(sources: Iterable[SourceFile], settings: Settings, cache=None,
     return run(sources, settings, cache, fixes)[0]
 
 
-def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True):
+def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True, progress=None):
     """Check sources; return ``(Report, Project, regions, walks)`` for front ends that need more.
+
+    ``progress(done, total)`` is called as files are read and summarised (for a terminal display).
 
     ``fixes`` computes each diagnostic's ``fix`` (a re-parse of the files concerned); output that
     shows no fixes can skip it.
@@ -393,8 +398,12 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     count = 0
     entry_modules = {spec.partition(":")[0] for spec in settings.entry_points}
     eager: List[SourceFile] = []
+    sources = list(sources)
+    total = len(sources)
     for src in sources:
         count += 1
+        if progress is not None and count % 25 == 0:
+            progress(count, total)
         lazy = _lazy_candidate(src, loader, entry_modules)
         if lazy is not None:
             loader.lazy.setdefault(lazy, src)
@@ -408,6 +417,8 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             summary = loader.load(src)
             if summary is not None:
                 summaries.append(summary)
+    if progress is not None:
+        progress(total, total)
     project = Project(summaries, loader)
     model = Consequences(project)
     diagnostics = loader.diagnostics

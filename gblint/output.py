@@ -216,3 +216,37 @@ def write_github(report: Report, out: TextIO) -> None:
     for e in report.errors:
         out.write(f"::error file={github_escape_property(_display_path(e['path']))},title=gblint internal error::"
                   f"{github_escape_data(e['message'])}\n")
+
+
+class Progress:
+    """A one-line progress display on a terminal (files done, rate); silent elsewhere.
+
+    ``stream`` is written only when it is a TTY and ``enabled`` is true; at most every
+    ``interval`` seconds, and cleared by :meth:`close`.
+    """
+
+    def __init__(self, stream: TextIO, enabled: bool = True, interval: float = 0.2):
+        import time
+        self.stream = stream
+        self.enabled = enabled and hasattr(stream, "isatty") and stream.isatty()
+        self.interval = interval
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < self.interval and done < total:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-6)
+        self.stream.write(f"\rgblint: {done}/{total} files ({rate:.0f} files/s)")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

@@ -137,3 +137,37 @@ def test_statistics_and_output_file(tmp_path):
     assert json.loads(out.read_text())["files_checked"] == 84
     stats = run_cli("check", "--statistics", CASES).stdout
     assert "GBL201  break-in-loop" in stats
+
+
+class _Tty:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_only_on_a_terminal():
+    from gblint.output import Progress
+    quiet = _Tty(False)
+    p = Progress(quiet)
+    p(25, 100)
+    p(100, 100)
+    p.close()
+    assert quiet.text == ""
+    term = _Tty(True)
+    p = Progress(term, interval=0)
+    p(25, 100)
+    p(100, 100)
+    p.close()
+    assert "gblint: 25/100 files" in term.text and "100/100" in term.text and term.text.endswith("\r\x1b[K")
+    off = _Tty(True)
+    p = Progress(off, enabled=False)
+    p(100, 100)
+    assert off.text == ""
