@@ -437,6 +437,8 @@ class _RegionWalk:
 
         Returns ``"resume"``, ``"tail"``, ``"skip"``, ``"error"`` or ``"comp"``.
         """
+        if site.origin_line:
+            site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         site_frame = site_frame or frame
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
         if self.region.fullgraph or strict:

@@ -79,6 +79,7 @@ class Event:
     python_value: bool = False
     capturable: bool = False
     needs_capture: bool = False
+    origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
     needs: Optional[str] = None
     # call
     callee: Optional[tuple] = None
@@ -461,7 +462,6 @@ class SummaryBuilder(cst.CSTVisitor):
         self._import_depth = 0
         self._pending_spans: List[Span] = []
         self._block_spans: List[tuple] = []
-        self._after_fill: List = []
         self._def_quals: Dict[int, str] = {}
         self._event_nodes: Dict[int, Event] = {}
         self._local_classes: set = set()
@@ -508,8 +508,6 @@ class SummaryBuilder(cst.CSTVisitor):
         for t in pos.table:
             if pos.count(t) and self._counts.get(t, 0) != pos.count(t):
                 return False
-        for fn in self._after_fill:
-            fn()
         return True
 
     # node indexing for ast positions (see gblint.positions)
@@ -1014,15 +1012,8 @@ class SummaryBuilder(cst.CSTVisitor):
         if self.in_function() and self.scope.deferred:
             ev = self.scope.deferred.pop(node.value, None)
             if ev is not None:
-                first, detail = ev.span, ev.detail
+                ev.origin_line = ev.span.line
                 ev.span = self.span(node)
-
-                def describe(ev=ev, first=first, detail=detail):
-                    ev.detail = f"{detail} (line {first.line}), used here"
-                if self.ast_positions is None:
-                    describe()
-                else:
-                    self._after_fill.append(describe)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
