@@ -55,6 +55,7 @@ class Settings:
     follow_imports: Tuple[str, ...] = ()
     max_unroll: int = 8
     jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
+    incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
     root: str = "."
 
     def selected(self, code: str, path: Optional[str] = None) -> bool:

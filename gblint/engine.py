@@ -215,8 +215,9 @@ class Loader:
             key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
             summary = self.cache.get(key) if key is not None else None
             if summary is None:
-                # an in-memory buffer (editor, stdin) is edited a definition at a time
-                summary = summarize(text, src.path, self.settings, module, incremental=src.text is not None)
+                # an editor's buffer is edited a definition at a time
+                summary = summarize(text, src.path, self.settings, module,
+                                    incremental=self.settings.incremental and src.text is not None)
                 if key is not None:
                     self.cache.put(key, summary)
         except SourceError as exc:

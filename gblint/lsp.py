@@ -353,6 +353,8 @@ def analyse_sources(sources: List[SourceFile], settings: Settings, cache: Option
     its file: too slow for every keystroke; code actions ask for them, :func:`resolve_fixes`),
     through ``cache`` when given."""
     params = inspect.signature(check_sources).parameters
+    if hasattr(settings, "incremental"):
+        settings = dataclasses.replace(settings, incremental=True)  # re-read only the edited definition
     kwargs = {}
     if "fixes" in params:
         kwargs["fixes"] = False
