@@ -7,6 +7,7 @@ from typing import Dict, FrozenSet, Optional
 NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 
 ALL = frozenset({"*"})
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def noqa_lines(text: str) -> Dict[int, FrozenSet[str]]:
@@ -14,7 +15,7 @@ def noqa_lines(text: str) -> Dict[int, FrozenSet[str]]:
     out: Dict[int, FrozenSet[str]] = {}
     if "noqa" not in text and "NOQA" not in text:
         return out
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(_LINE_BREAK.split(text), 1):  # not splitlines(): \f, \v, \x1c, \u2028 do not end lines
         if "#" not in line:
             continue
         m = NOQA.search(line)

@@ -245,9 +245,8 @@ def _python_syntax_error(text: str, path: str) -> Optional[SyntaxError]:
 
 
 def _longest_bool_chain(text: str) -> int:
-    """The first line of a statement with more than MAX_BOOL_CHAIN ``and``/``or``, else 0
-    (also 0 when the text does not tokenize: then the regex count was words in strings or
-    comments of a file libcst will reject anyway)."""
+    """The first line of a statement with more than MAX_BOOL_CHAIN ``and``/``or``, else 0;
+    1 when the text does not tokenize (where statements end is then unknown)."""
     count, start = 0, 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -288,7 +287,8 @@ def run_deep(fn: Callable[..., T], *args, **kwargs) -> T:
     is direct. Where the platform refuses the stack size or a thread, ``fn`` runs in the
     calling thread with the normal limit (deep files then fail with ``RecursionError``, which
     callers turn into ``GBL001``). The recursion limit is process-wide: it is raised while any
-    ``run_deep`` call runs and restored when the last one ends.
+    ``run_deep`` call runs and restored when the last one ends. Python 3.12 and later also cap
+    C-level recursion on their own, so there the deepest trees may still end as ``GBL001``.
     """
     if in_deep_thread():
         return fn(*args, **kwargs)
