@@ -18,6 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
+from .source import split_lines
 
 MAX_ROUNDS = 25
 
@@ -98,7 +99,7 @@ def edit_for(old: str, new: str) -> Optional[Edit]:
     """One edit replacing the changed lines of ``old`` by those of ``new`` (None when equal)."""
     if old == new:
         return None
-    a, b = old.splitlines(True), new.splitlines(True)
+    a, b = split_lines(old), split_lines(new)
     p = 0
     while p < len(a) and p < len(b) and a[p] == b[p]:
         p += 1
@@ -135,7 +136,7 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         module = cst.Module(body=[top], default_indent=pos.module.default_indent,
                             default_newline=pos.module.default_newline, header=[], footer=[],
                             encoding=pos.module.encoding, has_trailing_newline=True)
-        offset = pos.lines(top)[1] - len(module.code.splitlines())
+        offset = pos.lines(top)[1] - len(split_lines(module.code))
     new: Optional[cst.Module] = None
     title = ""
     applicability = "safe"
@@ -227,7 +228,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     """Apply non-overlapping edits (1-based positions; a line past the end means end of file)."""
-    lines = text.splitlines(True)
+    lines = split_lines(text)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
@@ -261,7 +262,7 @@ class FixResult:
     def diff(self) -> str:
         out = []
         for p in self.changed():
-            out.extend(difflib.unified_diff(self.original[p].splitlines(True), self.texts[p].splitlines(True),
+            out.extend(difflib.unified_diff(split_lines(self.original[p]), split_lines(self.texts[p]),
                                             fromfile=p, tofile=p))
         return "".join(out)
 

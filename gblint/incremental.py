@@ -15,8 +15,10 @@ from __future__ import annotations
 import ast
 import collections
 import pickle
+import warnings
 from typing import Callable, List, Optional, Tuple
 
+from .source import split_lines
 from .summary import FileSummary
 
 _LAST: "collections.OrderedDict[Tuple[str, str], Tuple[str, bytes]]" = collections.OrderedDict()
@@ -66,8 +68,8 @@ def _start(node: ast.stmt) -> int:
 
 def _incremental(old_text: str, old: FileSummary, text: str, full: Callable[[str], FileSummary]
                  ) -> Optional[FileSummary]:
-    old_lines = old_text.splitlines(True)
-    new_lines = text.splitlines(True)
+    old_lines = split_lines(old_text)
+    new_lines = split_lines(text)
     p = 0
     while p < len(old_lines) and p < len(new_lines) and old_lines[p] == new_lines[p]:
         p += 1
@@ -75,7 +77,9 @@ def _incremental(old_text: str, old: FileSummary, text: str, full: Callable[[str
     while s < min(len(old_lines), len(new_lines)) - p and old_lines[-1 - s] == new_lines[-1 - s]:
         s += 1
     first, last = p + 1, max(p + 1, len(new_lines) - s)  # changed lines of the new text (1-based)
-    tree = ast.parse(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(text)
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     touched = [n for n in tree.body if _start(n) <= last and n.end_lineno >= first]
     if not touched or not all(isinstance(n, defs) for n in touched):

@@ -12,9 +12,12 @@ one takes the position of the innermost matched node around it.
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
+
+from .source import split_lines
 
 # libcst type -> ast types holding the same constructs
 MATCHING = {
@@ -53,8 +56,10 @@ class AstPositions:
     ``ast`` cannot parse the text."""
 
     def __init__(self, text: str):
-        tree = ast.parse(text)
-        self.lines = text.splitlines()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like: not gblint's business
+            tree = ast.parse(text)
+        self.lines = split_lines(text)
         by_ast: Dict[type, type] = {a: c for c, group in MATCHING.items() for a in group}
         found: Dict[type, List[tuple]] = {c: [] for c in MATCHING}
         decorators: List[tuple] = []

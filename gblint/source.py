@@ -352,3 +352,12 @@ def _restore_limit() -> None:
         # leave a limit someone else set meanwhile alone
         if _limit_users == 0 and _saved_limit < DEEP_RECURSION_LIMIT == sys.getrecursionlimit():
             sys.setrecursionlimit(_saved_limit)
+
+
+def split_lines(text: str) -> list:
+    """Lines of ``text`` with their endings, split where Python ends lines (``\\n``, ``\\r\\n``,
+    ``\\r``), not at every character :meth:`str.splitlines` breaks on (form feed, ``\\u2028``...)."""
+    return [line for line in _KEEPENDS.findall(text) if line]
+
+
+_KEEPENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")

@@ -219,6 +219,22 @@ def _code(node: cst.CSTNode) -> str:
 # ----------------------------------------------------------------------------- per-function state
 
 
+class _Env(dict):
+    """A scope's name -> kind table that forgets memoised expression kinds when it changes."""
+
+    def __init__(self, memo: Dict[int, str], items=()):
+        super().__init__(items)
+        self._memo = memo
+
+    def __setitem__(self, key, value):
+        self._memo.clear()
+        super().__setitem__(key, value)
+
+    def pop(self, *args):
+        self._memo.clear()
+        return super().pop(*args)
+
+
 class FunctionScope:
     """Per-function state handed to rules as ``ctx``: names, tensor kinds, blocks."""
 
@@ -229,7 +245,9 @@ class FunctionScope:
         self.imports = imports
         self.parent = parent
         self.class_info = class_info
-        self.env: Dict[str, str] = dict(params)  # local name -> kind token
+        self._kinds: Dict[int, str] = {}  # kind() of nodes since the last binding changed
+        self._guards: Dict[int, Optional[bool]] = {}  # compiling_guard() of nodes
+        self.env: Dict[str, str] = _Env(self._kinds, params)  # local name -> kind token
         self.values: Dict[str, tuple] = {}  # local name -> value ref (manager, instance, modules)
         self.params = set(params)
         self.self_name: Optional[str] = None
@@ -261,6 +279,12 @@ class FunctionScope:
         """The value ``test`` has under Dynamo when it only depends on an is-compiling check
         (``torch.compiler.is_compiling()``, transformers' ``is_tracing(x)``...), else None.
         ``not G and X`` is False and ``G or X`` is True whatever X is (short-circuit)."""
+        key = id(test)
+        if key not in self._guards:
+            self._guards[key] = self._compiling_guard(test)
+        return self._guards[key]
+
+    def _compiling_guard(self, test: cst.BaseExpression) -> Optional[bool]:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self.compiling_guard(test.expression)
             return None if inner is None else not inner
@@ -290,6 +314,15 @@ class FunctionScope:
         return None
 
     def kind(self, node: cst.BaseExpression) -> str:
+        """Kind token of an expression (see :mod:`gblint.tensors`), memoised until a binding
+        changes: long operator chains would otherwise be re-walked at every level."""
+        key = id(node)
+        found = self._kinds.get(key)
+        if found is None:
+            found = self._kinds[key] = self._kind(node)
+        return found
+
+    def _kind(self, node: cst.BaseExpression) -> str:
         """Kind token of an expression (see :mod:`gblint.tensors`)."""
         if isinstance(node, cst.Name):
             k = self.lookup(node.value)
