@@ -17,6 +17,15 @@ from . import __version__
 FORMAT = 1
 
 
+def content_key(fingerprint: str, path: str, module: str, text: str) -> str:
+    """The cache key of a file's summary: everything it depends on, hashed."""
+    h = hashlib.sha256()
+    for part in (fingerprint, os.path.abspath(path), module, text):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
 class SummaryCache:
     """A directory of pickled :class:`gblint.summary.FileSummary` objects."""
 
@@ -27,11 +36,7 @@ class SummaryCache:
         self.misses = 0
 
     def key(self, path: str, module: str, text: str) -> str:
-        h = hashlib.sha256()
-        for part in (self.fingerprint, os.path.abspath(path), module, text):
-            h.update(part.encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
-        return h.hexdigest()
+        return content_key(self.fingerprint, path, module, text)
 
     def _file(self, key: str) -> str:
         return os.path.join(self.directory, key[:2], key + ".pickle")

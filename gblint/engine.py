@@ -15,7 +15,6 @@ import traceback
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from .config import DEFAULT_EXCLUDE, Settings

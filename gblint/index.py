@@ -13,7 +13,7 @@ import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .consequences import RNN_MODULES, Frame
-from .summary import ClassInfo, Event, FileSummary, FunctionInfo
+from .summary import ClassInfo, Event, FileSummary
 
 
 def module_name(path: str) -> Tuple[str, bool]:

@@ -31,7 +31,6 @@ import collections
 import concurrent.futures
 import dataclasses
 import functools
-import hashlib
 import inspect
 import logging
 import os
@@ -308,11 +307,8 @@ class MemoryCache:
         self._store: "collections.OrderedDict[str, bytes]" = collections.OrderedDict()
 
     def key(self, path: str, module: str, text: str) -> str:
-        h = hashlib.sha256()
-        for part in (self.fingerprint, os.path.abspath(path), module, text):
-            h.update(part.encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
-        return h.hexdigest()
+        from .cache import content_key
+        return content_key(self.fingerprint, path, module, text)
 
     def get(self, key: str):
         data = self._store.get(key)

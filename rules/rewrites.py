@@ -9,7 +9,7 @@ disable compilation for code that only logs, select with ``torch.where``.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.codemod import CodemodContext

@@ -1,6 +1,5 @@
 """The public cases (shared/cases) scored against PyTorch 2.13's measured behaviour, plus exact
 predictions for representative cases of each consequence."""
-import json
 import os
 import subprocess
 import sys
