@@ -12,7 +12,7 @@ import dataclasses
 import fnmatch
 import os
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 try:  # Python 3.11+
     import tomllib
@@ -196,6 +196,3 @@ def parse_code_list(text: Optional[str]) -> Tuple[str, ...]:
         return ()
     return tuple(c.strip().upper() for c in text.split(",") if c.strip())
 
-
-def all_files_excluded_default(parts: List[str]) -> bool:
-    return any(p in DEFAULT_EXCLUDE for p in parts)

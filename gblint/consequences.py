@@ -27,7 +27,7 @@ DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dy
 NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 EOGB = ("torch._dynamo.error_on_graph_break",)
 RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
-SEVERITY = {"resume": 1, "comp": 1, "tail": 2, "skip": 3, "error": 4}
+SEVERITY = {"resume": 1, "tail": 2, "skip": 3, "error": 4}
 LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
 # fixes a resumable break of a given source can offer (see gblint.fix)
 DIRECT_FIXES = {"GBL105": ("where",), "GBL102": ("config", "capture_scalar_outputs"),
@@ -54,7 +54,6 @@ class InnerBreak:
     event: Event
     chain: Tuple[Tuple[Frame, Event], ...]  # (caller, call event) pairs below the inlined function
     strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
-    via_disabled: bool = False
 
     @property
     def line(self) -> int:
@@ -147,7 +146,7 @@ class Consequences:
             if ib.event.outcome == "raise" and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
-            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict, ib.via_disabled))
+            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict))
         return found
 
     # ------------------------------------------------------------------ regions
@@ -260,7 +259,7 @@ class _RegionWalk:
             frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request))
 
     # -------------------------------------------------------------- frames
-    def frame(self, frame: Frame, strict: bool, skip_resumable: bool = False) -> None:
+    def frame(self, frame: Frame, strict: bool) -> None:
         """Analyse ``frame`` compiled as a top-level Dynamo frame."""
         key = (frame.path, frame.name)
         if key in self.seen_frames:
@@ -404,10 +403,8 @@ class _RegionWalk:
                 if site in seen_sites:
                     continue
                 seen_sites.add(site)
-                eff_strict = self.region.fullgraph or (ib.strict if ib.strict is not None
-                                                       else self.strict_at(ev.blocks, strict))
                 verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
-                                       strict_override=eff_strict)
+                                       strict_override=self.is_error_only(ib, ev, strict))
                 verdicts.append((SEVERITY.get(verdict, 0), verdict, ib))
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
@@ -421,6 +418,8 @@ class _RegionWalk:
         return skipped
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:
+        """Whether a break reached through the call ``ev`` raises: fullgraph, else the innermost
+        error_on_graph_break decorator on the way, else the managers around the call."""
         return self.region.fullgraph or bool(ib.strict if ib.strict is not None else self.strict_at(ev.blocks, strict))
 
     # -------------------------------------------------------------- the decision
@@ -435,7 +434,7 @@ class _RegionWalk:
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
 
-        Returns ``"resume"``, ``"tail"``, ``"skip"``, ``"error"`` or ``"comp"``.
+        Returns ``"resume"``, ``"tail"``, ``"skip"`` or ``"error"``.
         """
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")

@@ -184,6 +184,11 @@ class SourceFile:
     module: Optional[Tuple[str, bool]] = None
 
 
+def _module_of(src: SourceFile) -> Tuple[str, bool]:
+    """The (dotted name, is_package) of a source: given, or computed from its path."""
+    return src.module if src.module is not None else module_name(src.path)
+
+
 class Loader:
     """Reads, parses and summarises files (through the cache), and loads modules of followed
     packages (``--follow-imports``) on first use, from their source files, never importing them."""
@@ -210,7 +215,7 @@ class Loader:
             text = src.text if src.text is not None else read_source(src.path)
             self.noqa[src.path] = noqa_lines(text)
             self.texts[src.path] = text
-            module = src.module if src.module is not None else module_name(src.path)
+            module = _module_of(src)
             key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
             summary = self.cache.get(key) if key is not None else None
             if summary is None:
@@ -303,7 +308,7 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 loader.diagnostics.append(exc.diagnostic)
                 continue
             src = SourceFile(src.path, text, src.module)
-            module = src.module if src.module is not None else module_name(src.path)
+            module = _module_of(src)
             hit = loader.cache.get(loader.cache.key(src.path, module[0], text))
             if hit is not None:
                 loader.noqa[src.path] = noqa_lines(text)
@@ -325,7 +330,7 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
             if summary is not None:
                 out.append(summary)
                 if loader.cache is not None and text is not None:
-                    module = src.module if src.module is not None else module_name(src.path)
+                    module = _module_of(src)
                     loader.cache.put(loader.cache.key(src.path, module[0], text), summary)
     return out
 
@@ -342,7 +347,7 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
         return None  # let load() report it
     if _declares_region(text):
         return None
-    module = src.module if src.module is not None else module_name(src.path)
+    module = _module_of(src)
     if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:
         return None
     cache = loader.cache

@@ -905,9 +905,6 @@ class SummaryBuilder(cst.CSTVisitor):
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self.pop()
 
-    def visit_With(self, node: cst.With) -> None:
-        pass
-
     def visit_With_body(self, node: cst.With) -> None:
         if not self.in_function():
             return
@@ -927,7 +924,6 @@ class SummaryBuilder(cst.CSTVisitor):
                                                              "torch.inference_mode", "torch.autocast", "torch.amp",
                                                              "torch.cpu.amp", "torch.cuda.amp")):
                 self.scope.ops += 1
-        self._with_depth = len(node.items)
 
     def leave_With_body(self, node: cst.With) -> None:
         if not self.in_function():
@@ -1197,8 +1193,6 @@ class SummaryBuilder(cst.CSTVisitor):
             # torch.compile(backend=...)(fn)
             self.record_compile(cst.Call(func=func.func, args=[node.args[0]] + list(func.args)), span_node=node)
         if not self.in_function():
-            if q and q.startswith(DYNAMO_CONFIG_PREFIXES) and q.endswith(".patch"):
-                pass
             return
         if isinstance(func, cst.Attribute) and func.attr.value in tensors.TENSOR_METHODS:
             scope.note_tensor_param(func.value)
