@@ -1,20 +1,141 @@
 """Per-file summaries cached by content hash, so a second run reads only what changed.
 
 A summary depends on the file's text, its module name, gblint's version and the dynamo
-config the rules read; all of them go into the key. Entries are pickles under
-``<cache dir>/<key[:2]>/<key>.pickle``; an unreadable entry is a miss, never an error.
+config the rules read; all of them go into the key. Entries are JSON under
+``<cache dir>/<key[:2]>/<key>.json``: data only, decoded into gblint's own summary dataclasses
+(a whitelist, each field checked against its declared type), never into anything else, so a
+cache directory that others can write to cannot run code. An entry that is not a regular file,
+does not decode, or decodes to anything unexpected is a miss, never an error.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
-import pickle
+import stat
 import tempfile
+import typing
 from typing import Optional
 
 from . import __version__
+from . import summary as _summary
 
-FORMAT = 1
+FORMAT = 2
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
+
+# The classes an entry may hold, by tag, and the fields stored for each (in order). Span.key is
+# scratch state of the summary builder (a libcst type), not data.
+_CLASSES = {c.__name__: c for c in (_summary.Span, _summary.Manager, _summary.Block, _summary.Event,
+                                    _summary.Decorator, _summary.FunctionInfo, _summary.ClassInfo,
+                                    _summary.RegionDecl, _summary.FileSummary)}
+_FIELDS = {c: tuple(f.name for f in dataclasses.fields(c) if f.compare) for c in _CLASSES.values()}
+# entries are built positionally: the fields left out must be the last ones
+assert all(tuple(f.name for f in dataclasses.fields(c))[:len(n)] == n for c, n in _FIELDS.items())
+# Tags: {"@t": [...]} is a tuple, {"@Span": [...]} a Span (its fields in order), {"@d": [[k, v], ...]}
+# a dict with a key that starts with "@"; any other JSON object is a dict, any array a list.
+_TUPLE, _DICT = "@t", "@d"
+
+
+class CacheFormatError(ValueError):
+    """An entry that is not a summary gblint wrote."""
+
+
+def encode(value) -> object:
+    """A JSON-ready form of ``value``: None, bool, int, float, str, lists, dicts with ``str``
+    keys, and tuples and summary dataclasses as one-key objects tagged with ``@``.
+
+    Raises CacheFormatError for anything else (RecursionError for very deep values)."""
+    t = type(value)
+    if value is None or t is bool or t is int or t is float or t is str:
+        return value
+    if t is list:
+        return [encode(v) for v in value]
+    if t is tuple:
+        return {_TUPLE: [encode(v) for v in value]}
+    if t is dict:
+        if not all(type(k) is str for k in value):
+            raise CacheFormatError("dict with keys that are not str")
+        if any(k.startswith("@") for k in value):
+            return {_DICT: [[k, encode(v)] for k, v in value.items()]}
+        return {k: encode(v) for k, v in value.items()}
+    if t in _FIELDS:
+        return {"@" + t.__name__: [encode(getattr(value, name)) for name in _FIELDS[t]]}
+    raise CacheFormatError(f"cannot store a {t.__name__}")
+
+
+def _object(obj: dict) -> object:
+    """``json.loads``'s object hook: a tagged object becomes its tuple, dict or dataclass (each
+    field checked against its declared type); an unknown tag raises CacheFormatError."""
+    if len(obj) != 1:
+        return obj
+    (tag, items), = obj.items()
+    if not tag.startswith("@"):
+        return obj
+    if type(items) is not list:
+        raise CacheFormatError(f"{tag} without an array")
+    if tag == _TUPLE:
+        return tuple(items)
+    if tag == _DICT:
+        if not all(type(p) is list and len(p) == 2 and type(p[0]) is str for p in items):
+            raise CacheFormatError("malformed @d")
+        return dict(items)
+    cls = _CLASSES.get(tag[1:])
+    if cls is None or len(items) != len(_FIELDS[cls]):
+        raise CacheFormatError(f"unexpected {tag}")
+    if not all(ok(item) for ok, item in zip(_checks(cls), items)):
+        raise CacheFormatError(f"a field of {tag} has the wrong type")
+    return cls(*items)
+
+
+def decode(data: bytes) -> object:
+    """The value :func:`encode` made, from its JSON bytes. Raises CacheFormatError for an
+    unknown tag, a wrong field count or a field whose value does not have its declared type,
+    ValueError for bad JSON (RecursionError for absurd nesting)."""
+    return json.loads(data, object_hook=_object)
+
+
+_CHECKS: dict = {}
+
+
+def _checks(cls) -> list:
+    """One type check per stored field of ``cls``, from its annotations."""
+    if cls not in _CHECKS:
+        hints = typing.get_type_hints(cls)
+        _CHECKS[cls] = [_check(hints[name]) for name in _FIELDS[cls]]
+    return _CHECKS[cls]
+
+
+def _check(hint):
+    """A function telling whether a value has the declared type ``hint`` (container elements
+    included)."""
+    if hint is object or hint is typing.Any:
+        return lambda v: True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is None:
+        if hint in (str, int, bool, float, type(None)):
+            kinds = {str: {str}, int: {int, bool}, bool: {bool}, float: {int, float}, type(None): {type(None)}}[hint]
+            return lambda v: type(v) in kinds
+        return lambda v: isinstance(v, hint)
+    if origin is typing.Union and len(args) == 2 and type(None) in args:  # Optional[X]
+        inner = _check(args[0] if args[1] is type(None) else args[1])
+        return lambda v: v is None or inner(v)
+    if origin is typing.Union:
+        checks = [_check(a) for a in args]
+        return lambda v: any(c(v) for c in checks)
+    if origin is list:
+        item = _check(args[0])
+        return lambda v: type(v) is list and all(map(item, v))
+    if origin is dict:
+        key, value = _check(args[0]), _check(args[1])
+        return lambda v: type(v) is dict and all(key(k) and value(x) for k, x in v.items())
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _check(args[0])
+        return lambda v: type(v) is tuple and all(map(item, v))
+    if origin is tuple:
+        items = [_check(a) for a in args]
+        return lambda v: type(v) is tuple and len(v) == len(items) and all(c(x) for c, x in zip(items, v))
+    return lambda v: isinstance(v, origin)
 
 
 def content_key(fingerprint: str, path: str, module: str, text: str) -> str:
@@ -26,8 +147,46 @@ def content_key(fingerprint: str, path: str, module: str, text: str) -> str:
     return h.hexdigest()
 
 
+def read_regular_file(path: str, limit: int = MAX_ENTRY_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO, device or folder) of at
+    most ``limit`` bytes. Never blocks on a FIFO. Raises OSError otherwise."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            raise OSError(f"{path}: not a regular file of at most {limit} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def write_atomically(target: str, data: bytes) -> None:
+    """Write ``data`` to ``target`` through a temporary file in the same folder, renamed over
+    it; the temporary file is removed whatever happens (disk full, an exception, a signal that
+    raises). Raises OSError."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+        tmp = None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 class SummaryCache:
-    """A directory of pickled :class:`gblint.summary.FileSummary` objects."""
+    """A directory of :class:`gblint.summary.FileSummary` objects (and ``True`` markers) as JSON.
+
+    Args:
+        directory (str): where the entries live (created on the first write).
+        fingerprint (str): what besides the text decides a summary (settings, gblint's code).
+    """
 
     def __init__(self, directory: str, fingerprint: str = ""):
         self.directory = directory
@@ -36,31 +195,35 @@ class SummaryCache:
         self.misses = 0
 
     def key(self, path: str, module: str, text: str) -> str:
+        """The key of ``text`` read from ``path`` as module ``module``."""
         return content_key(self.fingerprint, path, module, text)
 
     def _file(self, key: str) -> str:
-        return os.path.join(self.directory, key[:2], key + ".pickle")
+        return os.path.join(self.directory, key[:2], key + ".json")
 
     def get(self, key: str):
+        """The :class:`FileSummary` or ``True`` stored under ``key``; None for a miss (missing,
+        not a regular file, unreadable, or not a value :meth:`put` writes). Never raises."""
         try:
-            with open(self._file(key), "rb") as fh:
-                value = pickle.load(fh)
-        except Exception:  # missing, truncated or from another version: recompute
+            value = decode(read_regular_file(self._file(key)))
+            if not (value is True or type(value) is _summary.FileSummary):
+                raise CacheFormatError("not a summary")
+        except Exception:  # missing, truncated, hostile or from another version: recompute
             self.misses += 1
             return None
         self.hits += 1
         return value
 
-    def put(self, key: str, summary) -> None:
+    def put(self, key: str, value) -> None:
+        """Store a :class:`FileSummary` or ``True`` under ``key``; a failure (disk full, a value
+        that cannot be stored) only costs speed and leaves no temporary file. Never raises."""
         target = self._file(key)
         try:
+            data = json.dumps(encode(value), separators=(",", ":")).encode("ascii")
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(summary, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, target)
-        except (OSError, pickle.PickleError, RecursionError):
-            pass  # a cache that cannot be written only costs speed
+            write_atomically(target, data)
+        except (OSError, ValueError, RecursionError):
+            pass
 
 
 def default_cache_dir(root: str) -> str:
@@ -95,9 +258,8 @@ def maybe_cache(settings, enabled: bool, directory: Optional[str]) -> Optional[S
     try:
         os.makedirs(directory, exist_ok=True)
         marker = os.path.join(directory, ".gitignore")
-        if not os.path.exists(marker):
-            with open(marker, "w") as fh:
-                fh.write("# Automatically created by gblint.\n*\n")
+        if not os.path.lexists(marker):  # never through a link, dangling or not
+            write_atomically(marker, b"# Automatically created by gblint.\n*\n")
     except OSError:
         return None
     return SummaryCache(directory, settings_fingerprint(settings))

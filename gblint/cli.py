@@ -1,6 +1,7 @@
 """``gblint`` command line: ``check``, ``rules``.
 
-Exit codes: 0 no diagnostics, 1 diagnostics reported, 2 usage, configuration or internal error.
+Exit codes: 0 no diagnostics, 1 diagnostics reported, 2 usage, configuration or internal error,
+130 interrupted (SIGINT), 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import io
 import json
 import os
+import signal
 import sys
 from typing import List, Optional
 
@@ -198,12 +200,17 @@ def cmd_lsp(args) -> int:
 def cmd_fix(args) -> int:
     """``gblint fix`` / ``gblint check --fix``: apply fixes until nothing changes, then report what is left.
 
-    Exit 0 when no diagnostic remains, 1 when some do, 2 on usage or internal errors.
+    A file is replaced only if it still holds the bytes that were analysed (else it is skipped:
+    "changed on disk since it was read"); only fixes in files actually written are counted. The
+    report comes from a check of what the files hold afterwards. Exit 0 when no diagnostic
+    remains, 1 when some do, 2 on usage or internal errors, a file that could not be written,
+    or fixes left when the round limit (:data:`gblint.fix.MAX_ROUNDS`) was reached.
     """
-    from .engine import iter_python_files
-    from .fix import fix_sources
+    from .engine import SourceFile, check_sources, iter_python_files
+    from .fix import MAX_ROUNDS, fix_sources
+    from .fs import ChangedOnDiskError, write_atomic
     from .output import write_text
-    from .source import SourceError, read_source
+    from .source import SourceError, decode_source, read_bytes, read_source
 
     paths = args.paths or ["."]
     if "-" in paths:
@@ -212,39 +219,60 @@ def cmd_fix(args) -> int:
     settings = paths_and_settings(args, paths)
     if settings is None:
         return 2
-    texts = {}
+    texts, data = {}, {}
     skipped = []
     for path in iter_python_files(paths, settings):
         try:
-            texts[path] = read_source(path)
+            data[path] = read_bytes(path)
+            texts[path] = decode_source(data[path], path)
         except SourceError as exc:
             skipped.append((path, exc.diagnostic.message))
     result = fix_sources(texts, settings, unsafe=args.unsafe_fixes)
+    failed = False
     if args.diff:
         sys.stdout.write(result.diff())
+        written = set(result.changed())
     else:
-        from .fs import write_atomic
+        written = set()
         for path in result.changed():
             try:
-                write_atomic(path, result.texts[path])
+                write_atomic(path, result.texts[path], expected=data[path])
+                written.add(path)
+            except ChangedOnDiskError as exc:  # an edit saved meanwhile wins; the file is left as it is
+                skipped.append((path, str(exc)))
             except Exception as exc:  # never leave a half-written file; say which one was skipped
                 skipped.append((path, f"not written: {exc}"))
+                failed = True
     report = result.report
-    n = len(result.applied)
+    if not args.diff and len(written) < len(result.changed()):  # report on what the files hold now
+        now = []
+        for path, text in result.texts.items():
+            if path in written or text == result.original[path]:
+                now.append(SourceFile(path, text))
+            else:
+                try:
+                    now.append(SourceFile(path, read_source(path)))
+                except SourceError:
+                    pass  # deleted meanwhile
+        report = check_sources(now, settings)
+    n = sum(1 for key in result.applied if key[0] in written)
     verb = "Would apply" if args.diff else "Applied"
-    print(f"{verb} {n} fix{'es' if n != 1 else ''} in {len(result.changed())} "
-          f"file{'s' if len(result.changed()) != 1 else ''}.", file=sys.stderr)
+    print(f"{verb} {n} fix{'es' if n != 1 else ''} in {len(written)} "
+          f"file{'s' if len(written) != 1 else ''}.", file=sys.stderr)
     for path, code, frame, title in result.reverted:
         print(f"gblint: reverted a fix that did not remove {code} in {path} ({title})", file=sys.stderr)
     for path, why in skipped:
         print(f"gblint: skipped {path}: {why}", file=sys.stderr)
-    if not args.diff and report is not None and report.diagnostics and not args.quiet:
+    if not result.complete:
+        print(f"gblint: error: stopped after {MAX_ROUNDS} rounds of fixes with more fixes to apply "
+              "(run `gblint fix` again to go on)", file=sys.stderr)
+    if not args.diff and report.diagnostics and not args.quiet:
         buf = io.StringIO()
         write_text(report, buf, color=False, show_hints=False)
         sys.stdout.write(buf.getvalue())
-    if report is not None and report.errors:
+    if report.errors or failed or not result.complete:
         return 2
-    return 1 if report is not None and report.diagnostics and not args.exit_zero else 0
+    return 1 if report.diagnostics and not args.exit_zero else 0
 
 
 def cmd_rules(args) -> int:
@@ -285,6 +313,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             from gblint.runtime_check.cli import cmd_confirm
             return cmd_confirm(args)
         return cmd_check(args)
+    except Terminated:
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -294,5 +324,23 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread (like KeyboardInterrupt for SIGINT) so that cleanup runs
+    before the process exits: ``finally`` blocks remove temporary files, worker processes are
+    stopped."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the process at once
+    raise Terminated()
+
+
+def install_signal_handlers() -> None:
+    """Turn SIGTERM into :class:`Terminated` in the main thread (call it from the main thread;
+    ``gblint confirm`` installs its own handlers on top)."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
 def entry() -> None:
+    install_signal_handlers()
     sys.exit(main())

@@ -4,7 +4,8 @@ Keys (kebab-case, as ruff spells them): ``select``, ``ignore``, ``extend-select`
 ``per-file-ignores`` (glob -> codes), ``exclude`` (globs), ``python-version`` ("3.11"),
 ``torch-version``, ``respect-gitignore`` (bool), and dynamo config overrides
 ``nested-graph-breaks``, ``capture-scalar-outputs``, ``capture-dynamic-output-shape-ops``,
-``trace-numpy``, ``reorderable-logging-functions``.
+``trace-numpy``, ``reorderable-logging-functions``, and ``max-file-size`` (bytes; larger files,
+or files with an enormous line or token count, get ``GBL002`` instead of being parsed; 0: no limit).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ DYNAMO_KEYS = {
 }
 KNOWN_KEYS = {"select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
               "python-version", "torch-version", "respect-gitignore", "entry-points", "max-unroll",
-              "follow-imports", "cache",
+              "follow-imports", "cache", "max-file-size",
               "confirm"} | set(DYNAMO_KEYS)  # confirm: read by gblint.runtime_check.plan
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
                    ".pytest_cache", "build", "dist", "node_modules", ".eggs", "site-packages")
@@ -54,6 +55,7 @@ class Settings:
     entry_points: Tuple[str, ...] = ()
     follow_imports: Tuple[str, ...] = ()
     max_unroll: int = 8
+    max_file_size: int = 2_000_000  # gblint.source.MAX_FILE_SIZE; 0: no limit
     jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
     incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
     root: str = "."
@@ -184,6 +186,11 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.entry_points = tuple(table["entry-points"])
     if "max-unroll" in table:
         settings.max_unroll = int(table["max-unroll"])
+    if "max-file-size" in table:
+        value = table["max-file-size"]
+        if type(value) is not int or value < 0:
+            raise ConfigError("[tool.gblint] max-file-size must be a number of bytes (0: no limit)")
+        settings.max_file_size = value
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
     for key, name in DYNAMO_KEYS.items():

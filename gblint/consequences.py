@@ -34,6 +34,16 @@ DIRECT_FIXES = {"GBL105": ("where",), "GBL102": ("config", "capture_scalar_outpu
                 "GBL106": ("config", "capture_dynamic_output_shape_ops")}
 
 
+def _direct_fix(site) -> Optional[tuple]:
+    """The fix request for a resumable break at ``site`` (an Event): the config advice of
+    :data:`DIRECT_FIXES`, or ``torch.where`` when the rule found every value it selects between
+    to be a tensor (``site.fixable``)."""
+    request = DIRECT_FIXES.get(site.code)
+    if request is None or (request[0] == "where" and not site.fixable):
+        return None
+    return request + (site.span.line,)
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
     """A function of some file of the project."""
@@ -528,7 +538,7 @@ class _RegionWalk:
         self.emit(site.code, "break", frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
-                  fix_request=DIRECT_FIXES.get(site.code, (None,))[0] and DIRECT_FIXES[site.code] + (site.span.line,))
+                  fix_request=_direct_fix(site))
         return "resume"
 
     def nested_fix(self, callee: Frame) -> Optional[tuple]:

@@ -135,7 +135,8 @@ class Diagnostic:
 CONSEQUENCE_CODES = {
     "GBL000": ("internal-error", "info", "gblint failed inside a rule on this file; the other rules still ran."),
     "GBL001": ("syntax-error", "info", "The file does not parse; it was not checked."),
-    "GBL002": ("unreadable-file", "info", "The file could not be read or decoded; it was not checked."),
+    "GBL002": ("unreadable-file", "info", "The file could not be read or decoded, or is too large to analyse "
+                                         "(`max-file-size`); it was not checked."),
     "GBL201": ("break-in-loop", "skip", "A graph break inside a for/while body skips the whole frame (GB7000)."),
     "GBL202": ("break-in-try", "skip", "A graph break inside try/except/finally skips the frame when no checkpoint precedes it."),
     "GBL203": ("break-in-with", "skip", "A graph break inside a `with` whose manager cannot resume skips the frame (GB0066)."),

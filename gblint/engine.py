@@ -11,6 +11,8 @@ import dataclasses
 import gc
 import os
 import re
+import signal
+import sys
 import traceback
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -23,7 +25,8 @@ from .diagnostics import Diagnostic
 from .index import Project, module_name
 from .noqa import noqa_lines, suppressed
 from .positions import AstPositions
-from .source import SourceError, caused_by_recursion, describe_exception, parse_source, read_source, run_deep, too_deep
+from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
+                     run_deep, too_deep)
 from .summary import FileSummary, SummaryBuilder
 
 
@@ -35,10 +38,14 @@ class Report:
     diagnostics: List[Diagnostic]
     files_checked: int
     errors: List[Dict[str, str]]
+    coverage: Optional[Dict[str, list]] = None
 
     def to_json(self) -> dict:
-        return {"version": 1, "files_checked": self.files_checked,
-                "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
+        out = {"version": 1, "files_checked": self.files_checked,
+               "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
+        if self.coverage is not None:
+            out["coverage"] = self.coverage
+        return out
 
 
 _RULES_BY_TYPE: Dict[str, Dict[type, list]] = {}
@@ -151,6 +158,7 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
 
 
 def _summarize(text: str, path: str, settings: Settings, module, ast_positions: bool) -> FileSummary:
+    check_size(text, path, settings.max_file_size)  # before libcst, whose cost per token is high
     tree = parse_source(text, path, None)
     name, is_package = module if module is not None else module_name(path)
     rules = rules_by_type(settings.torch_version)
@@ -285,18 +293,65 @@ def _declares_region(text: str) -> bool:
 PARALLEL_THRESHOLD = 24  # below this many files a process pool costs more than it saves (pre-commit)
 
 
-def _summarize_worker(args):
-    """Process-pool worker: one file's summary (or the diagnostic/error it produced)."""
-    src, settings = args
-    loader = Loader.__new__(Loader)
-    Loader.__init__(loader, dataclasses.replace(settings, follow_imports=()), None)
-    summary = loader.load(src)
-    return src, summary, loader.diagnostics, loader.errors, loader.noqa.get(src.path, {}), loader.texts.get(src.path)
+def _summarize_worker(sources: List[SourceFile], settings: Settings) -> list:
+    """Process-pool worker: for each source, ``(src, summary, diagnostics, errors, noqa, text)``
+    (summary None when the file produced a diagnostic or error instead)."""
+    settings = dataclasses.replace(settings, follow_imports=())
+    out = []
+    for src in sources:
+        loader = Loader(settings, None)
+        summary = loader.load(src)
+        out.append((src, summary, loader.diagnostics, loader.errors, loader.noqa.get(src.path, {}),
+                    loader.texts.get(src.path)))
+    return out
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _worker_init(parent: int) -> None:
+    """Pool initializer: on Linux, the kernel sends this worker SIGKILL when its parent dies
+    (SIGKILL or any other way), so no worker outlives ``gblint check`` holding its stderr open.
+    A parent that died before the request took effect is noticed here. ``parent`` is the pid
+    of the process that forked the worker."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc prctl: the parent's cleanup still stops workers
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal reaches the whole group: the parent decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked while the parent forked
+
+
+def _stop_workers(pool) -> None:
+    """Kill a pool's workers now (an interrupted run). The pool's manager thread then finds them
+    dead and fails the queued work. No future is cancelled (no ``cancel_futures``, no
+    ``Executor.map``, whose generator cancels on close): with the pending work cancelled the
+    manager takes its orderly-exit path, which waits for the call queue to drain into workers
+    that no longer exist (a hang at exit), and Python 3.11's manager fails on a cancelled
+    future with ``InvalidStateError``."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False)
 
 
 def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List[FileSummary]:
-    """Summarise files in a process pool; cached summaries are read here, misses go to workers."""
+    """Summarise files in a process pool; cached summaries are read here, misses go to workers.
+
+    The workers die with this process: killed here when the run is interrupted (SIGINT, SIGTERM
+    turned into an exception by the command line, any error), and by the kernel when this
+    process is killed (:func:`_worker_init`)."""
     import concurrent.futures
+    import multiprocessing
 
     out: List[FileSummary] = []
     todo = []
@@ -318,10 +373,24 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
         todo.append(src)
     if not todo:
         return out
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+    # fork, so that the worker's parent is this process (the check in _worker_init)
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                                  initializer=_worker_init, initargs=(os.getpid(),))
+    try:
         chunk = max(1, len(todo) // (jobs * 8))
-        for src, summary, diags, errors, noqa, text in pool.map(
-                _summarize_worker, [(s, loader.settings) for s in todo], chunksize=chunk):
+        # The first submit forks the workers. A signal handled inside fork's callbacks (logging
+        # registers one) has its KeyboardInterrupt/Terminated printed and dropped, and the run
+        # would go on: SIGINT and SIGTERM wait until the forks are done.
+        masked = hasattr(signal, "pthread_sigmask")
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS) if masked else None
+        try:
+            futures = [pool.submit(_summarize_worker, todo[i:i + chunk], loader.settings)
+                       for i in range(0, len(todo), chunk)]
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for src, summary, diags, errors, noqa, text in (item for f in futures for item in f.result()):
             loader.diagnostics.extend(diags)
             loader.errors.extend(errors)
             loader.noqa[src.path] = noqa
@@ -332,6 +401,10 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 if loader.cache is not None and text is not None:
                     module = _module_of(src)
                     loader.cache.put(loader.cache.key(src.path, module[0], text), summary)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
     return out
 
 
@@ -459,7 +532,36 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if fixes and any(d.fix_request for d in kept):
         from .fix import attach_fixes
         kept = run_deep(attach_fixes, kept, loader.texts, settings)  # fixes re-parse and walk deep trees too
-    return Report(kept, count, errors), project, regions, walks
+    coverage = {"regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
+                             "spelling": r.spelling} for r in regions],
+                "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
+                              for f in reached_functions(project, regions)]}
+    return Report(kept, count, errors, coverage), project, regions, walks
+
+
+def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame]:
+    """Every function the compiled regions reach through the calls gblint resolves (the
+    entries, then their callees, transitively), in the order first reached. Calls gblint
+    cannot resolve end the walk there; that is what ``coverage`` measures."""
+    seen: Dict[Tuple[str, str], Frame] = {}
+    todo = [r.entry for r in regions]
+    while todo:
+        frame = todo.pop()
+        key = (frame.path, frame.name)
+        if key in seen:
+            continue
+        seen[key] = frame
+        for ev in frame.info.events:
+            if ev.kind != "call":
+                continue
+            try:
+                targets = project.resolve_call(frame, ev)
+            except Exception:  # an unresolvable call is a gap in coverage, not a failure of the run
+                continue
+            for kind, callee in targets:
+                if kind == "frame" and (callee.path, callee.name) not in seen:
+                    todo.append(callee)
+    return list(seen.values())
 
 
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:

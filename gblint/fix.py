@@ -3,9 +3,10 @@
 A diagnostic from :mod:`gblint.consequences` may carry a ``fix_request`` (which block or
 function to rewrite). :func:`attach_fixes` turns it into a :class:`gblint.diagnostics.Fix`
 with text edits, using the rewrites of :mod:`gblint.rules.rewrites`. :func:`fix_sources`
-applies fixes one at a time and re-checks after each (a fix may expose another), until
-nothing changes. Every applied fix is checked: the result parses, the fixed diagnostic is
-gone on re-check (else the fix is reverted), and a second run changes nothing.
+applies fixes in rounds (at most one per frame and file per round, edits that do not overlap)
+and re-checks after each round (a fix may expose another), until nothing changes. Every applied
+fix is checked: CPython compiles the result, the fixed diagnostic is gone on re-check (else the
+fix is reverted), and a second run changes nothing.
 """
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
-from .source import split_lines
+from .source import compile_error, restore_line_endings, split_lines
 
-MAX_ROUNDS = 25
+#: Rounds of fixes (each: apply, then re-check the project) before ``fix_sources`` gives up and
+#: says so (``FixResult.complete`` False). A round fixes every frame it can, so chains of fixes
+#: that expose one another (the loops of one function, one after the other) set the count.
+MAX_ROUNDS = 200
 
 CONFIG_ADVICE = {
     "capture_scalar_outputs": "Set `torch._dynamo.config.capture_scalar_outputs = True` to trace `.item()` "
@@ -130,13 +134,13 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         from gblint.rules.rewrites import existing_torch_alias
         alias = existing_torch_alias(pos.module)
     needs_torch = kind in ("disable", "where")
-    if top is None or (needs_torch and alias is None):
-        module, offset = pos.module, 0
+    whole = top is None or (needs_torch and alias is None)
+    if whole:
+        module = pos.module
     else:
         module = cst.Module(body=[top], default_indent=pos.module.default_indent,
                             default_newline=pos.module.default_newline, header=[], footer=[],
                             encoding=pos.module.encoding, has_trailing_newline=True)
-        offset = pos.lines(top)[1] - len(split_lines(module.code))
     new: Optional[cst.Module] = None
     title = ""
     applicability = "safe"
@@ -188,16 +192,25 @@ def build_fix(request: tuple, text: str, settings: Settings, positions: Optional
         applicability = "unsafe"
     if new is None:
         return None
-    old_code, new_code = module.code, new.code
+    old_code = module.code
+    offset = 0 if whole else pos.lines(top)[1] - len(split_lines(old_code))
+    # new lines take the ending of the line they are inserted next to, not the file's first line's
+    new_code = restore_line_endings(old_code, _bare_newlines(new.code), pos.module.default_newline, loose=True)
     try:
         cst.parse_module(new_code)
     except Exception:
+        return None
+    if compile_error(new_code, "<fix>") is not None:  # libcst accepts code that CPython rejects
         return None
     edit = edit_for(old_code, new_code)
     if edit is None:
         return None
     edit = Edit(edit.line + offset, edit.column, edit.end_line + offset, edit.end_column, edit.text)
     return Fix(title, applicability, (edit,))
+
+
+def _bare_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:
@@ -245,16 +258,22 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return out
 
 
+Key = Tuple[str, str, Optional[str], str]  # (path, code, frame, fix title)
+
+
 @dataclasses.dataclass
 class FixResult:
     """What ``fix_sources`` did: new texts by path, applied fixes ``(path, code, frame, title)``,
-    fixes reverted because the re-check still reported their diagnostic, and the final report."""
+    fixes reverted because the re-check still reported their diagnostic, the report of a fresh
+    check of the final texts, and whether the fixes reached a fixpoint (``complete``; False when
+    :data:`MAX_ROUNDS` rounds ran out with fixes still to apply)."""
 
     texts: Dict[str, str]
     original: Dict[str, str]
-    applied: List[Tuple[str, str, Optional[str], str]]
-    reverted: List[Tuple[str, str, Optional[str], str]]
+    applied: List[Key]
+    reverted: List[Key]
     report: object
+    complete: bool = True
 
     def changed(self) -> List[str]:
         return [p for p in self.texts if self.texts[p] != self.original[p]]
@@ -267,54 +286,129 @@ class FixResult:
         return "".join(out)
 
 
+@dataclasses.dataclass
+class _Applied:
+    """A fix applied in the current round: its key, the line its diagnostic was on, and the lines
+    (``start`` inclusive, ``end`` exclusive) its edit spans in the old text, then in the new one."""
+
+    key: Key
+    line: int
+    old: Tuple[int, int]
+    new: Tuple[int, int] = (0, 0)
+
+
 def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = False) -> FixResult:
     """Apply fixes to in-memory texts until nothing changes; returns a :class:`FixResult`.
 
-    ``unsafe`` also applies fixes whose applicability is ``unsafe``. Raises nothing for bad input.
+    ``paths_texts`` maps paths to texts: only those files are fixed (files read through
+    ``--follow-imports`` are checked, never edited). ``unsafe`` also applies fixes whose
+    applicability is ``unsafe``. A fix is kept only if CPython compiles its result and the
+    re-check no longer reports its diagnostic. Raises nothing for bad input.
     """
     from .engine import SourceFile, check_sources
 
     texts = dict(paths_texts)
-    original = dict(paths_texts)
-    applied: List[Tuple[str, str, Optional[str], str]] = []
-    reverted: List[Tuple[str, str, Optional[str], str]] = []
-    refused = set()
-    pending: Dict[str, Tuple[str, Optional[str], str, str]] = {}
-    report = None
-    for _ in range(MAX_ROUNDS):
-        report = check_sources([SourceFile(p, t) for p, t in texts.items()], settings)
+    applied: List[Key] = []
+    reverted: List[Key] = []
+    refused: set = set()
+    pending: Dict[str, Tuple[str, List[_Applied]]] = {}  # path -> (text before the round, its fixes)
+    rounds = 0
+    while True:
+        report = check_sources([SourceFile(p, t) for p, t in texts.items()], settings, fixes=False)
+        # fixes are built from `texts` only: files read through --follow-imports get none
         diags = attach_fixes(report.diagnostics, texts, settings)
-        # a fix whose diagnostic is still reported did not work: revert it and never try it again
-        undone = False
-        for path, (code, frame, title, before) in pending.items():
-            if any(d.path == path and d.code == code and d.frame == frame for d in diags):
-                texts[path] = before
-                refused.add((path, code, frame, title))
-                reverted.append((path, code, frame, title))
-                applied.remove((path, code, frame, title))
-                undone = True
-        pending = {}
-        if undone:
-            continue
-        done_paths = set()
-        for d in diags:
-            if d.path in done_paths or d.fix is None or not d.fix.edits:
-                continue
-            if d.fix.applicability == "unsafe" and not unsafe:
-                continue
-            key = (d.path, d.code, d.frame, d.fix.title)
-            if key in refused:
-                continue
-            new_text = apply_edits(texts[d.path], d.fix.edits)
-            try:
-                cst.parse_module(new_text)
-            except Exception:
-                refused.add(key)
-                continue
-            pending[d.path] = (d.code, d.frame, d.fix.title, texts[d.path])
-            texts[d.path] = new_text
-            applied.append(key)
-            done_paths.add(d.path)
-        if not pending:
+        if _revert_failed(pending, diags, texts, refused, applied, reverted):
+            pending = {}
+            continue  # re-check without the reverted fixes (each revert refuses a fix: this ends)
+        if rounds == MAX_ROUNDS:
+            complete = not any(_applicable(d, unsafe, refused) for d in diags)
             break
-    return FixResult(texts, original, applied, reverted, report)
+        rounds += 1
+        pending = _apply_round(diags, texts, unsafe, refused, applied)
+        if not pending:
+            complete = True
+            break
+    return FixResult(texts, dict(paths_texts), applied, reverted, report, complete)
+
+
+def _revert_failed(pending: Dict[str, Tuple[str, List[_Applied]]], diags: Sequence[Diagnostic],
+                   texts: Dict[str, str], refused: set, applied: List[Key], reverted: List[Key]) -> bool:
+    """Undo the last round in each file where a fix did not work: its diagnostic is still reported
+    (same code and frame, inside the rewritten lines or where it was), or the file no longer
+    parses. The failed fixes are never tried again; the others are retried next round."""
+    undone = False
+    for path, (before, batch) in pending.items():
+        here = [d for d in diags if d.path == path]
+        broken = any(d.code in ("GBL001", "GBL002") for d in here)
+        failed = [f for f in batch if broken or any(
+            (d.code, d.frame) == f.key[1:3] and (f.new[0] <= d.line < f.new[1] or d.line == _moved(f.line, batch))
+            for d in here)]
+        if not failed:
+            continue
+        texts[path] = before
+        for f in batch:
+            applied.remove(f.key)
+        for f in failed:
+            refused.add(f.key)
+            reverted.append(f.key)
+        undone = True
+    return undone
+
+
+def _moved(line: int, batch: List[_Applied]) -> int:
+    """Where old ``line`` is after the batch's edits (0 when an edit replaced it)."""
+    shift = 0
+    for f in batch:
+        if f.old[0] <= line < f.old[1]:
+            return 0
+        if f.old[1] <= line:
+            shift += (f.new[1] - f.new[0]) - (f.old[1] - f.old[0])
+    return line + shift
+
+
+def _applicable(d: Diagnostic, unsafe: bool, refused: set) -> bool:
+    """Whether ``d`` has a fix with edits that may be applied: safe (or ``unsafe`` allowed), not
+    refused before."""
+    return d.fix is not None and bool(d.fix.edits) and (d.fix.applicability == "safe" or unsafe) \
+        and (d.path, d.code, d.frame, d.fix.title) not in refused
+
+
+def _apply_round(diags: Sequence[Diagnostic], texts: Dict[str, str], unsafe: bool, refused: set,
+                 applied: List[Key]) -> Dict[str, Tuple[str, List[_Applied]]]:
+    """Apply every fix that can go in this round: in a file being fixed, not refused, at most one
+    per frame, edits that do not overlap, and a result CPython compiles."""
+    chosen: Dict[str, List[Tuple[Diagnostic, Tuple[int, int]]]] = {}
+    frames = set()
+    for d in diags:
+        if not _applicable(d, unsafe, refused) or (d.path, d.frame) in frames:
+            continue
+        span = (min(e.line for e in d.fix.edits), max(max(e.end_line, e.line + 1) for e in d.fix.edits))
+        if any(span[0] < b and a < span[1] for _, (a, b) in chosen.get(d.path, ())):
+            continue
+        chosen.setdefault(d.path, []).append((d, span))
+        frames.add((d.path, d.frame))
+    pending: Dict[str, Tuple[str, List[_Applied]]] = {}
+    for path, fixes in chosen.items():
+        before = text = texts[path]
+        batch: List[_Applied] = []
+        for d, span in sorted(fixes, key=lambda f: f[1], reverse=True):  # bottom up: lines above stay put
+            key = (d.path, d.code, d.frame, d.fix.title)
+            new_text = apply_edits(text, d.fix.edits)
+            if compile_error(new_text, path) is not None:
+                if compile_error(apply_edits(before, d.fix.edits), path) is not None:
+                    refused.add(key)  # broken on its own, not only together with this round's others
+                continue
+            grown = len(split_lines(new_text)) - len(split_lines(text))
+            batch.append(_Applied(key, d.line, span, (span[0], span[1] + grown)))
+            text = new_text
+        if not batch:
+            continue
+        batch.reverse()
+        shift = 0
+        for f in batch:  # top down: each new span moves by what the edits above it added
+            f.new = (f.new[0] + shift, f.new[1] + shift)
+            shift += (f.new[1] - f.new[0]) - (f.old[1] - f.old[0])
+        texts[path] = text
+        applied.extend(f.key for f in batch)
+        pending[path] = (before, batch)
+    return pending

@@ -1,12 +1,17 @@
 """Safe file writes for ``gblint fix``: all or nothing, same mode, same line endings, same
-encoding, and never a file that does not parse.
+encoding, never a file that does not compile, never over an edit made since it was read.
 
 Contract of :func:`write_atomic`:
 
 * ``text`` is what :func:`gblint.source.read_source` returned, edited: line endings may be the
-  file's own, ``\\n``, or a mix (an inserted line usually ends in ``\\n``). Each bare ``\\n``
-  is written in the file's dominant style (``\\r\\n`` for a Windows file); endings the text
-  already spells out are kept, so a file that mixes styles keeps its untouched lines as they were.
+  file's own, ``\\n``, or a mix (an inserted line usually ends in ``\\n``). A bare ``\\n`` on a
+  line the file already has is written as that line's ending; on an inserted line, as the
+  ending of the line it is inserted next to (``\\r\\n`` in a Windows file). Endings the text
+  spells out are kept, so a file that mixes styles keeps its untouched lines as they were
+  (:func:`gblint.source.restore_line_endings`).
+* With ``expected`` (the bytes the text was made from), the file is replaced only if it still
+  holds exactly those bytes, compared once more just before the rename: an edit saved, or a
+  deletion made, while gblint worked is never overwritten (:class:`ChangedOnDiskError`).
 * The encoding is the one the new text declares (PEP 263 cookie), else the file's: a UTF-8
   BOM is kept, the default is UTF-8. Text the encoding cannot represent is refused.
 * The file is replaced atomically (temporary file in the same folder, ``fsync``, ``os.replace``):
@@ -24,32 +29,40 @@ import os
 import stat
 import tempfile
 import tokenize
-from typing import Optional
+from typing import Optional, Tuple
 
-from .source import SourceError, decode_source, parse_source
+from .source import SourceError, compile_error, decode_source, parse_source, restore_line_endings
 
 
 class UnsafeWriteError(Exception):
-    """Raised instead of writing text that does not parse, cannot be encoded as the file
-    declares, or would not read back as the same text. The file is left untouched."""
+    """Raised instead of writing text that does not parse or compile, cannot be encoded as the
+    file declares, or would not read back as the same text. The file is left untouched."""
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Replace the contents of ``path`` with ``text`` atomically (see the module docstring for
-    line endings, encoding, mode and links).
+class ChangedOnDiskError(UnsafeWriteError):
+    """Raised instead of replacing a file whose bytes are no longer those the new text was made
+    from (edited or deleted meanwhile). The file is left as it is."""
 
-    Raises UnsafeWriteError (nothing written) when ``text`` does not parse with libcst, cannot
-    be encoded, or does not decode back to itself; OSError when the file or its folder cannot
-    be read or written (the temporary file is removed).
+    def __init__(self, path: str):
+        super().__init__("changed on disk since it was read")
+        self.path = path
+
+
+def write_atomic(path: str, text: str, expected: Optional[bytes] = None) -> None:
+    """Replace the contents of ``path`` (str) with ``text`` (str) atomically (see the module
+    docstring for line endings, encoding, mode, links and ``expected``).
+
+    ``expected``: None, or the bytes ``path`` must still hold (its content when ``text`` was made
+    from it). Raises ChangedOnDiskError (nothing written) when the file no longer holds
+    ``expected`` or is gone; UnsafeWriteError (nothing written) when ``text`` does not parse with
+    libcst or compile with CPython, cannot be encoded, or does not decode back to itself; OSError
+    when the file or its folder cannot be read or written (the temporary file is removed).
     """
     target = os.path.realpath(path)
-    try:
-        with open(target, "rb") as fh:
-            old: Optional[bytes] = fh.read()
-        st: Optional[os.stat_result] = os.stat(target)
-    except FileNotFoundError:
-        old, st = None, None
-    text = _with_newlines(text, _dominant_newline(old) if old else "\n")
+    old, st = _current(target)
+    if expected is not None and old != expected:
+        raise ChangedOnDiskError(path)
+    text = _line_endings(text, old, path)
     data = _encode(text, old, path)
     text = text[1:] if text.startswith("\ufeff") else text  # a BOM is an encoding detail, not text
     try:
@@ -59,6 +72,9 @@ def write_atomic(path: str, text: str) -> None:
     except SourceError as exc:
         raise UnsafeWriteError(f"refusing to write {path}: the result does not parse "
                                f"({exc.diagnostic.message}, line {exc.diagnostic.line})") from None
+    why = compile_error(text, path)
+    if why is not None:
+        raise UnsafeWriteError(f"refusing to write {path}: Python does not compile the result ({why})")
     directory = os.path.dirname(target) or "."
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".", suffix=".gblint-tmp")
     try:
@@ -73,6 +89,8 @@ def write_atomic(path: str, text: str) -> None:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
+        if expected is not None and _current(target)[0] != expected:  # edited while we wrote
+            raise ChangedOnDiskError(path)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -81,6 +99,26 @@ def write_atomic(path: str, text: str) -> None:
             pass
         raise
     _fsync_dir(directory)
+
+
+def _current(target: str) -> Tuple[Optional[bytes], Optional[os.stat_result]]:
+    """The bytes and status of ``target``, or (None, None) when it does not exist."""
+    try:
+        with open(target, "rb") as fh:
+            return fh.read(), os.fstat(fh.fileno())
+    except FileNotFoundError:
+        return None, None
+
+
+def _line_endings(text: str, old: Optional[bytes], path: str) -> str:
+    """``text`` with the line endings :func:`write_atomic` documents, given the file's bytes ``old``."""
+    if not old:
+        return text
+    try:
+        before = decode_source(old, path)
+    except SourceError:  # the old file does not decode: no line to keep, the dominant style
+        return _with_newlines(text, _dominant_newline(old))
+    return restore_line_endings(before, text, _dominant_newline(old))
 
 
 def _dominant_newline(data: bytes) -> str:

@@ -11,6 +11,12 @@ What it offers an editor:
 - hover on a flagged line: what Dynamo will do, the hint and the link;
 - ``pyproject.toml`` changes (``workspace/didChangeWatchedFiles``) re-read the configuration.
 
+Documents are keyed by their decoded file system path (:func:`doc_key`), so a client's
+percent-encoded URI (``file:///c%3A/Users/...``, spaces, non-ASCII) finds its document in every
+request, and the server's copy of a buffer breaks lines only where LSP does (``\r\n``, ``\n``,
+``\r``; not at a form feed or ``\u2028`` as :meth:`str.splitlines` would, see
+:class:`LspTextDocument`).
+
 All open documents are analysed as one project (per configuration file), so a change in one
 open file refreshes the diagnostics of the others (a helper's break seen from a compiled
 region in another file).
@@ -32,25 +38,29 @@ import concurrent.futures
 import dataclasses
 import functools
 import inspect
+import io
 import logging
 import os
 import pickle
 import re
 import sys
 import threading
+import tokenize
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import PositionCodec
+from pygls.workspace import PositionCodec, TextDocument, Workspace
 
 from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings
 from .diagnostics import Diagnostic, Edit
 from .engine import SourceFile, check_sources
-from .noqa import NOQA
+from .noqa import ALL, NOQA, match_codes, statement_lines
+from .source import split_lines as split_lines_keepends
 
 log = logging.getLogger("gblint.lsp")
 
@@ -121,6 +131,45 @@ def path_to_uri(path: str) -> str:
     return from_fs_path(os.path.abspath(path)) or path
 
 
+def uri_to_path(uri: str) -> Optional[str]:
+    """The file system path of a ``file:`` URI, percent-decoded (``file:///c%3A/a%20b.py`` ->
+    ``c:/a b.py``; drive letters lower-cased, as pygls does); None for other schemes."""
+    try:
+        return to_fs_path(uri)
+    except Exception:  # a malformed URI
+        return None
+
+
+def doc_key(uri: str) -> str:
+    """The key under which the server keeps a document: its absolute, decoded path, so that
+    every spelling of one file's URI (encoded or not) finds it; other schemes by the URI
+    itself, decoded."""
+    path = uri_to_path(uri)
+    if path is None:
+        return unquote(uri)
+    return os.path.normcase(os.path.abspath(path))
+
+
+class LspTextDocument(TextDocument):
+    """A pygls document whose lines end where LSP ends them: at ``\r\n``, ``\n`` or ``\r``
+    only. pygls splits with :meth:`str.splitlines`, which also breaks at a form feed, ``\v``,
+    ``\x1c``-``\x1e``, ``\x85``, ``\u2028`` and ``\u2029``, so its positions, and the
+    incremental edits applied through them, drift from the editor's buffer."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(split_lines_keepends(self.source))
+
+
+class LspWorkspace(Workspace):
+    """A pygls workspace whose documents are :class:`LspTextDocument`."""
+
+    def _create_text_document(self, doc_uri: str, source: Optional[str] = None, version: Optional[int] = None,
+                              language_id: Optional[str] = None) -> TextDocument:
+        return LspTextDocument(doc_uri, source=source, version=version, language_id=language_id,
+                               sync_kind=self._sync_kind, position_codec=self._position_codec)
+
+
 def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None,
                       break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning,
                       uri_for_path=path_to_uri) -> lsp.Diagnostic:
@@ -181,36 +230,67 @@ def fix_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[Po
 
 
 def noqa_edit(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None) -> Optional[lsp.TextEdit]:
-    """The edit that adds ``d.code`` to a ``# noqa`` comment on the diagnostic's line, or None
-    when the line already silences it or cannot take a comment (a ``\\`` continuation)."""
+    """The edit that silences ``d`` with ``# noqa: CODE``: the code added to the ``# noqa`` that
+    already covers the diagnostic's statement, else a comment at the end of the statement's last
+    physical line (never inside a string that starts on the reported line: flake8 and gblint
+    read a ``# noqa`` anywhere on a multi-line statement). None when the statement is silenced
+    already, or when the text does not tokenize (where a comment may go is then unknown).
+
+    Args:
+        d: the diagnostic (1-based ``line``).
+        lines: the document's lines, without their line breaks (:func:`split_lines`).
+        codec: the client's position encoding (default UTF-16)."""
     codec = codec or PositionCodec()
-    row = d.line - 1
-    if not 0 <= row < len(lines):
+    if not 0 < d.line <= len(lines):
         return None
-    text = lines[row]
-    m = NOQA.search(text) if "#" in text else None
+    span = statement_lines("\n".join(lines), d.line)
+    if span is None:
+        return None
+    first, last = span[0], min(span[1], len(lines))
+    joined = "\n".join(lines[first - 1:last])
+    m = NOQA.search(joined)
     if m is not None:
-        codes = m.group("codes")
-        if not codes or any(d.code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
+        codes = match_codes(m)
+        if codes is ALL or d.code.startswith(tuple(codes)):
             return None
-        at = lsp.Position(line=row, character=codec.client_num_units(text[:m.end("codes")]))
+        if not _in_comment(joined, m.start()):  # the first `# noqa` is text in a string: it decides, and
+            return None                          # cannot take a code without changing the string
+        listed = m.group("codes").split("\n")[0].rstrip(", \t\f\v\r")  # the list on the comment's own line
+        offset = m.start("codes") + len(listed)
+        row = first - 1 + joined.count("\n", 0, offset)
+        column = offset - (joined.rfind("\n", 0, offset) + 1)
+        at = lsp.Position(line=row, character=codec.client_num_units(lines[row][:column]))
         return lsp.TextEdit(range=lsp.Range(start=at, end=at), new_text=f",{d.code}")
+    row = last - 1
+    text = lines[row]
     body = text.rstrip()
-    if body.endswith("\\"):
-        return None
     start = lsp.Position(line=row, character=codec.client_num_units(body))
     end = lsp.Position(line=row, character=codec.client_num_units(text))
     return lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=f"  # noqa: {d.code}")
 
 
+def _in_comment(fragment: str, offset: int) -> bool:
+    """Whether ``offset`` of ``fragment`` (whole statements) falls inside a comment token."""
+    row = fragment.count("\n", 0, offset) + 1
+    column = offset - (fragment.rfind("\n", 0, offset) + 1)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(fragment + "\n").readline):
+            if tok.type == tokenize.COMMENT and tok.start[0] == row and tok.start[1] <= column < tok.end[1]:
+                return True
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return False
+
+
 def noqa_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
                 lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
-    """The quick fix that silences ``d`` with ``# noqa: GBLnnn`` on its line (None: nothing to add)."""
+    """The quick fix that silences ``d`` with ``# noqa: GBLnnn`` on its statement (None: nothing
+    to add, or no place for it; see :func:`noqa_edit`)."""
     edit = noqa_edit(d, lines, codec)
     if edit is None:
         return None
     return lsp.CodeAction(
-        title=f"Add `# noqa: {d.code}` on line {d.line}",
+        title=f"Add `# noqa: {d.code}` on line {edit.range.start.line + 1}",
         kind=lsp.CodeActionKind.QuickFix,
         diagnostics=[lsp_diagnostic] if lsp_diagnostic else None,
         edit=lsp.WorkspaceEdit(changes={uri: [edit]}),
@@ -388,15 +468,18 @@ def _big_stack_executor(megabytes: int = 512) -> concurrent.futures.ThreadPoolEx
 # ------------------------------------------------------------------ the server
 
 class _Snapshot:
-    """The open documents one analysis ran on: uri -> (path, version, text, lines)."""
+    """The open documents one analysis ran on, by :func:`doc_key`: ``docs`` key -> (path,
+    version, text), ``lines``, ``uris`` (the URI the client spelled, for what is sent back)."""
 
-    def __init__(self, docs: Dict[str, Tuple[str, Optional[int], str]]):
+    def __init__(self, docs: Dict[str, Tuple[str, Optional[int], str]], uris: Optional[Dict[str, str]] = None):
         self.docs = docs
-        self.lines = {uri: split_lines(text) for uri, (_, _, text) in docs.items()}
-        self.uri_by_path = {os.path.abspath(path): uri for uri, (path, _, _) in docs.items()}
+        self.uris = uris or {key: key for key in docs}
+        self.lines = {key: split_lines(text) for key, (_, _, text) in docs.items()}
+        self.key_by_path = {os.path.abspath(path): key for key, (path, _, _) in docs.items()}
+        self.uri_by_path = {p: self.uris[key] for p, key in self.key_by_path.items()}
 
     def key(self) -> tuple:
-        return tuple(sorted((uri, v, hash(t)) for uri, (_, v, t) in self.docs.items()))
+        return tuple(sorted((key, v, hash(t)) for key, (_, v, t) in self.docs.items()))
 
 
 class GblintLanguageServer(LanguageServer):
@@ -487,11 +570,13 @@ class GblintLanguageServer(LanguageServer):
 
     # -------------------------------------------------------------- analysis
 
-    def open_documents(self) -> Dict[str, Tuple[str, Optional[int], str]]:
-        """uri -> (path, version, text) of the open Python documents."""
+    def open_documents(self) -> _Snapshot:
+        """The open Python documents, keyed by :func:`doc_key`."""
         docs: Dict[str, Tuple[str, Optional[int], str]] = {}
-        for uri, doc in list(self.workspace.text_documents.items()):
-            path = to_fs_path(uri) or doc.path or uri
+        uris: Dict[str, str] = {}
+        for doc in list(self.workspace.text_documents.values()):
+            uri = doc.uri
+            path = uri_to_path(uri) or doc.path or uri
             if doc.language_id != "python" and not path.endswith(PYTHON_SUFFIXES):
                 continue
             try:
@@ -499,16 +584,18 @@ class GblintLanguageServer(LanguageServer):
             except Exception as exc:  # an unsaved document whose file vanished
                 log.warning("cannot read %s: %s", uri, exc)
                 continue
-            docs[uri] = (path, doc.version, text)
-        return docs
+            key = doc_key(uri)
+            docs[key], uris[key] = (path, doc.version, text), uri
+        return _Snapshot(docs, uris)
 
     def analyse(self, snapshot: _Snapshot) -> Dict[str, List[Diagnostic]]:
-        """Run the engine on a snapshot: one project per configuration. Never raises."""
+        """Run the engine on a snapshot: one project per configuration; diagnostics by
+        :func:`doc_key`. Never raises."""
         groups: Dict[int, Tuple[Settings, List[SourceFile]]] = {}
-        results: Dict[str, List[Diagnostic]] = {uri: [] for uri in snapshot.docs}
-        for uri in set(self._guard_cache) - set(snapshot.docs):
-            del self._guard_cache[uri]
-        for uri, (path, _, text) in snapshot.docs.items():
+        results: Dict[str, List[Diagnostic]] = {key: [] for key in snapshot.docs}
+        for key in set(self._guard_cache) - set(snapshot.docs):
+            del self._guard_cache[key]
+        for key, (path, _, text) in snapshot.docs.items():
             try:
                 settings = self.settings_for(path)
             except Exception as exc:
@@ -516,13 +603,13 @@ class GblintLanguageServer(LanguageServer):
                 settings = Settings()
             if settings.excluded(path):
                 continue
-            cached = self._guard_cache.get(uri)
+            cached = self._guard_cache.get(key)
             if cached is None or cached[0] != hash(text):
-                cached = self._guard_cache[uri] = (hash(text), parser_limit_exceeded(text))
+                cached = self._guard_cache[key] = (hash(text), parser_limit_exceeded(text))
             too_deep = cached[1]
             if too_deep is not None:
                 line, message = too_deep
-                results[uri].append(Diagnostic(path=path, line=line, column=1, end_line=line, end_column=1,
+                results[key].append(Diagnostic(path=path, line=line, column=1, end_line=line, end_column=1,
                                                code="GBL001", name="syntax-error", effect="info",
                                                message=f"syntax error: {message}; the file was not checked"))
                 continue
@@ -535,20 +622,20 @@ class GblintLanguageServer(LanguageServer):
                 self._show(f"gblint: internal error: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
                 continue
             for d in report.diagnostics:
-                uri = snapshot.uri_by_path.get(os.path.abspath(d.path))
-                if uri is not None:
-                    results[uri].append(d)
+                key = snapshot.key_by_path.get(os.path.abspath(d.path))
+                if key is not None:
+                    results[key].append(d)
         return results
 
     async def lint(self, requested: Optional[str] = None) -> bool:
         """Analyse the open documents unless nothing changed since the last run, then publish
         (push mode) or, in pull mode, ask the client to pull again when a document other than
-        ``requested`` (the one being pulled) changed. Returns whether it ran."""
+        ``requested`` (the :func:`doc_key` of the one being pulled) changed. Returns whether it ran."""
         if self._lock is None:
             self._lock = asyncio.Lock()
             self._loop, self._loop_thread = asyncio.get_running_loop(), threading.current_thread()
         async with self._lock:
-            snapshot = _Snapshot(self.open_documents())
+            snapshot = self.open_documents()
             key = (self._config_generation, snapshot.key())
             if key == self._key:
                 return False
@@ -563,31 +650,36 @@ class GblintLanguageServer(LanguageServer):
                 log.exception("publishing diagnostics failed: %s", exc)
             return True
 
-    def lsp_diagnostics(self, uri: str) -> List[lsp.Diagnostic]:
-        """The last analysis of ``uri`` as LSP diagnostics (empty for an unknown document)."""
-        lines = self.snapshot.lines.get(uri, [])
+    def lsp_diagnostics(self, key: str) -> List[lsp.Diagnostic]:
+        """The last analysis of the document ``key`` (:func:`doc_key`) as LSP diagnostics (empty
+        for an unknown document)."""
+        lines = self.snapshot.lines.get(key, [])
         codec = self.workspace.position_codec
         return [to_lsp_diagnostic(d, lines, codec, self.break_severity, self._uri_for_path)
-                for d in self.results.get(uri, [])]
+                for d in self.results.get(key, [])]
 
     def _uri_for_path(self, path: str) -> str:
         return self.snapshot.uri_by_path.get(os.path.abspath(path)) or path_to_uri(path)
 
     def _deliver(self, snapshot: _Snapshot, results: Dict[str, List[Diagnostic]], requested: Optional[str]) -> None:
+        """Publish (push mode) or note (pull mode) the diagnostics of every document; ``_published``
+        is keyed by the URI the client spelled, ``results`` and ``requested`` by :func:`doc_key`."""
         changed = False
+        current = {snapshot.uris[key] for key in results}
         for uri in list(self._published):
-            if uri not in results:
+            if uri not in current:
                 del self._published[uri]
                 if not self.pull_mode:
                     self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-        for uri in results:
-            items = self.lsp_diagnostics(uri)
+        for key in results:
+            uri = snapshot.uris[key]
+            items = self.lsp_diagnostics(key)
             if self._published.get(uri) != items:
-                changed = changed or uri != requested
+                changed = changed or key != requested
             self._published[uri] = items
             if not self.pull_mode:  # every run, so the client sees the version it matches
                 self.text_document_publish_diagnostics(
-                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=snapshot.docs[uri][1]))
+                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=snapshot.docs[key][1]))
         if self.pull_mode and changed and self._client_refreshes():
             self.workspace_diagnostic_refresh(None)
 
@@ -616,8 +708,9 @@ class GblintLanguageServer(LanguageServer):
     # -------------------------------------------------------------- queries
 
     async def with_fixes(self, uri: str, diagnostics: List[Diagnostic]) -> Optional[List[Diagnostic]]:
-        """``diagnostics`` of ``uri`` with their deferred fixes computed (off the event loop) and
-        remembered; None when the document was re-analysed meanwhile (the fixes would be stale)."""
+        """``diagnostics`` of the document ``uri`` (a :func:`doc_key`) with their deferred fixes
+        computed (off the event loop) and remembered; None when the document was re-analysed
+        meanwhile (the fixes would be stale)."""
         pending = [d for d in diagnostics if d.fix is None and getattr(d, "fix_request", None) is not None]
         if not pending:
             return diagnostics
@@ -637,7 +730,8 @@ class GblintLanguageServer(LanguageServer):
         return [done.get(id(d), d) for d in diagnostics]
 
     def diagnostics_on_lines(self, uri: str, first: int, last: int) -> List[Diagnostic]:
-        """Cached diagnostics of ``uri`` whose lines meet 0-based lines ``first..last``."""
+        """Cached diagnostics of the document ``uri`` (a :func:`doc_key`) whose lines meet 0-based
+        lines ``first..last``."""
         return [d for d in self.results.get(uri, []) if d.line - 1 <= last and d.end_line - 1 >= first]
 
 
@@ -676,6 +770,7 @@ def _safe(handler):
 @_safe
 def _initialize(ls: GblintLanguageServer, params: lsp.InitializeParams):
     ls.configure(params.initialization_options, params.capabilities)
+    ls.workspace.__class__ = LspWorkspace  # created by pygls just before; holds no document yet
 
 
 @server.feature(lsp.INITIALIZED)
@@ -726,8 +821,9 @@ def _did_change_watched_files(ls: GblintLanguageServer, params: lsp.DidChangeWat
                 lsp.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
 @_safe
 async def _pull(ls: GblintLanguageServer, params: lsp.DocumentDiagnosticParams):
-    await ls.lint(requested=params.text_document.uri)
-    return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(params.text_document.uri))
+    key = doc_key(params.text_document.uri)
+    await ls.lint(requested=key)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(key))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -735,21 +831,22 @@ async def _pull(ls: GblintLanguageServer, params: lsp.DocumentDiagnosticParams):
                                       resolve_provider=False))
 @_safe
 async def _code_action(ls: GblintLanguageServer, params: lsp.CodeActionParams):
-    uri = params.text_document.uri
-    lines = ls.snapshot.lines.get(uri)
+    uri = params.text_document.uri  # edits go back under the client's own spelling
+    key = doc_key(uri)
+    lines = ls.snapshot.lines.get(key)
     if lines is None:
         return None
     codec = ls.workspace.position_codec
     only = params.context.only
     sent = [x for x in params.context.diagnostics if x.source == SOURCE]
-    quick = ls.diagnostics_on_lines(uri, params.range.start.line, params.range.end.line) \
+    quick = ls.diagnostics_on_lines(key, params.range.start.line, params.range.end.line) \
         if kind_allowed(lsp.CodeActionKind.QuickFix, only) else []
-    everything = ls.results.get(uri, [])
+    everything = ls.results.get(key, [])
     # every fix of a document costs a re-parse each: only an explicit request computes them all
     fix_all = kind_allowed(FIX_ALL_KIND, only) and (bool(only) or not any(
         d.fix is None and getattr(d, "fix_request", None) is not None for d in everything))
     wanted = everything if fix_all else quick
-    resolved = await ls.with_fixes(uri, wanted)
+    resolved = await ls.with_fixes(key, wanted)
     if resolved is None:
         return None
     if fix_all:
@@ -775,12 +872,12 @@ async def _code_action(ls: GblintLanguageServer, params: lsp.CodeActionParams):
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 @_safe
 def _hover(ls: GblintLanguageServer, params: lsp.HoverParams):
-    uri = params.text_document.uri
+    key = doc_key(params.text_document.uri)
     line = params.position.line
-    found = ls.diagnostics_on_lines(uri, line, line)
+    found = ls.diagnostics_on_lines(key, line, line)
     if not found:
         return None
-    lines = ls.snapshot.lines.get(uri, [])
+    lines = ls.snapshot.lines.get(key, [])
     first = found[0]
     rng = to_range(lines, first.line, first.column, first.end_line, first.end_column, ls.workspace.position_codec)
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=hover_markdown(found)),

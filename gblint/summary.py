@@ -81,6 +81,8 @@ class Event:
     needs_capture: bool = False
     origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
     needs: Optional[str] = None
+    fix_needs: Optional[Tuple[str, ...]] = None  # see BreakSite.fix_needs; resolved into `fixable`
+    fixable: bool = False  # the rule's rewrite applies: every value it needs is known to be a tensor
     # call
     callee: Optional[tuple] = None
     call_text: str = ""
@@ -122,7 +124,9 @@ class ClassInfo:
     qualname: str
     bases: List[str]
     methods: Dict[str, str]
-    attrs: Dict[str, tuple]  # self.attr -> ("module", [callee refs]) | ("sequential", [...]) | ("tensor",)
+    # self.attr -> ("module", [callee refs]) | ("sequential", [...]) | ("tensor", "T") known to be one
+    # | ("tensor", "?") guessed (assigned a value that may be a tensor)
+    attrs: Dict[str, tuple]
     span: Span
 
 
@@ -257,6 +261,7 @@ class FunctionScope:
         self.pending: List[Event] = []
         self.is_generator = False
         self.deferred: Dict[str, Event] = {}  # name bound to a lazily formatted string -> its break
+        self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
@@ -375,6 +380,51 @@ class FunctionScope:
             k = join(self.kind(node.body), self.kind(node.orelse))
             return k
         return "?"
+
+    def known_tensor(self, node: cst.BaseExpression) -> Optional[str]:
+        """The kind token of ``node`` when it is a tensor by inference rather than by a guess:
+        ``"T"``, or ``"p:NAME"`` (a tensor if parameter NAME turns out to be one, see
+        :meth:`resolve_token`); None when it is not, or may not be, a tensor. A ``self`` attribute
+        assigned a value not known to be a tensor (``self.use_res = inp == oup``), and locals bound
+        from one, are guesses: they are reported as tensors, never rewritten as ones."""
+        k = self.kind(node)
+        if not maybe_tensor(k) or self.guessed_expr(node):
+            return None
+        return k
+
+    def guessed_expr(self, node: cst.BaseExpression) -> bool:
+        """Whether the kind of ``node`` rests on a guess (see :meth:`known_tensor`); follows the
+        sub-expressions :meth:`kind` follows."""
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, cst.Name):
+                scope = self
+                while scope is not None and n.value not in scope.env:
+                    scope = scope.parent
+                if scope is not None and n.value in scope.guessed:
+                    return True
+            elif isinstance(n, cst.Attribute):
+                if isinstance(n.value, cst.Name) and n.value.value == self.self_name and self.class_info:
+                    ref = self.class_info.attrs.get(n.attr.value)
+                    if ref and ref[0] == "tensor" and ref[1:] != ("T",):
+                        return True
+                todo.append(n.value)
+            elif isinstance(n, cst.Call):
+                todo.append(n.func)
+                todo.extend(a.value for a in n.args)
+            elif isinstance(n, cst.Subscript):
+                todo.append(n.value)
+            elif isinstance(n, (cst.BinaryOperation, cst.BooleanOperation)):
+                todo += [n.left, n.right]
+            elif isinstance(n, cst.UnaryOperation):
+                todo.append(n.expression)
+            elif isinstance(n, cst.Comparison):
+                todo.append(n.left)
+                todo.extend(t.comparator for t in n.comparisons)
+            elif isinstance(n, cst.IfExp):
+                todo += [n.body, n.orelse]
+        return False
 
     def call_kind(self, node: cst.Call) -> str:
         func = node.func
@@ -738,6 +788,8 @@ class SummaryBuilder(cst.CSTVisitor):
         for ev in scope.pending:
             if ev.kind != "break" or scope.resolve_token(ev.needs):
                 ev.needs = None
+                ev.fixable = ev.fix_needs is not None and all(scope.resolve_token(t) for t in ev.fix_needs)
+                ev.fix_needs = None
                 info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None
 
@@ -823,6 +875,7 @@ class SummaryBuilder(cst.CSTVisitor):
             k = self.scope.kind(node.iter)
             target = node.target.value
             self.scope.env[target] = "M" if k == "M" else ("T" if k == "T" else "?")
+            self._note_guess(target, node.iter, self.scope)
             self.scope.values.pop(target, None)
             it = node.iter
             if isinstance(it, cst.Call) and dotted(it.func) in ("enumerate", "reversed") and it.args:
@@ -1061,12 +1114,15 @@ class SummaryBuilder(cst.CSTVisitor):
             scope.env[node.target.value] = new
             if likely_tensor(new) or likely_tensor(old):
                 scope.ops += 1
+            if scope.guessed_expr(node.value):
+                scope.guessed.add(node.target.value)
 
     def bind(self, target, value, scope: FunctionScope) -> None:
         if isinstance(target, cst.Name):
             if scope is self.module_scope:
                 return
             scope.env[target.value] = scope.kind(value)
+            self._note_guess(target.value, value, scope)
             if isinstance(value, cst.Lambda) and id(value) in self._lambdas:
                 scope.values[target.value] = ("local_def", self._lambdas[id(value)])
                 scope.env[target.value] = "?"
@@ -1088,6 +1144,7 @@ class SummaryBuilder(cst.CSTVisitor):
                 for te in target.elements:
                     if isinstance(te.value, cst.Name) and scope is not self.module_scope:
                         scope.env[te.value.value] = vk if maybe_tensor(vk) else "?"
+                        self._note_guess(te.value.value, value, scope)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope.self_name \
                 and target.value.value == scope.self_name and scope.class_info is not None:
             cls = scope.class_info
@@ -1101,11 +1158,20 @@ class SummaryBuilder(cst.CSTVisitor):
                 if q.startswith("torch.nn.") and not q.startswith("torch.nn.Parameter"):
                     cls.attrs[attr] = ("nn", q)
                 elif q.startswith("torch.nn.Parameter") or q == "torch.nn.parameter.Parameter":
-                    cls.attrs[attr] = ("tensor",)
+                    cls.attrs[attr] = ("tensor", "T")
                 else:
                     cls.attrs.setdefault(attr, ("module", [callee]))
             elif maybe_tensor(scope.kind(value)):
-                cls.attrs.setdefault(attr, ("tensor",))
+                # ("tensor", "T"): known to be a tensor; ("tensor", "?"): a guess (a parameter's value)
+                cls.attrs.setdefault(attr, ("tensor", "T" if scope.known_tensor(value) == "T" else "?"))
+
+    @staticmethod
+    def _note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
+        """Record whether local ``name``, just bound from ``value``, is a tensor only by a guess."""
+        if likely_tensor(scope.env.get(name, "?")) and scope.guessed_expr(value):
+            scope.guessed.add(name)
+        else:
+            scope.guessed.discard(name)
 
     def is_module_class(self, ref: tuple) -> bool:
         callee = ref[1]
@@ -1272,7 +1338,7 @@ class SummaryBuilder(cst.CSTVisitor):
                     "break", self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=site.outcome, python_value=site.python_value, needs=site.needs,
-                    capturable=site.capturable, needs_capture=site.needs_capture)
+                    capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs)
                 self.add_event(ev)
                 self._event_nodes[id(site.node)] = ev
 

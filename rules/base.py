@@ -34,6 +34,9 @@ class BreakSite:
     python_value: bool = False  # turns a tensor into a Python value (matters for nonstrict_trace, GB0251)
     capturable: bool = False  # no break where scalars are captured (fullgraph=True traces `.item()` symbolically)
     needs_capture: bool = False  # breaks only where scalars are captured (a branch on a captured `.item()`)
+    # kind tokens that must all turn out to be tensors for the rule's rewrite (torch.where) to
+    # apply; None: no rewrite
+    fix_needs: Optional[Tuple[str, ...]] = None
 
 
 class Rule:

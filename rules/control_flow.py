@@ -84,5 +84,37 @@ class DataDependentBranch(Rule):
                 op = "and" if isinstance(node.operator, cst.And) else "or"
                 what = f"`{op}`"
             return self.site(test, f"{what} on a tensor value (data-dependent branching)", needs=k,
-                             python_value=True)
+                             python_value=True, fix_needs=self.where_needs(node, ctx))
         return None
+
+    @staticmethod
+    def where_needs(node, ctx):
+        """For ``if c: x = a`` (``else: x = b``), the kind tokens of ``c``, ``a`` and ``b`` (``x``
+        itself without ``else``) when each is known to be a tensor: the ``torch.where`` rewrite
+        needs all three to be. None otherwise (another shape, or a value not known to be a tensor)."""
+        if not isinstance(node, cst.If):
+            return None
+        then = single_assign(node.body)
+        if then is None:
+            return None
+        if node.orelse is None:
+            other = cst.Name(then[0])
+        elif isinstance(node.orelse, cst.Else) and single_assign(node.orelse.body) is not None \
+                and single_assign(node.orelse.body)[0] == then[0]:
+            other = single_assign(node.orelse.body)[1]
+        else:
+            return None
+        tokens = tuple(ctx.known_tensor(e) for e in (node.test, then[1], other))
+        return None if None in tokens else tokens
+
+
+def single_assign(block):
+    """``(name, value)`` when ``block`` (a libcst block) is the single statement ``name = value``,
+    else None. Shared with the ``torch.where`` rewrite (:func:`gblint.rules.rewrites.to_where`)."""
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else []
+    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
+        return None
+    a = stmts[0].body[0]
+    if isinstance(a, cst.Assign) and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+        return a.targets[0].target.value, a.value
+    return None

@@ -73,17 +73,41 @@ def _dotted(node) -> str:
 
 
 class _Scan(cst.CSTVisitor):
-    """Names read and bound, and control-flow statements, below a node (not inside nested defs)."""
+    """Names read, bound, deleted and declared ``global``/``nonlocal``, and control-flow statements,
+    below a node (not inside nested defs, lambdas or classes). Attribute and keyword names count
+    as reads (``x.shape`` reads ``x`` and ``shape``): more reads only make rewrites decline."""
 
     def __init__(self):
         super().__init__()
         self.reads: Set[str] = set()
         self.binds: Set[str] = set()
-        self.flow: Set[str] = set()  # "break", "continue", "return", "yield", "global", "await"
+        self.dels: Set[str] = set()  # `del NAME`, and `except ... as NAME` (unbound after the handler)
+        self.declared: Set[str] = set()  # global / nonlocal names
+        # "break", "continue", "return", "yield", "global" (or nonlocal), "await" (or async for/with,
+        # async comprehension), "import *"
+        self.flow: Set[str] = set()
+        self.calls: Set[str] = set()  # names called: `f(...)` adds "f", `f()` adds "f" and "f()"
+        self.scopes: List[cst.CSTNode] = []  # nested defs, lambdas, classes and generator expressions
         self.loop_depth = 0
+
+    def merge(self, other: "_Scan") -> "_Scan":
+        """Add what ``other`` found (a scan of later code) to this scan; returns self."""
+        for name in ("reads", "binds", "dels", "declared", "flow", "calls"):
+            getattr(self, name).update(getattr(other, name))
+        self.scopes += other.scopes
+        return self
 
     def visit_Name(self, node):
         self.reads.add(node.value)
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name):
+            self.calls.add(node.func.value)
+            if not node.args:
+                self.calls.add(node.func.value + "()")
+
+    def visit_GeneratorExp(self, node):
+        self.scopes.append(node)  # runs later, when consumed: its reads count both here and as a scope
 
     def visit_AssignTarget(self, node):
         self.binds.update(_target_names(node.target))
@@ -95,11 +119,53 @@ class _Scan(cst.CSTVisitor):
         if node.value is not None:
             self.binds.update(_target_names(node.target))
 
+    def visit_Del(self, node):
+        self.dels.update(_target_names(node.target))
+
+    def visit_ExceptHandler(self, node):
+        if node.name is not None:
+            self.dels.update(_target_names(node.name.name))
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.binds.add(alias.asname.name.value if alias.asname else _dotted(alias.name).split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node):
+        if isinstance(node.names, cst.ImportStar):
+            self.flow.add("import *")
+        else:
+            for alias in node.names:
+                self.binds.add(alias.asname.name.value if alias.asname else _dotted(alias.name))
+        return False
+
+    def visit_MatchAs(self, node):
+        if node.name is not None:
+            self.binds.add(node.name.value)
+
+    def visit_MatchStar(self, node):
+        if node.name is not None:
+            self.binds.add(node.name.value)
+
+    def visit_MatchMapping(self, node):
+        if node.rest is not None:
+            self.binds.add(node.rest.value)
+
+    def visit_CompFor(self, node):
+        if node.asynchronous is not None:
+            self.flow.add("await")
+
+    def visit_With(self, node):
+        if node.asynchronous is not None:
+            self.flow.add("await")
+
     def visit_NamedExpr(self, node):
         self.binds.update(_target_names(node.target))
 
     def visit_For(self, node):
         self.binds.update(_target_names(node.target))
+        if node.asynchronous is not None:
+            self.flow.add("await")
         self.loop_depth += 1
 
     def leave_For(self, node):
@@ -133,19 +199,24 @@ class _Scan(cst.CSTVisitor):
 
     def visit_Global(self, node):
         self.flow.add("global")
+        self.declared.update(n.name.value for n in node.names)
 
     def visit_Nonlocal(self, node):
         self.flow.add("global")
+        self.declared.update(n.name.value for n in node.names)
 
     def visit_FunctionDef(self, node):
         self.binds.add(node.name.value)
+        self.scopes.append(node)
         return False
 
     def visit_ClassDef(self, node):
         self.binds.add(node.name.value)
+        self.scopes.append(node)
         return False
 
     def visit_Lambda(self, node):
+        self.scopes.append(node)
         return False
 
 
@@ -201,8 +272,10 @@ def range_values(loop: cst.For) -> Optional[List[int]]:
 def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.Module]:
     """``for i in range(K): body`` -> K copies of ``i = k; body`` (then the ``else`` body).
 
-    Declines for K = 0, K > ``max_unroll``, a non-Name target, or ``break``/``continue``
-    at the loop's level. Behaviour is unchanged (safe): the loop variable ends with the last value.
+    Declines for K = 0, K > ``max_unroll``, a non-Name target, ``break``/``continue`` at the loop's
+    level, ``yield``/``await``, and ``global``/``nonlocal`` (repeated after the first copy's
+    assignments, CPython rejects them). Behaviour is unchanged (safe): the loop variable ends with
+    the last value.
     """
     values = range_values(loop)
     if not values or len(values) > max_unroll or not isinstance(loop.target, cst.Name):
@@ -210,7 +283,7 @@ def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.M
     if loop.asynchronous is not None or not isinstance(loop.body, cst.IndentedBlock):
         return None
     info = scan(loop.body.body)
-    if info.flow & {"break", "continue", "yield", "await"}:
+    if info.flow & {"break", "continue", "yield", "await", "global"}:
         return None
     name = loop.target.value
     stmts: List[cst.BaseStatement] = []
@@ -232,10 +305,17 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int
     """Move a loop that breaks into a nested helper, so that only the helper's frame is skipped and
     the code before and after the loop in ``func`` stays compiled.
 
-    Names the loop assigns that exist before it are passed in; those read after it are returned.
-    Declines on ``return``/``yield``/``global``/``nonlocal`` in the loop, when a returned name may be
-    unbound (the loop may not run and the name is not bound before), or when the loop is already
-    all the function does.
+    Names the loop assigns that are bound before it are passed in; those read after it are
+    returned. Declines (returns None) unless the move provably keeps behaviour: on
+    ``return``/``yield``/``await``/``async for``/``async with``/``global``/``nonlocal``/``import *``
+    in the loop; when a name the loop assigns is only conditionally bound before it and is passed
+    or returned, or is read by a closure, lambda, class or generator expression anywhere in ``func``
+    (it would see a stale value); when the loop reads a local of ``func`` that may be unbound
+    there, or deletes a name used outside it; when the loop assigns a name ``func`` reads
+    elsewhere without binding it there (it would become a global); when the loop uses its frame (``super()``,
+    ``__class__``, ``inspect``, ``sys._getframe``, ``stacklevel=``...) or ``func`` inspects its
+    namespace (``locals()``, ``vars()``, ``dir()``, ``exec``, ``eval``); or when the loop is
+    already all the function does.
     """
     body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
     if loop not in body:
@@ -246,34 +326,149 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int
                                               and all(isinstance(b, (cst.Return, cst.Pass, cst.Expr)) for b in s.body))]
     if not rest:
         return None  # the function is already just the loop
-    inside = scan([loop])
-    if inside.flow & {"return", "yield", "global", "await"}:
+    infos = [scan([s]) for s in body]  # one pass over each statement; merged below
+    inside = infos[idx]
+    whole = _Scan()
+    for info in infos:
+        whole.merge(info)
+    if inside.flow & {"return", "yield", "global", "await", "import *"}:
         return None
-    params = _param_names(func)
-    bound_before = set(params) | scan(before).binds
-    read_after = scan(after).reads
-    loop_target = _target_names(loop.target) if isinstance(loop, cst.For) else []
-    assigned = (inside.binds - set(loop_target)) | set(loop_target)
-    passed = sorted(n for n in assigned if n in bound_before)
-    returned = sorted(n for n in assigned if n in read_after)
-    for n in returned:
-        if n not in bound_before:
-            return None
+    if _frame_uses(inside) or _frame_uses(whole, namespace_only=True):
+        return None
+    params = set(_param_names(func))
+    assigned = inside.binds  # the loop's target included
+    maybe_before = params.union(*(info.binds for info in infos[:idx]))
+    definite = _definitely_bound(before, params)
+    live_after = _live(after, infos[idx + 1:])
+    if assigned & (whole.declared | _nested_reads(whole.scopes)):
+        return None
+    if inside.dels & (maybe_before | live_after) or (maybe_before - definite) & assigned:
+        return None
+    local = params | whole.binds | whole.dels
+    if (local - definite - assigned) & inside.reads:
+        return None  # the helper would raise NameError (free variable), not UnboundLocalError
+    passed = sorted(assigned & definite)
+    returned = sorted(assigned & live_after)
+    if any(n not in definite for n in returned):
+        return None  # may be unbound after the loop: the helper's `return` would raise earlier
+    outside = _Scan()
+    for info in infos[:idx] + infos[idx + 1:]:
+        outside.merge(info)
+    if (assigned - params - outside.binds - set(returned)) & outside.reads:
+        return None  # no longer bound in `func`, the name would be looked up as a global there
     helper = f"_loop_{loop_line}"
-    if helper in scan(body).binds:
+    if helper in whole.binds | whole.reads:
         return None
     args = ", ".join(passed)
     ret = ", ".join(returned)
-    loop_code = cst.Module(body=[loop.with_changes(leading_lines=[])]).code
-    lines = [f"def {helper}({args}):\n"]
-    lines += ["    " + line if line.strip() else line for line in loop_code.splitlines(True)]
+    helper_body = [loop.with_changes(leading_lines=[])]
     if returned:
-        lines.append(f"    return {ret}\n")
-    helper_def = cst.parse_statement("".join(lines))
+        helper_body.append(_stmt(f"return {ret}\n"))
+    helper_def = cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters([cst.Param(cst.Name(n)) for n in passed]),
+                                 body=cst.IndentedBlock(body=helper_body), leading_lines=list(loop.leading_lines))
     call = f"{helper}({args})"
     call_stmt = _stmt(f"{ret} = {call}\n" if returned else f"{call}\n")
-    helper_def = helper_def.with_changes(leading_lines=list(loop.leading_lines))
     return replace(module, loop, cst.FlattenSentinel([helper_def, call_stmt]))
+
+
+# Calls and names that see the frame they run in: moved into a helper, they would see the helper's
+# (its locals, its caller, no `__class__` cell for zero-argument `super()`).
+_NAMESPACE_CALLS = frozenset({"locals", "exec", "eval", "vars()", "dir()"})
+_FRAME_CALLS = _NAMESPACE_CALLS | {"super", "breakpoint"}
+_FRAME_NAMES = frozenset({"__class__", "inspect", "traceback", "_getframe", "currentframe", "f_back", "f_locals",
+                          "f_globals", "tb_frame", "stacklevel", "stack_info"})
+
+
+def _frame_uses(info: "_Scan", namespace_only: bool = False) -> Set[str]:
+    """What scanned code does that depends on the frame it runs in: inspect its namespace
+    (``locals()``, ``vars()``, ``dir()``, ``exec``, ``eval``) or, unless ``namespace_only``, its
+    class cell, caller or stack (``super()``, ``__class__``, ``inspect``, ``sys._getframe``,
+    ``traceback``, ``stacklevel=``/``stack_info=`` keywords)."""
+    if namespace_only:
+        return info.calls & _NAMESPACE_CALLS
+    return (info.calls & _FRAME_CALLS) | (info.reads & _FRAME_NAMES)
+
+
+def _nested_reads(scopes: Iterable[cst.CSTNode]) -> Set[str]:
+    """Names of the enclosing frame read inside nested functions, lambdas, classes and generator
+    expressions (``_Scan.scopes``): code that may run later, or elsewhere, and sees that frame's
+    variables. A function's or lambda's own parameters and locals do not count."""
+    found: Set[str] = set()
+    for node in scopes:
+        names = _all_names(node)
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            inner = scan(_statements(node.body)) if isinstance(node, cst.FunctionDef) else _Scan()
+            names = (names - set(_param_names(node)) - inner.binds - inner.dels) | inner.declared
+        elif isinstance(node, cst.GeneratorExp):  # its own loop variables are its own
+            comp = node.for_in
+            while comp is not None:
+                names -= set(_target_names(comp.target))
+                comp = comp.inner_for_in
+        found |= names
+    return found
+
+
+def _all_names(node: cst.CSTNode) -> Set[str]:
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n):
+            names.add(n.value)
+
+    names: Set[str] = set()
+    node.visit(V())
+    return names
+
+
+def _statements(block) -> List[cst.BaseStatement]:
+    """The statements of an indented block or of a one-line ``if c: a; b`` suite."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    if isinstance(block, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=block.body)]
+    return []
+
+
+def _definitely_bound(stmts: Iterable[cst.BaseStatement], bound: Set[str]) -> Set[str]:
+    """The names bound after ``stmts`` whatever path runs through them, starting from ``bound``:
+    assignments, imports, ``def``/``class`` at this level and names both sides of an
+    ``if``/``else`` bind; names deleted (``del``, ``except ... as``) anywhere are dropped."""
+    bound = set(bound)
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Del):
+                    bound -= set(_target_names(small.target))
+                elif isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        bound.update(_target_names(t.target))
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and small.value is not None:
+                    bound.update(_target_names(small.target))
+                elif isinstance(small, (cst.Import, cst.ImportFrom)):
+                    bound |= scan([small]).binds
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            bound.add(stmt.name.value)
+        else:
+            if isinstance(stmt, cst.If) and stmt.orelse is not None:
+                other = _statements(stmt.orelse.body) if isinstance(stmt.orelse, cst.Else) else [stmt.orelse]
+                bound |= _definitely_bound(_statements(stmt.body), bound) & _definitely_bound(other, bound)
+            bound -= scan([stmt]).dels  # `del` and `except ... as` anywhere inside
+    return bound
+
+
+def _live(stmts: List[cst.BaseStatement], infos: List["_Scan"]) -> Set[str]:
+    """The names ``stmts`` (scanned as ``infos``) may read before binding them: backwards over the
+    statements. A ``for`` body's reads of the loop's own target do not count (the target is bound
+    first); any other compound statement counts every name it reads."""
+    live: Set[str] = set()
+    for stmt, info in zip(reversed(stmts), reversed(infos)):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            live = (live - _definitely_bound([stmt], set())) | info.reads
+        elif isinstance(stmt, cst.For) and stmt.asynchronous is None:
+            inner = scan(_statements(stmt.body)).reads - set(_target_names(stmt.target))
+            orelse = scan(_statements(stmt.orelse.body)).reads if stmt.orelse is not None else set()
+            live = live | scan([stmt.iter]).reads | inner | orelse
+        else:
+            live = live | info.reads
+    return live
 
 
 def _param_names(func: cst.FunctionDef) -> List[str]:
@@ -392,19 +587,13 @@ def _pure(expr: cst.BaseExpression, torch_alias: str) -> bool:
 def to_where(module: cst.Module, node: cst.If, bound_before: Set[str], alias: Optional[str] = None
              ) -> Optional[cst.Module]:
     """``if c: x = a`` (``else: x = b``) -> ``x = torch.where(c, a, x or b)`` for pure ``a``/``b``
-    (unsafe: both sides are computed and must broadcast; ``c`` must be a boolean tensor)."""
+    (unsafe: both sides are computed and must broadcast; ``c`` must be a boolean tensor). The
+    GBL105 diagnostic asks for it only when ``c``, ``a`` and ``b`` are known to be tensors
+    (``Event.fixable``)."""
+    from .control_flow import single_assign
+
     if not isinstance(node.body, cst.IndentedBlock) or len(node.body.body) != 1:
         return None
-
-    def single_assign(block) -> Optional[Tuple[str, cst.BaseExpression]]:
-        stmts = block.body if isinstance(block, cst.IndentedBlock) else []
-        if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
-            return None
-        a = stmts[0].body[0]
-        if isinstance(a, cst.Assign) and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
-            return a.targets[0].target.value, a.value
-        return None
-
     then = single_assign(node.body)
     if then is None:
         return None

@@ -35,13 +35,19 @@ from typing import Any, Dict, List, Optional
 
 
 class JsonlSink:
-    """Appends one JSON object per line to ``path`` and flushes at once (thread-safe)."""
+    """Appends one JSON object per line to ``path`` and flushes at once (thread-safe).
+
+    Only the process that opened it writes: a process the user's code forks inherits the
+    observer, and its compilations would otherwise be counted as the run's own."""
 
     def __init__(self, path: str):
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
         self._lock = threading.Lock()
+        self.pid = os.getpid()
 
     def __call__(self, event: Dict[str, Any]) -> None:
+        if os.getpid() != self.pid:
+            return
         line = json.dumps(event, default=str)
         with self._lock:
             self._fh.write(line + "\n")
@@ -290,6 +296,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     with open(args.request, encoding="utf-8") as fh:
         req = json.load(fh)
+    if req.get("parent"):
+        from .reaper import die_with_parent
+        die_with_parent(int(req["parent"]))
     sink = JsonlSink(req["events"])
     sink({"ev": "start", "pid": os.getpid(), "python": sys.version.split()[0], "t": time.time()})
     import torch

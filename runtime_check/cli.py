@@ -2,7 +2,8 @@
 children, see :mod:`gblint.runtime_check.runner`).
 
 Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
-``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error.
+``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error,
+130/143 interrupted by SIGINT/SIGTERM (every process started for the runs is killed first).
 """
 from __future__ import annotations
 
@@ -156,7 +157,9 @@ def cmd_confirm(args) -> int:
         print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function",
               file=sys.stderr)
         return 2
-    runs, result, files = confirm(jobs, options, settings, checked, roots)
+    from .reaper import contained
+    with contained():  # Ctrl-C, SIGTERM or not: nothing started for the runs outlives this command
+        runs, result, files = confirm(jobs, options, settings, checked, roots)
     buf = io.StringIO()
     if args.format == "json":
         json.dump(document(runs, result, unrunnable), buf, indent=2, default=str)
@@ -216,8 +219,10 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int
     if paths == ["-"]:
         print("gblint: error: --confirm needs files, not standard input", file=sys.stderr)
         return 2
+    from .reaper import contained
     try:
-        section, strict_failed = check_confirm(args, paths, settings, report, regions)
+        with contained():
+            section, strict_failed = check_confirm(args, paths, settings, report, regions)
     except ValueError as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2

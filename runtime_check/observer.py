@@ -24,6 +24,9 @@ What is hooked, and the PyTorch 2.13 source each hook rests on (paths relative t
 - **frames that fail**: ``convert_frame.format_error_msg(exc, code, ...)``, called by
   ``convert_frame._compile`` exactly when a compile error is suppressed and the frame runs
   eagerly (a skipped frame, including GB0003 generators that never reach tracing).
+- **functions traced** (only with ``record_traced = True``; the ecosystem harness uses it):
+  ``symbolic_convert.InstructionTranslatorBase.__init__``, which every root and inlining
+  translator runs with the ``f_code`` it traces; one ``traced`` event per code object and job.
 - **frames Dynamo declines**: ``convert_frame.CatchErrorsWrapper._handle_skip(result, frame)``
   (``result.skip_reason``: no tensors, non-recursive ``disable``, empty graph...).
 - **per-frame compile records**: ``utils._compilation_metrics`` (a deque filled by
@@ -184,6 +187,8 @@ class Observer:
         self.roots: Optional[_Roots] = None
         self.gb_id: Callable[[Optional[str]], Optional[str]] = lambda t: None
         self.installed = False
+        self.record_traced = False
+        self._traced_seen: set = set()
 
     # ------------------------------------------------------------------ events
     def emit(self, event: str, **data: Any) -> None:
@@ -227,6 +232,20 @@ class Observer:
 
         itb.log_graph_break = log_graph_break
         self._undo.append(lambda: setattr(itb, "log_graph_break", orig_lgb))
+
+        # functions traced (a compiled frame's code or an inlined call) ------------
+        if self.record_traced:
+            orig_init = itb.__init__
+
+            def __init__(tx, *args, **kwargs):
+                orig_init(tx, *args, **kwargs)
+                try:
+                    obs._on_traced(tx)
+                except Exception:
+                    pass
+
+            itb.__init__ = __init__
+            self._undo.append(lambda: setattr(itb, "__init__", orig_init))
 
         # declined frames ----------------------------------------------------
         cew = convert_frame.CatchErrorsWrapper
@@ -373,6 +392,21 @@ class Observer:
                   outcome=outcome_of_reason(reason), stack=stack, user_stack=self.user_frames(stack),
                   frame=getattr(code, "co_name", None), frame_path=getattr(code, "co_filename", None),
                   frame_line=getattr(code, "co_firstlineno", None))
+
+    def _on_traced(self, tx) -> None:
+        code = getattr(tx, "f_code", None)
+        if code is None or not self.roots or not self.roots.is_user(code.co_filename):
+            return
+        key = (code.co_filename, code.co_firstlineno, code.co_name, self.job)
+        if key in self._traced_seen:
+            return
+        self._traced_seen.add(key)
+        name, _ = resume_target(code.co_name)
+        qualname = getattr(code, "co_qualname", code.co_name)
+        if name != code.co_name:  # a resume function continues the function it was cut from
+            qualname = qualname[: -len(code.co_name)] + name if qualname.endswith(code.co_name) else name
+        self.emit("traced", function=name, qualname=qualname, path=code.co_filename, line=code.co_firstlineno,
+                  inlined=type(tx).__name__ != "InstructionTranslator")
 
     def _on_decline(self, code, reason: str) -> None:
         if reason in _NOISE_SKIP or not self.roots or not self.roots.is_user(code.co_filename):

@@ -6,6 +6,10 @@ gblint.runtime_check.child`` (started through :data:`BOOTSTRAP`) in its own sess
 time limit gets its child's process group killed (SIGKILL); a job whose child dies (a signal,
 ``os._exit``) is reported with the signal or exit status; jobs that did not start yet are run
 again in a fresh child. gblint itself never sees the user's exception, exit or crash.
+
+Nothing a child starts outlives the run (:mod:`.reaper`): a child dies with gblint
+(``PR_SET_PDEATHSIG``), carries a mark in its environment that its own children inherit, and
+what it started is killed when the child ends, times out, or the run is interrupted.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 #: Environment variables a child gets from gblint's own environment (nothing else: no tokens,
@@ -86,11 +91,14 @@ class Options:
     startup_grace: float = 120.0
 
 
-def clean_env(extra: Sequence[str] = ()) -> Dict[str, str]:
+def clean_env(extra: Sequence[str] = (), mark: Optional[str] = None) -> Dict[str, str]:
     """The child's environment: only :data:`PASS_ENV` and ``extra`` names that are set, plus
-    ``PYTHONUNBUFFERED=1``."""
+    ``PYTHONUNBUFFERED=1`` and, given a ``mark`` (str), :data:`.reaper.MARK` set to it."""
+    from .reaper import MARK
     env = {k: os.environ[k] for k in (*PASS_ENV, *extra) if k in os.environ}
     env["PYTHONUNBUFFERED"] = "1"
+    if mark is not None:
+        env[MARK] = mark
     env.setdefault("PATH", os.defpath)
     return env
 
@@ -167,8 +175,11 @@ class _Events:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the child's process group (the child and anything it started); it was started
-    with ``start_new_session=True``, so the group id is the child's pid."""
+    """SIGKILL everything the child started (its descendants, in whatever session), then the
+    child's process group; it was started with ``start_new_session=True``, so the group id is
+    the child's pid."""
+    from .reaper import descendants, terminate
+    terminate(lambda table: descendants(proc.pid, table))
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -178,16 +189,20 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
-def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str) -> Tuple[Dict[int, Dict[str, Any]], Dict[str, Any]]:
+def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str, mark: str = "",
+               stop: Optional[threading.Event] = None) -> Tuple[Dict[int, Dict[str, Any]], Dict[str, Any]]:
     """One child for ``jobs`` (in order). Returns (per-job records, child info). A record has
     ``events`` and ``end`` (the ``job_end`` payload, or a synthesised one for a job that timed
-    out or whose child died); jobs absent from the records did not start."""
+    out or whose child died); jobs absent from the records did not start. ``mark`` goes into
+    the child's environment (:data:`.reaper.MARK`); ``stop``, once set, ends the child."""
+    from .reaper import marked, terminate
+    mark = f"{mark}/{tag}/"
     req_path = os.path.join(workdir, f"request-{tag}.json")
     ev_path = os.path.join(workdir, f"events-{tag}.jsonl")
     out_path = os.path.join(workdir, f"output-{tag}.txt")
     with open(req_path, "w", encoding="utf-8") as fh:
         json.dump({"backend": options.backend, "device": options.device, "events": ev_path,
-                   "jobs": [j.request() for j in jobs]}, fh)
+                   "parent": os.getpid(), "jobs": [j.request() for j in jobs]}, fh)
     open(ev_path, "w").close()
     records: Dict[int, Dict[str, Any]] = {}
     info: Dict[str, Any] = {"ready": None, "fatal": None, "returncode": None, "output_tail": ""}
@@ -195,7 +210,7 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str) -> Tup
     with open(out_path, "wb") as out:
         proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, "--request", req_path],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                env=clean_env(options.env), cwd=options.cwd or os.getcwd(),
+                                env=clean_env(options.env, mark), cwd=options.cwd or os.getcwd(),
                                 start_new_session=True)
         current: Optional[int] = None
         started_at = idle_since = time.monotonic()
@@ -231,6 +246,10 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str) -> Tup
                 if rc is not None:
                     break
                 now = time.monotonic()
+                if stop is not None and stop.is_set():
+                    _kill_group(proc)
+                    proc.wait()
+                    break
                 if current is not None and now - started_at > options.timeout:
                     timed_out = current
                     _kill_group(proc)
@@ -250,11 +269,12 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str) -> Tup
             proc.wait()
             raise
         consume(reader.read())
-        # whatever the child started is not left behind
+        # whatever the child started is not left behind: its group, and everything with its mark
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             pass
+        terminate(lambda table: marked(mark, table))
     info["returncode"] = proc.returncode
     info["output_tail"] = _tail(out_path)
     ended = time.monotonic()
@@ -295,14 +315,16 @@ def run_jobs(jobs: Sequence[Job], options: Options) -> List[Dict[str, Any]]:
     results: Dict[int, Dict[str, Any]] = {}
     errors: List[BaseException] = []
     workdir = tempfile.mkdtemp(prefix="gblint-confirm-")
+    mark = f"{os.getpid()}-{uuid.uuid4().hex}"
+    stop = threading.Event()
 
     def worker(k: int, chunk: List[Job]):
         try:
             remaining = list(chunk)
             attempt = 0
-            while remaining:
+            while remaining and not stop.is_set():
                 attempt += 1
-                records, info = _run_child(remaining, options, workdir, f"{k}-{attempt}")
+                records, info = _run_child(remaining, options, workdir, f"{k}-{attempt}", mark, stop)
                 progressed = False
                 for job in list(remaining):
                     rec = records.get(job.id)
@@ -322,11 +344,16 @@ def run_jobs(jobs: Sequence[Job], options: Options) -> List[Dict[str, Any]]:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(k, c), daemon=True) for k, c in enumerate(chunks)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    _cleanup(workdir)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:  # also when interrupted: no child, nor anything a child started, is left running
+        stop.set()
+        from .reaper import marked, terminate
+        terminate(lambda table: marked(mark, table))
+        _cleanup(workdir)
     if errors:
         raise errors[0]
     return [results[j.id] for j in jobs]

@@ -10,6 +10,7 @@ import pytest
 from gblint.config import Settings
 from gblint.engine import SourceFile, check_sources
 from gblint.fix import apply_edits, fix_sources
+from gblint.source import split_lines
 
 from .conftest import ROOT, run_cli
 
@@ -105,3 +106,188 @@ def test_crlf_is_kept(tmp_path):
     run_cli("fix", "--no-cache", str(dst))
     data = dst.read_bytes()
     assert b"step = 2\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+
+
+# ------------------------------------------------------------------ issue 20: never lose an edit or change behaviour
+
+import errno  # noqa: E402
+import textwrap  # noqa: E402
+
+from gblint import cli, fix as fix_module, fs  # noqa: E402
+from gblint.rules import rewrites  # noqa: E402
+
+
+def _fix_in_process(capsys, *args):
+    """``gblint fix`` in this process (so that tests can monkeypatch it): (exit status, stdout, stderr)."""
+    rc = cli.main(["fix", "--no-cache", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _fixable(path, loops=1):
+    """A compiled function whose loops the helper rewrite fixes, one per round."""
+    body = "".join("    for v in xs:\n        x = x + v\n        print(v)\n" for _ in range(loops))
+    path.write_text(f"import torch\n\n\n@torch.compile\ndef f(x, xs):\n    x = x * 2\n{body}    return x\n")
+    return path
+
+
+@pytest.mark.parametrize("change", ["edit", "delete"])
+def test_fix_skips_a_file_changed_while_it_ran(tmp_path, monkeypatch, capsys, change):
+    path = _fixable(tmp_path / "m.py")
+    real = fix_module.fix_sources
+
+    def edited_meanwhile(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if change == "edit":
+            path.write_text("x = 'saved by the user while gblint ran'\n")
+        else:
+            path.unlink()
+        return result
+
+    monkeypatch.setattr(fix_module, "fix_sources", edited_meanwhile)
+    rc, out, err = _fix_in_process(capsys, str(path))
+    if change == "edit":
+        assert path.read_text() == "x = 'saved by the user while gblint ran'\n"
+    else:
+        assert not path.exists()  # a deleted file does not come back
+    assert f"gblint: skipped {path}: changed on disk since it was read" in err
+    assert "Applied 0 fixes in 0 files." in err
+    assert out == "" and rc == 0  # the report is about what the file holds now
+
+
+def test_failed_write_is_not_counted(tmp_path, monkeypatch, capsys):
+    path = _fixable(tmp_path / "m.py")
+    before = path.read_text()
+
+    def disk_full(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(fs.os, "replace", disk_full)
+    rc, out, err = _fix_in_process(capsys, str(path))
+    assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["m.py"]
+    assert "Applied 0 fixes in 0 files." in err and "No space left on device" in err
+    assert rc == 2
+    assert "GBL201" in out  # the report is about the unchanged file
+
+
+def _breaks_cpython(module, loop, max_unroll):
+    """A rewrite whose result libcst parses but CPython rejects (an assignment before `global`)."""
+    return rewrites.replace(module, loop, cst.FlattenSentinel([cst.parse_statement("total = 1\n"),
+                                                               cst.parse_statement("global total\n")]))
+
+
+def test_fix_that_cpython_rejects_is_never_offered_or_applied(monkeypatch):
+    path = os.path.join(FIXES, "unroll_range.in.py")
+    with open(path) as fh:
+        text = fh.read()
+    monkeypatch.setattr(rewrites, "unroll", _breaks_cpython)
+    monkeypatch.setattr(rewrites, "isolate_loop", lambda *a: None)
+    (d,) = check_sources([SourceFile(path, text)], Settings()).diagnostics
+    assert d.code == "GBL201" and d.fix is None  # build_fix compiles the rewritten statement
+    # and fix_sources compiles every fixed text before accepting it
+    monkeypatch.setattr(fix_module, "compile_error", lambda text, path: None if "global" not in text else "bad")
+    result = fix_sources({path: text}, Settings())
+    assert result.texts[path] == text and result.applied == []
+
+
+def test_fix_refuses_a_fixed_text_cpython_rejects(monkeypatch):
+    path = os.path.join(FIXES, "unroll_range.in.py")
+    with open(path) as fh:
+        text = fh.read()
+    monkeypatch.setattr(rewrites, "unroll", _breaks_cpython)
+    monkeypatch.setattr(rewrites, "isolate_loop", lambda *a: None)
+    monkeypatch.setattr(fix_module, "compile_error", lambda text, path: None if path == "<fix>" else "rejected")
+    result = fix_sources({path: text}, Settings())  # the fix is offered, then refused at application
+    assert result.texts[path] == text and result.applied == []
+
+
+def test_fix_reaches_the_fixpoint_and_a_second_run_changes_nothing(tmp_path, capsys):
+    path = tmp_path / "many.py"
+    funcs = []
+    for i in range(38):
+        loop = ("    for k in range(3):\n        x = x + k\n        print(k)\n" if i % 2
+                else "    for v in xs:\n        x = x + v\n        print(v)\n")
+        funcs.append(f"@torch.compile\ndef f{i}(x, xs):\n    x = x * 2\n{loop}    return x\n")
+    funcs.append("@torch.compile\ndef g(x, xs):\n" + "    for v in xs:\n        x = x - v\n        print(v)\n" * 2
+                 + "    return x\n")  # 40 loops; the second of g is reported only once the first is fixed
+    path.write_text("import torch\n\n\n" + "\n\n".join(funcs))
+    rc, out, err = _fix_in_process(capsys, str(path))
+    assert "Applied 40 fixes in 1 file." in err and "error" not in err
+    fixed = path.read_text()
+    assert fixed.count("def _loop_") == 21 and "for k in range" not in fixed
+    # the report is a fresh check of the written file: same lines as `gblint check`
+    check = cli.main(["check", "--no-cache", "--no-hints", str(path)])
+    assert (rc, out) == (check, capsys.readouterr()[0])
+    rc2, _, err2 = _fix_in_process(capsys, str(path))
+    assert "Applied 0 fixes in 0 files." in err2 and path.read_text() == fixed and rc2 == rc
+
+
+def test_round_limit_is_an_error_with_a_fresh_report(tmp_path, monkeypatch, capsys):
+    path = _fixable(tmp_path / "m.py", loops=3)
+    monkeypatch.setattr(fix_module, "MAX_ROUNDS", 1)
+    rc, out, err = _fix_in_process(capsys, str(path))
+    assert rc == 2
+    assert "gblint: error: stopped after 1 rounds of fixes with more fixes to apply" in err
+    assert "Applied 1 fix in 1 file." in err
+    cli.main(["check", "--no-cache", "--no-hints", str(path)])
+    assert out == capsys.readouterr()[0]  # no stale lines from before the fix
+    monkeypatch.setattr(fix_module, "MAX_ROUNDS", 25)
+    assert _fix_in_process(capsys, str(path))[0] == 1  # the rest is applied by a second run
+
+
+def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys):
+    site = tmp_path / "site"
+    (site / "loopylib").mkdir(parents=True)
+    lib = site / "loopylib" / "__init__.py"
+    lib.write_text(textwrap.dedent("""\
+        def accumulate(x, xs):
+            y = x * 2
+            for k in range(3):
+                y = y + k
+                print(k)
+            return y
+        """))
+    user = tmp_path / "user.py"
+    user.write_text(textwrap.dedent("""\
+        import torch
+        from loopylib import accumulate
+
+
+        @torch.compile
+        def step(x, xs):
+            for k in range(2):
+                x = x + k
+                print(k)
+            return accumulate(x, xs)
+        """))
+    monkeypatch.syspath_prepend(str(site))
+    before = lib.read_text()
+    rc, out, err = _fix_in_process(capsys, "--follow-imports", "loopylib", str(user))
+    assert "internal error" not in err and rc in (0, 1)
+    assert lib.read_text() == before  # a followed file is read, never written
+    assert "for k in range" not in user.read_text() and "Applied 1 fix in 1 file." in err
+
+
+@pytest.mark.parametrize("first, rest", [("\r\n", "\n"), ("\n", "\r\n")])
+def test_inserted_lines_take_the_ending_of_their_neighbours(tmp_path, first, rest, capsys):
+    """libcst gives new lines the first line's ending; they must take their neighbours'."""
+    path = tmp_path / "m.py"
+    with open(os.path.join(FIXES, "isolate_loop.in.py")) as fh:
+        lines = fh.read().splitlines()
+    path.write_bytes((lines[0] + first + rest.join(lines[1:]) + rest).encode())
+    _fix_in_process(capsys, str(path))
+    fixed = split_lines(path.read_bytes().decode())
+    assert "    def _loop_7(out):" + rest in fixed
+    assert fixed[0] == lines[0] + first
+    assert all(line.endswith(rest) and not line[:-len(rest)].endswith("\r") for line in fixed[1:])
+
+
+@pytest.mark.parametrize("name", ["unroll_declines_global", "isolate_declines_async_for",
+                                  "isolate_declines_async_with"])
+def test_rewrites_decline_what_cpython_would_reject(monkeypatch, name):
+    """The rewrites refuse these shapes themselves, not only through the compile check."""
+    monkeypatch.setattr(fix_module, "compile_error", lambda text, path: None)
+    path = os.path.join(FIXES, name + ".in.py")
+    with open(path) as fh:
+        text = fh.read()
+    assert fix_sources({path: text}, Settings()).texts[path] == text

@@ -15,6 +15,8 @@ from gblint.diagnostics import Diagnostic, Edit, Fix, TraceFrame
 from gblint.engine import Report
 from gblint.output import github_escape_data, github_escape_property, sarif_log, write_github
 
+from .conftest import run_cli
+
 jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "data", "sarif-schema-2.1.0.json")
@@ -187,3 +189,25 @@ def test_clean_project_outputs(tmp_path):
     assert (github.returncode, github.stdout) == (0, "")
     sarif = gblint("--format", "sarif", ".", cwd=tmp_path)
     assert sarif.returncode == 0 and json.loads(sarif.stdout)["runs"][0]["results"] == []
+
+
+def test_json_coverage_lists_regions_and_reached_functions(tmp_path):
+    """`coverage` names each compiled region and every function its calls reach, across files;
+    a call gblint cannot resolve is not counted as reached."""
+    (tmp_path / "helpers.py").write_text(
+        "def scale(x):\n    return x * 2\n\n\ndef unused(x):\n    return x\n")
+    (tmp_path / "main.py").write_text(
+        "import torch\nfrom helpers import scale\n\n\ndef inner(x):\n    return scale(x) + 1\n\n\n"
+        "@torch.compile\ndef step(x, fn):\n    return fn(inner(x))\n")
+    proc = run_cli("check", "--format", "json", "--exit-zero", "--no-cache", str(tmp_path), cwd=str(tmp_path))
+    doc = json.loads(proc.stdout)
+    cov = doc["coverage"]
+    assert [(os.path.basename(r["path"]), r["function"], r["line"]) for r in cov["regions"]] == [("main.py", "step", 10)]
+    reached = sorted((os.path.basename(f["path"]), f["function"], f["line"]) for f in cov["functions"])
+    assert reached == [("helpers.py", "scale", 1), ("main.py", "inner", 5), ("main.py", "step", 10)]
+
+
+def test_json_coverage_empty_without_regions(tmp_path):
+    (tmp_path / "plain.py").write_text("def f(x):\n    return x\n")
+    doc = json.loads(run_cli("check", "--format", "json", "--no-cache", str(tmp_path), cwd=str(tmp_path)).stdout)
+    assert doc["coverage"] == {"regions": [], "functions": []}

@@ -112,3 +112,50 @@ def test_new_file(tmp_path):
 def test_missing_folder_is_an_os_error(tmp_path):
     with pytest.raises(OSError):
         write_atomic(str(tmp_path / "no" / "such" / "m.py"), "x = 1\n")
+
+
+def test_mixed_file_keeps_its_lf_lines_where_crlf_dominates(tmp_path):
+    path = tmp_path / "mixed.py"
+    path.write_bytes(b"a = 1\r\nb = 2\r\nc = 3\nd = 4\r\n")  # mostly \r\n, one \n line
+    text = read_source(str(path)).replace("c = 3\n", "c = 3\nc2 = 4\n")  # a line inserted after it
+    write_atomic(str(path), text)
+    assert path.read_bytes() == b"a = 1\r\nb = 2\r\nc = 3\nc2 = 4\nd = 4\r\n"
+
+
+def test_refuses_text_cpython_does_not_compile(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    bad = "total = 0\n\ndef f():\n    total = 1\n    global total\n"  # libcst parses it, CPython does not
+    with pytest.raises(UnsafeWriteError, match="does not compile"):
+        write_atomic(str(path), bad)
+    assert path.read_bytes() == b"x = 1\n" and os.listdir(tmp_path) == ["m.py"]
+
+
+def test_file_changed_since_it_was_read_is_left_alone(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 2\n")
+    with pytest.raises(fs.ChangedOnDiskError, match="changed on disk since it was read"):
+        write_atomic(str(path), "x = 3\n", expected=b"x = 1\n")
+    assert path.read_bytes() == b"x = 2\n"
+    path.unlink()
+    with pytest.raises(fs.ChangedOnDiskError):
+        write_atomic(str(path), "x = 3\n", expected=b"x = 1\n")
+    assert not path.exists()  # a deleted file does not come back
+    path.write_bytes(b"x = 1\n")
+    write_atomic(str(path), "x = 3\n", expected=b"x = 1\n")
+    assert path.read_bytes() == b"x = 3\n"
+
+
+def test_edit_saved_while_the_new_file_is_written_is_kept(tmp_path, monkeypatch):
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    real = fs._chown_like
+
+    def user_saves(tmp, st):  # runs after the temporary file is written, before the rename
+        path.write_bytes(b"x = 'saved'\n")
+        real(tmp, st)
+
+    monkeypatch.setattr(fs, "_chown_like", user_saves)
+    with pytest.raises(fs.ChangedOnDiskError):
+        write_atomic(str(path), "x = 2\n", expected=b"x = 1\n")
+    assert path.read_bytes() == b"x = 'saved'\n" and os.listdir(tmp_path) == ["m.py"]

@@ -498,3 +498,119 @@ def test_parser_limit_guard():
     assert glsp.parser_limit_exceeded("x = " + "(" * 1000 + ")" * 1000)[1] == "too many nested parentheses"
     assert glsp.parser_limit_exceeded(LOOP_BREAK) is None
     assert glsp.parser_limit_exceeded("def f(:\n") is None  # an ordinary syntax error is the engine's
+
+
+# ------------------------------------------------------------------ URIs, line breaks, noqa placement
+
+ODD_DIR = "my dir é"  # a space and a non-ASCII letter: both are percent-encoded in the URI
+WINDOWS_URI = "file:///c%3A/Users/Dev%20Name/refine.py"  # as VS Code sends a Windows path
+
+
+@pytest.mark.asyncio
+async def test_percent_encoded_uris_in_pull_mode(pull_client: LanguageClient, tmp_path):
+    folder = tmp_path / ODD_DIR
+    folder.mkdir()
+    uri = _write(folder, "refine.py", LOOP_BREAK)
+    assert "%20" in uri and "%C3%A9" in uri
+    for doc, asked in ((uri, [uri]), (WINDOWS_URI, [WINDOWS_URI, "file:///C:/Users/Dev Name/refine.py"])):
+        _open(pull_client, doc, LOOP_BREAK)
+        for spelling in asked:
+            report = await pull_client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+                text_document=lsp.TextDocumentIdentifier(uri=spelling)))
+            assert [d.code for d in report.items] == ["GBL201"], spelling
+        actions = await pull_client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=doc), range=report.items[0].range,
+            context=lsp.CodeActionContext(diagnostics=list(report.items))))
+        noqa = next(a for a in actions if "noqa" in a.title)
+        assert list(noqa.edit.changes) == [doc]  # edits come back under the client's own URI
+        hover = await pull_client.text_document_hover_async(lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri=doc), position=lsp.Position(line=BREAK_LINE, character=9)))
+        assert hover is not None and "GBL201" in hover.contents.value
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_percent_encoded_uri_is_pushed_under_the_clients_spelling(client: LanguageClient, tmp_path, docs):
+    folder = tmp_path / ODD_DIR
+    folder.mkdir()
+    uri = _write(folder, "refine.py", LOOP_BREAK)
+    _open(client, uri, LOOP_BREAK, docs=docs)
+    assert _codes(await _diagnostics(client, uri, lambda ds: len(ds) > 0)) == ["GBL201"]
+
+
+@pytest.mark.parametrize("odd", ["\x0c", "\x0b", "\u2028", "\x1c"], ids=["ff", "vt", "u2028", "fs"])
+@pytest.mark.asyncio(loop_scope="module")
+async def test_incremental_edits_after_characters_splitlines_breaks_on(client: LanguageClient, tmp_path, docs, odd):
+    """LSP ends lines only at \\r, \\n and \\r\\n: the server's copy must not drift from the editor's."""
+    text = f"import torch\n# a{odd}b\n\n@torch.compile\ndef f(x):\n    return x.sin()\n"
+    uri = _write(tmp_path, "odd.py", text)
+    _open(client, uri, text, docs=docs)
+    await _diagnostics(client, uri, lambda ds: len(ds) == 0)
+    at = lsp.Position(line=5, character=0)  # before `    return x.sin()`
+    _change(client, uri, 2, "    print(x)\n", lsp.Range(start=at, end=at))
+    diags = await _diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert [(d.code, d.range.start.line) for d in diags] == [("GBL107", 5)]
+    # and a position past the odd character on its own line
+    at = lsp.Position(line=1, character=5)
+    _change(client, uri, 3, "c", lsp.Range(start=at, end=at))
+    _change(client, uri, 4, "", lsp.Range(start=lsp.Position(line=5, character=0),
+                                          end=lsp.Position(line=6, character=0)))
+    await _diagnostics(client, uri, lambda ds: len(ds) == 0)
+
+
+STRING_ON_REPORTED_LINE = textwrap.dedent('''\
+    import torch
+
+
+    @torch.compile
+    def f(x):
+        print(x, """first
+    second""")
+        return x
+    ''')
+
+
+def _apply_lsp(text: str, edits) -> str:
+    """Apply LSP edits, with lines broken where LSP breaks them."""
+    lines = glsp.split_lines(text)
+    offsets = [0]
+    for line, brk in zip(lines, [m.group() for m in __import__("re").finditer(r"\r\n|\r|\n", text)]):
+        offsets.append(offsets[-1] + len(line) + len(brk))
+
+    def offset(pos):
+        return offsets[pos.line] + pos.character
+
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:offset(e.range.start)] + e.new_text + text[offset(e.range.end):]
+    return text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_noqa_action_goes_after_a_string_that_starts_on_the_line(client: LanguageClient, tmp_path, docs):
+    uri = _write(tmp_path, "strings.py", STRING_ON_REPORTED_LINE)
+    _open(client, uri, STRING_ON_REPORTED_LINE, docs=docs)
+    diags = await _diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert [(d.code, d.range.start.line) for d in diags] == [("GBL107", 5)]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=diags[0].range,
+        context=lsp.CodeActionContext(diagnostics=list(diags))))
+    noqa = next(a for a in actions if "noqa" in a.title)
+    assert noqa.title == "Add `# noqa: GBL107` on line 7"
+    fixed = _apply_lsp(STRING_ON_REPORTED_LINE, noqa.edit.changes[uri])
+    assert '    print(x, """first\nsecond""")  # noqa: GBL107\n' in fixed  # the string is unchanged
+    _change(client, uri, 2, fixed)
+    await _diagnostics(client, uri, lambda ds: len(ds) == 0)
+
+
+def test_noqa_edit_on_multi_line_statements():
+    d = _diag(line=1, code="GBL107")
+    assert glsp.noqa_edit(d, glsp.split_lines('print(x, """a\nb""")  # noqa: GBL1\n')) is None  # covered already
+    # the first `# noqa` of the statement (it decides) is text inside the string: nowhere to add a code
+    assert glsp.noqa_edit(d, glsp.split_lines('print(x, """a  # noqa: E501\nb""")  # noqa: W291\n')) is None
+    lines = glsp.split_lines('print(x, """a\nb""")  # noqa: E501, W291\n')
+    e = glsp.noqa_edit(d, lines)
+    at = len('b""")  # noqa: E501, W291')
+    assert (e.range.start.line, e.range.start.character, e.new_text) == (1, at, ",GBL107")
+    lines = glsp.split_lines("x = y + \\\n    print(x)\n")
+    e = glsp.noqa_edit(d, lines)
+    assert (e.range.start.line, e.new_text) == (1, "  # noqa: GBL107")
+    assert glsp.noqa_edit(d, glsp.split_lines('print(x, """never closed\n')) is None  # nowhere safe to put it

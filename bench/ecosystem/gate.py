@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The regression gate over a dozen measured models (``gate.json``), run by
+``tests/test_ecosystem.py`` in CI.
+
+    python bench/ecosystem/gate.py           # score the gated models, compare, exit 1 on a drop
+    python bench/ecosystem/gate.py --write   # store the current figures as the new floor
+
+The models are chosen to cover every package and the kinds of break the truth holds; the
+figures are pooled over them: reach, and precision and recall of each set (break sites,
+skipped frames, compile errors).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from typing import Any, Dict, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+GATE = os.path.join(HERE, "gate.json")
+
+
+def load() -> Dict[str, Any]:
+    with open(GATE, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def missing_packages(spec: Dict[str, Any]) -> List[str]:
+    """Follow targets of the gated packages that are not installed."""
+    from spec import PACKAGES
+    out = []
+    for package in sorted({m.split("/")[0] for m in spec["models"]}):
+        for mod in PACKAGES[package]["follow"]:
+            if importlib.util.find_spec(mod) is None:
+                out.append(mod)
+    return out
+
+
+def measure_gate(spec: Dict[str, Any], out_dir: str) -> Dict[str, Any]:
+    """Score the gated models; return ``{"reach", "sets": {SET: {"precision", "recall"}}}``."""
+    from score import SETS, ratio, score
+    packages = sorted({m.split("/")[0] for m in spec["models"]})
+    status = score(packages, 2, out_dir, set(spec["models"]), readme=False, quiet=True)
+    if status:
+        raise RuntimeError(f"scoring failed with status {status}")
+    with open(os.path.join(out_dir, "results.json"), encoding="utf-8") as fh:
+        results = json.load(fh)
+    def figures(o):
+        return {"reach": o["reach"],
+                "sets": {s: {"precision": ratio(o["sets"][s]["hit"], o["sets"][s]["pred"]),
+                             "recall": ratio(o["sets"][s]["hit"], o["sets"][s]["truth"])} for s in SETS}}
+
+    return {"driver": figures(results["overall"]), "entry given": figures(results["entry_given_overall"])}
+
+
+def drops(floor: Dict[str, Any], got: Dict[str, Any]) -> List[str]:
+    """Every figure of ``got`` below ``floor``, as ``"NAME: got < floor"`` lines; views
+    (``driver``, ``entry given``) are compared one by one, prefixed with their name."""
+    if "driver" in floor:
+        return [f"{view}: {line}" for view in sorted(floor) for line in drops(floor[view], got.get(view, {}))]
+    out = []
+    if got.get("reach", 0) < floor.get("reach", 0) - 1e-9:
+        out.append(f"reach: {got.get('reach')} < {floor['reach']}")
+    for label, want in floor.get("sets", {}).items():
+        for key, value in want.items():
+            have = got.get("sets", {}).get(label, {}).get(key, 0)
+            if have < value - 1e-9:
+                out.append(f"{label} {key}: {have} < {value}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="store the current figures as the new floor")
+    a = ap.parse_args(argv)
+    spec = load()
+    missing = missing_packages(spec)
+    if missing:
+        print(f"gate.py: not installed: {', '.join(missing)} (pip install -e '.[bench]')", file=sys.stderr)
+        return 2
+    got = measure_gate(spec, tempfile.mkdtemp(prefix="gblint-gate-"))
+    print(json.dumps(got, indent=2, sort_keys=True))
+    if a.write:
+        spec["figures"] = got
+        with open(GATE, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        return 0
+    bad = drops(spec["figures"], got)
+    for line in bad:
+        print(f"gate.py: dropped: {line}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

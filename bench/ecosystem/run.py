@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The ecosystem harness: gblint against what PyTorch really does, on real models.
+
+    python bench/ecosystem/run.py            # score: static side on the committed truth ->
+                                             #   results.json, details.json, README table
+    python bench/ecosystem/run.py measure    # re-measure every package under torch (long)
+    python bench/ecosystem/run.py measure --package transformers --only albert,bloom
+    python bench/ecosystem/run.py list       # the models each catalogue offers
+
+``measure`` needs torch and the measured packages (``pip install -e ".[bench]"``); ``score``
+needs the packages' sources (gblint reads them, never imports them) and no torch. See
+README.md beside this file.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+def main(argv=None) -> int:
+    from spec import PACKAGES, catalog
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", nargs="?", default="score", choices=("score", "measure", "list"))
+    ap.add_argument("--package", action="append", choices=sorted(PACKAGES),
+                    help="only this package (repeatable; default: all)")
+    ap.add_argument("--only", help="measure: comma-separated model names")
+    ap.add_argument("--missing", action="store_true", help="measure: only models without a truth record")
+    ap.add_argument("--failed", action="store_true",
+                    help="measure: also models whose record is not `measured` (after a catalogue fix)")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="children (measure) or gblint runs (score) at once")
+    ap.add_argument("--models", help="score: comma-separated package/name pairs (default: every measured model)")
+    ap.add_argument("--out", default=HERE, help="score: folder for results.json and details.json")
+    a = ap.parse_args(argv)
+    packages = a.package or list(PACKAGES)
+    if a.command == "list":
+        for p in packages:
+            for name in catalog(p).names():
+                print(f"{p}/{name}")
+        return 0
+    if a.command == "measure":
+        from measure import load_truth, measure
+        for p in packages:
+            names = catalog(p).names()
+            if a.only:
+                wanted = a.only.split(",")
+                unknown = sorted(set(wanted) - set(names))
+                if unknown:
+                    print(f"run.py: unknown {p} models: {', '.join(unknown)}", file=sys.stderr)
+                    return 2
+                names = wanted
+            have = load_truth(p).get("models", {})
+            if a.missing or a.failed:
+                names = [n for n in names if n not in have or (a.failed and have[n]["status"] != "measured")]
+            # a stable shuffle: a run cut short still measures an even sample of the catalogue
+            names.sort(key=lambda n: hashlib.sha1(n.encode()).hexdigest())
+            measure(p, names, a.jobs)
+        return 0
+    from score import score
+    only = set(a.models.split(",")) if a.models else None
+    return score(packages, a.jobs, a.out, only, readme=a.out == HERE)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,377 @@
+"""The static side: run gblint on each measured model's driver and score it against the truth.
+
+For every model whose truth says ``measured``, the driver (``spec.driver(setup)``: the setup
+source as users write it, then ``model = torch.compile(model)`` and a call) is written to a
+scratch folder and checked with::
+
+    gblint check --follow-imports PKG --format json --exit-zero DRIVER.py
+
+(one process per model, a summary cache shared by all). gblint never imports the package or
+torch; it reads the installed sources. Scores, pooled over the models of a package:
+
+- ``reach``: functions Dynamo traced (compiled or inlined, either mode, in the package's files)
+  that gblint reached / functions Dynamo traced. A comprehension, generator expression or
+  lambda counts as the function it is written in.
+- break sites: ``(file, line)`` of every break Dynamo hit (either mode) against every
+  diagnostic of effect ``break``/``skip``/``error``; a ``skip`` diagnostic whose frame Dynamo
+  really skipped is right wherever it points (as ``shared/eval/score.py`` scores the cases).
+- skipped frames: ``(file, function)`` Dynamo gave up on against ``skip`` diagnostics' frames.
+- compile errors: models whose compiled call raised where the eager one did not, against
+  models with an ``error`` diagnostic.
+- ``precision``/``recall``: the three sets pooled.
+
+Writes ``results.json`` (the table), ``details.json`` (per set, per GB id and per code, and every
+miss and false positive with file:line and model) and the table in ``README.md``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SETS = ("break sites", "skipped frames", "compile errors")
+
+
+def norm_qualname(qualname: str) -> str:
+    """``f.<locals>.g.<locals>.<listcomp>`` -> ``f.g``: Python's qualified name as gblint
+    writes functions (nested functions dotted, comprehensions and lambdas as their function)."""
+    parts = [p for p in (qualname or "").split(".") if p != "<locals>"]
+    while parts and parts[-1].startswith("<"):
+        parts.pop()
+    return ".".join(parts)
+
+
+def _rel(path: str, driver: str) -> Optional[str]:
+    """``path`` as the truth writes it: relative to the site-packages folder that holds it
+    (whichever environment gblint ran in), ``<driver>`` for the driver, else None."""
+    real = os.path.realpath(path)
+    if real == os.path.realpath(driver):
+        return "<driver>"
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in real:
+            return real.rsplit(marker, 1)[1]
+    return None
+
+
+def _frame(name: Optional[str]) -> str:
+    name = (name or "").split(".")[-1]
+    return re.sub(r"^torch_dynamo_resume_in_(.+)_at_\d+$", r"\1", name)
+
+
+def entry_of(rec: Dict[str, Any]) -> Optional[str]:
+    """``module:Class`` of the measured model's class (``model = Class(...)`` in the setup),
+    located by the ``Class.forward`` Dynamo traced; None when the truth does not show it."""
+    m = re.search(r"^model = (\w+)\(", rec.get("setup") or "", re.M)
+    if not m:
+        return None
+    for path, qualname, _line in rec["traced"]:
+        if qualname == f"{m.group(1)}.forward" and path.endswith(".py"):
+            return path[:-3].replace("/", ".").replace(".__init__", "") + ":" + m.group(1)
+    return None
+
+
+def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[str] = None) -> Dict[str, Any]:
+    """``gblint check --format json`` on one driver (with ``--entry entry`` when given); the
+    parsed document, or ``{"error": ...}``."""
+    cmd = [sys.executable, "-m", "gblint", "check", "--format", "json", "--exit-zero", "--cache-dir", cache_dir,
+           "--isolated"]
+    for pkg in follow:
+        cmd += ["--follow-imports", pkg]
+    if entry:
+        cmd += ["--entry", entry]
+    cmd.append(driver)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=os.path.dirname(driver),
+                          timeout=600)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return {"error": f"exit {proc.returncode}: {proc.stderr.decode('utf-8', 'replace')[-500:]}"}
+
+
+def truth_sets(rec: Dict[str, Any]):
+    traced = {(p, norm_qualname(q)) for p, q, _ in rec["traced"]}
+    breaks = {(p, line): gb for p, line, gb, _outcome, _modes in rec["breaks"]}
+    skipped = {(p, _frame(f)) for p, f, _line, _modes in rec["skipped"]}
+    error = any(m.get("status") == "compile-error" for m in rec["modes"].values())
+    return traced, breaks, skipped, error
+
+
+def predicted_sets(doc: Dict[str, Any], driver: str):
+    reached = set()
+    for f in (doc.get("coverage") or {}).get("functions", []):
+        path = _rel(f["path"], driver)
+        if path is not None:
+            reached.add((path, f["function"]))
+    sites: Dict[Tuple[str, int], Dict[str, Any]] = {}
+    skips: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    skip_sites = []
+    error = False
+    for d in doc.get("diagnostics", []):
+        if d.get("effect") not in ("break", "skip", "error"):
+            continue
+        path = _rel(d["path"], driver)
+        if path is None:
+            continue
+        site = (path, d["line"])
+        if d["effect"] == "skip":
+            fpath = path
+            for t in d.get("trace") or []:
+                if t.get("function") == d.get("frame"):
+                    fpath = _rel(t["path"], driver) or path
+            frame = (fpath, _frame(d.get("frame")))
+            skips[frame] = d
+            skip_sites.append((site, frame, d))
+        else:
+            sites[site] = d
+        if d["effect"] == "error":
+            error = True
+    return reached, sites, skips, skip_sites, error
+
+
+def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[str, Any]:
+    """One model's hits, misses and false positives per set, and its reach counts."""
+    traced, tbreaks, tskips, terror = truth_sets(rec)
+    reached, psites, pskips, skip_sites, perror = predicted_sets(doc, driver)
+    for site, frame, d in skip_sites:
+        if frame in tskips and site not in tbreaks:
+            continue  # a skip diagnostic inside a frame that really was skipped is right wherever it points
+        psites.setdefault(site, d)
+    out = {"traced": len(traced), "reached": len(traced & reached),
+           "unreached": sorted("%s:%s" % t for t in traced - reached)}
+    pairs = {"break sites": (set(tbreaks), set(psites)), "skipped frames": (tskips, set(pskips)),
+             "compile errors": ({"model"} if terror else set(), {"model"} if perror else set())}
+    for label, (t, p) in pairs.items():
+        out[label] = {"truth": len(t), "pred": len(p), "hit": len(t & p),
+                      "missed": sorted(t - p, key=str), "false": sorted(p - t, key=str)}
+    out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
+    out["code_pred"] = {f"{p}:{l}": d["code"] for (p, l), d in psites.items()}
+    return out
+
+
+def ratio(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 1.0
+
+
+def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[str]] = None,
+          readme: bool = True, quiet: bool = False) -> int:
+    """Score every measured model of ``packages`` (or those of ``only``, ``package/name``);
+    write results.json and details.json into ``out_dir`` and, with ``readme``, the table into
+    README.md. Returns the exit status (0; 2 when a package has no truth)."""
+    from measure import load_truth
+    from spec import PACKAGES, driver
+    results: Dict[str, Any] = {"torch": None, "packages": {}, "entry_given": {}}
+    details: Dict[str, Any] = {"packages": {}, "entry_given": {}}
+    work = tempfile.mkdtemp(prefix="gblint-eco-score-")
+    cache_dir = os.path.join(work, "cache")
+    status = 0
+    for package in packages:
+        truth = load_truth(package)
+        if only is not None and not any(m.startswith(package + "/") for m in only):
+            continue
+        if not truth.get("models"):
+            print(f"run.py: no truth for {package}: run `run.py measure --package {package}` first", file=sys.stderr)
+            status = 2
+            continue
+        results["torch"] = (truth.get("torch") or "").split("+")[0]
+        models = {n: r for n, r in truth["models"].items() if r["status"] == "measured"
+                  and (only is None or f"{package}/{n}" in only)}
+        folder = os.path.join(work, re.sub(r"\W", "_", package))
+        os.makedirs(folder)
+        paths = {}
+        for name, rec in models.items():
+            path = os.path.join(folder, "drv_" + re.sub(r"\W", "_", name) + ".py")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(driver(rec["setup"]))
+            paths[name] = path
+        follow = PACKAGES[package]["follow"]
+        for view, key in (("driver", "packages"), ("entry given", "entry_given")):
+            def check(name, view=view):
+                entry = entry_of(models[name]) if view == "entry given" else None
+                return run_gblint(paths[name], follow, cache_dir, entry)
+
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                docs = dict(zip(models, pool.map(check, models)))
+            per_model = {}
+            for name, rec in models.items():
+                per_model[name] = score_model(rec, docs[name], paths[name])
+                if "error" in docs[name]:
+                    per_model[name]["gblint_error"] = docs[name]["error"]
+            results.setdefault(key, {})[package] = summary_row(truth, per_model)
+            details.setdefault(key, {})[package] = detail(per_model)
+    os.makedirs(out_dir, exist_ok=True)
+    results["overall"] = overall(results["packages"], details["packages"])
+    results["entry_given_overall"] = overall(results.get("entry_given", {}), details.get("entry_given", {}))
+    with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    with open(os.path.join(out_dir, "details.json"), "w", encoding="utf-8") as fh:
+        json.dump(details, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    table = render_table(results)
+    if not quiet:
+        print(table)
+    if readme:
+        update_readme(os.path.join(HERE, "README.md"), table, results, details)
+        replace_between(os.path.join(HERE, "..", "..", "README.md"), "<!-- ecosystem:begin -->",
+                        "<!-- ecosystem:end -->", table)
+    return status
+
+
+def replace_between(path: str, begin: str, end: str, body: str) -> None:
+    """Put ``body`` between the ``begin`` and ``end`` markers of the file at ``path`` (no-op
+    when the file or a marker is missing)."""
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    if begin not in text or end not in text:
+        return
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.split(begin)[0] + begin + "\n" + body.rstrip("\n") + "\n" + end + text.split(end, 1)[1])
+
+
+def _sum(per_model: Dict[str, Any], label: str, key: str) -> int:
+    return sum(m[label][key] for m in per_model.values())
+
+
+def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, Any]:
+    models = truth["models"]
+    measured = {mode: sum(1 for n in per_model
+                          if models[n]["modes"].get(mode, {}).get("status") in ("ok", "compile-error"))
+                for mode in ("eval", "train")}
+    hit = sum(_sum(per_model, s, "hit") for s in SETS)
+    traced = sum(m["traced"] for m in per_model.values())
+    reached = sum(m["reached"] for m in per_model.values())
+    return {"version": truth.get("version"), "models": len(per_model), "attempted": len(models),
+            "measured": measured, "traced": traced, "reached": reached, "reach": ratio(reached, traced),
+            "precision": ratio(hit, sum(_sum(per_model, s, "pred") for s in SETS)),
+            "recall": ratio(hit, sum(_sum(per_model, s, "truth") for s in SETS)),
+            "sets": {s: {"truth": _sum(per_model, s, "truth"), "pred": _sum(per_model, s, "pred"),
+                         "hit": _sum(per_model, s, "hit")} for s in SETS}}
+
+
+def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
+    """Per GB id recall, per code precision, and every miss and false positive with its model."""
+    by_gb: Dict[str, Dict[str, int]] = {}
+    by_code: Dict[str, Dict[str, int]] = {}
+    misses: Dict[str, List[str]] = {}
+    false: Dict[str, List[str]] = {}
+    unreached: Dict[str, int] = {}
+    for name, m in sorted(per_model.items()):
+        missed = {"%s:%s" % s for s in m["break sites"]["missed"]}
+        for site, gb in m["gb_truth"].items():
+            row = by_gb.setdefault(gb, {"truth": 0, "hit": 0})
+            row["truth"] += 1
+            row["hit"] += site not in missed
+            if site in missed:
+                misses.setdefault(gb, []).append(f"{site} ({name})")
+        wrong = {"%s:%s" % s for s in m["break sites"]["false"]}
+        for site, code in m["code_pred"].items():
+            row = by_code.setdefault(code, {"pred": 0, "hit": 0})
+            row["pred"] += 1
+            row["hit"] += site not in wrong
+            if site in wrong:
+                false.setdefault(code, []).append(f"{site} ({name})")
+        for label in ("skipped frames",):
+            for f in m[label]["missed"]:
+                misses.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
+            for f in m[label]["false"]:
+                false.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
+        for fn in m["unreached"]:
+            unreached[fn] = unreached.get(fn, 0) + 1
+    return {"gb_ids": {k: dict(v, recall=ratio(v["hit"], v["truth"])) for k, v in sorted(by_gb.items())},
+            "codes": {k: dict(v, precision=ratio(v["hit"], v["pred"])) for k, v in sorted(by_code.items())},
+            "missed": misses, "false_positives": false,
+            "unreached_most_common": dict(sorted(unreached.items(), key=lambda kv: (-kv[1], kv[0]))[:60]),
+            "errors": {n: m["gblint_error"] for n, m in per_model.items() if "gblint_error" in m}}
+
+
+def overall(rows: Dict[str, Any], details: Dict[str, Any]) -> Dict[str, Any]:
+    """The table's last row: every set and the reach pooled over all packages' models."""
+    sets = {s: {k: sum(r["sets"][s][k] for r in rows.values()) for k in ("truth", "pred", "hit")} for s in SETS}
+    hit = sum(v["hit"] for v in sets.values())
+    return {"models": sum(r["models"] for r in rows.values()),
+            "reach": ratio(sum(r["reached"] for r in rows.values()), sum(r["traced"] for r in rows.values())),
+            "precision": ratio(hit, sum(v["pred"] for v in sets.values())),
+            "recall": ratio(hit, sum(v["truth"] for v in sets.values())), "sets": sets}
+
+
+def render_table(results: Dict[str, Any]) -> str:
+    """Markdown: the headline table (drivers as users write them) and the same models with the
+    compiled entry given (``--entry module:Class``), which separates finding the region from
+    following its calls."""
+    out = [f"torch {results.get('torch')}, CPU, `backend=\"eager\"`; a site is true if the eval or the train run "
+           "hit it. Cells of the last three columns: truth/predicted/hit.", ""]
+    for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
+                               ("Same models, compiled entry given (`--entry module:Class`)",
+                                results.get("entry_given", {}), results.get("entry_given_overall"))):
+        out += [f"**{title}**", "",
+                "| package | version | models | eval | train | reach | precision | recall | break sites "
+                "| skipped frames | compile errors |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for name, r in sorted(rows.items()):
+            out.append(f"| {name} | {r['version']} | {r['models']} | {r['measured']['eval']} | "
+                       f"{r['measured']['train']} | {_cells(r)}")
+        if total and total.get("models"):
+            out.append(f"| **all** | | {total['models']} | | | {_cells(total)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _cells(r: Dict[str, Any]) -> str:
+    s = r["sets"]
+    sets = " | ".join(f"{s[k]['truth']}/{s[k]['pred']}/{s[k]['hit']}" for k in SETS)
+    # nothing predicted is no evidence of precision: say so instead of printing 1.00
+    precision = f"{r['precision']:.2f}" if sum(s[k]["pred"] for k in SETS) else "n/a"
+    return f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} |"
+
+
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+
+
+def update_readme(path: str, table: str, results: Dict[str, Any], details: Dict[str, Any]) -> None:
+    """Write ``table``, the per GB id rows and the model list into the harness README's markers."""
+    gb_rows: Dict[str, Dict[str, int]] = {}
+    for d in details["entry_given"].values():
+        for gb, v in d["gb_ids"].items():
+            row = gb_rows.setdefault(gb, {"truth": 0, "hit": 0})
+            row["truth"] += v["truth"]
+            row["hit"] += v["hit"]
+    block = [table, "Break sites per GB id, all packages, compiled entry given:", "",
+             "| GB id | truth | found | recall |", "|---|---|---|---|"]
+    for gb, v in sorted(gb_rows.items(), key=lambda kv: -kv[1]["truth"]):
+        block.append(f"| {gb} | {v['truth']} | {v['hit']} | {ratio(v['hit'], v['truth']):.2f} |")
+    replace_between(path, BEGIN, END, "\n".join(block))
+    replace_between(path, MODELS_BEGIN, MODELS_END, model_list(results))
+
+
+MODELS_BEGIN, MODELS_END = "<!-- models:begin -->", "<!-- models:end -->"
+
+
+def model_list(results: Dict[str, Any]) -> str:
+    """Every model of every truth file with its status, one collapsible table per package."""
+    from measure import load_truth
+    out = []
+    for package in sorted(results.get("packages", {})):
+        truth = load_truth(package)
+        models = truth.get("models", {})
+        ok = sum(1 for r in models.values() if r["status"] == "measured")
+        out += [f"<details><summary>{package} {truth.get('version')}: {ok} of {len(models)} measured</summary>", "",
+                "| model | status | eval | train | breaks | skipped frames | CPU s | reason |",
+                "|---|---|---|---|---|---|---|---|"]
+        for name in sorted(models):
+            r = models[name]
+            modes = [r["modes"].get(m, {}) for m in ("eval", "train")]
+            cells = [f"{m.get('status', '-')} ({m.get('graphs', 0)} graphs)" if m.get("status") == "ok"
+                     else m.get("status", "-") for m in modes]
+            reason = (r.get("message") or "").replace("|", "\\|").replace("\n", " ")[:90]
+            out.append(f"| {name} | {r['status']} | {cells[0]} | {cells[1]} | {len(r['breaks'])} | "
+                       f"{len(r['skipped'])} | {r.get('cpu_s') or '-'} | {reason} |")
+        out += ["", "</details>", ""]
+    return "\n".join(out)

@@ -1,0 +1,58 @@
+"""What one measured model is: the contract between the catalogues, the measuring child and
+the static side.
+
+A catalogue (``catalog/<package>.py``) is a module with two functions:
+
+- ``names() -> list[str]``: the models it offers, stable and sorted; it may import the package.
+- ``setup(name: str) -> str``: user-style Python source that, run at module level, imports what
+  it needs and defines ``model`` (an uncompiled ``torch.nn.Module``, built small from its config
+  or constructor, random weights, no download), ``args`` (a tuple) and ``kwargs`` (a dict) of
+  random inputs of the right kind. It may also define ``train_args``/``train_kwargs`` for the
+  training step (detection targets, labels) and ``output`` (a function that picks the tensor
+  to back-propagate from the model's output). ``setup`` runs in the measuring child, so it may
+  import the package to read configs; what it returns must not depend on the machine.
+
+The driver gblint checks is that source followed by the two lines users write::
+
+    model = torch.compile(model)
+    out = model(*args, **kwargs)
+"""
+from __future__ import annotations
+
+from typing import List
+
+#: the measured packages: their catalogue modules, what ``--follow-imports`` gets, and what the
+#: measuring fork server imports before forking (default: the ``follow`` modules)
+PACKAGES = {
+    "transformers": {"catalog": "transformers_", "follow": ["transformers"],
+                     "preload": ["transformers", "transformers.modeling_utils"]},
+    "diffusers": {"catalog": "diffusers_", "follow": ["diffusers"],
+                  "preload": ["diffusers", "diffusers.models.modeling_utils"]},
+    "x-transformers": {"catalog": "x_transformers_", "follow": ["x_transformers"]},
+    "torch-geometric": {"catalog": "torch_geometric_", "follow": ["torch_geometric"]},
+}
+
+COMPILE_LINES = "model = torch.compile(model)\nout = model(*args, **kwargs)\n"
+
+
+def driver(setup_source: str) -> str:
+    """The driver file for a model: its setup source, then compile and call, as users write it.
+    ``setup_source``: the text ``setup(name)`` returned. Returns Python source."""
+    text = setup_source.rstrip("\n") + "\n"
+    if "import torch\n" not in text:
+        text = "import torch\n" + text
+    return text + COMPILE_LINES
+
+
+def catalog(package: str):
+    """The catalogue module of ``package`` (a key of :data:`PACKAGES`). Raises ``KeyError``."""
+    import importlib
+    return importlib.import_module(f"catalog.{PACKAGES[package]['catalog']}")
+
+
+def literal(value) -> str:
+    """``repr`` for the JSON-like values configs take (dicts, lists, numbers, strings, None)."""
+    return repr(value)
+
+
+__all__: List[str] = ["PACKAGES", "driver", "catalog", "literal", "COMPILE_LINES"]

@@ -1,0 +1,12 @@
+import torch
+
+
+@torch.compile
+def f(x, xs):
+    for v in xs:
+        x = x + v
+        print(v)
+    for v in xs:
+        x = x * v
+        print(v)
+    return x
