@@ -256,6 +256,18 @@ def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, A
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
 
 
+def _tally(table: Dict[str, Dict[str, int]], listed: Dict[str, List[str]], labels: Dict[str, str],
+           bad: Set[str], total: str, model: str) -> None:
+    """Count each ``site -> label`` of ``labels`` under its label (``total`` and ``hit``), and
+    list the sites in ``bad`` under their label, with ``model``."""
+    for site, label in labels.items():
+        row = table.setdefault(label, {total: 0, "hit": 0})
+        row[total] += 1
+        row["hit"] += site not in bad
+        if site in bad:
+            listed.setdefault(label, []).append(f"{site} ({model})")
+
+
 def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
     """Per GB id recall, per code precision, and every miss and false positive with its model."""
     by_gb: Dict[str, Dict[str, int]] = {}
@@ -265,24 +277,13 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
     unreached: Dict[str, int] = {}
     for name, m in sorted(per_model.items()):
         missed = {"%s:%s" % s for s in m["break sites"]["missed"]}
-        for site, gb in m["gb_truth"].items():
-            row = by_gb.setdefault(gb, {"truth": 0, "hit": 0})
-            row["truth"] += 1
-            row["hit"] += site not in missed
-            if site in missed:
-                misses.setdefault(gb, []).append(f"{site} ({name})")
+        _tally(by_gb, misses, m["gb_truth"], missed, "truth", name)
         wrong = {"%s:%s" % s for s in m["break sites"]["false"]}
-        for site, code in m["code_pred"].items():
-            row = by_code.setdefault(code, {"pred": 0, "hit": 0})
-            row["pred"] += 1
-            row["hit"] += site not in wrong
-            if site in wrong:
-                false.setdefault(code, []).append(f"{site} ({name})")
-        for label in ("skipped frames",):
-            for f in m[label]["missed"]:
-                misses.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
-            for f in m[label]["false"]:
-                false.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
+        _tally(by_code, false, m["code_pred"], wrong, "pred", name)
+        for f in m["skipped frames"]["missed"]:
+            misses.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
+        for f in m["skipped frames"]["false"]:
+            false.setdefault("skipped frame", []).append(f"{f[0]}:{f[1]} ({name})")
         for fn in m["unreached"]:
             unreached[fn] = unreached.get(fn, 0) + 1
     return {"gb_ids": {k: dict(v, recall=ratio(v["hit"], v["truth"])) for k, v in sorted(by_gb.items())},
