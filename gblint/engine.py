@@ -277,7 +277,7 @@ class Loader:
 _REGION_LINE = re.compile(r"(?<![\w])(?!re\.)(?:\w+\.)+compile\b|import.*\bcompile\b|^\s*compile\s*\(")
 
 
-def _declares_region(text: str) -> bool:
+def declares_region(text: str) -> bool:
     """Whether some line of ``text`` can declare a compiled region (only lines with `compile` are tried)."""
     i = text.find("compile")
     while i != -1:
@@ -418,7 +418,7 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
         text = src.text if src.text is not None else read_source(src.path)
     except SourceError:
         return None  # let load() report it
-    if _declares_region(text):
+    if declares_region(text):
         return None
     module = _module_of(src)
     if module[0] in entry_modules or module[0].rsplit(".", 1)[-1] in entry_modules:

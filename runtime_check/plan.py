@@ -1,6 +1,7 @@
 """What to run for a file, a region or a command line (no torch import, no user code run).
 
-- A file with a top-level ``def main()`` runs ``main()`` (it calls its compiled code itself).
+- A file with a top-level ``def main()`` that can declare a compiled region runs ``main()`` (it
+  calls its compiled code itself); a script that compiles nothing is never run.
 - Otherwise every compiled region the static pass found in the file is compiled and called:
   a module-level function (``torch.compile`` is applied when the name is not already compiled),
   or ``Class.method`` on ``Class()`` (a ``forward`` compiles the module instance). Its arguments
@@ -109,6 +110,18 @@ def top_level_names(path: str) -> Tuple[set, set]:
     return funcs, classes
 
 
+def compiles_something(path: str) -> bool:
+    """Whether ``path`` can declare a compiled region (``torch.compile``, ``.compile()``,
+    ``@torch.compile``), by the engine's own prefilter: only such files' ``main()`` is run, so
+    that ``check --confirm`` over a tree never runs scripts that compile nothing."""
+    from gblint.engine import declares_region
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return declares_region(fh.read())
+    except OSError:
+        return False
+
+
 def has_main(path: str) -> bool:
     """Whether ``path`` defines a module-level ``main`` function."""
     return "main" in top_level_names(path)[0]
@@ -160,7 +173,8 @@ def static_regions(paths: Sequence[str], settings) -> List[Tuple[str, str, bool]
 def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: Optional[List[str]] = None,
                regions: Optional[List[Tuple[str, str, bool]]] = None) -> Tuple[List[Job], List[Unrunnable]]:
     """Jobs for ``gblint check --confirm`` / ``gblint confirm`` without ``--entry``: ``main()``
-    of each file that has one, else each compiled region of the file (see the module doc).
+    of each file that has one and compiles something (:func:`compiles_something`), else each
+    compiled region of the file (see the module doc).
     ``regions``: ``(path, qualname, fullgraph)`` of the static pass (found again when None)."""
     from gblint.engine import iter_python_files
     files = iter_python_files(list(paths), settings)
@@ -174,7 +188,7 @@ def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: 
     for path in files:
         apath = os.path.abspath(path)
         module, root = module_for(path)
-        if has_main(path):
+        if has_main(path) and compiles_something(path):
             jobs.append(Job(entry=f"{module}:main", file=apath, module=module, function="main",
                             examples=_examples(config, module, "main", examples), path_entry=root))
             continue

@@ -250,8 +250,10 @@ BAD_PROGRAMS = {
     """,
     "osexit.py": """
         import os
+        import torch
 
         def main():
+            torch.compile(lambda x: x + 1, backend="eager")(torch.randn(2))
             os._exit(4)
     """,
     "zz_fine.py": """
@@ -577,3 +579,30 @@ def test_matching_statuses(tmp_path):
     res = match(diags[:1], runs)
     assert {(m["line"], m["outcome"]) for m in res["missed"]} == {(4, "skipped")}
     assert res["recall"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_check_confirm_runs_no_script_that_compiles_nothing(tmp_path):
+    """`check --confirm` over a tree runs only code that compiles something: a script's `main()`
+    that never mentions a compile is not run, one that compiles its model is."""
+    (tmp_path / "tool.py").write_text(
+        "import pathlib\n\n\ndef main():\n    pathlib.Path('tool-ran').write_text('x')\n")
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import pathlib
+        import torch
+
+
+        def step(x):
+            print("loss")
+            return x * 2
+
+
+        def main():
+            pathlib.Path("train-ran").write_text("x")
+            torch.compile(step, backend="eager")(torch.ones(2))
+        """))
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--confirm", "--format", "json", "."],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    entries = [r["entry"] for r in json.loads(proc.stdout)["confirm"]["runs"]]
+    assert entries == ["train:main"]
+    assert (tmp_path / "train-ran").exists() and not (tmp_path / "tool-ran").exists()
