@@ -140,7 +140,7 @@ def cmd_check(args) -> int:
         try:
             report, project, regions, walks = run(sources, settings, cache,
                                                   fixes=args.format in ("json", "sarif") and not args.statistics,
-                                                  progress=progress)
+                                                  progress=progress, coverage=args.format == "json")
         finally:
             progress.close()
     except ValueError as exc:  # e.g. --follow-imports of a package that is not installed

@@ -472,13 +472,15 @@ def check_sources(sources: Iterable[SourceFile], settings: Settings, cache=None,
     return run(sources, settings, cache, fixes)[0]
 
 
-def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True, progress=None):
+def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bool = True, progress=None,
+        coverage: bool = False):
     """Check sources; return ``(Report, Project, regions, walks)`` for front ends that need more.
 
     ``progress(done, total)`` is called as files are read and summarised (for a terminal display).
 
     ``fixes`` computes each diagnostic's ``fix`` (a re-parse of the files concerned); output that
-    shows no fixes can skip it.
+    shows no fixes can skip it. ``coverage`` fills ``Report.coverage`` (a walk over every call
+    the regions reach), which only the JSON output shows.
     """
     loader = Loader(settings, cache)
     summaries: List[FileSummary] = []
@@ -532,11 +534,14 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if fixes and any(d.fix_request for d in kept):
         from .fix import attach_fixes
         kept = run_deep(attach_fixes, kept, loader.texts, settings)  # fixes re-parse and walk deep trees too
-    coverage = {"regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
-                             "spelling": r.spelling} for r in regions],
-                "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
-                              for f in reached_functions(project, regions)]}
-    return Report(kept, count, errors, coverage), project, regions, walks
+    report = Report(kept, count, errors)
+    if coverage:
+        report.coverage = {
+            "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
+                         "spelling": r.spelling} for r in regions],
+            "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
+                          for f in reached_functions(project, regions)]}
+    return report, project, regions, walks
 
 
 def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame]:

@@ -115,18 +115,17 @@ def run_model(package: str, name: str, driver_path: str, events: str, mode_cpu_l
     from gblint.runtime_check.observer import Observer
     torch.set_num_threads(1)
     obs = Observer(sink, backend="eager")
-    a = argparse.Namespace(driver=driver_path, mode_cpu_limit=mode_cpu_limit)
     obs.record_traced = True
     obs.install()
     # a real module, as a script's `__main__` is: Dynamo imports the module of classes it inlines
     import types
     module = types.ModuleType("__gblint_driver__")
-    module.__file__ = a.driver
+    module.__file__ = driver_path
     sys.modules[module.__name__] = module
     ns = module.__dict__
     try:
         torch.manual_seed(0)
-        exec(compile(source, a.driver, "exec"), ns)
+        exec(compile(source, driver_path, "exec"), ns)
         model = ns["model"]
     except Exception as exc:
         sink({"ev": "build", "status": "build-failed", "message": _short(exc),
@@ -137,10 +136,6 @@ def run_model(package: str, name: str, driver_path: str, events: str, mode_cpu_l
     for mode in ("eval", "train"):
         args = ns.get("train_args" if mode == "train" else "args", ns.get("args", ()))
         kwargs = ns.get("train_kwargs" if mode == "train" else "kwargs", ns.get("kwargs", {}))
-        if mode == "train" and "train_args" not in ns:
-            args = ns.get("args", ())
-        if mode == "train" and "train_kwargs" not in ns:
-            kwargs = ns.get("kwargs", {})
         obs.job = None
         torch._dynamo.reset()
         cpu0 = time.process_time()
@@ -180,7 +175,7 @@ def run_model(package: str, name: str, driver_path: str, events: str, mode_cpu_l
         cpu = time.process_time() - cpu0
         sink({"ev": "mode_end", "mode": mode, "status": status, "message": message,
               "cpu_s": round(cpu, 2), "eager_cpu_s": round(eager_cpu, 2),
-              "over_limit": cpu > a.mode_cpu_limit})
+              "over_limit": cpu > mode_cpu_limit})
     sink({"ev": "done", "cpu_s": round(time.process_time() - started, 2),
           "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024})
     return 0

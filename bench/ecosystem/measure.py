@@ -26,19 +26,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
+from spec import frame_name, site_relative
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-SITE = os.path.realpath(sysconfig.get_paths()["purelib"]) + os.sep
 
 #: a model's child gets this much CPU (both modes, imports included) before the kernel stops it
 CPU_LIMIT_S = 150
@@ -46,18 +45,6 @@ CPU_LIMIT_S = 150
 WALL_LIMIT_S = 300
 #: a mode over this much CPU counts as not measured (the harness's budget per model and mode)
 MODE_CPU_LIMIT_S = 60.0
-
-
-def rel(path: Optional[str], driver: str) -> Optional[str]:
-    """``path`` relative to site-packages, ``"<driver>"`` for the driver, else None."""
-    if not path:
-        return None
-    if os.path.abspath(path) == os.path.abspath(driver):
-        return "<driver>"
-    real = os.path.realpath(path)
-    if real.startswith(SITE):
-        return real[len(SITE):]
-    return None
 
 
 class Zygote:
@@ -187,7 +174,7 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
                 stack = ev.get("user_stack") or []
                 site = None
                 for fr in reversed(stack):
-                    path = rel(fr.get("path"), driver)
+                    path = site_relative(fr.get("path"), driver)
                     if path is not None:
                         site = (path, fr.get("line"))
                         break
@@ -195,20 +182,17 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
                     key = site + (ev.get("gb_id") or ev.get("gb_type") or "?", ev.get("outcome"))
                     breaks.setdefault(key, set()).add(mode)
                 if ev.get("outcome") == "skipped":
-                    path = rel(ev.get("frame_path"), driver)
+                    path = site_relative(ev.get("frame_path"), driver)
                     if path is not None:
-                        name = _resumed(ev.get("frame"))
+                        name = frame_name(ev.get("frame"))
                         skipped.setdefault((path, name, ev.get("frame_line")), set()).add(mode)
-            elif kind == "frame" and ev.get("user") and not ev.get("has_guarded_code") and ev.get("fail_type"):
-                path = rel(ev.get("path"), driver)
+            elif kind == "frame_failed" or (kind == "frame" and ev.get("user") and not ev.get("has_guarded_code")
+                                            and ev.get("fail_type")):
+                path = site_relative(ev.get("path"), driver)
                 if path is not None:
-                    skipped.setdefault((path, _resumed(ev.get("function")), ev.get("first_line")), set()).add(mode)
-            elif kind == "frame_failed":
-                path = rel(ev.get("path"), driver)
-                if path is not None:
-                    skipped.setdefault((path, _resumed(ev.get("function")), ev.get("first_line")), set()).add(mode)
+                    skipped.setdefault((path, frame_name(ev.get("function")), ev.get("first_line")), set()).add(mode)
             elif kind == "traced":
-                path = rel(ev.get("path"), driver)
+                path = site_relative(ev.get("path"), driver)
                 if path is not None and path != "<driver>":
                     traced.add((path, ev.get("qualname"), ev.get("line")))
     for m, info in rec["modes"].items():
@@ -217,11 +201,6 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
     rec["skipped"] = sorted([*k, sorted(v)] for k, v in skipped.items())
     rec["traced"] = sorted([list(t) for t in traced])
     return rec
-
-
-def _resumed(name: Optional[str]) -> str:
-    """Dynamo's resume functions count as the function they resume."""
-    return re.sub(r"^torch_dynamo_resume_in_(.+)_at_\d+$", r"\1", name or "")
 
 
 def package_version(dist: str) -> Optional[str]:

@@ -14,7 +14,7 @@ torch; it reads the installed sources. Scores, pooled over the models of a packa
   lambda counts as the function it is written in.
 - break sites: ``(file, line)`` of every break Dynamo hit (either mode) against every
   diagnostic of effect ``break``/``skip``/``error``; a ``skip`` diagnostic whose frame Dynamo
-  really skipped is right wherever it points (as ``shared/eval/score.py`` scores the cases).
+  really skipped is right wherever it points (as the project scores its example programs).
 - skipped frames: ``(file, function)`` Dynamo gave up on against ``skip`` diagnostics' frames.
 - compile errors: models whose compiled call raised where the eager one did not, against
   models with an ``error`` diagnostic.
@@ -34,6 +34,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from spec import frame_name, site_relative
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETS = ("break sites", "skipped frames", "compile errors")
 
@@ -45,23 +47,6 @@ def norm_qualname(qualname: str) -> str:
     while parts and parts[-1].startswith("<"):
         parts.pop()
     return ".".join(parts)
-
-
-def _rel(path: str, driver: str) -> Optional[str]:
-    """``path`` as the truth writes it: relative to the site-packages folder that holds it
-    (whichever environment gblint ran in), ``<driver>`` for the driver, else None."""
-    real = os.path.realpath(path)
-    if real == os.path.realpath(driver):
-        return "<driver>"
-    for marker in ("/site-packages/", "/dist-packages/"):
-        if marker in real:
-            return real.rsplit(marker, 1)[1]
-    return None
-
-
-def _frame(name: Optional[str]) -> str:
-    name = (name or "").split(".")[-1]
-    return re.sub(r"^torch_dynamo_resume_in_(.+)_at_\d+$", r"\1", name)
 
 
 def entry_of(rec: Dict[str, Any]) -> Optional[str]:
@@ -97,7 +82,7 @@ def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[s
 def truth_sets(rec: Dict[str, Any]):
     traced = {(p, norm_qualname(q)) for p, q, _ in rec["traced"]}
     breaks = {(p, line): gb for p, line, gb, _outcome, _modes in rec["breaks"]}
-    skipped = {(p, _frame(f)) for p, f, _line, _modes in rec["skipped"]}
+    skipped = {(p, frame_name(f)) for p, f, _line, _modes in rec["skipped"]}
     error = any(m.get("status") == "compile-error" for m in rec["modes"].values())
     return traced, breaks, skipped, error
 
@@ -105,7 +90,7 @@ def truth_sets(rec: Dict[str, Any]):
 def predicted_sets(doc: Dict[str, Any], driver: str):
     reached = set()
     for f in (doc.get("coverage") or {}).get("functions", []):
-        path = _rel(f["path"], driver)
+        path = site_relative(f["path"], driver)
         if path is not None:
             reached.add((path, f["function"]))
     sites: Dict[Tuple[str, int], Dict[str, Any]] = {}
@@ -115,7 +100,7 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
     for d in doc.get("diagnostics", []):
         if d.get("effect") not in ("break", "skip", "error"):
             continue
-        path = _rel(d["path"], driver)
+        path = site_relative(d["path"], driver)
         if path is None:
             continue
         site = (path, d["line"])
@@ -123,8 +108,8 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
             fpath = path
             for t in d.get("trace") or []:
                 if t.get("function") == d.get("frame"):
-                    fpath = _rel(t["path"], driver) or path
-            frame = (fpath, _frame(d.get("frame")))
+                    fpath = site_relative(t["path"], driver) or path
+            frame = (fpath, frame_name(d.get("frame")))
             skips[frame] = d
             skip_sites.append((site, frame, d))
         else:
@@ -205,8 +190,8 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
             results.setdefault(key, {})[package] = summary_row(truth, per_model)
             details.setdefault(key, {})[package] = detail(per_model)
     os.makedirs(out_dir, exist_ok=True)
-    results["overall"] = overall(results["packages"], details["packages"])
-    results["entry_given_overall"] = overall(results.get("entry_given", {}), details.get("entry_given", {}))
+    results["overall"] = overall(results["packages"])
+    results["entry_given_overall"] = overall(results.get("entry_given", {}))
     with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2, sort_keys=True)
         fh.write("\n")
@@ -293,7 +278,7 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
             "errors": {n: m["gblint_error"] for n, m in per_model.items() if "gblint_error" in m}}
 
 
-def overall(rows: Dict[str, Any], details: Dict[str, Any]) -> Dict[str, Any]:
+def overall(rows: Dict[str, Any]) -> Dict[str, Any]:
     """The table's last row: every set and the reach pooled over all packages' models."""
     sets = {s: {k: sum(r["sets"][s][k] for r in rows.values()) for k in ("truth", "pred", "hit")} for s in SETS}
     hit = sum(v["hit"] for v in sets.values())

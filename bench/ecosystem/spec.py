@@ -19,7 +19,8 @@ The driver gblint checks is that source followed by the two lines users write::
 """
 from __future__ import annotations
 
-from typing import List
+import os
+from typing import List, Optional
 
 #: the measured packages: their catalogue modules, what ``--follow-imports`` gets, and what the
 #: measuring fork server imports before forking (default: the ``follow`` modules)
@@ -50,9 +51,31 @@ def catalog(package: str):
     return importlib.import_module(f"catalog.{PACKAGES[package]['catalog']}")
 
 
+def site_relative(path: Optional[str], driver: str) -> Optional[str]:
+    """``path`` as the truth writes it: relative to the site-packages folder that holds it
+    (whichever environment measured or checked it), ``"<driver>"`` for the driver file at
+    ``driver``, else None."""
+    if not path:
+        return None
+    real = os.path.realpath(path)
+    if real == os.path.realpath(driver):
+        return "<driver>"
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in real:
+            return real.rsplit(marker, 1)[1]
+    return None
+
+
+def frame_name(name: Optional[str]) -> str:
+    """``Class.method`` -> ``method``; a Dynamo resume function counts as the function it
+    resumes (``torch_dynamo_resume_in_forward_at_12`` -> ``forward``)."""
+    from gblint.runtime_check.observer import resume_target
+    return resume_target((name or "").split(".")[-1])[0]
+
+
 def literal(value) -> str:
     """``repr`` for the JSON-like values configs take (dicts, lists, numbers, strings, None)."""
     return repr(value)
 
 
-__all__: List[str] = ["PACKAGES", "driver", "catalog", "literal", "COMPILE_LINES"]
+__all__: List[str] = ["PACKAGES", "driver", "catalog", "literal", "site_relative", "frame_name", "COMPILE_LINES"]

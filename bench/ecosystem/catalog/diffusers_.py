@@ -26,13 +26,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-#: name -> class, constructor keyword arguments, extra imports, input lines and keyword inputs.
+#: class name -> constructor keyword arguments, extra imports, input lines and keyword inputs.
 #: ``prep`` lines run after the model is built; ``inputs`` are ``(keyword, expression)`` pairs,
 #: each bound to a variable of that name and passed by keyword.
 MODELS: Dict[str, Dict[str, Any]] = {
     # ------------------------------------------------------------------ UNets
     "UNet1DModel": dict(
-        cls="UNet1DModel",
         init=dict(
             block_out_channels=(8, 8, 16, 16), in_channels=14, out_channels=14,
             time_embedding_type="positional", use_timestep_embedding=True, flip_sin_to_cos=False,
@@ -43,7 +42,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         inputs=[("sample", "torch.randn(2, 14, 16)"), ("timestep", "torch.tensor([10, 10])")],
     ),
     "UNet2DModel": dict(
-        cls="UNet2DModel",
         init=dict(
             sample_size=32, in_channels=3, out_channels=3, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, attention_head_dim=8,
@@ -52,7 +50,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         inputs=[("sample", "torch.randn(2, 3, 32, 32)"), ("timestep", "torch.tensor([10])")],
     ),
     "UNet2DConditionModel": dict(
-        cls="UNet2DConditionModel",
         init=dict(
             sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, cross_attention_dim=16, attention_head_dim=8,
@@ -66,7 +63,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "UNet3DConditionModel": dict(
-        cls="UNet3DConditionModel",
         init=dict(
             sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, cross_attention_dim=16, attention_head_dim=8,
@@ -80,7 +76,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "UNetSpatioTemporalConditionModel": dict(
-        cls="UNetSpatioTemporalConditionModel",
         init=dict(
             sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
             block_out_channels=(32, 64), num_attention_heads=(2, 4), cross_attention_dim=32,
@@ -96,7 +91,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "I2VGenXLUNet": dict(
-        cls="I2VGenXLUNet",
         init=dict(
             sample_size=16, in_channels=4, out_channels=4, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, cross_attention_dim=16, attention_head_dim=8,
@@ -113,7 +107,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "Kandinsky3UNet": dict(
-        cls="Kandinsky3UNet",
         init=dict(
             in_channels=4, time_embedding_dim=16, groups=8, attention_head_dim=8, layers_per_block=2,
             block_out_channels=(16, 32), cross_attention_dim=16, encoder_hid_dim=32,
@@ -126,7 +119,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "StableCascadeUNet": dict(
-        cls="StableCascadeUNet",
         init=dict(
             in_channels=16, out_channels=16, conditioning_dim=32, block_out_channels=(32, 32),
             num_attention_heads=(2, 2), down_num_layers_per_block=(1, 1), up_num_layers_per_block=(1, 1),
@@ -142,7 +134,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "UVit2DModel": dict(
-        cls="UVit2DModel",
         init=dict(
             hidden_size=32, cond_embed_dim=16, micro_cond_encode_dim=2, micro_cond_embed_dim=10,
             encoder_hidden_size=16, vocab_size=32, codebook_size=16, in_channels=16, block_out_channels=16,
@@ -157,7 +148,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "ControlNetModel": dict(
-        cls="ControlNetModel",
         init=dict(
             in_channels=4, layers_per_block=1, block_out_channels=(16, 32), norm_num_groups=8,
             cross_attention_dim=16, attention_head_dim=8, conditioning_embedding_out_channels=(8, 16),
@@ -172,7 +162,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
     ),
     # ------------------------------------------------------------ autoencoders
     "AutoencoderKL": dict(
-        cls="AutoencoderKL",
         init=dict(
             in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, sample_size=32,
@@ -182,7 +171,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         inputs=[("sample", "torch.randn(2, 3, 32, 32)")],
     ),
     "AutoencoderTiny": dict(
-        cls="AutoencoderTiny",
         init=dict(
             in_channels=3, out_channels=3, latent_channels=4,
             encoder_block_out_channels=(16, 16), decoder_block_out_channels=(16, 16),
@@ -191,7 +179,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         inputs=[("sample", "torch.randn(2, 3, 32, 32)")],
     ),
     "VQModel": dict(
-        cls="VQModel",
         init=dict(
             in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1,
             block_out_channels=(16, 32), norm_num_groups=8, num_vq_embeddings=64, sample_size=32,
@@ -201,7 +188,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         inputs=[("sample", "torch.randn(2, 3, 32, 32)")],
     ),
     "AsymmetricAutoencoderKL": dict(
-        cls="AsymmetricAutoencoderKL",
         init=dict(
             in_channels=3, out_channels=3, latent_channels=4, norm_num_groups=8, sample_size=32,
             down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"), down_block_out_channels=(16, 32),
@@ -213,7 +199,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
     ),
     # ------------------------------------------------------ image transformers
     "PriorTransformer": dict(
-        cls="PriorTransformer",
         init=dict(
             num_attention_heads=2, attention_head_dim=8, num_layers=2, embedding_dim=16,
             num_embeddings=8, additional_embeddings=4,
@@ -226,7 +211,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "DiTTransformer2DModel": dict(
-        cls="DiTTransformer2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, out_channels=8, num_layers=2,
             num_attention_heads=2, attention_head_dim=8, num_embeds_ada_norm=10,
@@ -238,7 +222,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "PixArtTransformer2DModel": dict(
-        cls="PixArtTransformer2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, out_channels=8, num_layers=2,
             num_attention_heads=2, attention_head_dim=8, cross_attention_dim=16, caption_channels=32,
@@ -251,7 +234,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "SD3Transformer2DModel": dict(
-        cls="SD3Transformer2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, out_channels=4, num_layers=2,
             attention_head_dim=8, num_attention_heads=4, caption_projection_dim=32, joint_attention_dim=32,
@@ -265,7 +247,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "FluxTransformer2DModel": dict(
-        cls="FluxTransformer2DModel",
         init=dict(
             patch_size=1, in_channels=16, num_layers=1, num_single_layers=1, attention_head_dim=16,
             num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32,
@@ -288,7 +269,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "AuraFlowTransformer2DModel": dict(
-        cls="AuraFlowTransformer2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, out_channels=4, num_mmdit_layers=1,
             num_single_dit_layers=1, attention_head_dim=8, num_attention_heads=4,
@@ -301,7 +281,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "HunyuanDiT2DModel": dict(
-        cls="HunyuanDiT2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, num_layers=2, attention_head_dim=8,
             num_attention_heads=2, hidden_size=16, cross_attention_dim=16, cross_attention_dim_t5=16,
@@ -321,7 +300,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "Lumina2Transformer2DModel": dict(
-        cls="Lumina2Transformer2DModel",
         init=dict(
             sample_size=16, patch_size=2, in_channels=4, hidden_size=24, num_layers=2,
             num_refiner_layers=1, num_attention_heads=3, num_kv_heads=1, multiple_of=16,
@@ -335,7 +313,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "SanaTransformer2DModel": dict(
-        cls="SanaTransformer2DModel",
         init=dict(
             sample_size=16, patch_size=1, in_channels=4, out_channels=4, num_layers=2,
             num_attention_heads=2, attention_head_dim=8, num_cross_attention_heads=2,
@@ -348,7 +325,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "QwenImageTransformer2DModel": dict(
-        cls="QwenImageTransformer2DModel",
         init=dict(
             patch_size=2, in_channels=16, out_channels=4, num_layers=2, attention_head_dim=16,
             num_attention_heads=2, joint_attention_dim=16, axes_dims_rope=(8, 4, 4),
@@ -363,7 +339,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
     ),
     # ------------------------------------------------------ video transformers
     "CogVideoXTransformer3DModel": dict(
-        cls="CogVideoXTransformer3DModel",
         init=dict(
             num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, time_embed_dim=16,
             text_embed_dim=16, num_layers=2, sample_width=8, sample_height=8, sample_frames=5,
@@ -376,7 +351,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "LTXVideoTransformer3DModel": dict(
-        cls="LTXVideoTransformer3DModel",
         init=dict(
             in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=8,
             cross_attention_dim=16, num_layers=2, caption_channels=16,
@@ -392,7 +366,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "WanTransformer3DModel": dict(
-        cls="WanTransformer3DModel",
         init=dict(
             patch_size=(1, 2, 2), num_attention_heads=2, attention_head_dim=12, in_channels=4,
             out_channels=4, text_dim=16, freq_dim=32, ffn_dim=32, num_layers=2, cross_attn_norm=True,
@@ -405,7 +378,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "AllegroTransformer3DModel": dict(
-        cls="AllegroTransformer3DModel",
         init=dict(
             num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4, num_layers=2,
             cross_attention_dim=16, sample_width=8, sample_height=8, sample_frames=8, caption_channels=16,
@@ -417,7 +389,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "MochiTransformer3DModel": dict(
-        cls="MochiTransformer3DModel",
         init=dict(
             patch_size=2, num_attention_heads=2, attention_head_dim=8, num_layers=2,
             pooled_projection_dim=16, in_channels=4, qk_norm="rms_norm", text_embed_dim=16,
@@ -431,7 +402,6 @@ MODELS: Dict[str, Dict[str, Any]] = {
         ],
     ),
     "HunyuanVideoTransformer3DModel": dict(
-        cls="HunyuanVideoTransformer3DModel",
         init=dict(
             in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=10, num_layers=1,
             num_single_layers=1, num_refiner_layers=1, patch_size=1, patch_size_t=1,
@@ -464,10 +434,10 @@ def _constructor(cls: str, init: Dict[str, Any]) -> List[str]:
 def setup(name: str) -> str:
     """User-style source for the entry ``name`` (see ``spec.py``). Raises ``KeyError``."""
     entry = MODELS[name]
-    lines = ["import torch", f"from diffusers import {entry['cls']}"]
+    lines = ["import torch", f"from diffusers import {name}"]
     lines += entry.get("imports", [])
     lines.append("")
-    lines += _constructor(entry["cls"], entry["init"])
+    lines += _constructor(name, entry["init"])
     lines.append("")
     lines += entry.get("prep", [])
     keywords = []
