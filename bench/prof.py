@@ -4,8 +4,11 @@
 Usage (from the repository root)::
 
     python3 bench/prof.py [--top N] [--out FILE.prof] [--keep-cache] PATH...
-    python3 bench/prof.py bench/corpus/models
-    python3 bench/prof.py bench/corpus/generated/big_20k.py     # made by bench/run.py --corpus big
+    python3 bench/prof.py models                                # the models corpus (bench/corpus.py fetches it)
+    python3 bench/prof.py bench/.corpus/generated/big_20k.py    # made by bench/run.py --corpus big
+
+A PATH named ``models`` (and no such file or folder exists) is the models corpus of
+bench/corpus.json, fetched and sha256-checked by bench/corpus.py into bench/.corpus/models.
 
 It runs ``gblint check --format json --isolated --no-cache --jobs 1 PATH...`` under cProfile in
 the project's interpreter (in the main thread: gblint's deep-stack helper thread is bypassed, since
@@ -133,11 +136,7 @@ engine.run_deep = timed("visit", engine.run_deep)
 engine.Project = timed("index", engine.Project)
 engine.find_regions = timed("regions", engine.find_regions)
 engine.Consequences.walk = timed("consequences", engine.Consequences.walk)
-try:
-    from gblint import fix as _fix
-    _fix.attach_fixes = timed("fixes", _fix.attach_fixes)
-except ImportError:
-    pass
+engine.attach_fixes = timed("fixes", engine.attach_fixes)
 import io, contextlib
 with contextlib.redirect_stdout(io.StringIO()):
     rc = cli.main(sys.argv[1:])
@@ -159,12 +158,23 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--out", help="keep the .prof file here (default: a temporary file)")
     ap.add_argument("--keep-cache", action="store_true", help="do not pass --no-cache")
-    ap.add_argument("--python", default=os.path.join(REPO, ".venv", "bin", "python"))
+    venv_python = os.path.join(REPO, ".venv", "bin", "python")
+    ap.add_argument("--python", default=venv_python if os.path.exists(venv_python) else sys.executable,
+                    help="interpreter that runs gblint (default: the project's .venv, else this one)")
     ap.add_argument("--phases", action="store_true", help="time gblint's phases without the profiler (no cProfile)")
     ap.add_argument("--every-file", action="store_true",
                     help="name every file as an --entry (all files analysed), as run.py's 'every file' row does")
     ap.add_argument("--gblint-args", default="", help="extra gblint arguments (quoted string)")
     args = ap.parse_args(argv)
+    if "models" in args.paths and not os.path.exists("models"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import corpus as pinned
+        try:
+            root = pinned.fetch("models")
+        except pinned.CorpusError as e:
+            print(f"models corpus: {e}", file=sys.stderr)
+            return 2
+        args.paths = [root if p == "models" else p for p in args.paths]
 
     out = args.out or tempfile.mktemp(suffix=".prof")
     help_text = subprocess.run([args.python, "-m", "gblint", "check", "--help"], capture_output=True, text=True).stdout

@@ -9,31 +9,32 @@ does not decode, or decodes to anything unexpected is a miss, never an error.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
+import enum
 import hashlib
 import json
 import os
+import pickle
 import stat
 import tempfile
 import typing
 from typing import Optional
 
 from . import __version__
-from . import summary as _summary
+from . import model as _model
 
-FORMAT = 2
+FORMAT = 3
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
-# The classes an entry may hold, by tag, and the fields stored for each (in order). Span.key is
-# scratch state of the summary builder (a libcst type), not data.
-_CLASSES = {c.__name__: c for c in (_summary.Span, _summary.Manager, _summary.Block, _summary.Event,
-                                    _summary.Decorator, _summary.FunctionInfo, _summary.ClassInfo,
-                                    _summary.RegionDecl, _summary.FileSummary)}
-_FIELDS = {c: tuple(f.name for f in dataclasses.fields(c) if f.compare) for c in _CLASSES.values()}
-# entries are built positionally: the fields left out must be the last ones
-assert all(tuple(f.name for f in dataclasses.fields(c))[:len(n)] == n for c, n in _FIELDS.items())
-# Tags: {"@t": [...]} is a tuple, {"@Span": [...]} a Span (its fields in order), {"@d": [[k, v], ...]}
-# a dict with a key that starts with "@"; any other JSON object is a dict, any array a list.
+# The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)
+# and its enums (their word stored).
+_CLASSES = {c.__name__: c for c in _model.CACHED_TYPES}
+_FIELDS = {c: tuple(f.name for f in dataclasses.fields(c)) for c in _CLASSES.values() if dataclasses.is_dataclass(c)}
+_ENUMS = {c for c in _CLASSES.values() if issubclass(c, enum.Enum)}
+# Tags: {"@t": [...]} is a tuple, {"@Span": [...]} a Span (its fields in order), {"@Outcome":
+# ["skip"]} an enum member (its word), {"@d": [[k, v], ...]} a dict with a key that starts with "@";
+# any other JSON object is a dict, any array a list.
 _TUPLE, _DICT = "@t", "@d"
 
 
@@ -43,7 +44,7 @@ class CacheFormatError(ValueError):
 
 def encode(value) -> object:
     """A JSON-ready form of ``value``: None, bool, int, float, str, lists, dicts with ``str``
-    keys, and tuples and summary dataclasses as one-key objects tagged with ``@``.
+    keys, and tuples, summary dataclasses and enum members as one-key objects tagged with ``@``.
 
     Raises CacheFormatError for anything else (RecursionError for very deep values)."""
     t = type(value)
@@ -61,6 +62,8 @@ def encode(value) -> object:
         return {k: encode(v) for k, v in value.items()}
     if t in _FIELDS:
         return {"@" + t.__name__: [encode(getattr(value, name)) for name in _FIELDS[t]]}
+    if t in _ENUMS:
+        return {"@" + t.__name__: [value.value]}
     raise CacheFormatError(f"cannot store a {t.__name__}")
 
 
@@ -81,6 +84,10 @@ def _object(obj: dict) -> object:
             raise CacheFormatError("malformed @d")
         return dict(items)
     cls = _CLASSES.get(tag[1:])
+    if cls in _ENUMS:
+        if len(items) != 1 or type(items[0]) is not str or items[0] not in cls._value2member_map_:
+            raise CacheFormatError(f"unexpected {tag}")
+        return cls(items[0])
     if cls is None or len(items) != len(_FIELDS[cls]):
         raise CacheFormatError(f"unexpected {tag}")
     if not all(ok(item) for ok, item in zip(_checks(cls), items)):
@@ -181,7 +188,7 @@ def write_atomically(target: str, data: bytes) -> None:
 
 
 class SummaryCache:
-    """A directory of :class:`gblint.summary.FileSummary` objects (and ``True`` markers) as JSON.
+    """A directory of :class:`gblint.model.FileSummary` objects (and ``True`` markers) as JSON.
 
     Args:
         directory (str): where the entries live (created on the first write).
@@ -206,7 +213,7 @@ class SummaryCache:
         not a regular file, unreadable, or not a value :meth:`put` writes). Never raises."""
         try:
             value = decode(read_regular_file(self._file(key)))
-            if not (value is True or type(value) is _summary.FileSummary):
+            if not (value is True or type(value) is _model.FileSummary):
                 raise CacheFormatError("not a summary")
         except Exception:  # missing, truncated, hostile or from another version: recompute
             self.misses += 1
@@ -226,7 +233,51 @@ class SummaryCache:
             pass
 
 
+class MemoryCache:
+    """Per-file summaries by content, in memory, for the engine's ``cache`` argument (its
+    ``key``/``get``/``put`` protocol): re-analysing the open documents after a change re-parses
+    only the changed one. Entries are pickled, so each run gets fresh objects as from the disk
+    cache; the least recently used go beyond ``limit``.
+
+    Args:
+        fingerprint: what besides the text decides a summary (settings, gblint's code).
+        limit: the most entries kept (int).
+    """
+
+    def __init__(self, fingerprint: str, limit: int = 256):
+        self.fingerprint = fingerprint
+        self.limit = limit
+        self._store: "collections.OrderedDict[str, bytes]" = collections.OrderedDict()
+
+    def key(self, path: str, module: str, text: str) -> str:
+        """The key of ``text`` read from ``path`` as module ``module``."""
+        return content_key(self.fingerprint, path, module, text)
+
+    def get(self, key: str):
+        """The summary stored under ``key``, a fresh copy; None for a miss."""
+        data = self._store.get(key)
+        if data is None:
+            return None
+        self._store.move_to_end(key)
+        try:
+            return pickle.loads(data)
+        except Exception:
+            del self._store[key]
+            return None
+
+    def put(self, key: str, summary) -> None:
+        """Remember ``summary`` under ``key``; an unpicklable one is not kept."""
+        try:
+            self._store[key] = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an unpicklable summary only costs speed
+            return
+        self._store.move_to_end(key)
+        while len(self._store) > self.limit:
+            self._store.popitem(last=False)
+
+
 def default_cache_dir(root: str) -> str:
+    """The cache folder of a project rooted at ``root``."""
     return os.path.join(os.path.abspath(root), ".gblint_cache")
 
 

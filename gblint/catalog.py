@@ -12,7 +12,7 @@ def catalog() -> List[Dict[str, object]]:
     rows: List[Dict[str, object]] = []
     for code, (name, effect, summary) in CONSEQUENCE_CODES.items():
         rows.append({"code": code, "name": name, "effect": effect, "gb_ids": _consequence_ids(code),
-                     "summary": summary, "why": "", "hint": "", "source": "shared/docs/semantics.md",
+                     "summary": summary, "why": "", "hint": "", "source": "docs/semantics.md",
                      "family": "consequence", "examples_fire": [], "examples_clean": []})
     for rule in ALL_RULES:
         effect = {"skip": "skip", "raise": "skip", "tail": "break"}.get(getattr(rule, "outcome", "resume"), "break")
@@ -28,7 +28,7 @@ def catalog() -> List[Dict[str, object]]:
               "A `nonstrict_trace`d function that turns tensors into Python values.")]
     for code, name, ids, summary in extra:
         rows.append({"code": code, "name": name, "effect": "break", "gb_ids": ids, "summary": summary, "why": "",
-                     "hint": "", "source": "shared/docs/semantics.md §3.4", "family": "break source",
+                     "hint": "", "source": "docs/semantics.md §3.4", "family": "break source",
                      "examples_fire": [], "examples_clean": []})
     rows.sort(key=lambda r: r["code"])
     return rows

@@ -15,6 +15,7 @@ from typing import List, Optional
 
 from . import __version__
 from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
+from .interrupts import Terminated
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -42,9 +43,20 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", metavar="FRAME",
                    help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
-    parser.add_argument("--jobs", "-j", type=int, default=0,
+    parser.add_argument("--jobs", "-j", type=_jobs, default=0,
                         help="processes for large trees (default: one per core; 1 = serial)")
     parser.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number, 0 (one process per core) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (0 for one per core, or more)")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(f)
     f.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
     f.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    f.add_argument("--format", choices=("text", "json"), default="text",
+                   help="format of the report on what is left after fixing")
     r = sub.add_parser("rules", help="list every rule with its codes and GB ids")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     return p
@@ -78,13 +92,13 @@ def settings_for(args, paths: List[str]) -> Settings:
         cfg = args.config or find_pyproject(paths[0] if paths and paths[0] != "-" else os.getcwd())
         settings = load_settings(cfg)
     if args.select:
-        settings.select = parse_code_list(args.select)
+        settings.select = parse_code_list(args.select, "--select")
     if args.extend_select:
-        settings.select += parse_code_list(args.extend_select)
+        settings.select += parse_code_list(args.extend_select, "--extend-select")
     if args.ignore:
-        settings.ignore += parse_code_list(args.ignore)
+        settings.ignore += parse_code_list(args.ignore, "--ignore")
     if args.python_version:
-        settings.python_version = parse_python_version(args.python_version)
+        settings.python_version = parse_python_version(args.python_version, "--python-version")
     if args.nested_graph_breaks:
         settings.dynamo_config["nested_graph_breaks"] = True
     if args.no_respect_gitignore:
@@ -93,9 +107,20 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.jobs = args.jobs
     if args.follow_imports:
         settings.follow_imports += tuple(args.follow_imports)
+    for spec in args.entry:
+        module, _, qual = spec.partition(":")
+        if not module or not qual:
+            raise ConfigError(f"--entry {spec}: expected MODULE:QUALNAME, such as pkg.model:Net or train:step")
     if args.entry:
         settings.entry_points += tuple(args.entry)
     return settings
+
+
+def unknown_entries(project, settings: Settings) -> List[str]:
+    """The entry points (``--entry``, ``entry-points``) that name no function or class the run
+    read; each is a usage error, never an empty success."""
+    from .engine import entry_point_frames
+    return [spec for spec in settings.entry_points if not entry_point_frames(project, spec)]
 
 
 def paths_and_settings(args, paths: List[str]) -> Optional[Settings]:
@@ -119,10 +144,13 @@ def cmd_check(args) -> int:
     from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
+    if args.statistics and args.format not in ("text", "json"):
+        print(f"gblint: error: --statistics prints text or json, not {args.format}", file=sys.stderr)
+        return 2
     settings = paths_and_settings(args, paths)
     if settings is None:
         return 2
-    cache = maybe_cache(settings, not args.no_cache and paths != ["-"], args.cache_dir)
+    cache = maybe_cache(settings, settings.cache and not args.no_cache and paths != ["-"], args.cache_dir)
     if paths == ["-"]:
         data = sys.stdin.buffer.read()
         from .source import SourceError, decode_source
@@ -146,12 +174,22 @@ def cmd_check(args) -> int:
     except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
+    missing = unknown_entries(project, settings)
+    if missing:
+        for spec in missing:
+            print(f"gblint: error: entry point {spec}: no such module, function or class among the files "
+                  f"checked (an entry is MODULE:QUALNAME of a checked file or a followed package)", file=sys.stderr)
+        return 2
     if paths == ["-"] and not sources:
         report.diagnostics.append(stdin_error)
         report.files_checked = 1
     if args.explain:
         buf = io.StringIO()
-        found = write_explain(walks, args.explain, buf)
+        try:
+            found = write_explain(walks, args.explain, buf)
+        except ValueError as exc:
+            print(f"gblint: error: {exc}", file=sys.stderr)
+            return 2
         sys.stdout.write(buf.getvalue())
         if not found:
             print(f"gblint: error: no compiled entry named {args.explain!r}", file=sys.stderr)
@@ -163,7 +201,7 @@ def cmd_check(args) -> int:
                                       lambda out: write_text(report, out, show_hints=not args.no_hints))
     buf = io.StringIO()
     if args.statistics:
-        write_statistics(report, buf)
+        write_statistics(report, buf, "json" if args.format == "json" else "text")
     elif args.format == "json":
         write_json(report, buf)
     elif args.format == "sarif":
@@ -174,17 +212,29 @@ def cmd_check(args) -> int:
         write_github(report, buf)
     else:
         to_tty = not args.output_file and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        write_text(report, buf, color=to_tty, show_hints=not args.no_hints)
-    if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as fh:
-            fh.write(buf.getvalue())
-    else:
-        sys.stdout.write(buf.getvalue())
+        write_text(report, buf, color=to_tty, show_hints=not args.no_hints, quiet=args.quiet)
+    if not emit(buf.getvalue(), args.output_file):
+        return 2
     if report.errors:
         return 2
     if report.diagnostics and not args.exit_zero:
         return 1
     return 0
+
+
+def emit(text: str, output_file: Optional[str]) -> bool:
+    """Write ``text`` to ``output_file`` (``-o``) or standard output. False, after one line on
+    standard error, when the file cannot be written."""
+    if not output_file:
+        sys.stdout.write(text)
+        return True
+    try:
+        with open(output_file, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        print(f"gblint: error: cannot write {output_file}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def cmd_lsp(args) -> int:
@@ -214,8 +264,10 @@ def cmd_fix(args) -> int:
 
     paths = args.paths or ["."]
     if "-" in paths:
-        print("gblint: error: fix needs files, not standard input", file=sys.stderr)
-        return 2
+        if paths != ["-"]:
+            print("gblint: error: fix reads standard input ('-') alone, not with other paths", file=sys.stderr)
+            return 2
+        return _fix_stdin(args)
     settings = paths_and_settings(args, paths)
     if settings is None:
         return 2
@@ -234,15 +286,24 @@ def cmd_fix(args) -> int:
         written = set(result.changed())
     else:
         written = set()
-        for path in result.changed():
-            try:
-                write_atomic(path, result.texts[path], expected=data[path])
-                written.add(path)
-            except ChangedOnDiskError as exc:  # an edit saved meanwhile wins; the file is left as it is
-                skipped.append((path, str(exc)))
-            except Exception as exc:  # never leave a half-written file; say which one was skipped
-                skipped.append((path, f"not written: {exc}"))
-                failed = True
+        try:
+            for path in result.changed():
+                try:
+                    write_atomic(path, result.texts[path], expected=data[path])
+                    written.add(path)
+                except ChangedOnDiskError as exc:  # an edit saved meanwhile wins; the file is left as it is
+                    skipped.append((path, str(exc)))
+                except Exception as exc:  # never leave a half-written file; say which one was skipped
+                    skipped.append((path, f"not written: {exc}"))
+                    failed = True
+        except (KeyboardInterrupt, Terminated):  # each file is whole, old or new: say which are new
+            n = sum(1 for key in result.applied if key[0] in written)
+            print(f"gblint: interrupted: applied {n} fix{'es' if n != 1 else ''} in {len(written)} "
+                  f"file{'s' if len(written) != 1 else ''} before stopping; "
+                  f"{len(result.changed()) - len(written)} left unchanged", file=sys.stderr)
+            for path in sorted(written):
+                print(f"gblint: written {path}", file=sys.stderr)
+            raise
     report = result.report
     if not args.diff and len(written) < len(result.changed()):  # report on what the files hold now
         now = []
@@ -266,13 +327,50 @@ def cmd_fix(args) -> int:
     if not result.complete:
         print(f"gblint: error: stopped after {MAX_ROUNDS} rounds of fixes with more fixes to apply "
               "(run `gblint fix` again to go on)", file=sys.stderr)
-    if not args.diff and report.diagnostics and not args.quiet:
+    if getattr(args, "format", "text") == "json" and not args.diff:
+        from .output import write_json
+        buf = io.StringIO()
+        write_json(report, buf)
+        if not emit(buf.getvalue(), args.output_file):
+            return 2
+    elif not args.diff and report.diagnostics and not args.quiet:
         buf = io.StringIO()
         write_text(report, buf, color=False, show_hints=False)
         sys.stdout.write(buf.getvalue())
     if report.errors or failed or not result.complete:
         return 2
     return 1 if report.diagnostics and not args.exit_zero else 0
+
+
+def _fix_stdin(args) -> int:
+    """``gblint fix -``: the fixed source on standard output (all of it, changed or not), what
+    is left on standard error, as ``ruff check --fix -``. Exit as ``fix``."""
+    from .fix import fix_sources
+    from .output import write_text
+    from .source import SourceError, decode_source
+
+    name = args.stdin_filename or "<stdin>"
+    settings = paths_and_settings(args, [name] if os.path.exists(name) else [])
+    if settings is None:
+        return 2
+    data = sys.stdin.buffer.read()
+    try:
+        text = decode_source(data, name)
+    except SourceError as exc:
+        sys.stdout.buffer.write(data)
+        print(f"{name}: {exc.diagnostic.code} {exc.diagnostic.message}", file=sys.stderr)
+        return 2
+    result = fix_sources({name: text}, settings, unsafe=args.unsafe_fixes)
+    sys.stdout.write(result.texts[name])
+    n = len(result.applied)
+    print(f"Applied {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
+    if result.report.diagnostics:
+        buf = io.StringIO()
+        write_text(result.report, buf, show_hints=False, quiet=args.quiet)
+        sys.stderr.write(buf.getvalue())
+    if result.report.errors or not result.complete:
+        return 2
+    return 1 if result.report.diagnostics and not args.exit_zero else 0
 
 
 def cmd_rules(args) -> int:
@@ -290,9 +388,28 @@ def cmd_rules(args) -> int:
     return 0
 
 
+COMMANDS = ("check", "fix", "rules", "lsp", "confirm")
+
+
+def unknown_command(word: str) -> Optional[str]:
+    """The message for a first argument that is neither a command, an option nor a path that
+    exists but looks like a command (``gblint chek x.py``), else None: ``gblint x.py`` means
+    ``gblint check x.py``, as in ruff and flake8."""
+    import difflib
+    if word.startswith("-") or os.path.exists(word) or not word.isidentifier():
+        return None
+    close = difflib.get_close_matches(word, COMMANDS, n=1)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    return f"unknown command `{word}`{hint}; commands: {', '.join(COMMANDS)}; a file or folder to check must exist"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in ("check", "fix", "rules", "lsp", "confirm", "-h", "--help", "--version"):
+    if argv and argv[0] not in COMMANDS + ("-h", "--help", "--version"):
+        typo = unknown_command(argv[0])
+        if typo:
+            print(f"gblint: error: {typo}", file=sys.stderr)
+            return 2
         argv = ["check"] + argv
     parser = build_parser()
     try:
@@ -322,12 +439,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as exc:  # the last line of defence: never a traceback, always exit 2
         print(f"gblint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread (like KeyboardInterrupt for SIGINT) so that cleanup runs
-    before the process exits: ``finally`` blocks remove temporary files, worker processes are
-    stopped."""
 
 
 def _raise_terminated(signum, frame) -> None:

@@ -32,10 +32,9 @@ DYNAMO_KEYS = {
     "trace-numpy": "trace_numpy",
     "reorderable-logging-functions": "reorderable_logging_functions",
 }
-KNOWN_KEYS = {"select", "ignore", "extend-select", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-              "python-version", "torch-version", "respect-gitignore", "entry-points", "max-unroll",
-              "follow-imports", "cache", "max-file-size",
-              "confirm"} | set(DYNAMO_KEYS)  # confirm: read by gblint.runtime_check.plan
+#: the Python versions whose semantics gblint predicts
+PYTHON_VERSIONS = ((3, 9), (3, 14))
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "config.schema.json")
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
                    ".pytest_cache", "build", "dist", "node_modules", ".eggs", "site-packages")
 
@@ -57,6 +56,7 @@ class Settings:
     max_unroll: int = 8
     max_file_size: int = 2_000_000  # gblint.source.MAX_FILE_SIZE; 0: no limit
     jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
+    cache: bool = True  # the summary cache (``cache = false`` in the table, ``--no-cache``)
     incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
     root: str = "."
 
@@ -102,41 +102,107 @@ def _longest(code: str, prefixes: Sequence[str]) -> int:
 
 
 def find_pyproject(start: str) -> Optional[str]:
-    """The nearest ``pyproject.toml`` with a ``[tool.gblint]`` table, walking up from ``start``."""
+    """The nearest ``pyproject.toml`` with a ``[tool.gblint]`` table, walking up from ``start``.
+    Raises ConfigError for a ``pyproject.toml`` on the way that is not valid TOML (it may hold
+    the table: ignoring it would switch the configuration off without a word)."""
     d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     while True:
         candidate = os.path.join(d, "pyproject.toml")
         if os.path.isfile(candidate):
             try:
                 with open(candidate, "rb") as fh:
-                    if "gblint" in tomllib.load(fh).get("tool", {}):
-                        return candidate
-            except (OSError, tomllib.TOMLDecodeError):
-                pass
+                    tool = tomllib.load(fh).get("tool", {})
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{candidate}: not valid TOML: {exc}") from None
+            except OSError:
+                tool = {}
+            if isinstance(tool, dict) and "gblint" in tool:
+                return candidate
         parent = os.path.dirname(d)
         if parent == d:
             return None
         d = parent
 
 
+def known_codes() -> Tuple[str, ...]:
+    """Every code gblint reports (the rule catalogue, :func:`gblint.catalog.catalog`)."""
+    from .catalog import catalog
+    return tuple(row["code"] for row in catalog())
+
+
+def check_codes(codes: Sequence[str], where: str) -> Tuple[str, ...]:
+    """``codes`` upper-cased, each checked to be a prefix of some known code (``GBL``, ``GBL1``,
+    ``GBL102``). ``where`` names the option or key for the message. Raises ConfigError."""
+    out = tuple(c.strip().upper() for c in codes)
+    known = known_codes()
+    for code in out:
+        if not any(k.startswith(code) for k in known):
+            raise ConfigError(f"{where}: {code!r} is not a gblint code or code prefix "
+                              f"(codes run from {min(known)} to {max(known)}; `gblint rules` lists them)")
+    return out
+
+
 def _codes(value, key) -> Tuple[str, ...]:
-    if isinstance(value, str):
-        value = [v.strip() for v in value.split(",") if v.strip()]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[tool.gblint] {key} must be a list of code prefixes")
-    return tuple(v.strip().upper() for v in value)
+    return check_codes(value, f"[tool.gblint] {key}")
 
 
-def parse_python_version(text: str) -> Tuple[int, int]:
-    """``"3.11"`` / ``"py311"`` -> (3, 11); raises ConfigError."""
-    t = str(text).strip().lower().lstrip("py")
+def parse_python_version(text: str, where: str = "python-version") -> Tuple[int, int]:
+    """``"3.11"`` / ``"py311"`` -> (3, 11), within :data:`PYTHON_VERSIONS`. ``where`` names the
+    option or key for the message. Raises ConfigError."""
+    t = str(text).strip().lower()
+    t = t[2:] if t.startswith("py") else t
     if "." not in t and len(t) >= 2:
         t = f"{t[0]}.{t[1:]}"
     try:
-        major, minor = (int(p) for p in t.split(".")[:2])
+        major, minor = (int(p) for p in t.split("."))
     except ValueError:
-        raise ConfigError(f"invalid python-version: {text!r}") from None
+        major = minor = -1
+    low, high = PYTHON_VERSIONS
+    if not low <= (major, minor) <= high:
+        raise ConfigError(f"{where}: {text!r} is not a Python version gblint predicts "
+                          f"(allowed: {low[0]}.{low[1]} to {high[0]}.{high[1]})")
     return major, minor
+
+
+def validate_table(table: object, where: str) -> None:
+    """Check a ``[tool.gblint]`` table against ``gblint/data/config.schema.json`` (the schema
+    published for editors); ``where`` is the file, for the message. Raises ConfigError naming
+    the first key that is unknown or has a value the schema rejects, the value and what is
+    allowed."""
+    from fastjsonschema import JsonSchemaValueException
+
+    from ._config_validator import validate
+    try:
+        validate(table)
+    except JsonSchemaValueException as exc:
+        raise ConfigError(f"{where}: {_explain(exc)}") from None
+
+
+def _explain(exc) -> str:
+    """One line for a schema violation: ``[tool.gblint] key = value: expected ...``."""
+    import json
+    with open(SCHEMA, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    path = [p for p in (exc.path or ())[1:]]
+    node, described = schema, schema.get("description", "")
+    for part in path:  # the nearest description on the way down: what is allowed there
+        if node.get("type") == "array":
+            node = node.get("items", {})
+        elif "properties" in node and part in node["properties"]:
+            node = node["properties"][part]
+        elif isinstance(node.get("additionalProperties"), dict):
+            node = node["additionalProperties"]
+        else:
+            break
+        node = schema["definitions"][node["$ref"].rsplit("/", 1)[1]] if "$ref" in node else node
+        described = node.get("description", described)
+    key = "".join(f"[{p}]" if p.isdigit() else (f".{p}" if i else p) for i, p in enumerate(path))
+    table = "[tool.gblint" + "".join(f".{p}" for p in path if p == "confirm") + "]"
+    if exc.rule == "additionalProperties":
+        extra = sorted(set(exc.value) - set(node.get("properties", {}))) if isinstance(exc.value, dict) else []
+        allowed = ", ".join(sorted(node.get("properties", {})))
+        return f"unknown {table} key(s): {', '.join(extra)} (allowed: {allowed})"
+    return f"[tool.gblint] {key} = {json.dumps(exc.value)}: expected {described}"
 
 
 def load_settings(pyproject: Optional[str]) -> Settings:
@@ -150,14 +216,17 @@ def load_settings(pyproject: Optional[str]) -> Settings:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: {exc}") from None
     settings.root = os.path.dirname(os.path.abspath(pyproject))
-    unknown = set(table) - KNOWN_KEYS
-    if unknown:
-        raise ConfigError(f"{pyproject}: unknown [tool.gblint] key(s): {', '.join(sorted(unknown))}")
-    apply_table(settings, table)
+    validate_table(table, pyproject)
+    try:
+        apply_table(settings, table)
+    except ConfigError as exc:
+        raise ConfigError(f"{pyproject}: {exc}") from None
     return settings
 
 
 def apply_table(settings: Settings, table: dict) -> None:
+    """Set ``settings`` from a ``[tool.gblint]`` table already checked by :func:`validate_table`.
+    Raises ConfigError for unknown codes."""
     if "select" in table:
         settings.select = _codes(table["select"], "select")
     if "extend-select" in table:
@@ -166,18 +235,12 @@ def apply_table(settings: Settings, table: dict) -> None:
         if key in table:
             settings.ignore += _codes(table[key], key)
     if "per-file-ignores" in table:
-        pfi = table["per-file-ignores"]
-        if not isinstance(pfi, dict):
-            raise ConfigError("[tool.gblint] per-file-ignores must be a table of glob = [codes]")
-        settings.per_file_ignores = {k: _codes(v, "per-file-ignores") for k, v in pfi.items()}
+        settings.per_file_ignores = {k: _codes(v, f"per-file-ignores.{k}") for k, v in table["per-file-ignores"].items()}
     for key in ("exclude", "extend-exclude"):
         if key in table:
-            v = table[key]
-            if not isinstance(v, list):
-                raise ConfigError(f"[tool.gblint] {key} must be a list of globs")
-            settings.exclude += tuple(v)
+            settings.exclude += tuple(table[key])
     if "python-version" in table:
-        settings.python_version = parse_python_version(table["python-version"])
+        settings.python_version = parse_python_version(table["python-version"], "[tool.gblint] python-version")
     if "torch-version" in table:
         settings.torch_version = str(table["torch-version"])
     if "respect-gitignore" in table:
@@ -187,10 +250,9 @@ def apply_table(settings: Settings, table: dict) -> None:
     if "max-unroll" in table:
         settings.max_unroll = int(table["max-unroll"])
     if "max-file-size" in table:
-        value = table["max-file-size"]
-        if type(value) is not int or value < 0:
-            raise ConfigError("[tool.gblint] max-file-size must be a number of bytes (0: no limit)")
-        settings.max_file_size = value
+        settings.max_file_size = table["max-file-size"]
+    if "cache" in table:
+        settings.cache = table["cache"]
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
     for key, name in DYNAMO_KEYS.items():
@@ -198,8 +260,10 @@ def apply_table(settings: Settings, table: dict) -> None:
             settings.dynamo_config[name] = table[key]
 
 
-def parse_code_list(text: Optional[str]) -> Tuple[str, ...]:
+def parse_code_list(text: Optional[str], where: str = "codes") -> Tuple[str, ...]:
+    """A comma-separated option (``--select GBL1,GBL201``) as code prefixes; ``where`` names the
+    option for the message. Raises ConfigError for a code gblint does not have."""
     if not text:
         return ()
-    return tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    return check_codes([c for c in text.split(",") if c.strip()], where)
 

@@ -1,6 +1,6 @@
 """Dynamo's frame semantics: what a break does to the frames around it.
 
-This module reads like the numbered rules of ``shared/docs/semantics.md`` (PyTorch 2.13,
+This module reads like the numbered rules of ``docs/semantics.md`` (PyTorch 2.13,
 ``torch/_dynamo/symbolic_convert.py``):
 
 1. a break in the top-level frame resumes (+1 graph, a ``torch_dynamo_resume_in_*`` frame);
@@ -21,39 +21,25 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import registry
 from .diagnostics import CONSEQUENCE_CODES, Diagnostic, TraceFrame
-from .summary import Block, Event, FunctionInfo
+from .index import Resolved
+from .model import (Block, BlockFix, BlockKind, ConfigFix, DisabledCall, DisableFix, Event, EventKind, FixRequest, Frame,
+                    FunctionInfo, LoopFix, ManagerKind, NonstrictCall, Outcome, Region, Span, WhereFix)
+from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
-DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo")
-NONSTRICT = ("torch._dynamo.nonstrict_trace",)
-EOGB = ("torch._dynamo.error_on_graph_break",)
-RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
-SEVERITY = {"resume": 1, "tail": 2, "skip": 3, "error": 4}
-LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
-# fixes a resumable break of a given source can offer (see gblint.fix)
-DIRECT_FIXES = {"GBL105": ("where",), "GBL102": ("config", "capture_scalar_outputs"),
-                "GBL106": ("config", "capture_dynamic_output_shape_ops")}
+# config settings that remove a resumable break of a given source (see gblint.fixes)
+CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
+WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where
 
 
-def _direct_fix(site) -> Optional[tuple]:
-    """The fix request for a resumable break at ``site`` (an Event): the config advice of
-    :data:`DIRECT_FIXES`, or ``torch.where`` when the rule found every value it selects between
+def _direct_fix(site: Event) -> Optional[FixRequest]:
+    """The fix request for a resumable break at ``site``: the config advice of
+    :data:`CONFIG_FIXES`, or ``torch.where`` when the rule found every value it selects between
     to be a tensor (``site.fixable``)."""
-    request = DIRECT_FIXES.get(site.code)
-    if request is None or (request[0] == "where" and not site.fixable):
-        return None
-    return request + (site.span.line,)
-
-
-@dataclasses.dataclass(frozen=True)
-class Frame:
-    """A function of some file of the project."""
-
-    path: str
-    info: FunctionInfo
-
-    @property
-    def name(self) -> str:
-        return self.info.qualname
+    if site.code in CONFIG_FIXES:
+        return ConfigFix(CONFIG_FIXES[site.code])
+    if site.code in WHERE_FIXES and site.fixable:
+        return WhereFix(site.span.line)
+    return None
 
 
 @dataclasses.dataclass
@@ -67,42 +53,39 @@ class InnerBreak:
 
     @property
     def line(self) -> int:
+        """The line of the break site."""
         return self.event.span.line
 
 
 @dataclasses.dataclass
 class FrameReport:
-    """What one compiled frame of a region gets: ``status`` is ``compiled``, ``skipped``,
-    ``tail`` (a prefix compiled, the rest eager) or ``failed``; ``splits`` lists
-    ``(line, what)`` of its graph breaks in order; ``graphs`` estimates its FX graphs."""
+    """What one compiled frame of a region gets: ``outcome`` is None (compiled, maybe split),
+    ``SKIP``, ``TAIL`` (a prefix compiled, the rest eager) or ``ERROR`` (:attr:`status` gives
+    the word); ``splits`` lists ``(line, what)`` of its graph breaks in order; ``graphs``
+    estimates its FX graphs."""
 
-    frame: "Frame"
-    status: str = "compiled"
+    frame: Frame
+    outcome: Optional[Outcome] = None
     reason: str = ""
     splits: List[Tuple[int, str]] = dataclasses.field(default_factory=list)
     split_ops: List[int] = dataclasses.field(default_factory=list)
     tail_ops: Optional[int] = None
 
     @property
+    def status(self) -> str:
+        """``compiled``, ``skipped``, ``tail`` or ``failed``."""
+        return self.outcome.status if self.outcome is not None else Outcome.RESUME.status
+
+    @property
     def graphs(self) -> int:
-        if self.status in ("skipped", "failed"):
+        """The FX graphs the frame is expected to produce."""
+        if self.outcome in (Outcome.SKIP, Outcome.ERROR):
             return 0
         bounds = [0] + self.split_ops + [self.tail_ops if self.tail_ops is not None else self.frame.info.ops_total]
         segments = [b - a for a, b in zip(bounds, bounds[1:])]
         if self.tail_ops is not None:
             return max(1, sum(1 for n in segments if n > 0))
         return sum(1 for n in segments if n > 0)
-
-
-@dataclasses.dataclass
-class Region:
-    """A compiled entry and the options it is compiled with."""
-
-    entry: Frame
-    fullgraph: bool
-    nested_graph_breaks: bool
-    python_version: Tuple[int, int]
-    spelling: str
 
 
 class Consequences:
@@ -126,21 +109,21 @@ class Consequences:
         stack = stack + (key,)
         out: List[InnerBreak] = []
         for ev in frame.info.events:
-            if ev.kind == "break":
-                if ev.outcome == "raise" and (_in_try(ev.blocks) or _conditional(ev.blocks)):
+            if ev.kind == EventKind.BREAK:
+                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or _conditional(ev.blocks)):
                     continue
                 out.append(InnerBreak(frame, ev, ()))  # capture-dependent ones are filtered per region
-            elif ev.kind == "with":
+            elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, ()))
-            elif ev.kind == "call":
+            elif ev.kind == EventKind.CALL:
                 for target in self.project.resolve_call(frame, ev):
                     out.extend(self._through_call(frame, ev, target, stack))
         self._inner[key] = out
         return out
 
-    def _through_call(self, frame: Frame, ev: Event, target, stack) -> List[InnerBreak]:
-        kind, callee = target
-        if kind == "break":  # the call itself breaks (an RNN module, a module built in the region)
+    def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack) -> List[InnerBreak]:
+        """The breaks met when the call ``ev`` of ``frame`` is inlined into ``callee``."""
+        if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
             return [InnerBreak(frame, callee, ())]
         info = callee.info
         if info.decorator(*DISABLE):
@@ -153,7 +136,7 @@ class Consequences:
         eogb = info.decorator(*EOGB)
         override = _eogb_value(eogb)
         for ib in self.inner_breaks(callee, stack):
-            if ib.event.outcome == "raise" and _in_try(ev.blocks):
+            if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
             found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict))
@@ -172,11 +155,11 @@ class Consequences:
 
 
 def _in_try(blocks: Iterable[Block]) -> bool:
-    return any(b.kind == "try" for b in blocks)
+    return any(b.kind == BlockKind.TRY for b in blocks)
 
 
 def _conditional(blocks: Iterable[Block]) -> bool:
-    return any(b.kind == "branch" for b in blocks)
+    return any(b.kind == BlockKind.BRANCH for b in blocks)
 
 
 def _eogb_value(dec) -> Optional[bool]:
@@ -196,19 +179,19 @@ def _synthetic_break(call: Event, callee: Frame) -> Event:
     gb = "GB0098" if recursive else "GB0099"
     what = "calls" if recursive else "calls (recursive=False)"
     return dataclasses.replace(
-        call, kind="break", code="GBL119", rule_name="disabled-call", gb_ids=(gb,),
+        call, kind=EventKind.BREAK, code="GBL119", rule_name="disabled-call", gb_ids=(gb,),
         detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
         hint="Keep disabled code out of hot compiled paths, or call it once outside the compiled region.",
-        outcome="resume", callee=("disabled", callee.path, callee.name, recursive))
+        outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
 
 
 def _nonstrict_break(call: Event, callee: Frame) -> Event:
     return dataclasses.replace(
-        call, kind="break", code="GBL120", rule_name="nonstrict-trace-output", gb_ids=("GB0251",),
+        call, kind=EventKind.BREAK, code="GBL120", rule_name="nonstrict-trace-output", gb_ids=("GB0251",),
         detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
                 "fake-tensor tracing fails (GB0251) and the call breaks"),
         hint="Keep `.item()`/data-dependent Python out of nonstrict_trace functions, or return tensors only.",
-        outcome="resume", callee=("nonstrict", callee.path, callee.name, True))
+        outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))
 
 
 class _RegionWalk:
@@ -226,32 +209,33 @@ class _RegionWalk:
         self._current: Dict[Tuple[str, str], FrameReport] = {}
 
     def report_for(self, frame: Frame) -> FrameReport:
+        """The report of ``frame`` in this walk, created on first use."""
         key = (frame.path, frame.name)
         if key not in self._current:
             self._current[key] = FrameReport(frame)
             self.frames.append(self._current[key])
         return self._current[key]
 
-    def note(self, frame: Frame, verdict: str, anchor: Event, what: str) -> None:
+    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str) -> None:
         """Record a verdict in ``frame``'s report (for ``--explain`` and graph counts)."""
         rep = self.report_for(frame)
-        if rep.status != "compiled":
+        if rep.outcome is not None:
             return
-        if verdict == "resume":
+        if verdict == Outcome.RESUME:
             rep.splits.append((anchor.span.line, what))
             rep.split_ops.append(anchor.ops_index)
-        elif verdict == "skip":
-            rep.status, rep.reason = "skipped", f"line {anchor.span.line}: {what}"
-        elif verdict == "tail":
-            rep.status, rep.reason = "tail", f"line {anchor.span.line}: {what}"
-            rep.tail_ops = anchor.ops_index
-        elif verdict == "error":
-            rep.status, rep.reason = "failed", f"line {anchor.span.line}: {what}"
+        elif verdict in (Outcome.SKIP, Outcome.TAIL, Outcome.ERROR):
+            rep.outcome, rep.reason = verdict, f"line {anchor.span.line}: {what}"
+            if verdict == Outcome.TAIL:
+                rep.tail_ops = anchor.ops_index
 
     # -------------------------------------------------------------- emitting
-    def emit(self, code: str, effect: str, frame_name: str, path: str, span, message: str, hint: str,
+    def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None,
-             fix_request: Optional[tuple] = None) -> None:
+             fix_request: Optional[FixRequest] = None) -> None:
+        """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect),
+        once per code, site and frame."""
+        effect = outcome.effect
         key = (code, path, span.line, frame_name)
         if key in self.emitted:
             return
@@ -283,52 +267,52 @@ class _RegionWalk:
                 self.error_at(frame, _def_event(info), (), "the compiled function is a generator", ("GB0003",),
                               "Return a list or tensor instead of yielding.", strict)
             else:
-                self.emit("GBL205", "skip", frame.name, frame.path, info.span,
+                self.emit("GBL205", Outcome.SKIP, frame.name, frame.path, info.span,
                           f"`{frame.name}` is a generator function: Dynamo does not trace generator frames (GB0003), "
                           "so the whole function runs eagerly.", "Return a tensor or a list instead of yielding, "
                           "or compile the code that consumes the generator.", ("GB0003",), ())
-            self.note(frame, "skip", _def_event(info), "generator function (GB0003)")
+            self.note(frame, Outcome.SKIP, _def_event(info), "generator function (GB0003)")
             return
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
         for ev in info.events:
             if skipped:
-                if ev.kind == "call":
+                if ev.kind == EventKind.CALL:
                     self.fresh_callees(frame, ev)
                 continue
             ev_strict = self.strict_at(ev.blocks, strict)
-            if ev.kind == "with":
+            if ev.kind == EventKind.WITH:
                 if fullgraph or ev_strict:
                     self.error_at(frame, ev, (), ev.detail + " is an unsupported context manager", ev.gb_ids,
                                   "Enter the manager outside the compiled function.", ev_strict)
                     continue
-                self.emit("GBL204", "skip", frame.name, frame.path, ev.span,
+                self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
                           f"{ev.detail}: Dynamo cannot wrap this context manager (GB0142), so frame "
                           f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
                           "Enter the manager outside the compiled function, or create it inside with a supported "
                           "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
                           ev.gb_ids, ())
-                self.note(frame, "skip", ev, ev.detail + " (unsupported context manager)")
+                self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)")
                 skipped = True
                 continue
-            if ev.kind == "break":
+            if ev.kind == EventKind.BREAK:
                 if not self.breaks_here(ev):
                     continue
-                if ev.outcome == "raise" and (_in_try(ev.blocks) or
+                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or
                                               (_conditional(ev.blocks) and frame != self.region.entry)):
                     continue  # validation `raise`s in callees are error paths, not compile costs
-                if ev.outcome == "raise" and _conditional(ev.blocks):
+                if ev.outcome == Outcome.RAISE and _conditional(ev.blocks):
                     # reported (the frame is skipped on a call that raises), but the usual path, where the
                     # condition is false, goes on being traced
                     self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
                     continue
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
-                if verdict == "resume":
+                if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
-                elif verdict in ("skip",):
+                elif verdict == Outcome.SKIP:
                     skipped = True
                 continue
-            if ev.kind == "call":
+            if ev.kind == EventKind.CALL:
                 skipped = self.call(frame, ev, strict, checkpoint) or skipped
                 if not skipped and self.last_call_resumed:
                     checkpoint = ev.ops_index
@@ -341,15 +325,17 @@ class _RegionWalk:
         return not ev.needs_capture
 
     def strict_at(self, blocks: Tuple[Block, ...], strict: bool) -> bool:
+        """Whether a break inside ``blocks`` raises: the innermost ``error_on_graph_break(...)``
+        manager around it decides, else ``strict``."""
         for b in blocks:
-            if b.kind == "with" and b.manager is not None and b.manager.strict is not None:
+            if b.kind == BlockKind.WITH and b.manager is not None and b.manager.strict is not None:
                 strict = b.manager.strict
         return strict
 
     def fresh_callees(self, frame: Frame, ev: Event) -> None:
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
-        for kind, callee in self.owner.project.resolve_call(frame, ev):
-            if kind == "frame" and not callee.info.decorator(*DISABLE):
+        for callee in self.owner.project.resolve_call(frame, ev):
+            if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
                 self.frame(callee, strict=False)
 
     # -------------------------------------------------------------- calls
@@ -359,22 +345,22 @@ class _RegionWalk:
         """Handle a call event; return True when it skips ``frame``."""
         self.last_call_resumed = False
         skipped = False
-        for kind, callee in self.owner.project.resolve_call(frame, ev):
-            if kind == "break":
+        for callee in self.owner.project.resolve_call(frame, ev):
+            if isinstance(callee, Event):
                 verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, ())
-                skipped |= verdict == "skip"
-                self.last_call_resumed |= verdict == "resume"
+                skipped |= verdict == Outcome.SKIP
+                self.last_call_resumed |= verdict == Outcome.RESUME
                 continue
             info = callee.info
             dec = info.decorator(*DISABLE)
             if dec is not None:
                 brk = _synthetic_break(ev, callee)
                 verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
-                skipped |= verdict == "skip"
-                self.last_call_resumed |= verdict == "resume"
+                skipped |= verdict == Outcome.SKIP
+                self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
                     for sub in info.events:
-                        if sub.kind == "call":
+                        if sub.kind == EventKind.CALL:
                             self.fresh_callees(callee, sub)
                 continue
             if info.decorator(*NONSTRICT):
@@ -382,11 +368,11 @@ class _RegionWalk:
                 if any(b.event.python_value for b in inner):
                     brk = _nonstrict_break(ev, callee)
                     verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
-                    skipped |= verdict == "skip"
+                    skipped |= verdict == Outcome.SKIP
                     if not self.region_failed:
                         self.frame(callee, strict=False)
                 continue
-            inner = [ib for ib in self.owner._through_call(frame, ev, target=(kind, callee), stack=())
+            inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=())
                      if self.breaks_here(ib.event)]
             if not inner:
                 continue
@@ -397,13 +383,13 @@ class _RegionWalk:
                                   first.event.gb_ids, first.event.hint, strict, site_frame=first.frame)
                     continue
                 trace = self.trace(first.chain, first.frame, first.event)
-                self.emit("GBL205", "skip", frame.name, first.frame.path, first.event.span,
+                self.emit("GBL205", Outcome.SKIP, frame.name, first.frame.path, first.event.span,
                           f"{first.event.detail} inside generator `{callee.name}`, consumed by `{frame.name}` "
                           f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
                           f"`{frame.name}` is skipped and runs eagerly.",
                           "Move the break out of the generator, or build the list in a plain loop-free helper.",
                           first.event.gb_ids, trace)
-                self.note(frame, "skip", ev, f"consumes generator `{callee.name}` that breaks")
+                self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks")
                 skipped = True
                 continue
             seen_sites = set()
@@ -415,13 +401,13 @@ class _RegionWalk:
                 seen_sites.add(site)
                 verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict))
-                verdicts.append((SEVERITY.get(verdict, 0), verdict, ib))
+                verdicts.append((verdict.severity, verdict, ib))
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
                                           f"(line {first.line})")
-            skipped |= verdict == "skip"
-            self.last_call_resumed |= verdict == "resume"
+            skipped |= verdict == Outcome.SKIP
+            self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner):
                     self.frame(callee, strict=False)
@@ -434,17 +420,17 @@ class _RegionWalk:
 
     # -------------------------------------------------------------- the decision
     def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
-               chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
+               chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> Outcome:
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
         verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override)
         self.note(frame, verdict, anchor, site.detail)
         return verdict
 
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
-                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> str:
+                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> Outcome:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
 
-        Returns ``"resume"``, ``"tail"``, ``"skip"`` or ``"error"``.
+        Returns the verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``.
         """
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
@@ -452,48 +438,49 @@ class _RegionWalk:
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
         if self.region.fullgraph or strict:
             self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
-            return "error"
+            return Outcome.ERROR
         trace = self.trace(chain, site_frame, site) if chain else ()
         path = site_frame.path
         depth = len(chain) + 1
-        # comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)
-        comp = next((b for b in reversed(blocks) if b.kind in ("comp", "genexpr")), None)
-        loop = next((b for b in blocks if b.kind == "loop"), None)
+        # comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)
+        comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
+        loop = next((b for b in blocks if b.kind == BlockKind.LOOP), None)
         if comp is not None and loop is None:
             return self.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:
             where = "in a function called inside" if chain else "inside"
-            self.emit("GBL201", "skip", frame.name, path, site.span,
+            self.emit("GBL201", Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
                       f"inside a loop (GB7000), so the whole frame `{frame.name}` is skipped and runs eagerly, "
                       f"including the work before the loop.",
                       _join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
                                  "move the loop into its own function so that only that frame is skipped."),
                       site.gb_ids + ("GB7000",), trace,
-                      fix_request=("loop", loop.line, anchor.span.line, frame.name) if frame.path == path else None)
-            return "skip"
-        if site.outcome in ("skip", "raise"):
+                      fix_request=LoopFix(loop.line, anchor.span.line, frame.name) if frame.path == path else None)
+            return Outcome.SKIP
+        if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
-                   if site.outcome == "raise" else "Dynamo cannot resume after this")
-            if site.outcome == "raise" and _conditional(site.blocks):
+                   if site.outcome == Outcome.RAISE else "Dynamo cannot resume after this")
+            if site.outcome == Outcome.RAISE and _conditional(site.blocks):
                 why = "when this branch runs, the exception leaving the compiled frame makes Dynamo give up on it (GB0088)"
-            self.emit(site.code, "skip", frame.name, path, site.span,
+            self.emit(site.code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail}: {why}, so frame `{frame.name}` is skipped and runs eagerly.",
                       site.hint, site.gb_ids, trace, name=site.rule_name)
-            return "skip"
-        wt = next((b for b in blocks if b.kind == "while_test"), None)
+            return Outcome.SKIP
+        wt = next((b for b in blocks if b.kind == BlockKind.WHILE_TEST), None)
         if wt is not None and self.region.python_version >= (3, 12):
-            self.emit("GBL201", "skip", frame.name, path, site.span,
+            self.emit("GBL201", Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} in the `while` condition at line {wt.line}: on Python 3.12+ the resume "
                       f"frame that holds the loop is skipped (GB7000).", site.hint, site.gb_ids + ("GB7000",), trace)
-            return "skip"
-        blocker = next((b for b in blocks if b.kind == "try" or
-                        (b.kind == "with" and b.manager is not None and b.manager.kind != "resumable")), None)
-        if blocker is not None or site.outcome == "tail":
+            return Outcome.SKIP
+        blocker = next((b for b in blocks if b.kind == BlockKind.TRY or
+                        (b.kind == BlockKind.WITH and b.manager is not None
+                         and b.manager.kind != ManagerKind.RESUMABLE)), None)
+        if blocker is not None or site.outcome == Outcome.TAIL:
             ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
             if blocker is None:
                 label, code, gb = "this point", site.code, site.gb_ids
-            elif blocker.kind == "try":
+            elif blocker.kind == BlockKind.TRY:
                 label, code, gb = f"the `try` block at line {blocker.line}", "GBL202", site.gb_ids
             else:
                 label, code, gb = (f"`with {blocker.manager.label}` at line {blocker.line}", "GBL203",
@@ -503,16 +490,16 @@ class _RegionWalk:
                 how = ""
             request = None
             if blocker is not None and frame.path == path:
-                request = (blocker.kind, blocker.line, anchor.span.line, frame.name)
+                request = BlockFix(blocker.kind, blocker.line, anchor.span.line, frame.name)
             if ops >= 2:
-                self.emit("GBL208" if blocker is not None else site.code, "break", frame.name, path, site.span,
+                self.emit("GBL208" if blocker is not None else site.code, Outcome.TAIL, frame.name, path, site.span,
                           f"{site.detail} {how}{label}: Dynamo cannot resume here; it compiles the graph up to the "
                           f"last checkpoint before it (about {ops} ops) and runs the rest of `{frame.name}` eagerly.",
                           _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
                                      "function so that only that frame runs eagerly."), gb, trace,
                           name=None if blocker is not None else site.rule_name, fix_request=request)
-                return "tail"
-            self.emit(code, "skip", frame.name, path, site.span,
+                return Outcome.TAIL
+            self.emit(code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
                       f"it, so frame `{frame.name}` is skipped and runs eagerly.",
                       _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
@@ -520,7 +507,7 @@ class _RegionWalk:
                       name=None if blocker is not None else site.rule_name, fix_request=request)
             if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
                 self.contextmanager_frames(frame, blocker)
-            return "skip"
+            return Outcome.SKIP
         if chain:
             if self.region.nested_graph_breaks:
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: with "
@@ -529,63 +516,64 @@ class _RegionWalk:
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
                        f"all {depth} frames on the way, each re-traces down to it: {depth} breaks, {2 * depth} "
                        "graphs (nested_graph_breaks=False).")
-            self.emit("GBL301", "break", frame.name, path, site.span, msg,
+            self.emit("GBL301", Outcome.RESUME, frame.name, path, site.span, msg,
                       _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
                       fix_request=self.nested_fix(site_frame))
-            return "resume"
-        self.emit(site.code, "break", frame.name, path, site.span,
+            return Outcome.RESUME
+        self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
                   fix_request=_direct_fix(site))
-        return "resume"
+        return Outcome.RESUME
 
-    def nested_fix(self, callee: Frame) -> Optional[tuple]:
+    def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
         """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
         otherwise the advice is the nested_graph_breaks setting."""
-        breaks = [e for e in callee.info.events if e.kind == "break"]
+        breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
         if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
-                and all(e.kind != "call" for e in callee.info.events if e.kind != "break") and callee != self.region.entry:
-            return ("disable", callee.info.span.line, callee.name)
-        return None if self.region.nested_graph_breaks else ("config", "nested_graph_breaks")
+                and all(e.kind != EventKind.CALL for e in callee.info.events if e.kind != EventKind.BREAK) \
+                and callee != self.region.entry:
+            return DisableFix(callee.info.span.line, callee.name)
+        return None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
 
-    def comprehension(self, frame, site, comp: Block, chain, site_frame, trace, depth) -> str:
-        """Comprehensions and generator expressions (semantics.md §3.2, addenda 2-3)."""
+    def comprehension(self, frame, site, comp: Block, chain, site_frame, trace, depth) -> Outcome:
+        """Comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)."""
         path = site_frame.path
         py = self.region.python_version
-        caller_skips = comp.kind == "genexpr" or (py >= (3, 12) and comp.comp_kind == "set") or \
+        caller_skips = comp.kind == BlockKind.GENEXPR or (py >= (3, 12) and comp.comp_kind == "set") or \
             (py < (3, 12) and (comp.over_items or comp.comp_kind == "dict"))
         if caller_skips:
-            what = "generator expression" if comp.kind == "genexpr" else f"{comp.comp_kind} comprehension"
-            gb = ("GB8335",) if comp.kind == "genexpr" else ("GB0092",)
-            self.emit("GBL206", "skip", frame.name, frame.path, _line_span(comp.line, comp.column),
+            what = "generator expression" if comp.kind == BlockKind.GENEXPR else f"{comp.comp_kind} comprehension"
+            gb = ("GB8335",) if comp.kind == BlockKind.GENEXPR else ("GB0092",)
+            self.emit("GBL206", Outcome.SKIP, frame.name, frame.path, _line_span(comp.line, comp.column),
                       f"{site.detail} inside the {what} at line {comp.line}: Dynamo cannot reconstruct it after "
                       f"the break, so frame `{frame.name}` is skipped and runs eagerly.",
                       _join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
                                  "the break out of it."), site.gb_ids + gb, trace)
-            return "skip"
+            return Outcome.SKIP
         if py < (3, 12) and comp.holds_tensor:
             comp_frame = f"<{comp.comp_kind}comp>"
-            self.emit("GBL206", "skip", comp_frame, path, site.span,
+            self.emit("GBL206", Outcome.SKIP, comp_frame, path, site.span,
                       f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line} of "
                       f"`{frame.name}`: on Python {py[0]}.{py[1]} the comprehension is its own frame and a break "
                       f"in its loop skips it (GB7000); `{frame.name}` breaks at the comprehension and resumes.",
                       _join_hint(site.hint, "Move the breaking call out of the comprehension."),
                       site.gb_ids + ("GB7000",), trace)
-            return "resume"
+            return Outcome.RESUME
         msg = (f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line}: `{frame.name}` "
                "breaks at the comprehension, which runs eagerly, and resumes after it.")
-        self.emit("GBL301" if chain else site.code, "break", frame.name, path, site.span, msg,
+        self.emit("GBL301" if chain else site.code, Outcome.RESUME, frame.name, path, site.span, msg,
                   _join_hint(site.hint, "Move the breaking call out of the comprehension."), site.gb_ids, trace,
                   name=None if chain else site.rule_name)
-        return "resume"
+        return Outcome.RESUME
 
     def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
         """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6)."""
-        for kind, callee in self.owner.project.resolve_ref(frame, blocker.manager.callee):
-            if kind == "frame" and callee.info.is_generator:
-                self.emit("GBL205", "skip", callee.name, callee.path, callee.info.span,
+        for callee in self.owner.project.resolve_ref(frame, blocker.manager.callee):
+            if isinstance(callee, Frame) and callee.info.is_generator:
+                self.emit("GBL205", Outcome.SKIP, callee.name, callee.path, callee.info.span,
                           f"`{callee.name}` is a generator (@contextmanager) entered by the skipped frame "
                           f"`{frame.name}`: Dynamo does not trace generator frames (GB0003); it runs eagerly.",
                           "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), ())
@@ -593,30 +581,33 @@ class _RegionWalk:
     # -------------------------------------------------------------- errors
     def error_at(self, frame: Frame, site: Event, chain, detail: str, gb_ids, hint: str, strict: bool,
                  site_frame: Optional[Frame] = None) -> None:
+        """Report a break that is a compile error here (fullgraph or error_on_graph_break),
+        the calls leading to it, and (once) that the region fails to compile."""
         site_frame = site_frame or frame
         trace = self.trace(chain, site_frame, site) if chain else ()
         why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
         code = "GBL401" if self.region.fullgraph else "GBL402"
         exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
                if site.needs_capture else "torch._dynamo.exc.Unsupported")
-        self.emit(code, "error", frame.name, site_frame.path, site.span,
+        self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
                   f"{detail}: under {why} this graph break is a compile error; calling `{self.region.entry.name}` "
                   f"raises {exc}.",
                   _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
                              "this code."), tuple(gb_ids), trace)
         for caller, call in chain:
-            self.emit("GBL403", "error", caller.name, caller.path, call.span,
+            self.emit("GBL403", Outcome.ERROR, caller.name, caller.path, call.span,
                       f"`{call.call_text}(...)` leads to a graph break at line {site.span.line} that raises under "
                       f"{why}.", "Fix the break in the callee (see the related diagnostic).", tuple(gb_ids), trace)
         if not self.region_failed:
             self.region_failed = True
             entry = self.region.entry
-            self.emit("GBL409", "skip", entry.name, entry.path, entry.info.span,
+            self.emit("GBL409", Outcome.SKIP, entry.name, entry.path, entry.info.span,
                       f"`{entry.name}` cannot compile: its first call raises at line {site.span.line} ({why}); "
                       "no graph is produced for this frame.", "Fix the reported graph breaks.", tuple(gb_ids), ())
 
     # -------------------------------------------------------------- traces
     def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:
+        """The call chain from the frame that pays for the break down to the site."""
         out = [TraceFrame(f.path, ev.span.line, f.info.qualname) for f, ev in chain]
         out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.qualname))
         return tuple(out)
@@ -631,9 +622,8 @@ def _join_hint(a: str, b: str) -> str:
 
 
 def _def_event(info: FunctionInfo) -> Event:
-    return Event("break", info.span, (), 0, detail=f"`{info.name}` is a generator", gb_ids=("GB0003",))
+    return Event(EventKind.BREAK, info.span, (), 0, detail=f"`{info.name}` is a generator", gb_ids=("GB0003",))
 
 
-def _line_span(line: int, column: int = 1):
-    from .summary import Span
+def _line_span(line: int, column: int = 1) -> Span:
     return Span(line, column, line, column)

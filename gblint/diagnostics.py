@@ -23,7 +23,10 @@ code: Dynamo skips it and runs it eagerly, or its compile fails; ``"error"``
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
+
+if TYPE_CHECKING:
+    from .model import FixRequest
 
 GB_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules.md#{}"
@@ -97,8 +100,8 @@ class Diagnostic:
     hint: str = ""
     trace: Tuple[TraceFrame, ...] = ()
     fix: Optional[Fix] = None
-    # what a rewrite needs to build this diagnostic's fix (see gblint.fix); not part of the output
-    fix_request: Optional[tuple] = dataclasses.field(default=None, compare=False, repr=False)
+    # what a rewrite needs to build this diagnostic's fix (see gblint.fixes); not part of the output
+    fix_request: Optional[FixRequest] = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def url(self) -> str:

@@ -1,9 +1,19 @@
 """The engine: paths in, :class:`Report` out. Every front end calls :func:`check_paths`
 or :func:`check_sources`.
 
-Pipeline (see ``docs/architecture.md``): read and parse each file once -> per-file
-summary (one libcst traversal running every rule) -> project index -> compiled regions ->
-consequences -> ``noqa`` and select/ignore filters.
+The pipeline runs one way, each stage reading only what the one before produced:
+
+1. parse each file once (:mod:`gblint.source`, positions from :mod:`gblint.positions`);
+2. summarise it in one traversal running every rule (:mod:`gblint.summary`), into the data
+   classes of :mod:`gblint.model` (cached by :mod:`gblint.cache`);
+3. index the project and resolve call targets to frames (:mod:`gblint.index`), then the
+   compiled regions (here);
+4. consequences: what each break does to the frames around it (:mod:`gblint.consequences`),
+   as diagnostics (:mod:`gblint.diagnostics`), filtered by ``noqa`` and select/ignore;
+5. fixes: each diagnostic's fix request becomes edits (:mod:`gblint.fixes`).
+
+Output and applying fixes (:mod:`gblint.output`, :mod:`gblint.fix`) and the front ends (the
+command line, flake8, the language server, ``confirm``) sit on top of this module.
 """
 from __future__ import annotations
 
@@ -19,15 +29,19 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from libcst.metadata import MetadataWrapper
 
+from .cache import settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
-from .consequences import Consequences, Frame, Region
+from .consequences import Consequences
 from .diagnostics import Diagnostic
+from .fixes import attach_fixes
+from .incremental import summarize_incremental
 from .index import Project, module_name
+from .model import EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from .noqa import noqa_lines, suppressed
 from .positions import AstPositions
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
-from .summary import FileSummary, SummaryBuilder
+from .summary import SummaryBuilder
 
 
 @dataclasses.dataclass
@@ -41,6 +55,7 @@ class Report:
     coverage: Optional[Dict[str, list]] = None
 
     def to_json(self) -> dict:
+        """The report as the JSON output prints it."""
         out = {"version": 1, "files_checked": self.files_checked,
                "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
         if self.coverage is not None:
@@ -146,8 +161,6 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
     gc.disable()
     try:
         if incremental:
-            from .cache import settings_fingerprint
-            from .incremental import summarize_incremental
             key = f"{settings_fingerprint(settings)}|{module}|{ast_positions}"
             return summarize_incremental(text, path, key,
                                          lambda t: _summarize(t, path, settings, module, ast_positions))
@@ -219,6 +232,8 @@ class Loader:
             self.followed[pkg] = root
 
     def load(self, src: SourceFile, followed: bool = False) -> Optional[FileSummary]:
+        """Read, parse and summarise one file (through the cache); its problems become
+        diagnostics or errors, and None is returned."""
         try:
             text = src.text if src.text is not None else read_source(src.path)
             self.noqa[src.path] = noqa_lines(text)
@@ -532,7 +547,6 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
     if fixes and any(d.fix_request for d in kept):
-        from .fix import attach_fixes
         kept = run_deep(attach_fixes, kept, loader.texts, settings)  # fixes re-parse and walk deep trees too
     report = Report(kept, count, errors)
     if coverage:
@@ -557,14 +571,14 @@ def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame
             continue
         seen[key] = frame
         for ev in frame.info.events:
-            if ev.kind != "call":
+            if ev.kind != EventKind.CALL:
                 continue
             try:
                 targets = project.resolve_call(frame, ev)
             except Exception:  # an unresolvable call is a gap in coverage, not a failure of the run
                 continue
-            for kind, callee in targets:
-                if kind == "frame" and (callee.path, callee.name) not in seen:
+            for callee in targets:
+                if isinstance(callee, Frame) and (callee.path, callee.name) not in seen:
                     todo.append(callee)
     return list(seen.values())
 
@@ -606,7 +620,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
 
     for summary in checked:
         for decl in summary.regions:
-            for frame in _entry_frames(project, summary, decl.target):
+            for frame in _entry_frames(project, summary, decl):
                 add(frame, decl.fullgraph, summary, decl.spelling)
     for spec in settings.entry_points:
         for frame in entry_point_frames(project, spec):
@@ -634,19 +648,19 @@ def entry_point_frames(project: Project, spec: str) -> List[Frame]:
     return []
 
 
-def _entry_frames(project: Project, summary: FileSummary, target: tuple) -> List[Frame]:
-    kind, ref = target
+def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Frame]:
+    """The frames a region declaration compiles: the function, or the class's ``forward``."""
+    ref = decl.target
     dummy = Frame(summary.path, None)  # type: ignore[arg-type]
-    if kind == "func":
-        if ref[0] == "defined":
-            f = project.function(summary, ref[1])
-            return [f] if f else []
-        return [t for k, t in project.resolve_ref(dummy, ref) if k == "frame"]
-    if kind == "class":
-        found = project.class_info(summary, ref) if ref and ref[0] == "qual" else None
-        if found is None and ref and ref[0] == "instance_call":
-            found = project.class_info(summary, ref[1])
-        if found:
-            m = project.method(found[0], found[1], "forward")
-            return [m] if m else []
+    if isinstance(ref, LocalFunction) and not decl.is_class:
+        f = project.function(summary, ref.qualname)
+        return [f] if f else []
+    if not decl.is_class:
+        return [t for t in project.resolve_ref(dummy, ref) if isinstance(t, Frame)]
+    found = project.class_info(summary, ref)
+    if found is None and isinstance(ref, InstanceCall):
+        found = project.class_info(summary, ref.cls)
+    if found:
+        m = project.method(found[0], found[1], "forward")
+        return [m] if m else []
     return []

@@ -1,13 +1,19 @@
 """flake8 front end: ``flake8 --select GBL``.
 
-flake8 hands each file to :class:`GblintChecker`, which runs the same engine as the CLI on
-that file's text (reach stays inside the file). Columns are 0-based, as flake8 expects;
-``# noqa`` is left to flake8 itself. Options (command line or ``[flake8]`` config):
+flake8 hands each file to :class:`GblintChecker`. The checker runs the same engine as
+``gblint check`` on *every* Python file flake8 was given (its paths, expanded as gblint expands
+them) as one project, once per process, and reports this file's share: a break in
+``model.py`` reached from ``main.py`` is found by ``flake8 main.py model.py`` as by
+``gblint check``. The configuration is the nearest ``pyproject.toml`` with ``[tool.gblint]``
+(as ``gblint check`` finds it), or ``--gblint-config``; a bad one stops flake8 (exit 2) with
+the same one-line error ``gblint check`` prints. flake8 does the selecting and ``# noqa`` itself.
+Columns are 0-based, as flake8 expects. Options (command line or ``[flake8]`` config):
 ``--gblint-python-version``, ``--gblint-nested-graph-breaks``, ``--gblint-config``.
 """
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+import os
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from . import __version__
 
@@ -20,6 +26,8 @@ class GblintChecker:
     python_version = None
     nested_graph_breaks = False
     config_path = None
+    filenames: List[str] = []
+    _project: Optional[Dict[str, list]] = None  # real path -> diagnostics, once per process
 
     def __init__(self, tree, filename: str = "stdin", lines=None):
         self.filename = filename
@@ -32,24 +40,52 @@ class GblintChecker:
         manager.add_option("--gblint-nested-graph-breaks", parse_from_config=True, action="store_true",
                            default=False, help="predict with torch._dynamo.config.nested_graph_breaks=True")
         manager.add_option("--gblint-config", parse_from_config=True, default=None,
-                           help="pyproject.toml whose [tool.gblint] table to read")
+                           help="pyproject.toml whose [tool.gblint] table to read (default: the nearest "
+                                "pyproject.toml with one, as `gblint check` finds it)")
 
     @classmethod
     def parse_options(cls, options) -> None:
         cls.python_version = getattr(options, "gblint_python_version", None)
         cls.nested_graph_breaks = bool(getattr(options, "gblint_nested_graph_breaks", False))
         cls.config_path = getattr(options, "gblint_config", None)
+        cls.filenames = list(getattr(options, "filenames", None) or [])
+        cls._project = None
+        from .config import ConfigError
+        paths = [p for p in cls.filenames if p != "-"] or ["."]
+        try:  # here, in flake8's main process, so that a bad configuration stops the run at once
+            cls._settings(paths[0])
+        except ConfigError as exc:
+            import sys
+            print(f"gblint: error: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
 
-    def _settings(self):
-        from .config import load_settings, parse_python_version
-        settings = load_settings(self.config_path) if self.config_path else load_settings(None)
+    @classmethod
+    def _settings(cls, start: str):
+        """The run's settings. Raises :class:`gblint.config.ConfigError` for a bad configuration."""
+        from .config import find_pyproject, load_settings, parse_python_version
+        settings = load_settings(cls.config_path or find_pyproject(start))
         settings.select = ("GBL",)  # flake8 does the selecting
         settings.ignore = ()
-        if self.python_version:
-            settings.python_version = parse_python_version(self.python_version)
-        if self.nested_graph_breaks:
+        settings.per_file_ignores = {}
+        if cls.python_version:
+            settings.python_version = parse_python_version(cls.python_version, "--gblint-python-version")
+        if cls.nested_graph_breaks:
             settings.dynamo_config["nested_graph_breaks"] = True
         return settings
+
+    @classmethod
+    def _project_report(cls) -> Dict[str, list]:
+        """Diagnostics of every file flake8 was given, checked together, by real path."""
+        if cls._project is None:
+            from .engine import SourceFile, check_sources, iter_python_files
+            paths = [p for p in cls.filenames if p != "-"] or ["."]
+            settings = cls._settings(paths[0])  # checked by parse_options
+            files = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
+            by_path: Dict[str, list] = {}
+            for d in check_sources(files, settings).diagnostics:
+                by_path.setdefault(os.path.realpath(d.path), []).append(d)
+            cls._project = by_path
+        return cls._project
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         from .engine import SourceFile, check_sources
@@ -60,8 +96,23 @@ class GblintChecker:
             d = exc.diagnostic
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)
             return
-        report = check_sources([SourceFile(self.filename, text)], self._settings())
-        for d in report.diagnostics:
+        real = os.path.realpath(self.filename)
+        project = self._project_report()
+        if real in project or (os.path.isfile(real) and self._on_disk(real, text)):
+            diagnostics = project.get(real, [])
+        else:  # standard input, or a buffer that differs from the file: this text alone
+            settings = self._settings(self.filename if os.path.exists(self.filename) else ".")
+            diagnostics = check_sources([SourceFile(self.filename, text)], settings).diagnostics
+        for d in diagnostics:
             if d.code == "GBL001":
                 continue  # flake8 reports syntax errors itself (E999)
             yield d.line, max(0, d.column - 1), f"{d.code} {d.message}", type(self)
+
+    @staticmethod
+    def _on_disk(path: str, text: str) -> bool:
+        """Whether ``path`` holds ``text`` (the project run read the file, not flake8's lines)."""
+        from .source import SourceError, read_source
+        try:
+            return read_source(path) == text
+        except SourceError:
+            return False

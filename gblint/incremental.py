@@ -19,7 +19,7 @@ import warnings
 from typing import Callable, List, Optional, Tuple
 
 from .source import split_lines
-from .summary import FileSummary
+from .model import FileSummary
 
 _LAST: "collections.OrderedDict[Tuple[str, str], Tuple[str, bytes]]" = collections.OrderedDict()
 _LIMIT = 64

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
-from .consequences import RNN_MODULES, Frame
-from .summary import ClassInfo, Event, FileSummary
+from .model import (Binding, CallTarget, ClassInfo, ContainerValue, Dotted, Event, EventKind, FileSummary, Frame,
+                    InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
+                    SelfMethod, SuperMethod)
+from .semantics import RNN_MODULES
+
+# What a call resolves to: a frame to inline, or the break the call itself is.
+Resolved = Union[Frame, Event]
 
 
 def module_name(path: str) -> Tuple[str, bool]:
@@ -45,10 +50,12 @@ class Project:
             self.add(s)
 
     def add(self, summary: FileSummary) -> None:
+        """Index one more file summary (the first summary of a module name wins)."""
         self.by_path[summary.path] = summary
         self.by_module.setdefault(summary.module, summary)
 
     def module(self, name: str) -> Optional[FileSummary]:
+        """The summary of module ``name``, loading a followed package's module on first use."""
         found = self.by_module.get(name)
         if found is None and self.loader is not None:
             found = self.loader.load_module(name)
@@ -79,31 +86,33 @@ class Project:
         return None
 
     def function(self, summary: FileSummary, qual: str) -> Optional[Frame]:
+        """The frame of function ``qual`` of ``summary``, or None."""
         info = summary.functions.get(qual)
         return Frame(summary.path, info) if info else None
 
-    def class_info(self, summary: FileSummary, ref: tuple) -> Optional[Tuple[FileSummary, ClassInfo]]:
-        """The class a ref (``("qual", dotted)`` or ``("local", qual)``) names."""
-        if ref is None:
-            return None
-        if ref[0] == "qual" and ref[1]:
-            found = self.lookup(ref[1])
+    def class_info(self, summary: FileSummary, ref: Optional[CallTarget]) -> Optional[Tuple[FileSummary, ClassInfo]]:
+        """The class a dotted name (:class:`Dotted`, resolved from ``summary``'s module) names."""
+        if isinstance(ref, Dotted) and ref.name:
+            found = self.lookup(ref.name)
             if found and found[1] in found[0].classes:
                 return found[0], found[0].classes[found[1]]
-            if "." not in ref[1] and ref[1] in summary.classes:
-                return summary, summary.classes[ref[1]]
+            if "." not in ref.name and ref.name in summary.classes:
+                return summary, summary.classes[ref.name]
         return None
 
     def mro(self, summary: FileSummary, cls: ClassInfo, depth: int = 0) -> Iterator[Tuple[FileSummary, ClassInfo]]:
+        """``cls`` and its bases found in the project, depth first (as far as they resolve)."""
         yield summary, cls
         if depth > 10:
             return
         for base in cls.bases:
-            found = self.class_info(summary, ("qual", base))
+            found = self.class_info(summary, Dotted(base))
             if found is not None:
                 yield from self.mro(found[0], found[1], depth + 1)
 
     def method(self, summary: FileSummary, cls: ClassInfo, name: str, skip_first: bool = False) -> Optional[Frame]:
+        """The frame of method ``name`` found along ``cls``'s bases (``skip_first``: from the
+        first base on, as ``super()`` does), or None."""
         for i, (s, c) in enumerate(self.mro(summary, cls)):
             if skip_first and i == 0:
                 continue
@@ -112,100 +121,107 @@ class Project:
         return None
 
     def is_module_class(self, summary: FileSummary, cls: ClassInfo) -> bool:
+        """Whether ``cls`` derives from a ``torch.nn`` class."""
         for s, c in self.mro(summary, cls):
             for b in c.bases:
                 if b.startswith("torch.nn.") or b in ("nn.Module", "Module"):
                     return True
         return False
 
-    def attr(self, summary: FileSummary, cls: ClassInfo, name: str) -> Optional[tuple]:
+    def attr(self, summary: FileSummary, cls: ClassInfo, name: str) -> Optional[Binding]:
+        """What ``self.name`` was assigned in ``cls`` or a base, or None."""
         for s, c in self.mro(summary, cls):
             if name in c.attrs:
                 return c.attrs[name]
         return None
 
     # ------------------------------------------------------------ call resolution
-    def resolve_call(self, frame: Frame, ev: Event) -> List[Tuple[str, object]]:
-        """Targets of a call event: ``("frame", Frame)`` or ``("break", Event)`` (the call breaks)."""
+    def resolve_call(self, frame: Frame, ev: Event) -> List[Resolved]:
+        """Targets of a call event: frames to inline, or the break the call itself is (an Event)."""
         return self.resolve_ref(frame, ev.callee, ev)
 
-    def resolve_ref(self, frame: Frame, ref: Optional[tuple], ev: Optional[Event] = None) -> List[Tuple[str, object]]:
+    def resolve_ref(self, frame: Frame, ref: Optional[CallTarget], ev: Optional[Event] = None
+                    ) -> List[Resolved]:
+        """Targets of ``ref``, recorded in ``frame``'s file: the frames it calls, or the break
+        calling it is (an Event: constructing an ``nn.Module``, calling an RNN module; needs the
+        call event ``ev``)."""
         if ref is None:
             return []
         summary = self.by_path.get(frame.path)
         if summary is None:
             return []
-        kind = ref[0]
-        out: List[Tuple[str, object]] = []
-        if kind in ("local", "defined"):
-            f = self.function(summary, ref[1])
-            return [("frame", f)] if f else []
-        if kind == "qual":
-            return self.resolve_qual(summary, ref[1], ev)
-        if kind in ("self", "super"):
-            cls = summary.classes.get(ref[1]) if ref[1] else None
+        out: List[Resolved] = []
+        if isinstance(ref, LocalFunction):
+            f = self.function(summary, ref.qualname)
+            return [f] if f else []
+        if isinstance(ref, Dotted):
+            return self.resolve_qual(summary, ref.name, ev)
+        if isinstance(ref, (SelfMethod, SuperMethod)):
+            cls = summary.classes.get(ref.cls) if ref.cls else None
             if cls is None:
                 return []
-            if kind == "self":
-                a = self.attr(summary, cls, ref[2])
+            if isinstance(ref, SelfMethod):
+                a = self.attr(summary, cls, ref.name)
                 if a is not None:
                     return self.call_attr(summary, a, ev)
-            m = self.method(summary, cls, ref[2], skip_first=(kind == "super"))
-            return [("frame", m)] if m else []
-        if kind == "self_attr_method":
-            cls = summary.classes.get(ref[1]) if ref[1] else None
-            a = self.attr(summary, cls, ref[2]) if cls else None
-            if a and a[0] == "module":
-                for r in a[1]:
+            m = self.method(summary, cls, ref.name, skip_first=isinstance(ref, SuperMethod))
+            return [m] if m else []
+        if isinstance(ref, SelfAttrMethod):
+            cls = summary.classes.get(ref.cls) if ref.cls else None
+            a = self.attr(summary, cls, ref.attr) if cls else None
+            if isinstance(a, ModuleAttr):
+                for r in a.classes:
                     found = self.class_info(summary, r)
                     if found:
-                        m = self.method(found[0], found[1], ref[3])
+                        m = self.method(found[0], found[1], ref.name)
                         if m:
-                            out.append(("frame", m))
+                            out.append(m)
             return out
-        if kind == "method":
-            found = self.class_info(summary, ref[1])
+        if isinstance(ref, Method):
+            found = self.class_info(summary, ref.cls)
             if found:
-                m = self.method(found[0], found[1], ref[2])
+                m = self.method(found[0], found[1], ref.name)
                 if m:
-                    out.append(("frame", m))
+                    out.append(m)
             return out
-        if kind == "instance_call":
-            found = self.class_info(summary, ref[1])
+        if isinstance(ref, InstanceCall):
+            found = self.class_info(summary, ref.cls)
             if found:
                 m = self.method(found[0], found[1], "forward" if self.is_module_class(*found) else "__call__")
                 if m:
-                    out.append(("frame", m))
+                    out.append(m)
             return out
-        if kind == "modules":
-            for r in ref[1]:
+        if isinstance(ref, Modules):
+            for r in ref.classes:
                 found = self.class_info(summary, r)
                 if found:
                     m = self.method(found[0], found[1], "forward")
                     if m:
-                        out.append(("frame", m))
-                elif r and r[0] == "qual" and r[1] in RNN_MODULES and ev is not None:
-                    out.append(("break", _rnn_break(ev, r[1])))
+                        out.append(m)
+                elif isinstance(r, Dotted) and r.name in RNN_MODULES and ev is not None:
+                    out.append(_rnn_break(ev, r.name))
             return out
         return []
 
-    def call_attr(self, summary: FileSummary, attr: tuple, ev: Optional[Event]) -> List[Tuple[str, object]]:
+    def call_attr(self, summary: FileSummary, attr: Binding, ev: Optional[Event]) -> List[Resolved]:
         """``self.x(...)`` where ``self.x`` was assigned in ``__init__``."""
-        out: List[Tuple[str, object]] = []
-        if attr[0] == "module":
-            for r in attr[1]:
+        out: List[Resolved] = []
+        if isinstance(attr, ModuleAttr):
+            for r in attr.classes:
                 found = self.class_info(summary, r)
                 if found:
                     m = self.method(found[0], found[1], "forward" if self.is_module_class(*found) else "__call__")
                     if m:
-                        out.append(("frame", m))
-        elif attr[0] == "sequential":
-            return self.resolve_ref(Frame(summary.path, None), ("modules", tuple(attr[2])), ev)  # type: ignore[arg-type]
-        elif attr[0] == "nn" and attr[1] in RNN_MODULES and ev is not None:
-            out.append(("break", _rnn_break(ev, attr[1])))
+                        out.append(m)
+        elif isinstance(attr, ContainerValue) and attr.kind == "sequential":
+            return self.resolve_ref(Frame(summary.path, None), Modules(attr.classes), ev)  # type: ignore[arg-type]
+        elif isinstance(attr, NnModuleAttr) and attr.name in RNN_MODULES and ev is not None:
+            out.append(_rnn_break(ev, attr.name))
         return out
 
-    def resolve_qual(self, summary: FileSummary, dotted: str, ev: Optional[Event]) -> List[Tuple[str, object]]:
+    def resolve_qual(self, summary: FileSummary, dotted: str, ev: Optional[Event]) -> List[Resolved]:
+        """Targets of a call of dotted name ``dotted``: a function, a method, a class's
+        ``__init__``, or the construction of an ``nn.Module`` (a break, needs ``ev``)."""
         if not dotted:
             return []
         found = self.lookup(dotted)
@@ -213,29 +229,29 @@ class Project:
             return []
         s, rest = found
         if rest in s.functions:
-            return [("frame", self.function(s, rest))]
+            return [self.function(s, rest)]
         head = rest.split(".")[0]
         cls = s.classes.get(rest) or s.classes.get(head)
         if cls is None:
             return []
         if rest != cls.qualname:
             m = self.method(s, cls, rest.split(".")[-1])
-            return [("frame", m)] if m else []
+            return [m] if m else []
         if self.is_module_class(s, cls):
             if ev is None:
                 return []
-            return [("break", dataclasses.replace(
-                ev, kind="break", code="GBL113", rule_name="module-construction", gb_ids=("GB0264",),
+            return [dataclasses.replace(
+                ev, kind=EventKind.BREAK, code="GBL113", rule_name="module-construction", gb_ids=("GB0264",),
                 detail=f"`{ev.call_text}(...)` constructs an nn.Module (and its nn.Parameters) inside the compiled "
                        "region",
-                hint="Construct modules once in `__init__` and only call them in `forward`.", outcome="resume"))]
+                hint="Construct modules once in `__init__` and only call them in `forward`.", outcome=Outcome.RESUME)]
         init = self.method(s, cls, "__init__")
-        return [("frame", init)] if init else []
+        return [init] if init else []
 
 
 def _rnn_break(ev: Event, q: str) -> Event:
     return dataclasses.replace(
-        ev, kind="break", code="GBL118", rule_name="rnn-module", gb_ids=("GB0014",),
+        ev, kind=EventKind.BREAK, code="GBL118", rule_name="rnn-module", gb_ids=("GB0014",),
         detail=f"`{ev.call_text}(...)` calls a `{q.rsplit('.', 1)[-1]}` module, which Dynamo does not trace",
         hint="Compile the code around the RNN instead, or replace it with an explicit cell loop.",
-        outcome="resume")
+        outcome=Outcome.RESUME)

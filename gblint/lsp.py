@@ -11,11 +11,9 @@ What it offers an editor:
 - hover on a flagged line: what Dynamo will do, the hint and the link;
 - ``pyproject.toml`` changes (``workspace/didChangeWatchedFiles``) re-read the configuration.
 
-Documents are keyed by their decoded file system path (:func:`doc_key`), so a client's
-percent-encoded URI (``file:///c%3A/Users/...``, spaces, non-ASCII) finds its document in every
-request, and the server's copy of a buffer breaks lines only where LSP does (``\r\n``, ``\n``,
-``\r``; not at a form feed or ``\u2028`` as :meth:`str.splitlines` would, see
-:class:`LspTextDocument`).
+Documents are keyed by their decoded file system path (:func:`gblint.lsp_documents.doc_key`);
+the conversions to LSP live in :mod:`gblint.lsp_documents` (positions, diagnostics, hover) and
+:mod:`gblint.lsp_actions` (code actions); this module wires them to the engine and the protocol.
 
 All open documents are analysed as one project (per configuration file), so a change in one
 open file refreshes the diagnostics of the others (a helper's break seen from a compiled
@@ -33,322 +31,44 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import collections
 import concurrent.futures
 import dataclasses
 import functools
 import inspect
-import io
 import logging
 import os
-import pickle
-import re
 import sys
 import threading
-import tokenize
 import warnings
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
-from urllib.parse import unquote
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
-from pygls.workspace import PositionCodec, TextDocument, Workspace
 
 from . import __version__
+from .cache import MemoryCache, settings_fingerprint
 from .config import ConfigError, Settings, find_pyproject, load_settings
-from .diagnostics import Diagnostic, Edit
+from .diagnostics import Diagnostic
 from .engine import SourceFile, check_sources
-from .noqa import ALL, NOQA, match_codes, statement_lines
-from .source import split_lines as split_lines_keepends
+from .fixes import attach_fixes
+from .lsp_actions import (FIX_ALL_KIND, fix_action, fix_all_action, kind_allowed, noqa_action, noqa_edit,
+                          safe_edits, to_text_edits)
+from .lsp_documents import (EFFECT_WORDS, SEVERITY_NAMES, SOURCE, LspTextDocument, LspWorkspace, doc_key, has_fix,
+                            hover_markdown, path_to_uri, severity_for, split_lines, to_lsp_diagnostic, to_position,
+                            to_range, uri_to_path)
+
+# the conversions are part of this module's interface (editors' tests and plugins use them from here)
+__all__ = ["DEBOUNCE_S", "EFFECT_WORDS", "FIX_ALL_KIND", "SEVERITY_NAMES", "SOURCE", "GblintLanguageServer",
+           "LspTextDocument", "LspWorkspace", "MemoryCache", "analyse_sources", "doc_key", "fix_action",
+           "fix_all_action", "has_fix", "hover_markdown", "kind_allowed", "main", "memory_cache_for", "noqa_action",
+           "noqa_edit", "parser_limit_exceeded", "path_to_uri", "resolve_fixes", "safe_edits", "server",
+           "severity_for", "split_lines", "to_lsp_diagnostic", "to_position", "to_range", "to_text_edits",
+           "uri_to_path"]
 
 log = logging.getLogger("gblint.lsp")
 
 DEBOUNCE_S = 0.3
-SOURCE = "gblint"
-FIX_ALL_KIND = "source.fixAll.gblint"
 PYTHON_SUFFIXES = (".py", ".pyi")
-
-SEVERITY_NAMES = {
-    "error": lsp.DiagnosticSeverity.Error,
-    "warning": lsp.DiagnosticSeverity.Warning,
-    "information": lsp.DiagnosticSeverity.Information,
-    "info": lsp.DiagnosticSeverity.Information,
-    "hint": lsp.DiagnosticSeverity.Hint,
-}
-EFFECT_WORDS = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
-
-# Python's own line breaks (str.splitlines also splits on \f, \v, \x1c... which would shift lines).
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-# ------------------------------------------------------------------ conversions (pure)
-
-def split_lines(text: str) -> List[str]:
-    """Lines of ``text`` without their line breaks, split as Python's tokenizer splits them."""
-    return _LINE_BREAK.split(text)
-
-
-def severity_for(effect: str, break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning
-                 ) -> lsp.DiagnosticSeverity:
-    """LSP severity of a gblint effect: error -> Error, skip -> Warning, break ->
-    ``break_severity``, info (and anything unknown) -> Information."""
-    if effect == "error":
-        return lsp.DiagnosticSeverity.Error
-    if effect == "skip":
-        return lsp.DiagnosticSeverity.Warning
-    if effect == "break":
-        return break_severity
-    return lsp.DiagnosticSeverity.Information
-
-
-def to_position(lines: Sequence[str], line: int, column: int, codec: PositionCodec) -> lsp.Position:
-    """An LSP position from gblint's 1-based (line, column in code points), in the client's
-    code units; out-of-range values are clamped to the document."""
-    row = max(line - 1, 0)
-    if row >= len(lines):
-        if not lines:
-            return lsp.Position(line=0, character=0)
-        row = len(lines) - 1
-        return lsp.Position(line=row, character=codec.client_num_units(lines[row]))
-    text = lines[row]
-    col = min(max(column - 1, 0), len(text))
-    return lsp.Position(line=row, character=codec.client_num_units(text[:col]))
-
-
-def to_range(lines: Sequence[str], line: int, column: int, end_line: int, end_column: int,
-             codec: PositionCodec) -> lsp.Range:
-    """An LSP range from gblint's 1-based positions (``end_column`` exclusive, as in LSP)."""
-    start = to_position(lines, line, column, codec)
-    end = to_position(lines, end_line, end_column, codec)
-    if (end.line, end.character) < (start.line, start.character):
-        end = start
-    return lsp.Range(start=start, end=end)
-
-
-def path_to_uri(path: str) -> str:
-    """A ``file://`` URI for a file system path (made absolute first)."""
-    return from_fs_path(os.path.abspath(path)) or path
-
-
-def uri_to_path(uri: str) -> Optional[str]:
-    """The file system path of a ``file:`` URI, percent-decoded (``file:///c%3A/a%20b.py`` ->
-    ``c:/a b.py``; drive letters lower-cased, as pygls does); None for other schemes."""
-    try:
-        return to_fs_path(uri)
-    except Exception:  # a malformed URI
-        return None
-
-
-def doc_key(uri: str) -> str:
-    """The key under which the server keeps a document: its absolute, decoded path, so that
-    every spelling of one file's URI (encoded or not) finds it; other schemes by the URI
-    itself, decoded."""
-    path = uri_to_path(uri)
-    if path is None:
-        return unquote(uri)
-    return os.path.normcase(os.path.abspath(path))
-
-
-class LspTextDocument(TextDocument):
-    """A pygls document whose lines end where LSP ends them: at ``\r\n``, ``\n`` or ``\r``
-    only. pygls splits with :meth:`str.splitlines`, which also breaks at a form feed, ``\v``,
-    ``\x1c``-``\x1e``, ``\x85``, ``\u2028`` and ``\u2029``, so its positions, and the
-    incremental edits applied through them, drift from the editor's buffer."""
-
-    @property
-    def lines(self) -> Sequence[str]:
-        return tuple(split_lines_keepends(self.source))
-
-
-class LspWorkspace(Workspace):
-    """A pygls workspace whose documents are :class:`LspTextDocument`."""
-
-    def _create_text_document(self, doc_uri: str, source: Optional[str] = None, version: Optional[int] = None,
-                              language_id: Optional[str] = None) -> TextDocument:
-        return LspTextDocument(doc_uri, source=source, version=version, language_id=language_id,
-                               sync_kind=self._sync_kind, position_codec=self._position_codec)
-
-
-def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None,
-                      break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning,
-                      uri_for_path=path_to_uri) -> lsp.Diagnostic:
-    """Convert one gblint diagnostic, reported on the document whose text is ``lines``.
-
-    ``uri_for_path`` maps a trace frame's path to the URI of its ``relatedInformation``.
-    """
-    codec = codec or PositionCodec()
-    related = []
-    n = len(d.trace)
-    for i, t in enumerate(d.trace, 1):
-        pos = lsp.Position(line=max(t.line - 1, 0), character=0)
-        where = "break" if i == n else "call"
-        related.append(lsp.DiagnosticRelatedInformation(
-            location=lsp.Location(uri=uri_for_path(t.path), range=lsp.Range(start=pos, end=pos)),
-            message=f"trace {i}/{n}: {where} in `{t.function}` (line {t.line})"))
-    return lsp.Diagnostic(
-        range=to_range(lines, d.line, d.column, d.end_line, d.end_column, codec),
-        message=d.message,
-        severity=severity_for(d.effect, break_severity),
-        code=d.code,
-        code_description=lsp.CodeDescription(href=d.url),
-        source=SOURCE,
-        related_information=related or None,
-        data={"name": d.name, "effect": d.effect, "fixable": has_fix(d)},
-    )
-
-
-def has_fix(d: Diagnostic) -> bool:
-    """Whether ``d`` carries a fix with edits, or a request the engine turns into one on demand."""
-    return bool(d.fix and d.fix.edits) or (d.fix is None and getattr(d, "fix_request", None) is not None)
-
-
-def to_text_edits(edits: Iterable[Edit], lines: Sequence[str], codec: Optional[PositionCodec] = None
-                  ) -> List[lsp.TextEdit]:
-    """LSP text edits from a fix's 1-based edits."""
-    codec = codec or PositionCodec()
-    return [lsp.TextEdit(range=to_range(lines, e.line, e.column, e.end_line, e.end_column, codec), new_text=e.text)
-            for e in edits]
-
-
-def fix_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
-               lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
-    """The quick fix a diagnostic carries, or None when it has no fix with edits.
-
-    The title is the fix's title, with `` (unsafe)`` for a fix that may change behaviour.
-    """
-    if d.fix is None or not d.fix.edits:
-        return None
-    unsafe = d.fix.applicability != "safe"
-    return lsp.CodeAction(
-        title=d.fix.title + (" (unsafe)" if unsafe else ""),
-        kind=lsp.CodeActionKind.QuickFix,
-        diagnostics=[lsp_diagnostic] if lsp_diagnostic else None,
-        is_preferred=not unsafe,
-        edit=lsp.WorkspaceEdit(changes={uri: to_text_edits(d.fix.edits, lines, codec)}),
-    )
-
-
-def noqa_edit(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec] = None) -> Optional[lsp.TextEdit]:
-    """The edit that silences ``d`` with ``# noqa: CODE``: the code added to the ``# noqa`` that
-    already covers the diagnostic's statement, else a comment at the end of the statement's last
-    physical line (never inside a string that starts on the reported line: flake8 and gblint
-    read a ``# noqa`` anywhere on a multi-line statement). None when the statement is silenced
-    already, or when the text does not tokenize (where a comment may go is then unknown).
-
-    Args:
-        d: the diagnostic (1-based ``line``).
-        lines: the document's lines, without their line breaks (:func:`split_lines`).
-        codec: the client's position encoding (default UTF-16)."""
-    codec = codec or PositionCodec()
-    if not 0 < d.line <= len(lines):
-        return None
-    span = statement_lines("\n".join(lines), d.line)
-    if span is None:
-        return None
-    first, last = span[0], min(span[1], len(lines))
-    joined = "\n".join(lines[first - 1:last])
-    m = NOQA.search(joined)
-    if m is not None:
-        codes = match_codes(m)
-        if codes is ALL or d.code.startswith(tuple(codes)):
-            return None
-        if not _in_comment(joined, m.start()):  # the first `# noqa` is text in a string: it decides, and
-            return None                          # cannot take a code without changing the string
-        listed = m.group("codes").split("\n")[0].rstrip(", \t\f\v\r")  # the list on the comment's own line
-        offset = m.start("codes") + len(listed)
-        row = first - 1 + joined.count("\n", 0, offset)
-        column = offset - (joined.rfind("\n", 0, offset) + 1)
-        at = lsp.Position(line=row, character=codec.client_num_units(lines[row][:column]))
-        return lsp.TextEdit(range=lsp.Range(start=at, end=at), new_text=f",{d.code}")
-    row = last - 1
-    text = lines[row]
-    body = text.rstrip()
-    start = lsp.Position(line=row, character=codec.client_num_units(body))
-    end = lsp.Position(line=row, character=codec.client_num_units(text))
-    return lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=f"  # noqa: {d.code}")
-
-
-def _in_comment(fragment: str, offset: int) -> bool:
-    """Whether ``offset`` of ``fragment`` (whole statements) falls inside a comment token."""
-    row = fragment.count("\n", 0, offset) + 1
-    column = offset - (fragment.rfind("\n", 0, offset) + 1)
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(fragment + "\n").readline):
-            if tok.type == tokenize.COMMENT and tok.start[0] == row and tok.start[1] <= column < tok.end[1]:
-                return True
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return False
-
-
-def noqa_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
-                lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
-    """The quick fix that silences ``d`` with ``# noqa: GBLnnn`` on its statement (None: nothing
-    to add, or no place for it; see :func:`noqa_edit`)."""
-    edit = noqa_edit(d, lines, codec)
-    if edit is None:
-        return None
-    return lsp.CodeAction(
-        title=f"Add `# noqa: {d.code}` on line {edit.range.start.line + 1}",
-        kind=lsp.CodeActionKind.QuickFix,
-        diagnostics=[lsp_diagnostic] if lsp_diagnostic else None,
-        edit=lsp.WorkspaceEdit(changes={uri: [edit]}),
-    )
-
-
-def safe_edits(diagnostics: Iterable[Diagnostic]) -> List[Edit]:
-    """The edits of every safe fix, in document order, without duplicates or overlaps (the
-    first of two overlapping edits wins; the next fix-all pass picks up the other)."""
-    edits = sorted({e for d in diagnostics if d.fix and d.fix.applicability == "safe" for e in d.fix.edits},
-                   key=lambda e: (e.line, e.column, e.end_line, e.end_column, e.text))
-    out: List[Edit] = []
-    for e in edits:
-        if out and (e.line, e.column) < (out[-1].end_line, out[-1].end_column):
-            continue
-        out.append(e)
-    return out
-
-
-def fix_all_action(diagnostics: Iterable[Diagnostic], uri: str, lines: Sequence[str],
-                   codec: Optional[PositionCodec] = None) -> Optional[lsp.CodeAction]:
-    """``source.fixAll.gblint``: every safe fix of one document as one edit (None: no safe fix)."""
-    edits = safe_edits(diagnostics)
-    if not edits:
-        return None
-    return lsp.CodeAction(title="gblint: fix all safe fixes", kind=FIX_ALL_KIND,
-                          edit=lsp.WorkspaceEdit(changes={uri: to_text_edits(edits, lines, codec)}))
-
-
-def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:
-    """Markdown explaining what Dynamo will do for each diagnostic (message, frame, call
-    chain, hint and the graph-break page)."""
-    parts = []
-    for d in diagnostics:
-        head = f"**{d.code}** `{d.name}`: {EFFECT_WORDS.get(d.effect, d.effect)}"
-        if d.frame:
-            head += f" in `{d.frame}`"
-        block = [head, "", d.message]
-        if d.trace and len(d.trace) > 1:
-            block += ["", "Call chain: " + " → ".join(f"`{t.function}:{t.line}`" for t in d.trace)]
-        if d.hint:
-            block += ["", f"**Rewrite:** {d.hint}"]
-        if d.fix is not None and d.fix.edits:
-            block += ["", f"**Fix available:** {d.fix.title} ({d.fix.applicability})"]
-        elif has_fix(d):
-            block += ["", "**Fix available:** see the quick fixes"]
-        label = ", ".join(d.gb_ids) or d.code
-        block += ["", f"[{label}]({d.url})"]
-        parts.append("\n".join(block))
-    return "\n\n---\n\n".join(parts)
-
-
-def kind_allowed(kind: str, only: Optional[Sequence[str]]) -> bool:
-    """Whether a code action of ``kind`` answers a request restricted to ``only`` (LSP kinds
-    are hierarchical: ``source`` covers ``source.fixAll.gblint``)."""
-    if not only:
-        return True
-    return any(kind == k or kind.startswith(k + ".") for k in only)
 
 
 def parser_limit_exceeded(text: str) -> Optional[Tuple[int, str]]:
@@ -370,54 +90,12 @@ def parser_limit_exceeded(text: str) -> Optional[Tuple[int, str]]:
     return None
 
 
-class MemoryCache:
-    """Per-file summaries by content, in memory, for the engine's ``cache`` argument (its
-    ``key``/``get``/``put`` protocol): re-analysing the open documents after a change re-parses
-    only the changed one. Entries are pickled, so each run gets fresh objects as from the disk
-    cache; the least recently used go beyond ``limit``.
-
-    Args:
-        fingerprint: what besides the text decides a summary (settings, gblint's code).
-        limit: the most entries kept (int).
-    """
-
-    def __init__(self, fingerprint: str, limit: int = 256):
-        self.fingerprint = fingerprint
-        self.limit = limit
-        self._store: "collections.OrderedDict[str, bytes]" = collections.OrderedDict()
-
-    def key(self, path: str, module: str, text: str) -> str:
-        from .cache import content_key
-        return content_key(self.fingerprint, path, module, text)
-
-    def get(self, key: str):
-        data = self._store.get(key)
-        if data is None:
-            return None
-        self._store.move_to_end(key)
-        try:
-            return pickle.loads(data)
-        except Exception:
-            del self._store[key]
-            return None
-
-    def put(self, key: str, summary) -> None:
-        try:
-            self._store[key] = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # an unpicklable summary only costs speed
-            return
-        self._store.move_to_end(key)
-        while len(self._store) > self.limit:
-            self._store.popitem(last=False)
-
-
 def memory_cache_for(settings: Settings) -> Optional[MemoryCache]:
     """A :class:`MemoryCache` fingerprinted like the engine's disk cache (None when the engine
     takes no cache)."""
     if "cache" not in inspect.signature(check_sources).parameters:
         return None
     try:
-        from .cache import settings_fingerprint
         fingerprint = settings_fingerprint(settings)
     except Exception:
         fingerprint = repr(sorted((k, repr(v)) for k, v in settings.dynamo_config.items()))
@@ -443,10 +121,6 @@ def resolve_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], sett
     """The diagnostics with their deferred fixes computed (same order); unchanged when the
     engine has no deferred fixes. ``texts`` maps each diagnostic's path to the analysed text."""
     if not any(d.fix is None and getattr(d, "fix_request", None) is not None for d in diagnostics):
-        return list(diagnostics)
-    try:
-        from .fix import attach_fixes
-    except ImportError:
         return list(diagnostics)
     return list(attach_fixes(list(diagnostics), texts, settings))
 
@@ -479,6 +153,7 @@ class _Snapshot:
         self.uri_by_path = {p: self.uris[key] for p, key in self.key_by_path.items()}
 
     def key(self) -> tuple:
+        """What identifies the snapshot's contents: keys, versions and text hashes."""
         return tuple(sorted((key, v, hash(t)) for key, (_, v, t) in self.docs.items()))
 
 

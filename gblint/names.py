@@ -1,6 +1,8 @@
 """Import and alias resolution without libcst's scope providers.
 
-libcst's ``QualifiedNameProvider`` costs about 6x a parse (``shared/docs/perf_anchors.md``).
+libcst's scope and qualified-name providers (``ScopeProvider``, ``QualifiedNameProvider``) cost
+about 6x a parse, measured before gblint was written (README.md, "Speed", has where gblint's own
+time goes).
 gblint needs far less: the dotted name an expression such as ``T._dynamo.graph_break``
 or ``gb`` (``from torch._dynamo import graph_break as gb``) stands for. An
 :class:`ImportTable` maps each bound name to the dotted name it imports; function-local

@@ -14,15 +14,21 @@ EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "co
 COLORS = {"break": "33", "skip": "31", "error": "1;31", "info": "36"}
 
 
-def write_text(report: Report, out: TextIO, color: bool = False, show_hints: bool = True) -> None:
+def write_text(report: Report, out: TextIO, color: bool = False, show_hints: bool = True,
+               quiet: bool = False) -> None:
+    """The report as text, ruff-like: one diagnostic a few lines, then a summary. Paths print
+    relative to the working directory. ``quiet`` (``-q``): the diagnostics' first lines and
+    errors only, no trace, hints or summary."""
     def c(code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
     for d in report.diagnostics:
-        path = os.path.relpath(d.path) if os.path.isabs(d.path) else d.path
+        path = _display_path(d.path) if os.path.exists(d.path) else d.path
         head = f"{c('1', path)}:{d.line}:{d.column}: {c(COLORS.get(d.effect, '0'), d.code)} " \
                f"[{EFFECT_LABEL.get(d.effect, d.effect)}] {d.message}"
         out.write(head + "\n")
+        if quiet:
+            continue
         if d.trace and len(d.trace) > 1:
             chain = " -> ".join(f"{t.function}:{t.line}" for t in d.trace)
             out.write(f"    trace: {chain}\n")
@@ -32,7 +38,9 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
             ids = ", ".join(d.gb_ids)
             out.write(f"    {ids + ': ' if ids else ''}{d.url}\n")
     n = len(report.diagnostics)
-    if n:
+    if quiet:
+        pass
+    elif n:
         by_effect = collections.Counter(d.effect for d in report.diagnostics)
         parts = ", ".join(f"{by_effect[e]} {(EFFECT_LABEL if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
                           for e in ("error", "skip", "break", "info") if by_effect.get(e))
@@ -50,17 +58,33 @@ def write_json(report: Report, out: TextIO) -> None:
     out.write("\n")
 
 
-def write_statistics(report: Report, out: TextIO) -> None:
+def write_statistics(report: Report, out: TextIO, fmt: str = "text") -> None:
+    """Counts per code, most frequent first: a table (``fmt="text"``) or, as ruff's
+    ``--statistics --output-format json``, a JSON list of ``{code, name, count}``."""
     counts = collections.Counter((d.code, d.name) for d in report.diagnostics)
-    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        json.dump([{"code": code, "name": name, "count": n} for (code, name), n in rows], out, indent=2)
+        out.write("\n")
+        return
+    for (code, name), n in rows:
         out.write(f"{n:6d}  {code}  {name}\n")
 
 
 def write_explain(walks, name: str, out: TextIO) -> bool:
     """The static counterpart of ``torch._dynamo.explain``: for the compiled entry ``name``
     (``Class.method``, ``method`` or ``function``), its frames in call order with their
-    predicted graphs and breaks. Returns False when no entry has that name."""
-    chosen = [w for w in walks if w.region.entry.name == name or w.region.entry.name.split(".")[-1] == name]
+    predicted graphs and breaks. Returns False when no entry has that name. ``name`` may be
+    ``path:Class.method`` to tell entries of the same name in different files apart.
+
+    Raises ValueError when ``name`` names several entries (the message lists them)."""
+    chosen = explain_candidates(walks, name)
+    entries = sorted({(_display_path(w.region.entry.path), w.region.entry.name, w.region.entry.info.span.line)
+                      for w in chosen})
+    if len(entries) > 1:
+        listed = ", ".join(f"{p}:{q} (line {line})" for p, q, line in entries)
+        raise ValueError(f"--explain {name}: {len(entries)} compiled entries have that name: {listed}; "
+                         "name one as PATH:QUALNAME")
     for w in chosen:
         r = w.region
         out.write(f"Compiled region `{r.entry.name}` ({r.spelling}) in {r.entry.path}:{r.entry.info.span.line}\n")
@@ -84,6 +108,17 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
                   f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
     return bool(chosen)
+
+
+def explain_candidates(walks, name: str) -> list:
+    """The walks whose entry ``name`` designates: ``Class.method``, ``method``, ``function``,
+    or any of those after ``path:``."""
+    path, sep, qual = name.rpartition(":")
+    if sep and path:
+        want = os.path.realpath(path)
+        walks = [w for w in walks if os.path.realpath(w.region.entry.path) == want]
+        name = qual
+    return [w for w in walks if w.region.entry.name == name or w.region.entry.name.split(".")[-1] == name]
 
 
 # ------------------------------------------------------------------ SARIF and GitHub annotations

@@ -1,13 +1,16 @@
 """What gblint knows about tensor values without importing torch.
 
-Kind tokens used across the engine: ``"S"`` a Python scalar read out of tensor data (``.item()``,
-``float(t)``: a real value after the break, a symbolic one where scalars are captured), ``"~"`` probably a tensor (a user function's result
-when called with tensors: counted as traced ops, never reported), ``"T"`` a tensor, ``"P"`` a Python value Dynamo
-guards on (sizes, dtypes, constants), ``"M"`` an ``nn.Module`` object, ``"?"`` unknown,
-and ``"p:NAME"`` "a tensor if parameter NAME turns out to be one" (resolved once the
-whole function has been read).
+Kinds used across the engine (:class:`gblint.model.Kind`, whose members equal these words):
+``"S"`` a Python scalar read out of tensor data (``.item()``, ``float(t)``: a real value after
+the break, a symbolic one where scalars are captured), ``"~"`` probably a tensor (a user
+function's result when called with tensors: counted as traced ops, never reported), ``"T"`` a
+tensor, ``"P"`` a Python value Dynamo guards on (sizes, dtypes, constants), ``"M"`` an
+``nn.Module`` object, ``"?"`` unknown, and ``"p:NAME"`` "a tensor if parameter NAME turns out
+to be one" (resolved once the whole function has been read).
 """
 from __future__ import annotations
+
+from .model import PARAM_PREFIX, Kind
 
 # Attributes of a tensor that are Python values (guards, not data): branching on them
 # is not a graph break (semantics.md §1, "shape/numel branches").
@@ -68,47 +71,47 @@ NON_OP_PREFIXES = (
 def torch_call_kind(qualname: str) -> str:
     """Kind of the value a call of ``qualname`` returns; ``"?"`` if not a torch name."""
     if not (qualname == "torch" or qualname.startswith("torch.")):
-        return "?"
+        return Kind.UNKNOWN
     if qualname in PY_TORCH_FUNCS:
-        return "P"
+        return Kind.PYTHON
     last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.nn.functional."):
-        return "T"
+        return Kind.TENSOR
     if qualname.startswith("torch.nn.") and last[:1].isupper():
-        return "P" if last in ("Parameter", "Buffer") else "M"
+        return Kind.PYTHON if last in ("Parameter", "Buffer") else Kind.MODULE
     if qualname.startswith("torch.nn.Parameter") or qualname == "torch.nn.parameter.Parameter":
-        return "T"
+        return Kind.TENSOR
     if any(qualname.startswith(p) for p in NON_OP_PREFIXES):
-        return "?"
+        return Kind.UNKNOWN
     if last[:1].isupper():
-        return "P"  # torch.Generator, torch.Size, torch.dtype objects ...
+        return Kind.PYTHON  # torch.Generator, torch.Size, torch.dtype objects ...
     if last.startswith("is_") or last.startswith("get_") or last.startswith("set_"):
-        return "P"
-    return "T"
+        return Kind.PYTHON
+    return Kind.TENSOR
 
 
 def join(*kinds: str) -> str:
     """Kind of an arithmetic combination of operands."""
-    if "T" in kinds:
-        return "T"
+    if Kind.TENSOR in kinds:
+        return Kind.TENSOR
     for k in kinds:
-        if k.startswith("p:"):
+        if k.startswith(PARAM_PREFIX):
             return k
-    if "~" in kinds:
-        return "~"
-    if "S" in kinds and all(k in ("S", "P") for k in kinds):
-        return "S"
-    if kinds and all(k == "P" for k in kinds):
-        return "P"
-    return "?"
+    if Kind.PROBABLE in kinds:
+        return Kind.PROBABLE
+    if Kind.SCALAR in kinds and all(k in (Kind.SCALAR, Kind.PYTHON) for k in kinds):
+        return Kind.SCALAR
+    if kinds and all(k == Kind.PYTHON for k in kinds):
+        return Kind.PYTHON
+    return Kind.UNKNOWN
 
 
 def maybe_tensor(kind: str) -> bool:
     """True for a tensor, or a parameter that may turn out to be one (rules fire on these)."""
-    return kind == "T" or kind.startswith("p:")
+    return kind == Kind.TENSOR or kind.startswith(PARAM_PREFIX)
 
 
 def likely_tensor(kind: str) -> bool:
     """Also true for ``"~"``: the result of a user function called with tensors. Used to
     estimate traced ops (checkpoints, graph counts), never to report a break."""
-    return kind == "~" or maybe_tensor(kind)
+    return kind == Kind.PROBABLE or maybe_tensor(kind)

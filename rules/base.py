@@ -16,13 +16,13 @@ import libcst as cst
 class BreakSite:
     """A break found by a rule at ``node``.
 
-    ``needs`` is a tensor-kind token (see :meth:`gblint.summary.FunctionScope.kind`) that
+    ``needs`` is a tensor-kind token (see :meth:`gblint.scope.FunctionScope.kind`) that
     must resolve to a tensor once the whole function has been read, or None when the site
-    breaks whatever the types. ``outcome`` is ``"resume"`` (a resumable break),
-    ``"skip"`` (Dynamo cannot resume: the frame is skipped, e.g. ``skip_frame()``),
-    ``"tail"`` (the graph up to the last checkpoint is kept, ``step_unsupported()``) or
-    ``"raise"`` (an uncaught ``raise``: skips the frame unless a ``try`` around it, in this
-    frame or a caller, handles it).
+    breaks whatever the types. ``outcome`` (a :class:`gblint.model.Outcome` or its word) is
+    ``"resume"`` (a resumable break), ``"skip"`` (Dynamo cannot resume: the frame is skipped,
+    e.g. ``skip_frame()``), ``"tail"`` (the graph up to the last checkpoint is kept,
+    ``step_unsupported()``) or ``"raise"`` (an uncaught ``raise``: skips the frame unless a
+    ``try`` around it, in this frame or a caller, handles it).
     """
 
     rule: "Rule"
@@ -64,7 +64,7 @@ class Rule:
     def check(self, node: cst.CSTNode, ctx) -> Optional[Iterable[BreakSite]]:
         """Return the break sites at ``node`` (a BreakSite, an iterable of them, or None).
 
-        ``ctx`` is the :class:`gblint.summary.FunctionScope` of the function being read.
+        ``ctx`` is the :class:`gblint.scope.FunctionScope` of the function being read.
         """
         raise NotImplementedError
 

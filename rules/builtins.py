@@ -6,6 +6,7 @@ Source: ``torch/_dynamo/trace_rules.py`` (skip lists), ``variables/builtin.py``,
 """
 import libcst as cst
 
+from gblint.model import LoggerValue
 from gblint.names import dotted
 from gblint.tensors import maybe_tensor
 
@@ -188,7 +189,7 @@ class LoggingCall(Rule):
         if isinstance(base, cst.Name):
             ref = ctx.builder.summary.module_names.get(base.value)
             local = ctx.values.get(base.value)
-            if (ref and ref[0] == "logger" and ctx.lookup(base.value) is None) or (local and local[0] == "logger"):
+            if (isinstance(ref, LoggerValue) and ctx.lookup(base.value) is None) or isinstance(local, LoggerValue):
                 return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")
             if base.value in ("logger", "log", "_logger", "LOGGER", "_log") and ctx.lookup(base.value) is None:
                 return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")

@@ -28,7 +28,7 @@ class UnsupportedTensorMethod(Rule):
                "`retain_grad`, sparse constructors, or assigning `t.requires_grad`.")
     why = "Each is refused by Dynamo's tensor tracker: the graph ends here."
     hint = "Do storage changes and sparse construction outside the compiled region; use out-of-place ops inside."
-    source = "torch/_dynamo/variables/tensor.py; shared/docs/gb_registry.md"
+    source = "torch/_dynamo/variables/tensor.py; docs/gb_registry.md"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

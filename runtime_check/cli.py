@@ -3,7 +3,10 @@ children, see :mod:`gblint.runtime_check.runner`).
 
 Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
 ``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error,
-130/143 interrupted by SIGINT/SIGTERM (every process started for the runs is killed first).
+or nothing ran (no run got to ``torch.compile``: torch missing, an unknown backend, every region
+needing inputs or failing to import, no region at all; one line on stderr says why, the report
+is still written, with precision and recall ``n/a``/``null``), 130/143 interrupted by
+SIGINT/SIGTERM (every process started for the runs is killed first).
 """
 from __future__ import annotations
 
@@ -161,12 +164,16 @@ def cmd_confirm(args) -> int:
     with contained():  # Ctrl-C, SIGTERM or not: nothing started for the runs outlives this command
         runs, result, files = confirm(jobs, options, settings, checked, roots)
     buf = io.StringIO()
+    doc = document(runs, result, unrunnable)
     if args.format == "json":
-        json.dump(document(runs, result, unrunnable), buf, indent=2, default=str)
+        json.dump(doc, buf, indent=2, default=str)
         buf.write("\n")
     else:
         write_text(runs, result, files, buf, unrunnable, verbose=args.verbose)
     _emit(buf.getvalue(), args)
+    if doc["nothing_ran"]:
+        print(f"gblint: error: nothing ran: {doc['nothing_ran']}", file=sys.stderr)
+        return 2
     if args.strict and (result["counts"]["refuted"] or result["missed"]):
         return 1
     return 0
@@ -175,7 +182,7 @@ def cmd_confirm(args) -> int:
 def check_confirm(args, paths: Sequence[str], settings, report, regions=None) -> Tuple[Dict[str, Any], int]:
     """``gblint check --confirm``: run the regions of ``paths`` and return ``(confirm section,
     strict failure 0/1)``. The section is ``{"runs", "matches", "missed", "precision",
-    "recall", "unrunnable"}``; ``report.diagnostics`` are matched as they are. ``regions``: the
+    "recall", "unrunnable", "nothing_ran"}`` (see :func:`.report.document`); ``report.diagnostics`` are matched as they are. ``regions``: the
     static pass's :class:`gblint.consequences.Region` list (found again when None)."""
     from gblint.config import find_pyproject
 
@@ -214,7 +221,8 @@ def write_check_confirm_text(section: Dict[str, Any], paths: Sequence[str], out)
 def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int:
     """Run the static report through ``--confirm``: JSON gains ``status`` on each diagnostic
     and a ``confirm`` section; text gains a confirmation section. ``write_report(buf)`` writes
-    the ordinary report. Returns the exit code (as ``check``, or 1 under ``--strict``)."""
+    the ordinary report. Returns the exit code (as ``check``, or 1 under ``--strict``, or 2 with
+    one line on stderr when nothing ran: see :func:`.report.nothing_ran`)."""
     paths = list(args.paths or ["."])
     if paths == ["-"]:
         print("gblint: error: --confirm needs files, not standard input", file=sys.stderr)
@@ -244,6 +252,9 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int
         write_check_confirm_text(section, files, buf)
     _emit(buf.getvalue(), args)
     if report.errors:
+        return 2
+    if section.get("nothing_ran"):
+        print(f"gblint: error: --confirm: nothing ran: {section['nothing_ran']}", file=sys.stderr)
         return 2
     if strict_failed:
         return 1

@@ -8,10 +8,20 @@ effect     confirmed when ...
 =========  ============================================================================
 ``break``  a break was observed at its line (innermost line, or a call site of the break's
            user stack) that resumed or compiled a prefix
-``skip``   a frame of that name in that file was skipped (its compile failed and it ran
-           eagerly), or a break at its line skipped its frame
-``error``  the run raised a compile error whose user stack holds its line
+``skip``   the diagnostic's frame was skipped (its compile failed and it ran eagerly), or a
+           break at its line skipped its frame. Frames are matched by file, qualified name
+           and first line (see below), never by bare name
+``error``  a compile error whose user stack holds its line reached the caller (it ended
+           the run, or the user's code caught it: ``compile_errors``)
 =========  ============================================================================
+
+A diagnostic's frame (``frame``: ``Class.method``, ``function``, ``outer.inner``,
+``<listcomp>``) is found in the source with :mod:`ast`: the definition of that name that holds
+the frame's entry of ``trace`` (else the diagnostic's own line). An observed skipped frame is
+that frame when its file is the same, its ``co_qualname`` (``<locals>`` dropped, a resume
+function counted as the function it continues) is the same, and its ``co_firstlineno`` is the
+line of the definition's first decorator or of its ``def`` (a resume function: a line inside
+the definition).
 
 Otherwise it is ``refuted`` when the function holding its line was reached (a graph, a break,
 a compiled frame or an error has a line inside that function, found with :mod:`ast`), and
@@ -23,7 +33,7 @@ effect but ``info``); a skipped frame by a ``skip``/``error`` diagnostic naming 
 error by an ``error`` diagnostic on a line of its stack.
 
 precision = confirmed / (confirmed + refuted); recall = explained observations / observations
-(each 1.0 when its denominator is 0).
+(each ``None`` when its denominator is 0: there was nothing to measure).
 """
 from __future__ import annotations
 
@@ -64,6 +74,146 @@ def function_spans(path: str) -> Tuple[Tuple[int, int], ...]:
     return tuple(spans)
 
 
+@dataclasses.dataclass(frozen=True)
+class FrameDef:
+    """A function (or comprehension, lambda) definition of a file: ``qualname`` as gblint
+    spells frames (``Class.method``, ``outer.inner``, ``f.<listcomp>``: Python's
+    ``__qualname__`` without ``<locals>``), ``name`` (its own name, ``<listcomp>``...),
+    ``first`` (its first decorator's line, else ``line``), ``line`` (the ``def``), ``end``."""
+
+    path: str
+    qualname: str
+    name: str
+    first: int
+    line: int
+    end: int
+
+
+_COMPREHENSIONS = {ast.ListComp: "<listcomp>", ast.SetComp: "<setcomp>", ast.DictComp: "<dictcomp>",
+                   ast.GeneratorExp: "<genexpr>", ast.Lambda: "<lambda>"}
+
+
+@functools.lru_cache(maxsize=512)
+def frame_defs(path: str) -> Tuple[FrameDef, ...]:
+    """Every function, lambda and comprehension of ``path`` as a :class:`FrameDef`. Empty when
+    the file cannot be read or parsed."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    out: List[FrameDef] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                out.append(FrameDef(path, qual, child.name, first, child.lineno, child.end_lineno or child.lineno))
+                outer = child.decorator_list + child.args.defaults + [k for k in child.args.kw_defaults if k]
+                for expr in outer:  # evaluated in the enclosing scope
+                    visit_expr(expr, prefix)
+                for stmt in child.body:
+                    visit_stmt(stmt, qual + ".")
+            elif isinstance(child, ast.ClassDef):
+                for expr in child.decorator_list + child.bases + [k.value for k in child.keywords]:
+                    visit_expr(expr, prefix)
+                for stmt in child.body:
+                    visit_stmt(stmt, prefix + child.name + ".")
+            elif type(child) in _COMPREHENSIONS:
+                name = _COMPREHENSIONS[type(child)]
+                qual = prefix + name
+                out.append(FrameDef(path, qual, name, child.lineno, child.lineno, child.end_lineno or child.lineno))
+                visit(child, qual + ".")
+            else:
+                visit(child, prefix)
+
+    def visit_stmt(stmt: ast.AST, prefix: str) -> None:
+        wrapper = ast.Module(body=[stmt], type_ignores=[])
+        visit(wrapper, prefix)
+
+    def visit_expr(expr: ast.AST, prefix: str) -> None:
+        wrapper = ast.Expression(body=expr)
+        visit(wrapper, prefix)
+
+    visit(tree, "")
+    return tuple(out)
+
+
+def normal_qualname(qualname: Optional[str]) -> Optional[str]:
+    """``co_qualname`` as gblint spells frames: ``<locals>`` dropped, a resume function
+    (``Net.torch_dynamo_resume_in_forward_at_12``) named as the function it continues."""
+    if not qualname:
+        return None
+    from .observer import resume_target
+    parts = [p for p in qualname.split(".") if p != "<locals>"]
+    if parts:
+        parts[-1] = resume_target(parts[-1])[0]
+    return ".".join(parts)
+
+
+def _names_frame(fd: FrameDef, frame: str) -> bool:
+    if fd.qualname == frame:
+        return True
+    last = frame.split(".")[-1]
+    if last.startswith("<"):  # a comprehension or lambda, named by its kind only
+        return fd.name == last and (fd.qualname.endswith("." + frame) or "." not in frame)
+    return fd.qualname.endswith("." + frame)
+
+
+def diagnostic_frame(d: Any) -> Optional[FrameDef]:
+    """The definition of a diagnostic's ``frame`` (see the module doc), or None when it cannot
+    be found in the source."""
+    frame = _get(d, "frame")
+    path = _get(d, "path")
+    if not frame or not path:
+        return None
+    anon = frame.split(".")[-1].startswith("<")
+    anchors = []
+    for t in _get(d, "trace") or ():
+        tf, tp, tl = _get(t, "function"), _get(t, "path"), _get(t, "line")
+        if tp and tl and (anon or tf == frame):
+            anchors.append((norm(tp), int(tl)))
+    anchors.append((norm(path), int(_get(d, "line"))))
+    for apath, aline in anchors:
+        inside = [fd for fd in frame_defs(apath) if _names_frame(fd, frame) and fd.first <= aline <= fd.end]
+        if inside:
+            return min(inside, key=lambda fd: fd.end - fd.first)
+    exact = [fd for fd in frame_defs(norm(path)) if fd.qualname == frame]
+    return exact[0] if len(exact) == 1 else None
+
+
+def same_frame(skip: Dict[str, Any], fd: FrameDef) -> bool:
+    """Whether the observed skipped frame ``skip`` (a run's ``skipped_frames`` entry) is the
+    definition ``fd``: same file, same qualified name (the code name when the observation has
+    no qualname: Python < 3.11, or a metrics record only), and its first line is ``fd``'s
+    first decorator or ``def`` line (a resume function's: inside ``fd``)."""
+    if norm(skip.get("path")) != fd.path:
+        return False
+    qual = normal_qualname(skip.get("qualname"))
+    if qual is not None:
+        if qual != fd.qualname:
+            return False
+    else:
+        from .observer import resume_target
+        if resume_target(skip.get("code_name") or skip.get("function") or "")[0] != fd.name:
+            return False
+    first = skip.get("first_line")
+    if first is None:
+        return qual is not None
+    if skip.get("resume_at") is not None:
+        return fd.first <= int(first) <= fd.end
+    return int(first) in (fd.first, fd.line)
+
+
+def _explains_skip(d: Any, fd: Optional[FrameDef], skip: Dict[str, Any]) -> bool:
+    if fd is not None:
+        return same_frame(skip, fd)
+    # the frame's definition was not found: only an exact file and qualified name will do
+    qual = normal_qualname(skip.get("qualname"))
+    return qual is not None and qual == _get(d, "frame") and norm(skip.get("path")) == norm(_get(d, "path"))
+
+
 def enclosing_span(path: str, line: int) -> Optional[Tuple[int, int]]:
     """The innermost function span of ``path`` holding ``line``, or None (module level)."""
     best = None
@@ -79,17 +229,20 @@ class Observed:
 
     sites: Dict[Site, Set[str]] = dataclasses.field(default_factory=dict)  # innermost line -> outcomes
     call_sites: Dict[Site, Set[str]] = dataclasses.field(default_factory=dict)  # call sites of breaks
-    skipped: Dict[Tuple[str, str], Dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # (file, first line, code name) -> the skipped frame's record
+    skipped: Dict[Tuple[str, Any, Any], Dict[str, Any]] = dataclasses.field(default_factory=dict)
     errors: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     lines: Dict[str, Set[int]] = dataclasses.field(default_factory=dict)  # every line seen, per file
     gb_ids: Dict[Site, str] = dataclasses.field(default_factory=dict)
 
     def see(self, path: Optional[str], line: Optional[int]) -> None:
+        """Record that Dynamo saw ``path:line``."""
         if path and line:
             self.lines.setdefault(norm(path), set()).add(int(line))
 
     @classmethod
     def from_runs(cls, runs: Iterable[Dict[str, Any]]) -> "Observed":
+        """Index the observations of ``runs`` (run records of :func:`.runner.build_run`)."""
         obs = cls()
         for run in runs:
             for g in run.get("graphs", []):
@@ -105,19 +258,24 @@ class Observed:
                     obs.call_sites.setdefault(cs, set()).update(b.get("outcomes") or [b.get("outcome")])
                     obs.see(fr["path"], fr["line"])
             for s in run.get("skipped_frames", []):
-                obs.skipped.setdefault((norm(s["path"]), frame_tail(s["function"])), s)
+                obs.skipped.setdefault((norm(s["path"]), s.get("first_line"), s.get("code_name") or s["function"]), s)
                 obs.see(s["path"], s.get("line"))
                 obs.see(s["path"], s.get("first_line"))
             for f in run.get("frames", []):
                 obs.see(f.get("path"), f.get("line"))
             for f in run.get("declined_frames", []):
                 obs.see(f.get("path"), f.get("line"))
+            errs = list(run.get("compile_errors") or [])
             err = run.get("error")
-            if err:
+            if err and not any((e.get("path"), e.get("line"), e.get("type")) ==
+                               (err.get("path"), err.get("line"), err.get("type")) for e in errs):
+                errs.append(err)
+            for err in errs:
                 obs.errors.append(err)
                 for fr in err.get("stack") or []:
                     obs.see(fr["path"], fr["line"])
                 obs.see(err.get("path"), err.get("line"))
+                obs.see(err.get("frame_path"), err.get("first_line"))
         return obs
 
     def reached(self, path: str, line: int) -> bool:
@@ -131,6 +289,7 @@ class Observed:
         return any(span[0] <= ln <= span[1] for ln in seen)
 
     def error_sites(self, err: Dict[str, Any]) -> Set[Site]:
+        """The user lines of a compile error: its stack and its site."""
         out = {(norm(fr["path"]), int(fr["line"])) for fr in err.get("stack") or []}
         if err.get("path") and err.get("line"):
             out.add((norm(err["path"]), int(err["line"])))
@@ -147,16 +306,18 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
     path, line, effect = norm(_get(d, "path")), int(_get(d, "line")), _get(d, "effect")
     site = (path, line)
     outcomes = obs.sites.get(site, set()) | obs.call_sites.get(site, set())
-    frame = frame_tail(_get(d, "frame"))
     if effect == "break":
         if outcomes & {"resumed", "prefix"}:
             return "confirmed", "break observed here (" + ", ".join(sorted(outcomes)) + ")"
         if outcomes:
             return "refuted", "a break was observed here, but it skipped the frame"
     elif effect == "skip":
-        if (path, frame) in obs.skipped:
-            s = obs.skipped[(path, frame)]
-            return "confirmed", f"frame `{frame}` skipped ({s.get('reason') or 'compile failed'})"
+        fd = diagnostic_frame(d)
+        for s in obs.skipped.values():
+            if _explains_skip(d, fd, s):
+                name = normal_qualname(s.get("qualname")) or s.get("function")
+                return "confirmed", (f"frame `{name}` (line {s.get('first_line')}) skipped "
+                                     f"({s.get('reason') or 'compile failed'})")
         if "skipped" in obs.sites.get(site, set()):
             return "confirmed", "a break here skipped its frame"
         if outcomes:
@@ -165,7 +326,8 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
     elif effect == "error":
         for err in obs.errors:
             if site in obs.error_sites(err):
-                return "confirmed", f"{err.get('type')} raised ({err.get('gb_id') or err.get('message')})"
+                caught = " and caught by the caller" if err.get("caught") else ""
+                return "confirmed", f"{err.get('type')} raised{caught} ({err.get('gb_id') or err.get('message')})"
         if outcomes:
             return "refuted", "a break was observed here, but no compile error"
     if obs.reached(path, line):
@@ -179,7 +341,7 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
     ``checked_paths`` (the files the static pass read; default: the diagnostics' files) are
     not counted as missed (``outside`` counts them). Returns ``{"matches", "missed",
     "observations" (every counted observation with ``explained``), "precision", "recall",
-    "counts"}``."""
+    "counts"}``; precision and recall are ``None`` when their denominator is 0."""
     obs = Observed.from_runs(runs)
     diags = [d for d in diagnostics if _get(d, "effect") in ("break", "skip", "error")]
     checked = {norm(p) for p in (checked_paths or [])} or {norm(_get(d, "path")) for d in diags}
@@ -191,8 +353,7 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
                         "why": why})
     # observations and what explains them
     at_line: Set[Site] = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags}
-    skip_frames = {(norm(_get(d, "path")), frame_tail(_get(d, "frame")))
-                   for d in diags if _get(d, "effect") in ("skip", "error")}
+    skip_diags = [(d, diagnostic_frame(d)) for d in diags if _get(d, "effect") in ("skip", "error")]
     error_lines = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags if _get(d, "effect") == "error"}
     missed, items, outside = [], [], 0
     for site, outcomes in sorted(obs.sites.items()):
@@ -203,14 +364,18 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
         if site not in at_line:
             worst = max(outcomes, key=lambda o: {"resumed": 0, "prefix": 1, "skipped": 2}.get(o, 0))
             missed.append({"path": site[0], "line": site[1], "gb_id": obs.gb_ids.get(site), "outcome": worst})
-    for (path, fn), s in sorted(obs.skipped.items()):
+    for (path, _first, _code), s in sorted(obs.skipped.items(), key=lambda kv: tuple(map(str, kv[0]))):
         if path not in checked:
             outside += 1
             continue
-        items.append({"path": path, "line": s.get("line"), "kind": "skipped_frame", "explained": (path, fn) in skip_frames})
-        if (path, fn) not in skip_frames:
+        explained = any(_explains_skip(d, fd, s) for d, fd in skip_diags)
+        items.append({"path": path, "line": s.get("line"), "kind": "skipped_frame", "explained": explained,
+                      "function": normal_qualname(s.get("qualname")) or s.get("function"),
+                      "first_line": s.get("first_line")})
+        if not explained:
             missed.append({"path": path, "line": s.get("line"), "gb_id": s.get("gb_id"), "outcome": "skipped",
-                           "function": fn})
+                           "function": normal_qualname(s.get("qualname")) or s.get("function"),
+                           "first_line": s.get("first_line")})
     seen_errors = set()
     for err in obs.errors:
         sites = obs.error_sites(err)
@@ -231,5 +396,5 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
               "not_reached": sum(m["status"] == "not_reached" for m in matches),
               "observed": total, "explained": explained, "missed": len(missed), "outside": outside}
     return {"matches": matches, "missed": missed, "observations": items,
-            "precision": round(confirmed / (confirmed + refuted), 4) if confirmed + refuted else 1.0,
-            "recall": round(explained / total, 4) if total else 1.0, "counts": counts}
+            "precision": round(confirmed / (confirmed + refuted), 4) if confirmed + refuted else None,
+            "recall": round(explained / total, 4) if total else None, "counts": counts}

@@ -22,8 +22,17 @@ What is hooked, and the PyTorch 2.13 source each hook rests on (paths relative t
   and ``exc.real_stack``. The consequence is the fixed prefix Dynamo puts on ``reason``
   (:func:`outcome_of_reason`).
 - **frames that fail**: ``convert_frame.format_error_msg(exc, code, ...)``, called by
-  ``convert_frame._compile`` exactly when a compile error is suppressed and the frame runs
+  ``ConvertFrame.__call__`` exactly when a compile error is suppressed and the frame runs
   eagerly (a skipped frame, including GB0003 generators that never reach tracing).
+- **compile errors, caught or not**: ``convert_frame.exception_handler(exc, code, ...)``, which
+  ``convert_frame._compile`` calls for every exception raised while compiling a frame (a
+  ``SkipFrame`` never gets there: ``_compile_inner`` turns it into a decline), after tracing
+  failed and before the exception is re-raised. Each such exception is stamped with a sequence
+  number (``compile_exception`` event, ``seq``); the ``frame_failed`` event of a suppressed one
+  carries the numbers it suppressed (``seqs``, the exception and its ``__context__`` chain,
+  since ``_compile`` may re-wrap it). One that no ``frame_failed`` suppressed reached the
+  caller as a compile error (``fullgraph=True``, ``error_on_graph_break(True)``, a backend
+  failure), even when the user's code then caught it.
 - **functions traced** (only with ``record_traced = True``; the ecosystem harness uses it):
   ``symbolic_convert.InstructionTranslatorBase.__init__``, which every root and inlining
   translator runs with the ``f_code`` it traces; one ``traced`` event per code object and job.
@@ -37,7 +46,10 @@ What is hooked, and the PyTorch 2.13 source each hook rests on (paths relative t
 
 None of these adds a Python frame between the eval-frame callback and ``convert_frame.py``
 (``convert_frame`` walks the stack to find ``disable(recursive=False)`` wrappers; see
-``shared/docs/semantics.md`` section 6).
+``docs/semantics.md`` section 6).
+
+The backend is checked at :meth:`Observer.install`: a name Dynamo does not know raises
+:class:`BackendUnavailable` with Dynamo's own message and the registered names.
 
 Every observation is handed at once to a *sink* (a callable taking one JSON-able dict), so a
 crash or a kill loses nothing already seen.
@@ -163,8 +175,57 @@ def _frames(stack: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
 
 
 def _first_line(text: Any) -> str:
-    s = str(text or "").strip()
-    return s.splitlines()[0] if s else ""
+    """The first line of ``str(text)``; a first line that ends with ``:`` (Dynamo's
+    ``backend='inductor' raised:``, then the backend's own error on the next line) is joined
+    with the next non-empty line, so that the message is never cut off after its colon."""
+    lines = [ln.strip() for ln in str(text or "").strip().splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return ""
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:
+        first = f"{first} {lines[1]}"
+    return first
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend asked for (``--backend NAME``) is not one Dynamo can look up. The message
+    is Dynamo's own error, followed by the names it knows."""
+
+
+def check_backend(name: str) -> None:
+    """Raise :class:`BackendUnavailable` unless ``name`` is ``inductor``, ``keep`` or a backend
+    ``torch._dynamo.backends.registry.lookup_backend`` finds (which also loads the backends
+    registered through entry points). Imports torch."""
+    if name in ("inductor", "keep"):
+        return
+    from torch._dynamo.backends.registry import list_backends, lookup_backend
+    if name == "gblint":
+        raise BackendUnavailable("backend 'gblint' is gblint's own recorder; name the backend it should hand "
+                                 "graphs to (inductor, eager, aot_eager, ...)")
+    try:
+        lookup_backend(name)
+    except Exception as exc:
+        try:  # every name lookup_backend accepts (list_backends() alone hides the "debug" ones: eager...)
+            known = ", ".join(n for n in sorted(list_backends(exclude_tags=())) if n != "gblint")
+        except Exception:
+            known = ""
+        msg = f"backend {name!r} is not available: {_first_line(exc) or type(exc).__name__}"
+        raise BackendUnavailable(msg + (f" Registered backends: {known}." if known else "")) from None
+
+
+def _seqs(exc: Optional[BaseException]) -> List[int]:
+    """The sequence numbers :meth:`Observer._on_compile_exception` stamped on ``exc`` and on the
+    exceptions of its ``__context__``/``__cause__`` chain."""
+    out: List[int] = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        seq = getattr(exc, "_gblint_seq", None)
+        if isinstance(seq, int) and seq not in out:
+            out.append(seq)
+        exc = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+    return out
 
 
 class Observer:
@@ -175,7 +236,8 @@ class Observer:
     ``"keep"``: the backend each ``torch.compile`` call asked for).
     ``job``: a label stamped on every event (the child sets it per entry).
     Raises ``RuntimeError`` from :meth:`install` when a hooked PyTorch function is missing
-    (a PyTorch whose internals differ from 2.13's)."""
+    (a PyTorch whose internals differ from 2.13's), and :class:`BackendUnavailable` (before
+    hooking anything) when ``backend`` is not a backend Dynamo knows."""
 
     def __init__(self, sink: Sink, backend: str = "inductor", device: str = "cpu"):
         self.sink = sink
@@ -189,6 +251,8 @@ class Observer:
         self.installed = False
         self.record_traced = False
         self._traced_seen: set = set()
+        self._seq = 0
+        self._seq_lock = threading.Lock()
 
     # ------------------------------------------------------------------ events
     def emit(self, event: str, **data: Any) -> None:
@@ -214,6 +278,7 @@ class Observer:
         from torch._dynamo import convert_frame, symbolic_convert
         from torch._dynamo import utils as dynamo_utils
 
+        check_backend(self.backend)
         self.roots = _Roots()
         self.gb_id = gb_id_lookup()
         obs = self
@@ -274,6 +339,19 @@ class Observer:
 
         convert_frame.format_error_msg = format_error_msg
         self._undo.append(lambda: setattr(convert_frame, "format_error_msg", orig_fem))
+
+        # every compile failure, suppressed or not (called after tracing failed; it returns) ---
+        orig_eh = convert_frame.exception_handler
+
+        def exception_handler(exc, code, *args, **kwargs):
+            try:
+                obs._on_compile_exception(exc, code)
+            except Exception:
+                pass
+            return orig_eh(exc, code, *args, **kwargs)
+
+        convert_frame.exception_handler = exception_handler
+        self._undo.append(lambda: setattr(convert_frame, "exception_handler", orig_eh))
 
         # compilation metrics -------------------------------------------------
         import collections
@@ -417,7 +495,29 @@ class Observer:
     def _on_frame_failed(self, exc: BaseException, code) -> None:
         stack = _frames(getattr(exc, "real_stack", None))
         gb_type = getattr(exc, "gb_type", None)
-        self.emit("frame_failed", compile_id=self._compile_id(), function=code.co_name, path=code.co_filename,
+        self.emit("frame_failed", compile_id=self._compile_id(), function=code.co_name,
+                  qualname=getattr(code, "co_qualname", None), path=code.co_filename,
+                  first_line=code.co_firstlineno, exc_type=_qualname(type(exc)), gb_type=gb_type,
+                  gb_id=self.gb_id(gb_type), message=_first_line(exc), stack=stack,
+                  user_stack=self.user_frames(stack), seqs=_seqs(exc))
+
+    def _on_compile_exception(self, exc: BaseException, code) -> None:
+        """An exception raised while compiling ``code`` (before Dynamo decides whether to
+        suppress it). Stamps it with a sequence number; see the module docstring. An exception
+        already stamped (seen by an enclosing compilation) is reported once."""
+        if isinstance(getattr(exc, "_gblint_seq", None), int):
+            return
+        with self._seq_lock:
+            self._seq += 1
+            seq = self._seq
+        try:
+            exc._gblint_seq = seq  # type: ignore[attr-defined]
+        except Exception:
+            return  # cannot be paired with its suppression: not reported
+        stack = _frames(getattr(exc, "real_stack", None))
+        gb_type = getattr(exc, "gb_type", None)
+        self.emit("compile_exception", seq=seq, compile_id=self._compile_id(), function=code.co_name,
+                  qualname=getattr(code, "co_qualname", None), path=code.co_filename,
                   first_line=code.co_firstlineno, exc_type=_qualname(type(exc)), gb_type=gb_type,
                   gb_id=self.gb_id(gb_type), message=_first_line(exc), stack=stack,
                   user_stack=self.user_frames(stack))

@@ -8,16 +8,20 @@ in new sessions that a process-group kill misses. Three mechanisms find them all
 - the command line makes itself a *child subreaper* (:func:`contained`), so an orphan of the
   user's code is re-parented to gblint instead of init, and :func:`descendants` (a walk of
   ``/proc`` by parent pid) reaches it even when it cleared its environment;
-- :func:`contained` kills every descendant on SIGTERM, SIGINT and on the way out.
+- :func:`contained` kills every descendant on SIGTERM, SIGINT and on the way out;
+- and, for SIGKILL, which no handler sees, :func:`contained` starts a *guardian* (:func:`guard`):
+  a separate process that keeps noting every descendant and marked process, and kills them when
+  the command dies (the end of a pipe only the command holds).
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import time
-from typing import Callable, Dict, Iterable, Iterator, List, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 MARK = "GBLINT_CONFIRM_MARK"
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -128,22 +132,97 @@ def terminate(select: Callable[[Table], Iterable[int]], timeout: float = 5.0) ->
         time.sleep(0.01)
 
 
-def kill_descendants() -> None:
-    """Kill and reap every descendant of this process."""
+def _start_time(pid: int) -> Optional[int]:
+    """The start time of ``pid`` (clock ticks since boot; tells a reused pid apart), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+        return int(data[data.rindex(b")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def guard(parent: int, fd: int, interval: float = 0.05) -> None:
+    """The guardian's loop (in its own process and session): while ``fd`` (the read end of a
+    pipe whose write end only ``parent`` holds) stays open, note every process started for
+    ``parent``'s confirmations (its descendants, and processes whose :data:`MARK` starts with
+    ``"{parent}-"``), every ``interval`` seconds; when ``parent`` is gone (end of file), kill
+    the ones noted that still run (same pid and start time) and whatever is still marked."""
+    import select
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C to the terminal is the command's to handle
     me = os.getpid()
-    terminate(lambda table: descendants(me, table))
+    seen: Dict[int, Optional[int]] = {}
+    while not select.select([fd], [], [], interval)[0]:
+        table = process_table()
+        for pid in descendants(parent, table) + marked(f"{parent}-", table):
+            if pid != me and pid not in seen:
+                seen[pid] = _start_time(pid)
+    try:
+        if os.read(fd, 1):  # the command closed it on purpose after its own cleanup
+            return
+    except OSError:
+        pass
+    terminate(lambda table: [p for p in seen if p != me and _start_time(p) == seen[p]]
+              + marked(f"{parent}-", table))
+
+
+def start_guardian() -> Optional[Tuple[int, subprocess.Popen]]:
+    """Start :func:`guard` for this process; (write end of its pipe, the guardian process), or
+    None where that is impossible (not Linux, or it could not start). Close the write end to
+    let the guardian go, after writing a byte to say there is nothing left for it to kill."""
+    if not sys.platform.startswith("linux"):
+        return None
+    r, w = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from gblint.runtime_check.reaper import guard; "
+                                 "guard(int(sys.argv[1]), int(sys.argv[2]))", str(os.getpid()), str(r)],
+                                pass_fds=(r,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        os.close(w)
+        return None
+    finally:
+        os.close(r)
+    return w, proc
+
+
+def stop_guardian(guardian: Optional[Tuple[int, subprocess.Popen]]) -> None:
+    """Let the guardian from :func:`start_guardian` go (this process cleaned up itself)."""
+    if guardian is None:
+        return
+    w, proc = guardian
+    try:
+        os.write(w, b"x")
+    except OSError:
+        pass
+    os.close(w)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def kill_descendants(keep: Iterable[int] = ()) -> None:
+    """Kill and reap every descendant of this process but those in ``keep`` (pids)."""
+    me, keep = os.getpid(), set(keep)
+    terminate(lambda table: [p for p in descendants(me, table) if p not in keep])
 
 
 @contextlib.contextmanager
 def contained() -> Iterator[None]:
     """For the command line, in the main thread: while inside, this process is a child
     subreaper and SIGTERM/SIGINT kill every descendant before raising (``Terminated`` /
-    ``KeyboardInterrupt``); on the way out, whatever is still running is killed."""
+    ``KeyboardInterrupt``); on the way out, whatever is still running is killed. A guardian
+    process (:func:`guard`) does the same if this process is killed with SIGKILL."""
+    guardian = start_guardian()
+    spared = (guardian[1].pid,) if guardian else ()
+
     def on_signal(signum, frame):
-        kill_descendants()
+        kill_descendants(spared)
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
-        from gblint.cli import Terminated
+        from gblint.interrupts import Terminated
         raise Terminated()
 
     become_subreaper()
@@ -156,6 +235,7 @@ def contained() -> Iterator[None]:
     try:
         yield
     finally:
-        kill_descendants()
+        kill_descendants(spared)
+        stop_guardian(guardian)
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -15,12 +15,68 @@ def _rel(path: Optional[str]) -> str:
     return path if rel.startswith(".." + os.sep + "..") else rel
 
 
+def reached_dynamo(run: Dict[str, Any]) -> bool:
+    """Whether anything of ``run`` got to ``torch.compile``: Dynamo tried to compile a frame
+    (``dynamo_frames``), or a graph, break, skipped or declined frame, recompile or compile
+    error was observed."""
+    keys = ("graphs", "breaks", "skipped_frames", "frames", "declined_frames", "recompiles", "compile_errors")
+    return bool(run.get("dynamo_frames") or run.get("error") or any(run.get(k) for k in keys))
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text or "").split())
+
+
+def _run_reason(run: Dict[str, Any]) -> str:
+    status = run.get("status") or "?"
+    exc = run.get("exception") or {}
+    if run.get("message"):
+        why = run["message"]
+    elif exc:
+        why = f"{exc.get('type')}: {exc.get('message')}"
+    elif status == "ok":
+        why = "it ran, but Dynamo compiled no frame"
+    else:
+        why = status
+    return f"{run.get('entry')}: {status}: {why}"
+
+
+def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) -> Optional[str]:
+    """``None`` when at least one run got to ``torch.compile`` (:func:`reached_dynamo`);
+    otherwise why nothing could be measured, in one line: the first failure that stopped the
+    runs before anything was compiled (a child that could not start or import torch, an
+    unknown backend, a region needing inputs, an import error), or that no region could be
+    run at all."""
+    if any(reached_dynamo(r) for r in runs):
+        return None
+    if not runs:
+        items = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
+        if not items:
+            return "nothing to run: no main() and no compiled region found"
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        return _one_line(f"no compiled region could be run: {items[0]['entry']}: {items[0]['reason']}{more}")
+    order = ("failed", "import_error", "needs_inputs", "exception", "exited", "crashed", "timeout", "error", "ok")
+    worst = min(runs, key=lambda r: order.index(r.get("status")) if r.get("status") in order else len(order))
+    lead = "no run got to torch.compile" if len(runs) > 1 else "the run never got to torch.compile"
+    if worst.get("status") == "failed":  # the same cause for every run of that child: say it once
+        return _one_line(worst.get("message") or _run_reason(worst))
+    return _one_line(f"{lead}; {_run_reason(worst)}")
+
+
+def _ratio(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = ()) -> Dict[str, Any]:
-    """The ``gblint confirm --format json`` document (version 1; fields are only added)."""
+    """The ``gblint confirm --format json`` document (version 1; fields are only added).
+    ``precision``/``recall`` are ``null`` when there was nothing to measure; ``nothing_ran``
+    is the reason (one line) when no run got to ``torch.compile`` (:func:`nothing_ran`), else
+    ``null``."""
     doc = {"version": 1, "runs": list(runs), "matches": result["matches"], "missed": result["missed"],
            "precision": result["precision"], "recall": result["recall"], "counts": result["counts"],
            "observations": result.get("observations", [])}
     doc["unrunnable"] = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
+    doc["nothing_ran"] = nothing_ran(runs, unrunnable)
     return doc
 
 
@@ -77,8 +133,8 @@ def write_table(rows: Sequence[Dict[str, Any]], result: Dict[str, Any], out: Tex
     tot = {k: sum(r[k] for r in rows) for k in ("predicted", "observed", "confirmed", "refuted", "not_reached", "missed")}
     out.write(f"{'total':<{width}} {tot['predicted']:>9} {tot['observed']:>8} {tot['confirmed']:>9} "
               f"{tot['refuted']:>7} {tot['not_reached']:>11} {tot['missed']:>6}\n")
-    out.write(f"precision {result['precision']:.3f} (confirmed / (confirmed + refuted)), "
-              f"recall {result['recall']:.3f} (observations predicted / observations)\n")
+    out.write(f"precision {_ratio(result['precision'])} (confirmed / (confirmed + refuted)), "
+              f"recall {_ratio(result['recall'])} (observations predicted / observations)\n")
 
 
 def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Sequence[str], out: TextIO,
@@ -93,8 +149,10 @@ def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Se
         out.write(line + "\n")
         if status not in ("ok", "error"):
             msg = run.get("message") or (run.get("exception") or {}).get("message") or ""
-            if status == "failed" and run.get("output_tail"):
-                msg = f"{msg}: {run['output_tail'].strip().splitlines()[-1]}"
+            if status == "failed" and run.get("output_tail", "").strip():
+                last = run["output_tail"].strip().splitlines()[-1].strip()
+                if last not in msg:
+                    msg = f"{msg}: {last}"
             if status in ("timeout", "crashed", "exited"):
                 msg = f"{msg} (time limit {run.get('time_limit', 0):g} s)"
             if run.get("exception"):
@@ -117,6 +175,10 @@ def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Se
             e = run["error"]
             out.write(f"    compile error {e.get('type')} {e.get('gb_id') or ''} at {_rel(e.get('path'))}:"
                       f"{e.get('line')}: {e.get('message')}\n")
+        for e in run.get("compile_errors") or ():
+            if e.get("caught"):
+                out.write(f"    compile error {e.get('type')} {e.get('gb_id') or ''} at {_rel(e.get('path'))}:"
+                          f"{e.get('line')}, caught by the caller: {e.get('message')}\n")
     shown = [m for m in result["matches"] if verbose or len(runs) == 1 or m["status"] != "confirmed"]
     for m in shown:
         out.write(f"{_rel(m['path'])}:{m['line']}: {m['code']} [{m['effect']}] {m['status']}: {m['why']}\n")

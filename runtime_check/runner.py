@@ -31,7 +31,7 @@ PASS_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC
             "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH",
             "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
             "NVIDIA_VISIBLE_DEVICES", "CC", "CXX", "TORCH_HOME", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR",
-            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GBLINT_SHARED")
+            "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 SEVERITY = {"resumed": 0, "prefix": 1, "skipped": 2}
 
@@ -301,6 +301,15 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str, mark: 
     return records, info
 
 
+def startup_failure(info: Dict[str, Any], options: Options) -> str:
+    """Why a child that ran no job ended, in one line: its exit status and the last line it
+    printed (``ModuleNotFoundError: No module named 'torch'`` when the interpreter has no
+    torch)."""
+    lines = [ln.strip() for ln in (info.get("output_tail") or "").splitlines() if ln.strip()]
+    why = f"the child process ({options.python}) ended (status {info.get('returncode')}) before running anything"
+    return f"{why}: {lines[-1]}" if lines else why
+
+
 def run_jobs(jobs: Sequence[Job], options: Options) -> List[Dict[str, Any]]:
     """Run every job (in up to ``options.workers`` children side by side) and return one run
     record per job, in order (see :func:`build_run`). Never raises for anything the user's
@@ -334,8 +343,7 @@ def run_jobs(jobs: Sequence[Job], options: Options) -> List[Dict[str, Any]]:
                     results[job.id] = build_run(job, rec["events"], rec["end"], info, options)
                     remaining.remove(job)
                 if not progressed:
-                    why = info.get("fatal") or (f"the child process ended (status {info.get('returncode')}) "
-                                                f"before running anything")
+                    why = info.get("fatal") or startup_failure(info, options)
                     for job in remaining:
                         end = {"status": "failed", "message": why, "output_tail": info.get("output_tail", "")}
                         results[job.id] = build_run(job, [], end, info, options)
@@ -384,12 +392,28 @@ def build_run(job: Job, events: List[Dict[str, Any]], end: Dict[str, Any], info:
     seconds`` plus ``status`` (``ok``/``error``/``exception``/``exited``/``timeout``/``crashed``/
     ``needs_inputs``/``import_error``/``failed``), ``message``, ``time_limit``, ``exception``,
     ``declined_frames`` (frames Dynamo declined at no cost: no tensors, a non-recursive
-    ``disable``, an empty graph), ``frames`` (every user frame Dynamo compiled or tried to) and
-    ``file``."""
+    ``disable``, an empty graph), ``frames`` (every user frame Dynamo compiled or tried to),
+    ``file``, ``compile_errors`` (every compile error that reached the caller, whether the
+    user's code caught it (``caught``) or it ended the run (then ``error`` is it too): ``type,
+    gb_id, gb_type, path, line`` (innermost user line), ``message, stack, function, qualname,
+    frame_path, first_line`` (the frame whose compilation failed), ``resume_at``) and
+    ``dynamo_frames`` (how many frames, user's or library's, Dynamo tried to compile)."""
     ready = info.get("ready") or {}
     graphs, breaks, skipped, recompiles, declined, frames = [], {}, {}, [], [], []
+    raised: Dict[int, Dict[str, Any]] = {}  # compile exceptions by sequence number
+    suppressed: set = set()
+    dynamo_frames = 0
+    qualnames: Dict[Tuple[Any, Any, Any], str] = {}
     for ev in events:
         kind = ev.get("ev")
+        if kind in ("compile_exception", "frame_failed") and ev.get("qualname"):
+            qualnames[(ev.get("path"), ev.get("first_line"), ev.get("function"))] = ev["qualname"]
+        if kind == "compile_exception" and isinstance(ev.get("seq"), int):
+            raised[ev["seq"]] = ev
+        elif kind == "frame_failed":
+            suppressed.update(s for s in ev.get("seqs") or () if isinstance(s, int))
+        elif kind == "frame":
+            dynamo_frames += 1
         if kind == "graph":
             g = {"ops": ev.get("ops", 0), "codegen": ev.get("codegen"), "lines": ev.get("lines", []),
                  "compile_id": ev.get("compile_id"), "devices": ev.get("devices") or ev.get("input_devices") or []}
@@ -428,7 +452,7 @@ def build_run(job: Job, events: List[Dict[str, Any]], end: Dict[str, Any], info:
                             "line": site["line"] if site else ev.get("first_line"),
                             "reason": ev.get("gb_type") or ev.get("message"), "gb_id": ev.get("gb_id"),
                             "first_line": ev.get("first_line"), "resume_at": resume_at,
-                            "code_name": ev.get("function")}
+                            "code_name": ev.get("function"), "qualname": ev.get("qualname")}
         elif kind == "frame":
             cid = ev.get("compile_id") or ""
             if "/" in cid and not cid.endswith("/0") and ev.get("recompile_reason"):
@@ -445,7 +469,7 @@ def build_run(job: Job, events: List[Dict[str, Any]], end: Dict[str, Any], info:
                                     "line": ev.get("fail_line") or ev.get("first_line"),
                                     "reason": ev.get("fail_reason") or ev.get("fail_type"), "gb_id": None,
                                     "first_line": ev.get("first_line"), "resume_at": resume_at,
-                                    "code_name": ev.get("function")}
+                                    "code_name": ev.get("function"), "qualname": None}
         if kind == "frame" and ev.get("user"):
             frames.append({"function": ev.get("function"), "path": ev.get("path"), "line": ev.get("first_line"),
                            "compile_id": ev.get("compile_id"), "graph_ops": ev.get("graph_ops"),
@@ -458,15 +482,35 @@ def build_run(job: Job, events: List[Dict[str, Any]], end: Dict[str, Any], info:
     for s in skipped.values():
         if s["gb_id"] is None and s["reason"]:
             s["gb_id"] = gb_id_for(s["reason"])
+        if not s.get("qualname"):  # a metrics record has no qualname; the compile exception had it
+            s["qualname"] = qualnames.get((s["path"], s["first_line"], s["code_name"]))
     status = end.get("status", "failed")
     error = end.get("error") if status == "error" else None
     if error is not None:
         error = {k: error.get(k) for k in ("type", "gb_id", "gb_type", "path", "line", "message", "stack")}
+    escaped = end.get("error") or end.get("exception") or {}
+    compile_errors = []
+    for seq in sorted(raised):
+        if seq in suppressed:
+            continue
+        ev = raised[seq]
+        stack = ev.get("user_stack") or []
+        site = stack[-1] if stack else {}
+        fn, resume_at = _normal_function(ev.get("function"))
+        ce = {"type": ev.get("exc_type"), "gb_id": ev.get("gb_id"), "gb_type": ev.get("gb_type"),
+              "path": site.get("path"), "line": site.get("line"), "message": ev.get("message"), "stack": stack,
+              "function": fn, "qualname": ev.get("qualname"), "frame_path": ev.get("path"),
+              "first_line": ev.get("first_line"), "resume_at": resume_at}
+        ce["caught"] = not (escaped and escaped.get("path") == ce["path"] and escaped.get("line") == ce["line"]
+                            and (escaped.get("type") == ce["type"] or
+                                 (ce["gb_type"] and escaped.get("gb_type") == ce["gb_type"])))
+        compile_errors.append(ce)
     run = {"entry": job.entry, "backend": options.backend, "device": ready.get("device") or options.device,
            "graph_count": len(graphs), "graphs": graphs, "breaks": list(breaks.values()),
            "skipped_frames": list(skipped.values()), "recompiles": recompiles, "error": error,
            "seconds": float(end.get("seconds") or 0.0), "status": status, "file": job.file,
-           "declined_frames": declined, "frames": frames, "time_limit": options.timeout}
+           "declined_frames": declined, "frames": frames, "time_limit": options.timeout,
+           "compile_errors": compile_errors, "dynamo_frames": dynamo_frames}
     if end.get("message"):
         run["message"] = end["message"]
     if end.get("exception"):

@@ -1,7 +1,7 @@
-"""Print the before/after table of `gblint fix --unsafe-fixes` on the public cases, measured with
+"""Print the before/after table of `gblint fix --unsafe-fixes` on the example programs, measured with
 torch (eager backend): graphs, skipped frames, output equality. Needs torch.
 
-Usage: python scripts/fix_table.py [CASES_DIR]
+Usage: python scripts/fix_table.py [CASES_DIR]   (default: tests/cases/examples)
 """
 import json
 import os
@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    cases = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(ROOT), "shared", "cases")
+    cases = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "cases", "examples")
     sys.path.insert(0, ROOT)
     from gblint.config import Settings
     from gblint.engine import SourceFile, check_sources

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # GPU check for gblint's runtime confirmation (needs a CUDA machine, torch with CUDA, triton).
 #
-# Runs three public cases through Inductor on the GPU (`gblint confirm --backend inductor
+# Runs three example programs (tests/cases/examples) through Inductor on the GPU (`gblint confirm --backend inductor
 # --device cuda`), prints the code generator of every graph, and exits 1 unless every run
 # succeeded, reproduced the measured graph count and generated Triton kernels.
 #
-#   GBLINT_SHARED=../shared PYTHON=.venv/bin/python scripts/gpu_check.sh
+#   PYTHON=.venv/bin/python scripts/gpu_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-SHARED=${GBLINT_SHARED:-../shared}
+EXAMPLES=tests/cases/examples
 OUT=${OUT:-$(mktemp -d)}
 CASES=(001_dynamo_alias_break_before_loop.py 018_grad_mode_blocks_break.py 057_tensor_if_branch.py)
 
@@ -22,11 +22,11 @@ print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, device {torch.cuda
 PYEOF
 
 paths=()
-for c in "${CASES[@]}"; do paths+=("$SHARED/cases/$c"); done
+for c in "${CASES[@]}"; do paths+=("$EXAMPLES/$c"); done
 "$PY" -m gblint confirm --backend inductor --device cuda --timeout 600 --format json "${paths[@]}" \
     > "$OUT/gpu_check.json"
 
-"$PY" - "$OUT/gpu_check.json" "$SHARED/truth.json" <<'PYEOF'
+"$PY" - "$OUT/gpu_check.json" "$EXAMPLES/truth.json" <<'PYEOF'
 import json
 import os
 import sys

@@ -1,4 +1,5 @@
-"""Shared fixtures: the public cases beside the checkout and a helper to run gblint on text."""
+"""Fixtures used across the suite: the example programs with their measured truth
+(tests/cases/examples) and helpers to run gblint on text or through its command line."""
 import json
 import os
 import subprocess
@@ -11,9 +12,9 @@ from gblint.config import Settings
 from gblint.engine import SourceFile, check_sources
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("GBLINT_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
-CASES = os.path.join(SHARED, "cases")
-TRUTH = os.path.join(SHARED, "truth.json")
+CASES = os.path.join(ROOT, "tests", "cases", "examples")
+TRUTH = os.path.join(CASES, "truth.json")  # torch 2.13.0 (CPU), Python 3.11.7
+SCORE = os.path.join(ROOT, "scripts", "score.py")
 
 
 def lint(text: str, path: str = "snippet.py", **settings):
@@ -23,6 +24,7 @@ def lint(text: str, path: str = "snippet.py", **settings):
 
 
 def triples(diags):
+    """(code, line, effect) of each diagnostic, sorted."""
     return sorted((d.code, d.line, d.effect) for d in diags)
 
 
@@ -34,7 +36,6 @@ def run_cli(*args, stdin=None, cwd=None):
 
 @pytest.fixture(scope="session")
 def truth():
-    if not os.path.isfile(TRUTH):
-        pytest.skip(f"public cases not found at {SHARED} (set GBLINT_SHARED)")
+    """The measured truth of the example programs: file name -> record (tests/cases/README.md)."""
     with open(TRUTH) as fh:
         return json.load(fh)["cases"]

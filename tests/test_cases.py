@@ -1,6 +1,8 @@
-"""The public cases (shared/cases) scored against PyTorch 2.13's measured behaviour, plus exact
-predictions for representative cases of each consequence."""
+"""The example programs (tests/cases/examples) scored against PyTorch 2.13's measured behaviour
+(their truth.json, with scripts/score.py), plus exact predictions for representative cases of each
+consequence."""
 import os
+import re
 import subprocess
 import sys
 
@@ -9,7 +11,7 @@ import pytest
 from gblint.config import Settings
 from gblint.engine import check_paths
 
-from .conftest import CASES, ROOT, SHARED, TRUTH
+from .conftest import CASES, ROOT, SCORE, TRUTH
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def test_score_thresholds(truth, tmp_path):
                            CASES], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1, proc.stderr
     out.write_text(proc.stdout)
-    score = subprocess.run([sys.executable, os.path.join(SHARED, "eval", "score.py"), TRUTH, str(out),
+    score = subprocess.run([sys.executable, SCORE, TRUTH, str(out),
                             "--min-precision", "0.95", "--min-recall", "0.9"], capture_output=True, text=True)
     assert score.returncode == 0, score.stdout + score.stderr
 
@@ -110,3 +112,20 @@ def test_comprehension_on_312_resumes(truth):
     got = sorted((d.code, d.line, d.effect, d.frame) for d in report.diagnostics)
     # 3.12 inlines list comprehensions (PEP 709); a set comprehension skips the whole frame.
     assert got == [("GBL206", 14, "skip", "expand"), ("GBL301", 6, "break", "expand")]
+
+
+def test_semantics_doc_cites_existing_programs():
+    """docs/semantics.md names the program behind each measured fact; every name it cites exists, and every
+    example program is cited at least once."""
+    with open(os.path.join(ROOT, "docs", "semantics.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    folders = {"": CASES, "found/": os.path.join(ROOT, "tests", "cases", "found"),
+               "real/": os.path.join(ROOT, "tests", "cases", "real"),
+               "measured/": os.path.join(ROOT, "tests", "fixtures", "measured")}
+    cited = re.findall(r"`(found/|real/|measured/)?([a-z]?\d{2,3}_\w+\.py)`", text)
+    assert len(cited) > 100
+    assert [p + n for p, n in cited if not os.path.isfile(os.path.join(folders[p], n))] == []
+    examples = {n for n in os.listdir(CASES) if n.endswith(".py")}
+    assert sorted(examples - {n for p, n in cited if p == ""}) == []
+    for name in set(re.findall(r"`(truth[-\w.]*\.json)`", text)):
+        assert os.path.isfile(os.path.join(CASES, name)), name

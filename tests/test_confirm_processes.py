@@ -1,5 +1,5 @@
-"""``gblint confirm``: no process started for a confirmation outlives it (Ctrl-C, SIGTERM, a
-time limit; a grandchild in a new session included), and a process the user's code forks does
+"""``gblint confirm``: no process started for a confirmation outlives it (Ctrl-C, SIGTERM,
+SIGKILL, a time limit; a grandchild in a new session included), and a process the user's code forks does
 not add its compilations to the run."""
 import json
 import os
@@ -49,7 +49,7 @@ def read_pid(path, timeout=180):
     raise AssertionError(f"{path} never written")
 
 
-@pytest.mark.parametrize("how", ["TERM", "INT", "timeout"])
+@pytest.mark.parametrize("how", ["TERM", "INT", "KILL", "timeout"])
 def test_nothing_started_for_a_confirmation_outlives_it(tmp_path, how):
     (tmp_path / "prog.py").write_text(SPAWNER)
     out = str(tmp_path / "pid")
@@ -60,8 +60,8 @@ def test_nothing_started_for_a_confirmation_outlives_it(tmp_path, how):
     pids = []
     try:
         pids = [read_pid(out + ".child"), read_pid(out + ".grandchild")]
-        if how != "timeout":
-            proc.send_signal(signal.SIGTERM if how == "TERM" else signal.SIGINT)
+        if how != "timeout":  # SIGKILL: no handler runs; the guardian process cleans up
+            proc.send_signal({"TERM": signal.SIGTERM, "INT": signal.SIGINT, "KILL": signal.SIGKILL}[how])
         stdout, stderr = proc.communicate(timeout=120)  # EOF: nothing holds the pipes open either
         time.sleep(1)
         assert [p for p in pids if alive(p)] == []
@@ -69,6 +69,8 @@ def test_nothing_started_for_a_confirmation_outlives_it(tmp_path, how):
             assert proc.returncode == 143
         elif how == "INT":
             assert proc.returncode == 130
+        elif how == "KILL":
+            assert proc.returncode == -signal.SIGKILL
         else:
             assert proc.returncode == 0 and "time limit" in stdout, stdout + stderr
     finally:

@@ -1,8 +1,13 @@
-"""Corpus runs: the whole standard library and the installed torch package, checked without a
-single internal error (no GBL000, empty ``errors``). Too slow for every CI run (minutes on two
-cores), so marked ``slow`` and deselected by default; run them with
+"""Corpus runs: the whole standard library, the installed torch package and the benchmark's model
+corpus, checked without a single internal error (no GBL000, empty ``errors``). Too slow for every
+CI run (minutes on two cores), so marked ``slow`` and deselected by default; run them with
 
     python -m pytest -m slow tests/test_corpus.py -s
+
+The model corpus (vit-pytorch and x-transformers, pinned in bench/corpus.json) is fetched from the
+package registry by bench/corpus.py the first time (sha256-checked, cached in bench/.corpus/);
+without network access that case is skipped, saying why. Nothing runs at import time, so the
+default suite never touches the network.
 
 Each run prints ``files``, ``lines`` and ``seconds``, and records them as junit properties.
 """
@@ -24,7 +29,20 @@ def _torch_dir():
     return list(spec.submodule_search_locations)[0]
 
 
-CORPORA = {"stdlib": sysconfig.get_paths()["stdlib"], "torch": _torch_dir()}
+def _models_dir():
+    """The benchmark's model corpus, fetched by bench/corpus.py; skips the test if it cannot be."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "corpus.py")
+    spec = importlib.util.spec_from_file_location("gblint_bench_corpus", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        return module.fetch("models")
+    except module.CorpusError as e:
+        pytest.skip(f"models corpus unavailable (bench/corpus.py could not fetch it): {e}")
+
+
+# name -> a function returning the root folder (called inside the test: no work at collection time)
+CORPORA = {"stdlib": lambda: sysconfig.get_paths()["stdlib"], "torch": _torch_dir, "models": _models_dir}
 
 
 def _lines(paths):
@@ -41,7 +59,7 @@ def _lines(paths):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CORPORA))
 def test_corpus_has_no_internal_errors(name, record_property, capsys):
-    root = CORPORA[name]
+    root = CORPORA[name]()
     if root is None or not os.path.isdir(root):
         pytest.skip(f"{name} not installed")
     settings = Settings(respect_gitignore=False)

@@ -113,7 +113,7 @@ def test_crlf_is_kept(tmp_path):
 import errno  # noqa: E402
 import textwrap  # noqa: E402
 
-from gblint import cli, fix as fix_module, fs  # noqa: E402
+from gblint import cli, fix as fix_module, fixes as fixes_module, fs  # noqa: E402
 from gblint.rules import rewrites  # noqa: E402
 
 
@@ -197,6 +197,7 @@ def test_fix_refuses_a_fixed_text_cpython_rejects(monkeypatch):
     monkeypatch.setattr(rewrites, "unroll", _breaks_cpython)
     monkeypatch.setattr(rewrites, "isolate_loop", lambda *a: None)
     monkeypatch.setattr(fix_module, "compile_error", lambda text, path: None if path == "<fix>" else "rejected")
+    monkeypatch.setattr(fixes_module, "compile_error", lambda text, path: None)  # offered: built unchecked
     result = fix_sources({path: text}, Settings())  # the fix is offered, then refused at application
     assert result.texts[path] == text and result.applied == []
 
@@ -287,7 +288,30 @@ def test_inserted_lines_take_the_ending_of_their_neighbours(tmp_path, first, res
 def test_rewrites_decline_what_cpython_would_reject(monkeypatch, name):
     """The rewrites refuse these shapes themselves, not only through the compile check."""
     monkeypatch.setattr(fix_module, "compile_error", lambda text, path: None)
+    monkeypatch.setattr(fixes_module, "compile_error", lambda text, path: None)
     path = os.path.join(FIXES, name + ".in.py")
     with open(path) as fh:
         text = fh.read()
     assert fix_sources({path: text}, Settings()).texts[path] == text
+
+
+def test_interrupt_while_writing_says_which_files_were_written(tmp_path, monkeypatch, capsys):
+    paths = [_fixable(tmp_path / f"m{i}.py") for i in range(3)]
+    before = {p: p.read_text() for p in paths}
+    real = fs.write_atomic
+    calls = []
+
+    def interrupted_after_the_first(path, text, **kwargs):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(path)
+        return real(path, text, **kwargs)
+
+    monkeypatch.setattr(fs, "write_atomic", interrupted_after_the_first)
+    rc = cli.main(["fix", "--no-cache", *map(str, paths)])
+    _, err = capsys.readouterr()
+    assert rc == 130
+    assert "gblint: interrupted: applied 1 fix in 1 file before stopping; 2 left unchanged" in err
+    assert f"gblint: written {calls[0]}" in err
+    changed = [p for p in paths if p.read_text() != before[p]]
+    assert [str(p) for p in changed] == calls  # every other file is exactly as it was

@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from .test_cli import BREAK_IN_LOOP, CLEAN
 
 
@@ -33,3 +35,36 @@ def test_flake8_config_option(tmp_path):
     assert "GBL105" in out311
     (tmp_path / "setup.cfg").write_text("[flake8]\ngblint-python-version = 3.12\n")
     assert "GBL201" in flake8("w.py", cwd=tmp_path).stdout
+
+
+CALLER = "import torch\nfrom model import Net\n\nnet = torch.compile(Net())\n"
+CALLEE = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_flake8_sees_the_files_it_is_given_as_one_project(tmp_path, jobs):
+    """The break in model.py is reached only from main.py's compiled region: found as
+    `gblint check main.py model.py` finds it."""
+    (tmp_path / "main.py").write_text(CALLER)
+    (tmp_path / "model.py").write_text(CALLEE)
+    proc = flake8("-j", jobs, "main.py", "model.py", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout.startswith("model.py:6:9: GBL107 "), proc.stdout + proc.stderr
+
+
+def test_flake8_reads_tool_gblint_without_an_option(tmp_path):
+    code = "import torch\n\n@torch.compile\ndef f(x):\n    return x.item()\n"
+    (tmp_path / "s.py").write_text(code)
+    assert "GBL102" in flake8("s.py", cwd=tmp_path).stdout
+    (tmp_path / "pyproject.toml").write_text("[tool.gblint]\ncapture-scalar-outputs = true\n")
+    assert "GBL102" not in flake8("s.py", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_flake8_stops_on_a_bad_configuration(tmp_path, jobs):
+    (tmp_path / "s.py").write_text(CALLEE)
+    (tmp_path / "pyproject.toml").write_text('[tool.gblint]\ncapture-scalar-outputs = "false"\n')
+    proc = flake8("-j", jobs, "s.py", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        f"gblint: error: {tmp_path / 'pyproject.toml'}: [tool.gblint] capture-scalar-outputs = \"false\": "
+        "expected true or false (a TOML boolean, not a string)"]

@@ -2,10 +2,10 @@
 
 Inputs: whole programs from hypothesmith (grammar-based, and libcst-tree-based), generated
 expressions placed where the rules look inside a compiled function or ``forward``, and random
-line/token mutations of the shared cases, the examples and the fix snapshots. Properties: the
-engine never raises, never reports ``GBL000`` or an ``errors`` entry, and its report serialises
-with every position inside the file; ``gblint fix`` output parses (with libcst, and with
-CPython when the input did) and is a fixed point: a second run changes nothing.
+line/token mutations of the example programs (tests/cases/examples), the bundled examples and
+the fix snapshots. Properties: the engine never raises, never reports ``GBL000`` or an ``errors``
+entry, and its report serialises with every position inside the file; ``gblint fix`` output parses
+(with libcst, and with CPython when the input did) and is a fixed point: a second run changes nothing.
 
 CI runs a few hundred examples in all. A longer run sets the examples of every property:
 

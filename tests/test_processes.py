@@ -1,4 +1,4 @@
-"""No process gblint starts outlives it: ``gblint check -j 2`` killed with SIGTERM, SIGKILL or
+"""No process gblint starts outlives it: ``gblint check -j 2`` and ``gblint fix -j 2`` killed with SIGTERM, SIGKILL or
 SIGINT takes its pool workers with it (they would otherwise keep its stderr open and hang any
 caller reading it), and a write interrupted by SIGTERM leaves no temporary file."""
 import os
@@ -50,9 +50,10 @@ def tree(tmp_path):
     return str(root)
 
 
+@pytest.mark.parametrize("command", ["check", "fix"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGINT], ids=["TERM", "KILL", "INT"])
-def test_workers_die_with_gblint_check(tree, sig):
-    proc = subprocess.Popen([sys.executable, "-m", "gblint", "check", "-j", "2", "--no-cache", "-q", tree],
+def test_workers_die_with_gblint(tree, sig, command):
+    proc = subprocess.Popen([sys.executable, "-m", "gblint", command, "-j", "2", "--no-cache", "-q", tree],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         started = wait_for(lambda: len(processes_mentioning(tree)) >= 3, timeout=60)

@@ -1,5 +1,5 @@
 """gblint.runtime_check: observations of torch.compile (torch 2.13 CPU) against the measured
-truth of the public cases, matching, and the isolation of user code (hangs, crashes, exits).
+truth of the example programs (tests/cases/examples), matching, and the isolation of user code (hangs, crashes, exits).
 
 The whole-suite run uses the ``eager`` backend in two child processes; three cases go through
 Inductor on CPU. The GPU path (Triton) is not exercised here: see ``scripts/gpu_check.sh``.
@@ -18,8 +18,6 @@ from .conftest import CASES, ROOT, TRUTH, run_cli
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="needs torch (pip install -e .[test])")
 
-HAVE_CASES = os.path.isfile(TRUTH)
-needs_cases = pytest.mark.skipif(not HAVE_CASES, reason="public cases not found (set GBLINT_SHARED)")
 
 RUN_KEYS = {"entry", "backend", "device", "graph_count", "graphs", "breaks", "skipped_frames", "recompiles",
             "error", "seconds"}
@@ -36,8 +34,6 @@ def confirm_json(*args, cwd=None, timeout=600):
 
 
 def truth_cases():
-    if not HAVE_CASES:
-        return []
     with open(TRUTH) as fh:
         return sorted(json.load(fh)["cases"])
 
@@ -51,15 +47,12 @@ def in_case(items, name, key="path"):
 
 @pytest.fixture(scope="module")
 def eager_doc():
-    if not HAVE_CASES:
-        pytest.skip("public cases not found")
     proc, doc = confirm_json("--backend", "eager", "--workers", "2", "--timeout", "120", CASES)
     assert proc.returncode == 0, proc.stderr
     doc["by_case"] = {os.path.basename(r["file"]): r for r in doc["runs"]}
     return doc
 
 
-@needs_cases
 @pytest.mark.parametrize("name", truth_cases())
 def test_case_reproduces_truth(eager_doc, truth, name):
     """Same graph count, break lines and skipped frames as the measured truth."""
@@ -88,7 +81,6 @@ def test_case_reproduces_truth(eager_doc, truth, name):
         assert r["guard"] == tr["reason"]
 
 
-@needs_cases
 def test_document_shape_and_scores(eager_doc):
     assert eager_doc["version"] == 1
     for run in eager_doc["runs"]:
@@ -129,7 +121,6 @@ def test_document_shape_and_scores(eager_doc):
     assert [d["function"] for d in by["049_disable_recursive_and_non_recursive.py"]["declined_frames"]] == ["shallow"]
 
 
-@needs_cases
 def test_text_table(tmp_path):
     """The text report ends with the per-case table and the summed precision and recall; a break
     gblint did not report (silenced here with `# noqa`) is missed, and fails under --strict."""
@@ -154,7 +145,6 @@ def test_text_table(tmp_path):
     assert proc.returncode == 1, proc.stderr
 
 
-@needs_cases
 def test_entry_case_main_without_arguments():
     case = os.path.join(CASES, "049_disable_recursive_and_non_recursive.py")
     proc, doc = confirm_json(case, "--entry", "case:main", "--backend", "eager")
@@ -165,12 +155,9 @@ def test_entry_case_main_without_arguments():
     assert {m["status"] for m in doc["matches"]} == {"confirmed"} and doc["missed"] == []
 
 
-def test_cuda_requested_without_a_device(tmp_path):
+def test_cuda_requested_without_a_device():
     """`--device cuda` where torch sees no GPU fails the runs with the reason, not a traceback."""
-    if HAVE_CASES:
-        case = os.path.join(CASES, "001_dynamo_alias_break_before_loop.py")
-    else:
-        case = str(write_files(tmp_path, {"c.py": BAD_PROGRAMS["zz_fine.py"]}) / "c.py")
+    case = os.path.join(CASES, "001_dynamo_alias_break_before_loop.py")
     proc, doc = confirm_json("--device", "cuda", "--backend", "eager", case)
     probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
                            capture_output=True, text=True)
@@ -187,7 +174,6 @@ INDUCTOR_CASES = ["001_dynamo_alias_break_before_loop.py", "018_grad_mode_blocks
                   "057_tensor_if_branch.py"]
 
 
-@needs_cases
 def test_inductor_cpu_cases(truth):
     proc, doc = confirm_json("--backend", "inductor", "--device", "cpu", "--timeout", "300",
                              *[os.path.join(CASES, n) for n in INDUCTOR_CASES])

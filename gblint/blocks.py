@@ -1,0 +1,248 @@
+"""The blocks around each statement, as Dynamo's frame semantics need them.
+
+Loops, ``while`` conditions, ``try``, ``with`` (and what its manager is: resumable, generic or
+unsupported, ``docs/semantics.md`` §2), comprehensions and generator expressions, branches that
+only run in eager mode (``if not torch.compiler.is_compiling():``). Each event records the stack
+of blocks around it. :class:`BlocksMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .model import Block, BlockKind, ContainerValue, Event, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
+from .names import dotted
+from .semantics import GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
+from .tensors import maybe_tensor
+from .traversal import code_of, literal, names_in
+
+
+class BlocksMixin:
+    """Pushes and pops the blocks of the current function as the traversal enters and leaves them."""
+
+    # -- blocks
+    def push(self, kind: BlockKind, node, **kw) -> None:
+        """Enter a block of ``kind`` that starts at ``node``."""
+        if self.in_function():
+            span = self.span(node)
+            block = Block(kind, span.line, self.scope.ops, column=span.column, **kw)
+            self.scope.blocks.append(block)
+
+    def pop(self) -> None:
+        """Leave the innermost block."""
+        if self.in_function() and self.scope.blocks:
+            self.scope.blocks.pop()
+
+    def visit_For_body(self, node: cst.For) -> None:
+        self.push(BlockKind.LOOP, node)
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.in_function() and isinstance(node.target, cst.Name):
+            k = self.scope.kind(node.iter)
+            target = node.target.value
+            self.scope.env[target] = Kind.MODULE if k == Kind.MODULE else (Kind.TENSOR if k == Kind.TENSOR else Kind.UNKNOWN)
+            self._note_guess(target, node.iter, self.scope)
+            self.scope.values.pop(target, None)
+            it = node.iter
+            if isinstance(it, cst.Call) and dotted(it.func) in ("enumerate", "reversed") and it.args:
+                it = it.args[0].value
+            ref = self.self_attr(it)
+            if isinstance(ref, ContainerValue):
+                self.scope.env[target] = Kind.MODULE
+                self.scope.values[target] = LayerValue(ref.classes)
+        elif self.in_function() and isinstance(node.target, cst.Tuple):
+            it = node.iter
+            elts = node.target.elements
+            if isinstance(it, cst.Call) and dotted(it.func) == "zip" and len(it.args) == len(elts):
+                for arg, elt in zip(it.args, elts):
+                    ref = self.self_attr(arg.value)
+                    if isinstance(elt.value, cst.Name):
+                        name = elt.value.value
+                        if isinstance(ref, ContainerValue):
+                            self.scope.env[name] = Kind.MODULE
+                            self.scope.values[name] = LayerValue(ref.classes)
+                        else:
+                            self.scope.env[name] = Kind.UNKNOWN
+                            self.scope.values.pop(name, None)
+            if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
+                ref = self.self_attr(it.args[0].value)
+                elts = node.target.elements
+                if isinstance(ref, ContainerValue) and len(elts) == 2 and isinstance(elts[1].value, cst.Name):
+                    self.scope.env[elts[1].value.value] = Kind.MODULE
+                    self.scope.values[elts[1].value.value] = LayerValue(ref.classes)
+
+    def visit_While_test(self, node: cst.While) -> None:
+        self.push(BlockKind.WHILE_TEST, node)
+
+    def leave_While_test(self, node: cst.While) -> None:
+        self.record_rules(node)
+        self.pop()
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self.push(BlockKind.LOOP, node)
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self.pop()
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.push(BlockKind.TRY, node)
+
+    def leave_Try(self, node: cst.Try) -> None:
+        self.pop()
+
+    def visit_TryStar(self, node) -> None:
+        self.push(BlockKind.TRY, node)
+
+    def leave_TryStar(self, node) -> None:
+        self.pop()
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self.push_guard(node, negate=False)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self.pop()
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self.push_guard(node, negate=True)
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self.pop()
+
+    def push_guard(self, node: cst.If, negate: bool) -> None:
+        """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them."""
+        value = self.ctx.compiling_guard(node.test) if self.in_function() else None
+        eager_only = value is not None and value == negate
+        self.push(BlockKind.EAGER_ONLY if eager_only else BlockKind.BRANCH, node)
+
+    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
+        value = self.ctx.compiling_guard(node.left) if self.in_function() else None
+        skip = value is not None and value == isinstance(node.operator, cst.Or)
+        if self.in_function():  # no position: nothing reports an operand block's line
+            self.scope.blocks.append(Block(BlockKind.EAGER_ONLY if skip else BlockKind.OPERAND, 0, self.scope.ops))
+
+    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
+        self.pop()
+
+    def visit_With_body(self, node: cst.With) -> None:
+        if not self.in_function():
+            return
+        for item in node.items:  # the managers are built (visited) before the body is entered
+            m = self.classify_manager(item.item)
+            if m.kind == ManagerKind.UNSUPPORTED:
+                self.add_event(Event(EventKind.WITH, self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
+                                     manager=m, gb_ids=(m.gb_id,), detail=f"`with {m.label}`"))
+        for item in node.items:
+            m = self.classify_manager(item.item)
+            span = self.span(node)
+            block = Block(BlockKind.WITH, span.line, self.scope.ops, manager=m, column=span.column)
+            self.scope.blocks.append(block)
+            if m.kind == ManagerKind.RESUMABLE and m.label.startswith(GRAD_MODE_MANAGERS):
+                self.scope.ops += 1
+
+    def leave_With_body(self, node: cst.With) -> None:
+        if not self.in_function():
+            return
+        for _ in node.items:
+            self.pop()
+
+    def classify_manager(self, expr: cst.BaseExpression) -> Manager:
+        """What the manager ``expr`` of a ``with`` item is: a known constructor, a name bound to
+        one, a global or a free variable (unknown objects: unsupported), or a call of something
+        else (maybe a ``@contextmanager`` of the checked code)."""
+        scope = self.scope
+        label = code_of(expr)
+        if isinstance(expr, cst.Call):
+            q = scope.resolve(expr.func)
+            if q in RESUMABLE_MANAGERS:
+                strict = None
+                if q == "torch._dynamo.error_on_graph_break" and expr.args:
+                    strict = literal(expr.args[0].value)
+                return Manager(ManagerKind.RESUMABLE, label, strict=strict if isinstance(strict, bool) else None)
+            if q in UNSUPPORTED_MANAGERS:
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
+            if q in NON_RESUMABLE_GB:
+                return Manager(ManagerKind.GENERIC, label, gb_id=NON_RESUMABLE_GB[q])
+            ref = self.callee_ref(expr.func, scope)
+            return Manager(ManagerKind.GENERIC, label, callee=ref)
+        if isinstance(expr, cst.Name):
+            name = expr.value
+            local = scope.values.get(name)
+            if isinstance(local, ManagerValue):
+                q = local.name
+                kind = ManagerKind.RESUMABLE if q in RESUMABLE_MANAGERS else \
+                    ManagerKind.UNSUPPORTED if q in UNSUPPORTED_MANAGERS else ManagerKind.GENERIC
+                return Manager(kind, label, gb_id="GB0142" if kind == ManagerKind.UNSUPPORTED else "GB0066")
+            if scope.lookup(name) is None and name in self.summary.module_names:
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
+            if scope.lookup(name) is None and scope.parent is not None:
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
+        return Manager(ManagerKind.GENERIC, label)
+
+    # -- comprehensions and generator expressions
+    def comp_block(self, node, kind: str) -> None:
+        """Enter a comprehension (``kind`` list, set or dict) or generator expression (``gen``),
+        noting what Dynamo's handling of it depends on: whether it holds a tensor-related object
+        and whether it iterates over ``.items()`` or ``enumerate``."""
+        if not self.in_function():
+            return
+        holds = False
+        over_items = False
+        it = node.for_in.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items",):
+            over_items = True
+        if isinstance(it, cst.Call) and dotted(it.func) == "enumerate":
+            over_items = True
+        bound = set()
+        f = node.for_in
+        while f is not None:
+            for n in names_in(f.target):
+                bound.add(n)
+            f = f.inner_for_in
+        parts = [node.elt] if not isinstance(node, cst.DictComp) else [node.key, node.value]
+        for part in parts:
+            for n in names_in(part):
+                if n in bound:
+                    continue
+                k = self.scope.lookup(n)
+                # Dynamo declines a comprehension frame that holds no tensor-related object; a
+                # module (`self`, a layer) counts as one (measured on 2.13, tests/fixtures/measured)
+                if k is not None and (maybe_tensor(k) or k in (Kind.MODULE, Kind.SELF)):
+                    holds = True
+                elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
+                    holds = True
+        span = self.span(node)
+        block = Block(BlockKind.GENEXPR if kind == "gen" else BlockKind.COMP, span.line, self.scope.ops,
+                      comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column)
+        self.scope.blocks.append(block)
+
+    def visit_ListComp(self, node):
+        self.comp_block(node, "list")
+
+    def leave_ListComp(self, node):
+        self.pop()
+
+    def visit_SetComp(self, node):
+        self.comp_block(node, "set")
+
+    def leave_SetComp(self, node):
+        self.pop()
+
+    def visit_DictComp(self, node):
+        self.comp_block(node, "dict")
+
+    def leave_DictComp(self, node):
+        self.pop()
+
+    def visit_GeneratorExp(self, node):
+        self.comp_block(node, "gen")
+
+    def leave_GeneratorExp(self, node):
+        self.pop()
+
+    # -- generators
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self.in_function():
+            self.scope.is_generator = True

@@ -1,0 +1,247 @@
+"""The fixes stage: a diagnostic's fix request becomes a :class:`gblint.diagnostics.Fix`.
+
+A diagnostic from :mod:`gblint.consequences` may carry a ``fix_request`` (which block or
+function to rewrite, :mod:`gblint.model`). :func:`attach_fixes` turns it into a fix with text
+edits, using the rewrites of :mod:`gblint.rules.rewrites`; a rewrite that declines, or whose
+result libcst or CPython rejects, gives no fix. Applying fixes is :mod:`gblint.fix`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .config import Settings
+from .diagnostics import Diagnostic, Edit, Fix
+from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LoopFix, WhereFix
+from .rules import rewrites
+from .source import compile_error, restore_line_endings, split_lines
+
+CONFIG_ADVICE = {
+    "capture_scalar_outputs": "Set `torch._dynamo.config.capture_scalar_outputs = True` to trace `.item()` "
+                              "as a symbolic scalar instead of breaking",
+    "capture_dynamic_output_shape_ops": "Set `torch._dynamo.config.capture_dynamic_output_shape_ops = True` to "
+                                        "trace data-dependent output shapes instead of breaking",
+    "nested_graph_breaks": "Set `torch._dynamo.config.nested_graph_breaks = True`: one break and 2 graphs "
+                           "instead of 2 per frame",
+}
+
+
+class _Positions:
+    """Statements of a module indexed by their first line."""
+
+    def __init__(self, text: str):
+        self.module = cst.parse_module(text)
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        self.pos = wrapper.resolve(PositionProvider)
+        self.by_line: Dict[Tuple[type, int], cst.CSTNode] = {}
+        self.functions: List[cst.FunctionDef] = []
+        for node, rng in self.pos.items():
+            if isinstance(node, (cst.For, cst.While, cst.With, cst.Try, cst.If, cst.FunctionDef)):
+                self.by_line.setdefault((type(node), rng.start.line), node)
+                if isinstance(node, cst.FunctionDef):
+                    self.functions.append(node)
+            elif isinstance(node, cst.Decorator):
+                pass
+
+    def node(self, kinds, line: int) -> Optional[cst.CSTNode]:
+        """The first statement of one of ``kinds`` that starts at ``line``."""
+        for k in kinds:
+            n = self.by_line.get((k, line))
+            if n is not None:
+                return n
+        return None
+
+    def lines(self, node) -> Tuple[int, int]:
+        """The first and last line of ``node``."""
+        r = self.pos[node]
+        return r.start.line, r.end.line
+
+    def enclosing_function(self, line: int) -> Optional[cst.FunctionDef]:
+        """The innermost function whose lines contain ``line``."""
+        best = None
+        for f in self.functions:
+            a, b = self.lines(f)
+            if a <= line <= b and (best is None or self.lines(best)[0] < a):
+                best = f
+        return best
+
+    def statement_at(self, block, line: int) -> Optional[cst.BaseStatement]:
+        """The statement of ``block``'s body whose lines contain ``line``."""
+        body = block.body.body if isinstance(block.body, cst.IndentedBlock) else []
+        for stmt in body:
+            a, b = self.lines(stmt)
+            if a <= line <= b:
+                return stmt
+        return None
+
+    def top_statement(self, line: int) -> Optional[cst.BaseStatement]:
+        """The module-level statement whose lines contain ``line``."""
+        for stmt in self.module.body:
+            a, b = self.lines(stmt)
+            if a - len(getattr(stmt, "decorators", ())) <= line <= b:
+                return stmt
+        return None
+
+    def def_at(self, line: int) -> Optional[cst.FunctionDef]:
+        """The function defined at ``line``."""
+        for f in self.functions:
+            r = self.pos[f]
+            if r.start.line == line:
+                return f
+        return None
+
+
+def edit_for(old: str, new: str) -> Optional[Edit]:
+    """One edit replacing the changed lines of ``old`` by those of ``new`` (None when equal)."""
+    if old == new:
+        return None
+    a, b = split_lines(old), split_lines(new)
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[len(a) - 1 - s] == b[len(b) - 1 - s]:
+        s += 1
+    return Edit(line=p + 1, column=1, end_line=len(a) - s + 1, end_column=1, text="".join(b[p:len(b) - s]))
+
+
+def build_fix(request: FixRequest, text: str, settings: Settings, positions: Optional[_Positions] = None
+              ) -> Optional[Fix]:
+    """The Fix for one request on a file's text, or None when the rewrite declines."""
+    if isinstance(request, ConfigFix):
+        return Fix(CONFIG_ADVICE[request.setting], "unsafe", ())
+    try:
+        pos = positions or _Positions(text)
+    except Exception:
+        return None
+    # Rewrite only the module-level statement that holds the target: a fix costs a statement's
+    # codegen and parse, not the whole file's (the LSP asks for fixes as you type).
+    top = pos.top_statement(request.line)
+    alias = None
+    if top is not None:
+        alias = rewrites.existing_torch_alias(pos.module)
+    needs_torch = isinstance(request, (DisableFix, WhereFix))
+    whole = top is None or (needs_torch and alias is None)
+    if whole:
+        module = pos.module
+    else:
+        module = cst.Module(body=[top], default_indent=pos.module.default_indent,
+                            default_newline=pos.module.default_newline, header=[], footer=[],
+                            encoding=pos.module.encoding, has_trailing_newline=True)
+    rewrite = _REWRITES[type(request)](request, module, pos, settings, alias)
+    if rewrite is None:
+        return None
+    new, title, applicability = rewrite
+    old_code = module.code
+    offset = 0 if whole else pos.lines(top)[1] - len(split_lines(old_code))
+    # new lines take the ending of the line they are inserted next to, not the file's first line's
+    new_code = restore_line_endings(old_code, _bare_newlines(new.code), pos.module.default_newline, loose=True)
+    try:
+        cst.parse_module(new_code)
+    except Exception:
+        return None
+    if compile_error(new_code, "<fix>") is not None:  # libcst accepts code that CPython rejects
+        return None
+    edit = edit_for(old_code, new_code)
+    if edit is None:
+        return None
+    edit = Edit(edit.line + offset, edit.column, edit.end_line + offset, edit.end_column, edit.text)
+    return Fix(title, applicability, (edit,))
+
+
+# Each rewrite returns (new module, title, applicability), or None when it declines.
+Rewrite = Optional[Tuple[cst.Module, str, str]]
+
+
+def _loop(request: LoopFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """Unroll a constant-range ``for`` loop, else move the loop into a helper."""
+    loop = pos.node((cst.For, cst.While), request.line)
+    if loop is None:
+        return None
+    new, title = None, ""
+    if isinstance(loop, cst.For):
+        new = rewrites.unroll(module, loop, settings.max_unroll)
+        title = f"Unroll the loop at line {request.line}"
+    if new is None:
+        func = pos.enclosing_function(request.line)
+        if func is not None:
+            new = rewrites.isolate_loop(module, func, loop, request.line)
+            title = f"Move the loop at line {request.line} into a helper so only the helper's frame is skipped"
+    return (new, title, "safe") if new is not None else None
+
+
+def _block(request: BlockFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """Split a ``with`` or ``try`` block around the breaking statement."""
+    is_with = request.block == BlockKind.WITH
+    block = pos.node((cst.With,) if is_with else (cst.Try,), request.line)
+    if block is None:
+        return None
+    stmt = pos.statement_at(block, request.anchor_line)
+    if stmt is None:
+        return None
+    if is_with:
+        new = rewrites.split_with(module, block, stmt)
+        title = f"Move the breaking statement out of the `with` block at line {request.line}"
+    else:
+        new = rewrites.split_try(module, block, stmt)
+        title = f"Move the breaking statement out of the `try` block at line {request.line}"
+    return (new, title, "unsafe") if new is not None else None
+
+
+def _disable(request: DisableFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """Decorate a callee with ``@torch.compiler.disable``."""
+    func = pos.def_at(request.line)
+    if func is None:
+        return None
+    new = rewrites.add_disable(module, func, alias)
+    title = f"Decorate `{request.function}` with `@torch.compiler.disable` (one clean break, runs eagerly)"
+    return (new, title, "safe") if new is not None else None
+
+
+def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """Replace ``if c: x = a`` by ``x = torch.where(c, a, x)``."""
+    node = pos.node((cst.If,), request.line)
+    func = pos.enclosing_function(request.line)
+    if node is None or func is None:
+        return None
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    start = pos.lines(node)[0]
+    before = [s for s in body if pos.lines(s)[1] < start]
+    bound = set(rewrites._param_names(func)) | rewrites.scan(before).binds
+    new = rewrites.to_where(module, node, bound, alias)
+    title = "Select with `torch.where` instead of branching on a tensor"
+    return (new, title, "unsafe") if new is not None else None
+
+
+_REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where}
+
+
+def _bare_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:
+    """Return the diagnostics with ``fix`` filled in where a fix request can be honoured."""
+    out = []
+    cache: Dict[str, Optional[_Positions]] = {}
+    for d in diagnostics:
+        if d.fix_request is None or d.fix is not None:
+            out.append(d)
+            continue
+        text = texts.get(d.path)
+        if text is None:
+            out.append(d)
+            continue
+        is_config = isinstance(d.fix_request, ConfigFix)
+        if not is_config and d.path not in cache:
+            try:
+                cache[d.path] = _Positions(text)
+            except Exception:
+                cache[d.path] = None
+        fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
+            if is_config or cache.get(d.path) else None
+        out.append(dataclasses.replace(d, fix=fix) if fix else d)
+    return out

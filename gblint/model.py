@@ -1,0 +1,548 @@
+"""gblint's data model: what a file's summary holds, and the frames and regions built on it.
+
+The summary stage (:mod:`gblint.summary`) produces these records in one traversal per file;
+the index (:mod:`gblint.index`) resolves their call targets to :class:`Frame` objects, and the
+consequence model (:mod:`gblint.consequences`) reads only them, never a syntax tree. The summary
+classes are plain data: :mod:`gblint.cache` stores them as JSON and decodes them back into
+exactly these classes (:data:`CACHED_TYPES`).
+
+The words of the enums are gblint's output vocabulary: each member equals, hashes and prints
+as its word (``Outcome.SKIP == "skip"``), so the output keeps its strings.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Dict, List, Optional, Tuple
+
+
+class Words(str, enum.Enum):
+    """An enum whose members are their words: equal to them, and printed as them."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(str.__str__(self), spec)
+
+
+# ----------------------------------------------------------------------------- kinds and outcomes
+
+
+class Kind(Words):
+    """What a value is, as far as Dynamo cares (:mod:`gblint.tensors`). Besides these, a kind
+    may be a parameter token ``"p:NAME"`` (:func:`param_kind`): a tensor if parameter NAME
+    turns out to be one, resolved once the whole function has been read."""
+
+    TENSOR = "T"
+    PROBABLE = "~"  # probably a tensor: a user function's result when called with tensors
+    SCALAR = "S"  # a Python scalar read out of tensor data (`.item()`, `float(t)`)
+    PYTHON = "P"  # a Python value Dynamo guards on (sizes, dtypes, constants)
+    MODULE = "M"  # an nn.Module object
+    SELF = "self"  # the `self` of a method
+    UNKNOWN = "?"
+
+
+PARAM_PREFIX = "p:"
+
+
+def param_kind(name: str) -> str:
+    """The kind token of parameter ``name``: a tensor if the parameter turns out to be one."""
+    return PARAM_PREFIX + name
+
+
+class Outcome(Words):
+    """What a graph break does to the frame that meets it (``docs/semantics.md`` rules 1-5).
+
+    A break site's own outcome (what its rule says) is ``RESUME``, ``SKIP``, ``TAIL`` or
+    ``RAISE``; the consequence model's verdict for a frame is ``RESUME``, ``TAIL``, ``SKIP`` or
+    ``ERROR``. :attr:`status` and :attr:`effect` give the words the output uses for it.
+    """
+
+    RESUME = "resume"  # the graph is split, tracing resumes after the break (+1 graph)
+    TAIL = "tail"  # the graph up to the last checkpoint is compiled, the rest of the frame runs eagerly
+    SKIP = "skip"  # the frame gets no graph: Dynamo skips it and runs it eagerly
+    ERROR = "error"  # a compile error (fullgraph=True, error_on_graph_break(True))
+    RAISE = "raise"  # an uncaught `raise`: skips the frame unless a `try` on the way catches it
+
+    @property
+    def severity(self) -> int:
+        """How bad a verdict is, for picking the worst of several (0 for ``RAISE``)."""
+        return _SEVERITY[self]
+
+    @property
+    def status(self) -> str:
+        """The word ``--explain`` uses for a frame with this verdict."""
+        return _STATUS[self]
+
+    @property
+    def effect(self) -> str:
+        """The ``effect`` of a diagnostic reporting this verdict (``Diagnostic.effect``): the
+        frame keeps a graph (``break``), gets none (``skip``), or fails (``error``)."""
+        return _EFFECT[self]
+
+
+_SEVERITY = {Outcome.RESUME: 1, Outcome.TAIL: 2, Outcome.SKIP: 3, Outcome.ERROR: 4, Outcome.RAISE: 0}
+_STATUS = {Outcome.RESUME: "compiled", Outcome.TAIL: "tail", Outcome.SKIP: "skipped", Outcome.ERROR: "failed",
+           Outcome.RAISE: "skipped"}
+_EFFECT = {Outcome.RESUME: "break", Outcome.TAIL: "break", Outcome.SKIP: "skip", Outcome.ERROR: "error",
+           Outcome.RAISE: "skip"}
+
+
+class EventKind(Words):
+    """What an :class:`Event` records."""
+
+    BREAK = "break"  # a break site found by a rule
+    CALL = "call"  # a call gblint may follow
+    WITH = "with"  # a `with` of a manager Dynamo cannot wrap (GB0142)
+
+
+class BlockKind(Words):
+    """A block around a statement, as Dynamo's frame semantics distinguish them."""
+
+    LOOP = "loop"  # a for/while body
+    WHILE_TEST = "while_test"  # a while condition
+    TRY = "try"
+    WITH = "with"
+    BRANCH = "branch"  # an if/else body that runs under Dynamo
+    OPERAND = "operand"  # the right operand of `and`/`or`
+    COMP = "comp"  # a list, set or dict comprehension
+    GENEXPR = "genexpr"
+    EAGER_ONLY = "eager_only"  # code that never runs under Dynamo (`if not is_compiling():`, a local class)
+
+
+class ManagerKind(Words):
+    """What a ``with`` item's manager does with a break inside (``docs/semantics.md`` §2)."""
+
+    RESUMABLE = "resumable"  # a break inside resumes
+    GENERIC = "generic"  # a break inside cannot resume (GB0066)
+    UNSUPPORTED = "unsupported"  # Dynamo cannot wrap it: the frame is skipped even without a break (GB0142)
+
+
+# ----------------------------------------------------------------------------- call targets
+
+
+@dataclasses.dataclass(frozen=True)
+class CallTarget:
+    """What a call's function (or a compiled object) refers to, as the summary records it
+    from one file; :meth:`gblint.index.Project.resolve_ref` resolves it to frames."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalFunction(CallTarget):
+    """A function defined in the same file, by qualified name (``f``, ``outer.inner``, a
+    lambda ``outer.<lambda:LINE:COL>``)."""
+
+    qualname: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Dotted(CallTarget):
+    """A dotted name, imports resolved (``pkg.mod.f``, ``pkg.mod.Class``, ``torch.nn.LSTM``)."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfMethod(CallTarget):
+    """``self.name(...)`` in a method of class ``cls``: a method, or a module attribute."""
+
+    cls: Optional[str]
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SuperMethod(CallTarget):
+    """``super().name(...)`` in a method of class ``cls``."""
+
+    cls: str
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfAttrMethod(CallTarget):
+    """``self.attr.name(...)`` in a method of class ``cls``: a method of the module ``attr``."""
+
+    cls: Optional[str]
+    attr: str
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Method(CallTarget):
+    """``obj.name(...)`` where ``obj`` was bound to an instance of class ``cls``."""
+
+    cls: CallTarget
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceCall(CallTarget):
+    """``obj(...)`` where ``obj`` was bound to an instance of class ``cls`` (its ``forward`` for
+    an ``nn.Module``, else its ``__call__``)."""
+
+    cls: CallTarget
+
+
+@dataclasses.dataclass(frozen=True)
+class Modules(CallTarget):
+    """A layer of an ``nn.ModuleList``/``nn.Sequential``: one of ``classes``."""
+
+    classes: Tuple[CallTarget, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class DisabledCall(CallTarget):
+    """The call of a ``torch.compiler.disable``d function (the break Dynamo reports there)."""
+
+    path: str
+    function: str
+    recursive: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class NonstrictCall(CallTarget):
+    """The call of a ``nonstrict_trace``d function that turns a tensor into a Python value."""
+
+    path: str
+    function: str
+
+
+# ----------------------------------------------------------------------------- bindings
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    """What a name, or a ``self`` attribute, is bound to, as far as gblint follows values."""
+
+
+@dataclasses.dataclass(frozen=True)
+class OtherValue(Binding):
+    """A value gblint does not follow (not a call)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CallResult(Binding):
+    """The result of calling dotted name ``name`` (whose first component is ``head``); both None
+    when the function has no name."""
+
+    name: Optional[str]
+    head: Optional[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class ManagerValue(Binding):
+    """A context manager built by a constructor gblint knows (:mod:`gblint.semantics`)."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LoggerValue(Binding):
+    """A ``logging.Logger`` (``logging.getLogger(...)``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledValue(Binding):
+    """The result of ``torch.compile(...)``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PartialValue(Binding):
+    """``functools.partial(f, ...)``: calling it calls ``target``."""
+
+    target: CallTarget
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceValue(Binding):
+    """An instance of class ``cls`` (a name that starts with a capital letter, called)."""
+
+    cls: CallTarget
+
+
+@dataclasses.dataclass(frozen=True)
+class ContainerValue(Binding):
+    """An ``nn.ModuleList`` (``kind`` ``list``), ``nn.Sequential`` (``sequential``) or
+    ``nn.ModuleDict`` (``dict``) of modules of ``classes``."""
+
+    kind: str
+    classes: Tuple[CallTarget, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerValue(Binding):
+    """A layer taken from a container by a loop: a module of one of ``classes``."""
+
+    classes: Tuple[CallTarget, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalDefValue(Binding):
+    """A function or lambda defined in the enclosing function, by qualified name."""
+
+    qualname: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Definition(Binding):
+    """A module-level ``def`` or ``class``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleAttr(Binding):
+    """A ``self`` attribute assigned an instance of one of ``classes`` (a submodule, or any object)."""
+
+    classes: Tuple[CallTarget, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class NnModuleAttr(Binding):
+    """A ``self`` attribute assigned a ``torch.nn`` module, by dotted name."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorAttr(Binding):
+    """A ``self`` attribute that holds a tensor: ``known`` (an ``nn.Parameter``, a value known to
+    be a tensor), or a guess (a value that may be one: reported as a tensor, never rewritten)."""
+
+    known: bool
+
+
+# ----------------------------------------------------------------------------- fix requests
+
+
+@dataclasses.dataclass(frozen=True)
+class FixRequest:
+    """What a diagnostic's fix would rewrite; :mod:`gblint.fixes` turns it into edits."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigFix(FixRequest):
+    """Advice without edits: set ``torch._dynamo.config.<setting> = True``."""
+
+    setting: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopFix(FixRequest):
+    """Unroll the loop at ``line``, or move it into a helper, for the break at ``anchor_line``
+    of ``frame``."""
+
+    line: int
+    anchor_line: int
+    frame: str
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockFix(FixRequest):
+    """Move the breaking statement at ``anchor_line`` out of the ``with`` or ``try`` block
+    (``block``) at ``line`` of ``frame``."""
+
+    block: BlockKind
+    line: int
+    anchor_line: int
+    frame: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DisableFix(FixRequest):
+    """Decorate ``function`` (defined at ``line``) with ``@torch.compiler.disable``."""
+
+    line: int
+    function: str
+
+
+@dataclasses.dataclass(frozen=True)
+class WhereFix(FixRequest):
+    """Replace the ``if`` at ``line`` by ``torch.where``."""
+
+    line: int
+
+
+# ----------------------------------------------------------------------------- the summary
+
+
+@dataclasses.dataclass
+class Span:
+    """A node's position: 1-based lines and columns, ``end_column`` exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclasses.dataclass
+class Manager:
+    """What a ``with`` item's manager is, as far as Dynamo cares (``docs/semantics.md`` §2).
+
+    ``label`` is its source text; ``gb_id`` the registry id of a break inside (or of the
+    manager itself, when unsupported); ``strict`` the argument of ``error_on_graph_break(...)``
+    when that is the manager; ``callee`` the manager's constructor, when it may be a
+    ``@contextmanager`` function of the checked code.
+    """
+
+    kind: ManagerKind
+    label: str
+    gb_id: str = "GB0066"
+    strict: Optional[bool] = None
+    callee: Optional[CallTarget] = None
+
+
+@dataclasses.dataclass
+class Block:
+    """A block around an event: where it starts, the traced ops before it, and what it is."""
+
+    kind: BlockKind
+    line: int
+    ops_at_entry: int = 0
+    manager: Optional[Manager] = None
+    comp_kind: str = ""  # list | set | dict | gen
+    holds_tensor: bool = False
+    over_items: bool = False
+    column: int = 1
+
+
+@dataclasses.dataclass
+class Event:
+    """A break site (``kind=BREAK``), a call (``CALL``) or an unsupported manager (``WITH``)
+    inside a function, with the blocks around it (outermost first) and the traced ops before it."""
+
+    kind: EventKind
+    span: Span
+    blocks: Tuple[Block, ...]
+    ops_index: int
+    # break
+    code: str = ""
+    rule_name: str = ""
+    gb_ids: Tuple[str, ...] = ()
+    detail: str = ""
+    hint: str = ""
+    outcome: Outcome = Outcome.RESUME
+    python_value: bool = False
+    capturable: bool = False
+    needs_capture: bool = False
+    origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
+    needs: Optional[str] = None
+    fix_needs: Optional[Tuple[str, ...]] = None  # see BreakSite.fix_needs; resolved into `fixable`
+    fixable: bool = False  # the rule's rewrite applies: every value it needs is known to be a tensor
+    # call
+    callee: Optional[CallTarget] = None
+    call_text: str = ""
+    # with
+    manager: Optional[Manager] = None
+
+
+@dataclasses.dataclass
+class Decorator:
+    """A decorator: the dotted name it resolves to, and its literal arguments as source text."""
+
+    qualname: str
+    called: bool
+    kwargs: Dict[str, str]
+    args: Tuple[str, ...]
+
+
+@dataclasses.dataclass
+class FunctionInfo:
+    """A function of a file (a lambda too) and the events of its body, in source order."""
+
+    qualname: str  # dotted within the module: "Class.method", "outer.inner"
+    name: str
+    class_name: Optional[str]
+    span: Span
+    decorators: List[Decorator]
+    is_generator: bool = False
+    is_async: bool = False
+    ops_total: int = 0
+    events: List[Event] = dataclasses.field(default_factory=list)
+    local_defs: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def decorator(self, *names: str) -> Optional[Decorator]:
+        """The first decorator that resolves to one of ``names``, or None."""
+        for d in self.decorators:
+            if d.qualname in names:
+                return d
+        return None
+
+
+@dataclasses.dataclass
+class ClassInfo:
+    """A class of a file: bases (resolved dotted names), methods, and what ``self`` attributes
+    were assigned in its methods."""
+
+    name: str
+    qualname: str
+    bases: List[str]
+    methods: Dict[str, str]
+    attrs: Dict[str, Binding]  # self.attr -> ModuleAttr, ContainerValue, NnModuleAttr or TensorAttr
+    span: Span
+
+
+@dataclasses.dataclass
+class RegionDecl:
+    """A place that compiles something: ``@torch.compile``, ``torch.compile(x)``, ``x.compile()``.
+
+    ``target`` is the compiled function, or with ``is_class`` the ``nn.Module`` class whose
+    ``forward`` is compiled; ``function`` the function the call sits in, for local names."""
+
+    target: CallTarget
+    is_class: bool
+    fullgraph: bool
+    span: Span
+    spelling: str
+    function: Optional[str] = None
+
+
+@dataclasses.dataclass
+class FileSummary:
+    """Everything the later stages know about one file."""
+
+    path: str
+    module: str
+    functions: Dict[str, FunctionInfo] = dataclasses.field(default_factory=dict)
+    classes: Dict[str, ClassInfo] = dataclasses.field(default_factory=dict)
+    regions: List[RegionDecl] = dataclasses.field(default_factory=list)
+    config: Dict[str, object] = dataclasses.field(default_factory=dict)
+    imports: Dict[str, str] = dataclasses.field(default_factory=dict)
+    module_names: Dict[str, Binding] = dataclasses.field(default_factory=dict)  # global name -> its binding
+    rule_errors: List[Tuple[str, int, str]] = dataclasses.field(default_factory=list)
+
+
+# Every type a cached summary may hold (gblint.cache decodes entries into these only).
+CACHED_TYPES = (Outcome, EventKind, BlockKind, ManagerKind,
+                LocalFunction, Dotted, SelfMethod, SuperMethod, SelfAttrMethod, Method, InstanceCall, Modules,
+                DisabledCall, NonstrictCall,
+                OtherValue, CallResult, ManagerValue, LoggerValue, CompiledValue, PartialValue, InstanceValue,
+                ContainerValue, LayerValue, LocalDefValue, Definition, ModuleAttr, NnModuleAttr, TensorAttr,
+                Span, Manager, Block, Event, Decorator, FunctionInfo, ClassInfo, RegionDecl, FileSummary)
+
+
+# ----------------------------------------------------------------------------- frames and regions
+
+
+@dataclasses.dataclass(frozen=True)
+class Frame:
+    """A function of some file of the project."""
+
+    path: str
+    info: FunctionInfo
+
+    @property
+    def name(self) -> str:
+        """The function's qualified name within its module."""
+        return self.info.qualname
+
+
+@dataclasses.dataclass
+class Region:
+    """A compiled entry and the options it is compiled with."""
+
+    entry: Frame
+    fullgraph: bool
+    nested_graph_breaks: bool
+    python_version: Tuple[int, int]
+    spelling: str

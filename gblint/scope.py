@@ -1,0 +1,283 @@
+"""Per-function state during the traversal: names, imports and the tensor kind of expressions.
+
+A :class:`FunctionScope` is what rules receive as ``ctx``: it resolves names through the
+file's imports (``T.compile`` -> ``torch.compile``), infers the kind of an expression (a tensor,
+a Python value, a module... see :mod:`gblint.tensors`) from the bindings seen so far, and holds
+the stack of blocks around the current statement and the events found in the function.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+from . import tensors
+from .model import (PARAM_PREFIX, Binding, Block, ClassInfo, ContainerValue, Event, FunctionInfo, Kind, ModuleAttr,
+                    NnModuleAttr, TensorAttr)
+from .names import ImportTable, dotted
+from .semantics import COMPILING_PREDICATES, IS_COMPILING
+from .tensors import join, likely_tensor, maybe_tensor
+
+class _Env(dict):
+    """A scope's name -> kind table that forgets memoised expression kinds when it changes."""
+
+    def __init__(self, memo: Dict[int, str], items=()):
+        super().__init__(items)
+        self._memo = memo
+
+    def __setitem__(self, key, value):
+        self._memo.clear()
+        super().__setitem__(key, value)
+
+    def pop(self, *args):
+        """Remove ``key`` (forgetting memoised kinds), as :meth:`dict.pop`."""
+        self._memo.clear()
+        return super().pop(*args)
+
+
+class FunctionScope:
+    """Per-function state handed to rules as ``ctx``: names, tensor kinds, blocks.
+
+    ``builder`` is the :class:`gblint.summary.SummaryBuilder` reading the file (for the Dynamo
+    config and the module's bindings); ``info`` None is the module's own scope; ``params`` maps
+    parameter names to their kinds before any use is seen.
+    """
+
+    def __init__(self, builder, info: Optional[FunctionInfo], imports: ImportTable,
+                 params: Dict[str, str], parent: Optional["FunctionScope"], class_info: Optional[ClassInfo]):
+        self.builder = builder
+        self.info = info
+        self.imports = imports
+        self.parent = parent
+        self.class_info = class_info
+        self._kinds: Dict[int, str] = {}  # kind() of nodes since the last binding changed
+        self._guards: Dict[int, Optional[bool]] = {}  # compiling_guard() of nodes
+        self.env: Dict[str, str] = _Env(self._kinds, params)  # local name -> kind token
+        self.values: Dict[str, Binding] = {}  # local name -> what it is bound to (manager, instance, layer)
+        self.params = set(params)
+        self.self_name: Optional[str] = None
+        self.tensor_params: set = set()
+        self.blocks: List[Block] = []
+        self.ops = 0
+        self.pending: List[Event] = []
+        self.is_generator = False
+        self.deferred: Dict[str, Event] = {}  # name bound to a lazily formatted string -> its break
+        self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
+
+    # -- names
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """Dotted name ``node`` stands for, through imports (``T.compile`` -> ``torch.compile``)."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head = text.split(".")[0]
+        scope = self
+        while scope is not None:
+            if head in scope.env and head not in scope.imports.names:
+                return None  # a local variable, not a module path
+            scope = scope.parent
+        return self.imports.resolve(node)
+
+    def config(self, name: str, default=None):
+        """The Dynamo config value ``name`` for this file (module-level overrides, then settings)."""
+        return self.builder.config_value(name, default)
+
+    def compiling_guard(self, test: cst.BaseExpression) -> Optional[bool]:
+        """The value ``test`` has under Dynamo when it only depends on an is-compiling check
+        (``torch.compiler.is_compiling()``, transformers' ``is_tracing(x)``...), else None.
+        ``not G and X`` is False and ``G or X`` is True whatever X is (short-circuit)."""
+        key = id(test)
+        if key not in self._guards:
+            self._guards[key] = self._compiling_guard(test)
+        return self._guards[key]
+
+    def _compiling_guard(self, test: cst.BaseExpression) -> Optional[bool]:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.compiling_guard(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Call):
+            q = self.resolve(test.func) or dotted(test.func) or ""
+            if q in IS_COMPILING or q.rsplit(".", 1)[-1] in COMPILING_PREDICATES:
+                return True
+            return None
+        if isinstance(test, cst.BooleanOperation):
+            left = self.compiling_guard(test.left)
+            if isinstance(test.operator, cst.And) and left is False:
+                return False
+            if isinstance(test.operator, cst.Or) and left is True:
+                return True
+            right = self.compiling_guard(test.right)
+            if left is not None and right is not None:
+                return (left and right) if isinstance(test.operator, cst.And) else (left or right)
+        return None
+
+    # -- tensor kinds
+    def lookup(self, name: str) -> Optional[str]:
+        """The kind of local ``name`` in this scope or an enclosing one, or None when unbound."""
+        scope = self
+        while scope is not None:
+            if name in scope.env:
+                return scope.env[name]
+            scope = scope.parent
+        return None
+
+    def kind(self, node: cst.BaseExpression) -> str:
+        """Kind token of an expression (see :mod:`gblint.tensors`), memoised until a binding
+        changes: long operator chains would otherwise be re-walked at every level."""
+        key = id(node)
+        found = self._kinds.get(key)
+        if found is None:
+            found = self._kinds[key] = self._kind(node)
+        return found
+
+    def _kind(self, node: cst.BaseExpression) -> str:
+        """Kind token of an expression (see :mod:`gblint.tensors`)."""
+        if isinstance(node, cst.Name):
+            k = self.lookup(node.value)
+            if k is not None:
+                return k
+            return Kind.UNKNOWN
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.FormattedString)):
+            return Kind.PYTHON
+        if isinstance(node, cst.Attribute):
+            attr = node.attr.value
+            if isinstance(node.value, cst.Name) and node.value.value == self.self_name and self.class_info:
+                ref = self.class_info.attrs.get(attr)
+                if isinstance(ref, TensorAttr):
+                    return Kind.TENSOR
+                if isinstance(ref, (ModuleAttr, ContainerValue, NnModuleAttr)):
+                    return Kind.MODULE
+                return Kind.UNKNOWN
+            base = self.kind(node.value)
+            if likely_tensor(base):
+                if attr in tensors.PY_ATTRS:
+                    return Kind.PYTHON
+                if attr in tensors.TENSOR_ATTRS:
+                    return base
+                return Kind.UNKNOWN
+            q = self.resolve(node)
+            if q and q.startswith("torch."):
+                return Kind.PYTHON
+            return Kind.UNKNOWN
+        if isinstance(node, cst.Call):
+            return self.call_kind(node)
+        if isinstance(node, cst.Subscript):
+            base = self.kind(node.value)
+            if likely_tensor(base):
+                return base
+            if base == Kind.MODULE:
+                return Kind.MODULE
+            return Kind.PYTHON if base == Kind.PYTHON else Kind.UNKNOWN
+        if isinstance(node, cst.BinaryOperation):
+            return join(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.UnaryOperation):
+            return self.kind(node.expression)
+        if isinstance(node, cst.Comparison):
+            if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+                return Kind.PYTHON
+            return join(self.kind(node.left), *[self.kind(t.comparator) for t in node.comparisons])
+        if isinstance(node, cst.BooleanOperation):
+            return join(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.IfExp):
+            k = join(self.kind(node.body), self.kind(node.orelse))
+            return k
+        return Kind.UNKNOWN
+
+    def known_tensor(self, node: cst.BaseExpression) -> Optional[str]:
+        """The kind token of ``node`` when it is a tensor by inference rather than by a guess:
+        ``"T"``, or ``"p:NAME"`` (a tensor if parameter NAME turns out to be one, see
+        :meth:`resolve_token`); None when it is not, or may not be, a tensor. A ``self`` attribute
+        assigned a value not known to be a tensor (``self.use_res = inp == oup``), and locals bound
+        from one, are guesses: they are reported as tensors, never rewritten as ones."""
+        k = self.kind(node)
+        if not maybe_tensor(k) or self.guessed_expr(node):
+            return None
+        return k
+
+    def guessed_expr(self, node: cst.BaseExpression) -> bool:
+        """Whether the kind of ``node`` rests on a guess (see :meth:`known_tensor`); follows the
+        sub-expressions :meth:`kind` follows."""
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, cst.Name):
+                scope = self
+                while scope is not None and n.value not in scope.env:
+                    scope = scope.parent
+                if scope is not None and n.value in scope.guessed:
+                    return True
+            elif isinstance(n, cst.Attribute):
+                if isinstance(n.value, cst.Name) and n.value.value == self.self_name and self.class_info:
+                    ref = self.class_info.attrs.get(n.attr.value)
+                    if isinstance(ref, TensorAttr) and not ref.known:
+                        return True
+                todo.append(n.value)
+            elif isinstance(n, cst.Call):
+                todo.append(n.func)
+                todo.extend(a.value for a in n.args)
+            elif isinstance(n, cst.Subscript):
+                todo.append(n.value)
+            elif isinstance(n, (cst.BinaryOperation, cst.BooleanOperation)):
+                todo += [n.left, n.right]
+            elif isinstance(n, cst.UnaryOperation):
+                todo.append(n.expression)
+            elif isinstance(n, cst.Comparison):
+                todo.append(n.left)
+                todo.extend(t.comparator for t in n.comparisons)
+            elif isinstance(n, cst.IfExp):
+                todo += [n.body, n.orelse]
+        return False
+
+    def call_kind(self, node: cst.Call) -> str:
+        """Kind of the value a call returns (tensor methods, torch functions, builtins, modules)."""
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            recv = self.kind(func.value)
+            if likely_tensor(recv):
+                if method == "item":
+                    return Kind.SCALAR
+                if method in tensors.PY_METHODS:
+                    return Kind.PYTHON
+                return recv
+            if recv == Kind.MODULE:
+                return Kind.TENSOR if method in ("forward", "__call__") else Kind.UNKNOWN
+        q = self.resolve(func)
+        if q:
+            k = tensors.torch_call_kind(q)
+            if k != Kind.UNKNOWN:
+                return k
+            if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
+                return Kind.SCALAR
+            if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",
+                     "repr", "tuple", "list", "dict", "set", "enumerate", "zip", "getattr", "callable"):
+                return Kind.TENSOR if q == "getattr" and node.args and maybe_tensor(self.kind(node.args[0].value)) \
+                    and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value \
+                    not in tensors.PY_ATTRS else Kind.PYTHON
+            if q in ("sum", "max", "min", "abs"):
+                ks = [self.kind(a.value) for a in node.args]
+                return Kind.TENSOR if Kind.TENSOR in ks else Kind.UNKNOWN
+        fk = self.kind(func)
+        if fk == Kind.MODULE:
+            return Kind.TENSOR
+        if q is None or not q.startswith(("torch.", "builtins.")):
+            if any(likely_tensor(self.kind(a.value)) for a in node.args):
+                return Kind.PROBABLE
+        return Kind.UNKNOWN
+
+    def note_tensor_param(self, node: cst.BaseExpression) -> None:
+        """Record evidence that a parameter is a tensor (it is used as one)."""
+        if isinstance(node, cst.Name) and node.value in self.params and self.env.get(node.value, "").startswith(PARAM_PREFIX):
+            self.tensor_params.add(node.value)
+
+    def resolve_token(self, token: Optional[str]) -> bool:
+        """Whether a rule's ``needs`` token holds once the function has been read: None and
+        ``TENSOR`` always, ``p:NAME`` when parameter NAME was used as a tensor."""
+        if token is None:
+            return True
+        if token == Kind.TENSOR:
+            return True
+        if token.startswith(PARAM_PREFIX):
+            return token[len(PARAM_PREFIX):] in self.tensor_params
+        return False

@@ -1,0 +1,64 @@
+"""Dynamo's tables: the names whose behaviour under ``torch.compile`` gblint knows by heart.
+
+Context managers a break can resume inside (``docs/semantics.md`` §2), the ones Dynamo cannot
+wrap, the decorators that change how a call is traced (``torch.compiler.disable``,
+``nonstrict_trace``, ``error_on_graph_break``), the names that compile something or test whether
+Dynamo is compiling, and the modules Dynamo does not trace. Plain data, no logic: the summary
+(:mod:`gblint.summary`), the index and the consequence model read it.
+"""
+from __future__ import annotations
+
+RESUMABLE_MANAGERS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
+    "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.enable_grad",
+    "torch.autograd.grad_mode.set_grad_enabled", "torch.autograd.grad_mode.inference_mode",
+    "torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast", "torch.cuda.amp.autocast",
+    "torch.amp.autocast_mode.autocast", "contextlib.nullcontext",
+    "torch.profiler.record_function", "torch.autograd.profiler.record_function",
+    "torch.profiler.profile", "torch.autograd.profiler.profile",
+    "torch.autograd.graph.disable_saved_tensors_hooks", "torch.nn.attention.sdpa_kernel",
+    "torch._dynamo.error_on_graph_break", "torch._dynamo.patch_dynamo_config",
+    "torch._dynamo.dont_skip_tracing", "torch._C.DisableTorchFunction",
+    "torch._C.DisableTorchFunctionSubclass", "torch.cuda.device", "torch.accelerator.device_index",
+    "torch._dynamo.disable_nested_graph_breaks",
+})
+UNSUPPORTED_MANAGERS = frozenset({
+    "torch.device", "open", "io.open", "builtins.open", "torch.random.fork_rng", "tempfile.TemporaryDirectory",
+    "tempfile.NamedTemporaryFile", "os.scandir", "zipfile.ZipFile", "tarfile.open", "gzip.open",
+})
+NON_RESUMABLE_GB = {"warnings.catch_warnings": "GB0092", "torch.autograd.forward_ad.dual_level": "GB0092",
+                    "torch.fx.traceback.annotate": "GB0279"}
+CONTEXTMANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling",
+                          "torch.compiler.is_dynamo_compiling", "torch._utils.is_compiling"})
+COMPILE_NAMES = frozenset({"torch.compile"})
+# helpers that return torch.compiler.is_compiling() under another name (transformers, timm, ...)
+COMPILING_PREDICATES = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing",
+                                  "is_torchdynamo_exporting", "is_exporting", "is_dynamo_exporting"})
+CONTAINER_CLASSES = {"torch.nn.ModuleList": "list", "torch.nn.Sequential": "sequential",
+                     "torch.nn.ModuleDict": "dict", "torch.nn.modules.container.ModuleList": "list",
+                     "torch.nn.modules.container.Sequential": "sequential"}
+DYNAMO_CONFIG_PREFIXES = ("torch._dynamo.config.",)
+
+# Managers that change grad or autocast mode: entering one is an op in the traced graph.
+GRAD_MODE_MANAGERS = ("torch.no_grad", "torch.enable_grad", "torch.set_grad", "torch.inference_mode",
+                      "torch.autocast", "torch.amp", "torch.cpu.amp", "torch.cuda.amp")
+
+# Decorators on a callee that change what calling it does inside a compiled region.
+DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo")
+NONSTRICT = ("torch._dynamo.nonstrict_trace",)
+EOGB = ("torch._dynamo.error_on_graph_break",)
+# nn modules Dynamo does not trace (GB0014)
+RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
+# break sources that only log or print: a callee made of these is best disabled outright
+LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
+
+# First components of dotted names whose calls are never followed (library code, builtins).
+EXTERNAL_HEADS = frozenset({
+    "torch", "builtins", "math", "numpy", "np", "functools", "itertools", "operator", "typing", "collections",
+    "print", "len", "range", "isinstance", "super", "sum", "max", "min", "abs", "enumerate", "zip", "list",
+    "tuple", "dict", "set", "int", "float", "bool", "str", "getattr", "setattr", "hasattr", "sorted",
+    "reversed", "map", "filter", "any", "all", "round", "type", "id", "repr", "iter", "next", "logging",
+    "warnings", "time", "random", "os", "sys", "copy", "re", "inspect", "dataclasses", "einops",
+})

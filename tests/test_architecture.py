@@ -1,0 +1,127 @@
+"""The shape of the code: no import cycle between gblint's modules, no module over 700 lines.
+
+The pipeline runs one way (parse -> summarise -> index -> consequences -> diagnostics -> fixes
+-> output, front ends on top); an import cycle, even one hidden inside a function, means two
+stages know each other. Every import counts: at module level, inside functions, under
+``TYPE_CHECKING``.
+"""
+import ast
+import os
+from typing import Dict, List, Optional, Set
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# source folder -> the package it installs as (pyproject.toml: package-dir)
+PACKAGES = {"gblint": "gblint", "rules": "gblint.rules", "runtime_check": "gblint.runtime_check"}
+MAX_LINES = 700
+
+
+def project_modules() -> Dict[str, str]:
+    """Dotted module name -> file, for every module of the installed packages."""
+    out = {}
+    for folder, package in PACKAGES.items():
+        base = os.path.join(ROOT, folder)
+        for directory, dirs, files in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            rel = os.path.relpath(directory, base)
+            prefix = package if rel == "." else package + "." + rel.replace(os.sep, ".")
+            for name in files:
+                if name.endswith(".py"):
+                    stem = name[:-3]
+                    out[prefix if stem == "__init__" else f"{prefix}.{stem}"] = os.path.join(directory, name)
+    return out
+
+
+def _absolute(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
+    """The absolute name of ``from <level dots><name> import ...`` written in ``module``."""
+    if not level:
+        return name or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def imports_of(module: str, path: str, modules: Set[str]) -> Set[str]:
+    """The project modules that ``module`` imports anywhere in its file. ``from p import x``
+    counts as importing ``p.x`` when that is a module, else ``p``; the parent packages Python
+    runs on the way are not counted (a package's ``__init__`` importing its own submodules is
+    not a cycle)."""
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    is_package = os.path.basename(path) == "__init__.py"
+    found: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in modules:
+                    found.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, is_package, node.level, node.module)
+            for alias in node.names:
+                full = f"{base}.{alias.name}" if base else alias.name
+                if full in modules:
+                    found.add(full)
+                elif base in modules:
+                    found.add(base)
+    found.discard(module)
+    return found
+
+
+def import_graph() -> Dict[str, Set[str]]:
+    modules = project_modules()
+    names = set(modules)
+    return {m: imports_of(m, p, names) for m, p in modules.items()}
+
+
+def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
+    """One import cycle as ``[a, b, ..., a]``, or None."""
+    state: Dict[str, int] = {}  # 1 on the current path, 2 done
+    path: List[str] = []
+
+    def visit(node: str) -> Optional[List[str]]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_graph_sees_the_packages():
+    graph = import_graph()
+    assert "gblint.engine" in graph and "gblint.rules.base" in graph and "gblint.runtime_check.cli" in graph
+    assert "gblint.config" in graph["gblint.engine"]
+    assert "gblint.rules" in graph["gblint.engine"]  # an import inside a function counts
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_find_cycle_reports_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_over_700_lines():
+    long = {}
+    for module, path in project_modules().items():
+        with open(path, encoding="utf-8") as fh:
+            n = sum(1 for _ in fh)
+        if n > MAX_LINES:
+            long[module] = n
+    assert not long, f"modules over {MAX_LINES} lines: {long}"

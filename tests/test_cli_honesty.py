@@ -1,0 +1,72 @@
+"""The command line says what happened, as ruff does for the same mistakes: ``-q`` prints
+diagnostics only, ``--statistics`` honours ``--format``, an unwritable ``-o`` and a mistyped
+command are usage errors, ``fix`` takes ``--format`` and standard input, and an ambiguous
+``--explain`` lists the entries instead of picking one."""
+import json
+
+from .conftest import run_cli
+
+LOOP = ("import torch\n\n\n@torch.compile\ndef f(x, xs):\n    x = x * 2\n    for v in xs:\n        x = x + v\n"
+        "        print(v)\n    return x\n")
+TWO_FORWARDS = ("import torch\n\n\nclass A(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n"
+                "        return x\n\n\nclass B(torch.nn.Module):\n    def forward(self, x):\n        return x.item()\n\n\n"
+                "a = torch.compile(A())\nb = torch.compile(B())\n")
+
+
+def test_quiet_prints_only_the_diagnostics(tmp_path):
+    (tmp_path / "m.py").write_text(LOOP)
+    proc = run_cli("check", "--no-cache", "-q", "m.py", cwd=str(tmp_path))
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and lines and all(line.startswith("m.py:") for line in lines), proc.stdout
+
+
+def test_statistics_honours_the_format(tmp_path):
+    (tmp_path / "m.py").write_text(LOOP)
+    proc = run_cli("check", "--no-cache", "--statistics", "--format", "json", "m.py", cwd=str(tmp_path))
+    rows = json.loads(proc.stdout)
+    assert rows and all(set(r) == {"code", "name", "count"} for r in rows)
+    proc = run_cli("check", "--no-cache", "--statistics", "--format", "sarif", "m.py", cwd=str(tmp_path))
+    assert proc.returncode == 2 and "--statistics" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_unwritable_output_file_is_a_usage_error(tmp_path):
+    (tmp_path / "m.py").write_text(LOOP)
+    proc = run_cli("check", "--no-cache", "-o", str(tmp_path / "no" / "such" / "x.json"), "m.py", cwd=str(tmp_path))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("gblint: error: cannot write ") and "internal error" not in proc.stderr
+
+
+def test_a_mistyped_command_is_named(tmp_path):
+    (tmp_path / "x.py").write_text(LOOP)
+    proc = run_cli("chek", "x.py", cwd=str(tmp_path))
+    assert proc.returncode == 2 and "unknown command `chek` (did you mean `check`?)" in proc.stderr
+    assert run_cli("x.py", "--no-cache", cwd=str(tmp_path)).returncode == 1  # a path still means `check`
+
+
+def test_fix_reports_in_json(tmp_path):
+    (tmp_path / "m.py").write_text(LOOP)
+    proc = run_cli("fix", "--no-cache", "--format", "json", "m.py", cwd=str(tmp_path))
+    doc = json.loads(proc.stdout)
+    assert doc["files_checked"] == 1 and "Applied 1 fix in 1 file." in proc.stderr
+    assert "_loop_" in (tmp_path / "m.py").read_text()
+
+
+def test_fix_reads_standard_input_and_writes_the_fixed_source(tmp_path):
+    proc = run_cli("fix", "--no-cache", "-", stdin=LOOP, cwd=str(tmp_path))
+    assert "def _loop_7(x):" in proc.stdout and proc.stdout.startswith("import torch\n")
+    compile(proc.stdout, "<fixed>", "exec")
+    assert "Applied 1 fix." in proc.stderr
+    clean = "import torch\n\nx = 1\n"
+    proc = run_cli("fix", "--no-cache", "-", stdin=clean, cwd=str(tmp_path))
+    assert proc.returncode == 0 and proc.stdout == clean
+
+
+def test_an_ambiguous_explain_lists_the_entries(tmp_path):
+    (tmp_path / "m.py").write_text(TWO_FORWARDS)
+    proc = run_cli("check", "--no-cache", "--explain", "forward", "m.py", cwd=str(tmp_path))
+    assert proc.returncode == 2 and "2 compiled entries have that name" in proc.stderr
+    assert "m.py:A.forward" in proc.stderr and "m.py:B.forward" in proc.stderr
+    one = run_cli("check", "--no-cache", "--explain", "B.forward", "m.py", cwd=str(tmp_path))
+    assert one.returncode == 0 and "Compiled region `B.forward`" in one.stdout and "A.forward" not in one.stdout
+    by_path = run_cli("check", "--no-cache", "--explain", "m.py:A.forward", "m.py", cwd=str(tmp_path))
+    assert by_path.returncode == 0 and "Compiled region `A.forward`" in by_path.stdout
