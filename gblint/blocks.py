@@ -99,22 +99,31 @@ class BlocksMixin:
         self.pop()
 
     def visit_If_body(self, node: cst.If) -> None:
-        self.push_guard(node, negate=False)
+        self.push_guard(node, negate=False, suite=node.body)
 
     def leave_If_body(self, node: cst.If) -> None:
         self.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        self.push_guard(node, negate=True)
+        self.push_guard(node, negate=True, suite=node.orelse.body if isinstance(node.orelse, cst.Else) else None)
 
     def leave_If_orelse(self, node: cst.If) -> None:
         self.pop()
 
-    def push_guard(self, node: cst.If, negate: bool) -> None:
-        """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them."""
+    def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        self.push(BlockKind.ERROR_PATH, node)
+
+    def leave_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
+        self.pop()
+
+    def push_guard(self, node: cst.If, negate: bool, suite=None) -> None:
+        """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them. A
+        branch that raises (``suite``'s statements include a ``raise``) is an error path:
+        Dynamo traces only the branch the values take, and a normal run does not take it."""
         value = self.ctx.compiling_guard(node.test) if self.in_function() else None
         eager_only = value is not None and value == negate
-        self.push(BlockKind.EAGER_ONLY if eager_only else BlockKind.BRANCH, node)
+        kind = BlockKind.EAGER_ONLY if eager_only else BlockKind.ERROR_PATH if _raises(suite) else BlockKind.BRANCH
+        self.push(kind, node)
 
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
@@ -246,3 +255,10 @@ class BlocksMixin:
     def visit_Yield(self, node: cst.Yield) -> None:
         if self.in_function():
             self.scope.is_generator = True
+
+
+def _raises(suite) -> bool:
+    """Whether a block (an ``IndentedBlock``) raises at its own level: one of its statements is
+    a ``raise``."""
+    return suite is not None and any(isinstance(small, cst.Raise) for stmt in getattr(suite, "body", ())
+                                     if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)

@@ -24,7 +24,7 @@ from typing import Optional
 from . import __version__
 from . import model as _model
 
-FORMAT = 3
+FORMAT = 4
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)
@@ -289,11 +289,10 @@ def settings_fingerprint(settings) -> str:
 
 
 def _code_stamp() -> str:
-    import gblint
-    import gblint.rules
+    import importlib.util
     stamps = []
-    for pkg in (gblint, gblint.rules):
-        directory = os.path.dirname(pkg.__file__)
+    for pkg in ("gblint", "gblint.rules"):  # found, not imported: a warm run never loads the rules (or libcst)
+        directory = importlib.util.find_spec(pkg).submodule_search_locations[0]
         for name in sorted(os.listdir(directory)):
             if name.endswith(".py"):
                 st = os.stat(os.path.join(directory, name))

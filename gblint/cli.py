@@ -43,6 +43,9 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", metavar="FRAME",
                    help="print the predicted graphs and breaks of the compiled entry FRAME, in call order")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the summary cache")
+    parser.add_argument("--error-paths", action="store_true",
+                        help="also report breaks on error paths (a branch that raises, an except body), which "
+                             "a normal run never takes")
     parser.add_argument("--jobs", "-j", type=_jobs, default=0,
                         help="processes for large trees (default: one per core; 1 = serial)")
     parser.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
@@ -105,6 +108,8 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.respect_gitignore = False
     if getattr(args, "jobs", 0):
         settings.jobs = args.jobs
+    if getattr(args, "error_paths", False):
+        settings.error_paths = True
     if args.follow_imports:
         settings.follow_imports += tuple(args.follow_imports)
     for spec in args.entry:

@@ -57,6 +57,7 @@ class Settings:
     max_file_size: int = 2_000_000  # gblint.source.MAX_FILE_SIZE; 0: no limit
     jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
     cache: bool = True  # the summary cache (``cache = false`` in the table, ``--no-cache``)
+    error_paths: bool = False  # also report breaks that happen only when an exception is raised
     incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
     root: str = "."
 
@@ -205,18 +206,26 @@ def _explain(exc) -> str:
     return f"[tool.gblint] {key} = {json.dumps(exc.value)}: expected {described}"
 
 
-def load_settings(pyproject: Optional[str]) -> Settings:
-    """Settings from a pyproject file (or defaults when None). Raises ConfigError."""
-    settings = Settings()
-    if pyproject is None:
-        return settings
+def load_table(pyproject: str) -> dict:
+    """The ``[tool.gblint]`` table of ``pyproject`` (``{}`` when it has none), checked against
+    the schema (:func:`validate_table`), sub-tables included (``confirm``, read by ``gblint
+    confirm``). The one reader of gblint's configuration. Raises ConfigError."""
     try:
         with open(pyproject, "rb") as fh:
             table = tomllib.load(fh).get("tool", {}).get("gblint", {})
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: {exc}") from None
-    settings.root = os.path.dirname(os.path.abspath(pyproject))
     validate_table(table, pyproject)
+    return table
+
+
+def load_settings(pyproject: Optional[str]) -> Settings:
+    """Settings from a pyproject file (or defaults when None). Raises ConfigError."""
+    settings = Settings()
+    if pyproject is None:
+        return settings
+    table = load_table(pyproject)
+    settings.root = os.path.dirname(os.path.abspath(pyproject))
     try:
         apply_table(settings, table)
     except ConfigError as exc:
@@ -253,6 +262,8 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.max_file_size = table["max-file-size"]
     if "cache" in table:
         settings.cache = table["cache"]
+    if "report-error-paths" in table:
+        settings.error_paths = table["report-error-paths"]
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
     for key, name in DYNAMO_KEYS.items():

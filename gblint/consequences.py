@@ -94,9 +94,16 @@ class Consequences:
     ``project`` resolves callee refs to frames (see :class:`gblint.index.Project`).
     """
 
-    def __init__(self, project):
+    def __init__(self, project, error_paths: bool = False):
         self.project = project
+        self.error_paths = error_paths  # also walk code that runs only when an exception is raised
         self._inner: Dict[Tuple[str, str], List[InnerBreak]] = {}
+
+    def skips(self, ev: Event) -> bool:
+        """Whether the walk leaves ``ev`` out: it lies on an error path (a branch that raises, an
+        ``except`` body; ``docs/semantics.md`` §0) and error paths are not reported. Dynamo
+        traces only the branch the values take, and a normal run does not take these."""
+        return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH for b in ev.blocks)
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = ()) -> List[InnerBreak]:
@@ -109,6 +116,8 @@ class Consequences:
         stack = stack + (key,)
         out: List[InnerBreak] = []
         for ev in frame.info.events:
+            if self.skips(ev):
+                continue
             if ev.kind == EventKind.BREAK:
                 if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or _conditional(ev.blocks)):
                     continue
@@ -159,7 +168,7 @@ def _in_try(blocks: Iterable[Block]) -> bool:
 
 
 def _conditional(blocks: Iterable[Block]) -> bool:
-    return any(b.kind == BlockKind.BRANCH for b in blocks)
+    return any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in blocks)
 
 
 def _eogb_value(dec) -> Optional[bool]:
@@ -276,6 +285,8 @@ class _RegionWalk:
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
         for ev in info.events:
+            if self.owner.skips(ev) and not (ev.outcome == Outcome.RAISE and frame == self.region.entry):
+                continue  # the entry's own `raise` stays: a call with values that raise skips the frame
             if skipped:
                 if ev.kind == EventKind.CALL:
                     self.fresh_callees(frame, ev)

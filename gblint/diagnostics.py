@@ -25,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Optional, Tuple
 
+from .codes import CODES, CONSEQUENCE
+
 if TYPE_CHECKING:
     from .model import FixRequest
 
@@ -32,6 +34,8 @@ GB_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules.md#{}"
 
 EFFECTS = ("break", "skip", "error", "info")
+#: each effect in words, as the text output and the editor show it
+EFFECT_WORDS = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,23 +137,8 @@ class Diagnostic:
         }
 
 
-# Consequence codes (families 0, 2, 3, 4). Break-source codes (family 1) live on the rule
-# classes in ``gblint.rules``; ``gblint rules`` lists both.
-CONSEQUENCE_CODES = {
-    "GBL000": ("internal-error", "info", "gblint failed inside a rule on this file; the other rules still ran."),
-    "GBL001": ("syntax-error", "info", "The file does not parse; it was not checked."),
-    "GBL002": ("unreadable-file", "info", "The file could not be read or decoded, or is too large to analyse "
-                                         "(`max-file-size`); it was not checked."),
-    "GBL201": ("break-in-loop", "skip", "A graph break inside a for/while body skips the whole frame (GB7000)."),
-    "GBL202": ("break-in-try", "skip", "A graph break inside try/except/finally skips the frame when no checkpoint precedes it."),
-    "GBL203": ("break-in-with", "skip", "A graph break inside a `with` whose manager cannot resume skips the frame (GB0066)."),
-    "GBL204": ("unsupported-context-manager", "skip", "A `with` of a manager Dynamo cannot wrap skips the frame even without a break (GB0142)."),
-    "GBL205": ("generator-frame", "skip", "A generator frame (compiled generator, consumed generator or @contextmanager) is skipped."),
-    "GBL206": ("break-in-comprehension", "skip", "A break inside a generator expression or comprehension skips a frame."),
-    "GBL208": ("eager-tail", "break", "A break in try/with after a checkpoint: the graph up to the checkpoint is compiled, the rest of the frame runs eagerly."),
-    "GBL301": ("nested-graph-break", "break", "A break reached through calls splits every frame on the way and is traced once per frame."),
-    "GBL401": ("fullgraph-break", "error", "Under fullgraph=True every graph break is a compile error."),
-    "GBL402": ("error-on-graph-break", "error", "Under torch._dynamo.error_on_graph_break(True) a graph break raises."),
-    "GBL403": ("call-raises", "error", "This call leads to a graph break that raises under fullgraph / error_on_graph_break."),
-    "GBL409": ("region-fails-to-compile", "skip", "The compiled region cannot compile: its first call raises and no graph is produced."),
-}
+# Every code is defined once: a break source on its rule class (``gblint.rules``), every other
+# code in :data:`gblint.codes.CODES`; ``gblint rules`` (:mod:`gblint.catalog`) lists both.
+#: ``code -> (name, effect, summary)`` of the consequence codes (families 0, 2, 3, 4), read
+#: from :data:`gblint.codes.CODES`.
+CONSEQUENCE_CODES = {c.code: (c.name, c.effect, c.summary) for c in CODES.values() if c.family == CONSEQUENCE}

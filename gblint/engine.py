@@ -27,21 +27,51 @@ import traceback
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from libcst.metadata import MetadataWrapper
-
 from .cache import settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
 from .diagnostics import Diagnostic
-from .fixes import attach_fixes
+from .gitignore import GitIgnore
 from .incremental import summarize_incremental
 from .index import Project, module_name
-from .model import EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+from .model import FileSummary
 from .noqa import noqa_lines, suppressed
-from .positions import AstPositions
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
-from .summary import SummaryBuilder
+from .entries import entry_point_frames, find_regions, reached_functions  # noqa: F401 (public here too)
+
+
+class _OnFirstCall:
+    """A function or class of another module, imported when first called. A run whose
+    summaries all come from the cache reads no syntax tree, so libcst, the summary traversal
+    and the rules are loaded only on a cache miss (and the fixes only when fixes are asked for).
+    Module attributes all the same, so a profiler can still wrap them (bench/prof.py)."""
+
+    def __init__(self, name: str):
+        self.name, self.target = name, None
+
+    def __call__(self, *args, **kwargs):
+        if self.target is None:
+            self.target = _load(self.name)
+        return self.target(*args, **kwargs)
+
+
+def _load(name: str):
+    if name == "MetadataWrapper":
+        from libcst.metadata import MetadataWrapper as found
+    elif name == "AstPositions":
+        from .positions import AstPositions as found
+    elif name == "SummaryBuilder":
+        from .summary import SummaryBuilder as found
+    else:
+        from .fixes import attach_fixes as found
+    return found
+
+
+MetadataWrapper = _OnFirstCall("MetadataWrapper")
+AstPositions = _OnFirstCall("AstPositions")
+SummaryBuilder = _OnFirstCall("SummaryBuilder")
+attach_fixes = _OnFirstCall("attach_fixes")
 
 
 @dataclasses.dataclass
@@ -84,7 +114,9 @@ def rules_by_type(torch_version: Optional[str] = None) -> Dict[type, list]:
 # ------------------------------------------------------------------ files
 
 def iter_python_files(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Expand files and folders into ``.py``/``.pyi`` files, skipping excluded and git-ignored ones.
+    """Expand files and folders into ``.py``/``.pyi`` files, skipping excluded and git-ignored ones
+    (every ``.gitignore`` as git reads it: :mod:`gblint.gitignore`; not with
+    ``respect_gitignore=False``).
 
     A path named explicitly is always checked unless excluded by configuration.
     """
@@ -92,15 +124,25 @@ def iter_python_files(paths: Sequence[str], settings: Settings) -> List[str]:
     seen = set()
     for path in paths:
         if os.path.isdir(path):
-            spec = _gitignore(path) if settings.respect_gitignore else None
+            ignores = {path: GitIgnore.above(path) if settings.respect_gitignore else None}
             for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in DEFAULT_EXCLUDE and not d.startswith(".")
-                                 and not settings.excluded(os.path.join(root, d))
-                                 and not (spec and spec.match_file(_rel(os.path.join(root, d), path) + "/")))
+                ignore, here = ignores.pop(root), os.path.abspath(root)
+                if ignore is not None:
+                    ignore = ignore.child(here, files)
+                kept = []
+                for d in sorted(dirs):
+                    full = os.path.join(root, d)
+                    if d in DEFAULT_EXCLUDE or d.startswith(".") or settings.excluded(full) or (
+                            ignore is not None and ignore.ignored(os.path.join(here, d), True)):
+                        continue
+                    kept.append(d)
+                    ignores[full] = ignore
+                dirs[:] = kept
                 for f in sorted(files):
                     if f.endswith((".py", ".pyi")):
                         full = os.path.join(root, f)
-                        if settings.excluded(full) or (spec and spec.match_file(_rel(full, path))):
+                        if settings.excluded(full) or (ignore is not None
+                                                       and ignore.ignored(os.path.join(here, f), False)):
                             continue
                         if full not in seen:
                             seen.add(full)
@@ -109,40 +151,6 @@ def iter_python_files(paths: Sequence[str], settings: Settings) -> List[str]:
             seen.add(path)
             out.append(path)
     return out
-
-
-def _rel(path: str, root: str) -> str:
-    return os.path.relpath(path, root).replace(os.sep, "/")
-
-
-def _gitignore(root: str):
-    """A pathspec matcher for the ``.gitignore`` files at and above ``root`` (None without pathspec)."""
-    try:
-        import pathspec
-    except ImportError:  # pragma: no cover - pathspec is a dependency
-        return None
-    lines: List[str] = []
-    d = os.path.abspath(root)
-    chain = []
-    while True:
-        chain.append(d)
-        if os.path.isdir(os.path.join(d, ".git")):
-            break
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    for directory in reversed(chain):
-        gi = os.path.join(directory, ".gitignore")
-        if os.path.isfile(gi) and directory == os.path.abspath(root):
-            try:
-                with open(gi, encoding="utf-8", errors="replace") as fh:
-                    lines.extend(fh.read().splitlines())
-            except OSError:
-                pass
-    if not lines:
-        return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
 
 
 # ------------------------------------------------------------------ summaries
@@ -225,6 +233,9 @@ class Loader:
         self.followed_files = 0
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
+        self._mentions: Dict[Tuple[str, str], bool] = {}
+        self.roots: List[str] = []  # where modules the checked files import are looked up (import_roots)
+        self._found_nearby: Dict[str, str] = {}
         for pkg in settings.follow_imports:
             root = _package_dir(pkg)
             if root is None:
@@ -267,6 +278,47 @@ class Loader:
                                                message=f"rule `{rule_name}` failed here{more}: {message}"))
         return summary
 
+    def may_define(self, name: str, word: str) -> bool:
+        """Whether module ``name`` (a file, or a package and everything under it) can bind
+        ``word``: its text mentions it as a word. Cheap, to follow ``from M import *`` chains
+        (transformers re-exports ~400 model packages that way) without parsing every module on
+        them; True when ``name`` is not a followed package's module (the caller parses it)."""
+        key = (name, word)
+        if key not in self._mentions:
+            self._mentions[key] = self._mentions_word(name, word)
+        return self._mentions[key]
+
+    def _mentions_word(self, name: str, word: str) -> bool:
+        root = self.followed.get(name.split(".")[0])
+        if root is None:
+            return True
+        base = os.path.join(root, *name.split(".")[1:])
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
+        if os.path.isfile(base + ".py"):
+            files = [base + ".py"]
+        elif os.path.isdir(base):
+            files = (os.path.join(d, f) for d, _, names in os.walk(base) for f in names if f.endswith(".py"))
+        else:
+            return False
+        for path in files:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            if word in text and pattern.search(text):
+                return True
+        return False
+
+    def _nearby(self, name: str) -> Optional[Tuple[str, bool]]:
+        """``(path, is_package)`` of module ``name`` under one of :attr:`roots`, or None."""
+        for root in self.roots:
+            base = os.path.join(root, *name.split("."))
+            for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
+                if os.path.isfile(path) and not self.settings.excluded(path):
+                    return path, is_pkg
+        return None
+
     def load_module(self, name: str) -> Optional[FileSummary]:
         """The summary of module ``name`` when it is a checked file not loaded yet, or belongs to a
         followed package; else None."""
@@ -275,7 +327,12 @@ class Loader:
             return self.load(src)
         top = name.split(".")[0]
         root = self.followed.get(top)
+        if root is None and name not in self._missing:
+            nearby = self._nearby(name)
+            if nearby is not None:  # a module of the user's project that was not named: checked too
+                return self.load(SourceFile(nearby[0], None, (name, nearby[1])))
         if root is None or name in self._missing:
+            self._missing.add(name)
             return None
         rel = name.split(".")[1:]
         base = os.path.join(root, *rel)
@@ -454,6 +511,29 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     return module[0]
 
 
+def import_roots(paths: Sequence[str], settings: Settings) -> List[str]:
+    """Where ``import x`` in the checked files finds modules that were not named, as mypy and
+    pyright find them: for each file, the nearest folder above it that is not a package (no
+    ``__init__.py``), then the configuration root. Modules found there are read (never
+    imported) when a compiled region reaches them, so ``gblint check main.py`` finds the break
+    in ``model.py`` beside it."""
+    roots: List[str] = []
+    for path in paths:
+        if path in ("-", "<stdin>") or not os.path.exists(path):
+            continue
+        directory = os.path.dirname(os.path.abspath(path))
+        while os.path.isfile(os.path.join(directory, "__init__.py")):
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+        if directory not in roots:
+            roots.append(directory)
+    if settings.root and settings.root != "." and os.path.abspath(settings.root) not in roots:
+        roots.append(os.path.abspath(settings.root))
+    return roots
+
+
 def _package_dir(name: str) -> Optional[str]:
     """Directory of an installed top-level package, found without importing it."""
     import importlib.util
@@ -504,6 +584,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     eager: List[SourceFile] = []
     sources = list(sources)
     total = len(sources)
+    loader.roots = import_roots([src.path for src in sources], settings)
     for src in sources:
         count += 1
         if progress is not None and count % 25 == 0:
@@ -524,7 +605,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if progress is not None:
         progress(total, total)
     project = Project(summaries, loader)
-    model = Consequences(project)
+    model = Consequences(project, error_paths=settings.error_paths)
     diagnostics = loader.diagnostics
     errors = loader.errors
     regions = find_regions(project, settings, summaries)
@@ -558,31 +639,6 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     return report, project, regions, walks
 
 
-def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame]:
-    """Every function the compiled regions reach through the calls gblint resolves (the
-    entries, then their callees, transitively), in the order first reached. Calls gblint
-    cannot resolve end the walk there; that is what ``coverage`` measures."""
-    seen: Dict[Tuple[str, str], Frame] = {}
-    todo = [r.entry for r in regions]
-    while todo:
-        frame = todo.pop()
-        key = (frame.path, frame.name)
-        if key in seen:
-            continue
-        seen[key] = frame
-        for ev in frame.info.events:
-            if ev.kind != EventKind.CALL:
-                continue
-            try:
-                targets = project.resolve_call(frame, ev)
-            except Exception:  # an unresolvable call is a gap in coverage, not a failure of the run
-                continue
-            for callee in targets:
-                if isinstance(callee, Frame) and (callee.path, callee.name) not in seen:
-                    todo.append(callee)
-    return list(seen.values())
-
-
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:
     seen = set()
     out = []
@@ -600,67 +656,3 @@ def _internal(path: str, where: str, exc: BaseException, line: int = 1) -> Diagn
     return Diagnostic(path=path, line=line, column=1, end_line=line, end_column=1, code="GBL000",
                       name="internal-error", effect="info", hint="Please report this with the file that caused it.",
                       message=f"gblint internal error in {where}{origin}: {describe_exception(exc)}")
-
-
-# ------------------------------------------------------------------ regions
-
-def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
-    """Every compiled entry declared in the checked files, plus configured entry points."""
-    regions: List[Region] = []
-    seen = set()
-    checked = summaries if summaries is not None else list(project.by_path.values())
-
-    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str) -> None:
-        key = (frame.path, frame.name)
-        if key in seen:
-            return
-        seen.add(key)
-        ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
-        regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling))
-
-    for summary in checked:
-        for decl in summary.regions:
-            for frame in _entry_frames(project, summary, decl):
-                add(frame, decl.fullgraph, summary, decl.spelling)
-    for spec in settings.entry_points:
-        for frame in entry_point_frames(project, spec):
-            add(frame, False, project.by_path[frame.path], f"entry point {spec}")
-    return regions
-
-
-def entry_point_frames(project: Project, spec: str) -> List[Frame]:
-    """Frames named by ``pkg.module:Class.forward``, ``pkg.module:Class`` (its forward) or
-    ``pkg.module:function``. Unknown names yield nothing."""
-    module, _, qual = spec.partition(":")
-    summary = project.module(module)
-    if summary is None:
-        for s in project.by_path.values():  # a bare file name: "train:main"
-            if s.module.rsplit(".", 1)[-1] == module:
-                summary = s
-                break
-    if summary is None or not qual:
-        return []
-    if qual in summary.functions:
-        return [Frame(summary.path, summary.functions[qual])]
-    if qual in summary.classes:
-        m = project.method(summary, summary.classes[qual], "forward")
-        return [m] if m else []
-    return []
-
-
-def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Frame]:
-    """The frames a region declaration compiles: the function, or the class's ``forward``."""
-    ref = decl.target
-    dummy = Frame(summary.path, None)  # type: ignore[arg-type]
-    if isinstance(ref, LocalFunction) and not decl.is_class:
-        f = project.function(summary, ref.qualname)
-        return [f] if f else []
-    if not decl.is_class:
-        return [t for t in project.resolve_ref(dummy, ref) if isinstance(t, Frame)]
-    found = project.class_info(summary, ref)
-    if found is None and isinstance(ref, InstanceCall):
-        found = project.class_info(summary, ref.cls)
-    if found:
-        m = project.method(found[0], found[1], "forward")
-        return [m] if m else []
-    return []

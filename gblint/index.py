@@ -82,6 +82,11 @@ class Project:
             if target and target != dotted:
                 tail = ".".join(parts[cut + 1:])
                 return self.lookup(f"{target}.{tail}" if tail else target, depth + 1)
+            for star in summary.star_imports:  # `from M import *`: M's names, if M can bind `head`
+                if star != mod and (self.loader is None or self.loader.may_define(star, head)):
+                    found = self.lookup(f"{star}.{rest}", depth + 1)
+                    if found is not None:
+                        return found
             return None
         return None
 

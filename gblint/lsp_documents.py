@@ -9,7 +9,6 @@ only where LSP does (``\r\n``, ``\n``, ``\r``; not at a form feed or ``\u2028`` 
 from __future__ import annotations
 
 import os
-import re
 from typing import List, Optional, Sequence
 from urllib.parse import unquote
 
@@ -17,8 +16,8 @@ from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
-from .diagnostics import Diagnostic
-from .source import split_lines as split_lines_keepends
+from .diagnostics import EFFECT_WORDS, Diagnostic
+from .source import split_lines as _split_lines
 
 SOURCE = "gblint"
 
@@ -29,15 +28,12 @@ SEVERITY_NAMES = {
     "info": lsp.DiagnosticSeverity.Information,
     "hint": lsp.DiagnosticSeverity.Hint,
 }
-EFFECT_WORDS = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
-
-# Python's own line breaks (str.splitlines also splits on \f, \v, \x1c... which would shift lines).
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def split_lines(text: str) -> List[str]:
-    """Lines of ``text`` without their line breaks, split as Python's tokenizer splits them."""
-    return _LINE_BREAK.split(text)
+    """A document's lines without their line breaks, numbered as LSP numbers them (a text that
+    ends in a line break has an empty last line): :func:`gblint.source.split_lines` without ends."""
+    return _split_lines(text, keepends=False)
 
 
 def severity_for(effect: str, break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning
@@ -110,7 +106,7 @@ class LspTextDocument(TextDocument):
     @property
     def lines(self) -> Sequence[str]:
         """The document's lines, each with its line break, split where LSP splits them."""
-        return tuple(split_lines_keepends(self.source))
+        return tuple(_split_lines(self.source))
 
 
 class LspWorkspace(Workspace):

@@ -109,6 +109,7 @@ class BlockKind(Words):
     COMP = "comp"  # a list, set or dict comprehension
     GENEXPR = "genexpr"
     EAGER_ONLY = "eager_only"  # code that never runs under Dynamo (`if not is_compiling():`, a local class)
+    ERROR_PATH = "error_path"  # runs only when an exception is raised: a branch that raises, an `except` body
 
 
 class ManagerKind(Words):
@@ -510,6 +511,7 @@ class FileSummary:
     imports: Dict[str, str] = dataclasses.field(default_factory=dict)
     module_names: Dict[str, Binding] = dataclasses.field(default_factory=dict)  # global name -> its binding
     rule_errors: List[Tuple[str, int, str]] = dataclasses.field(default_factory=list)
+    star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).

@@ -10,7 +10,7 @@ imports are layered on top of the module's table.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
 
@@ -58,6 +58,7 @@ class ImportTable:
         self.is_package = is_package
         self.parent = parent
         self.names: Dict[str, str] = {}
+        self.stars: List[str] = []  # modules of ``from M import *``, in order
 
     def child(self) -> "ImportTable":
         return ImportTable(self.module, self.is_package, self)
@@ -77,6 +78,8 @@ class ImportTable:
         if level:
             base = resolve_relative(self.module, self.is_package, level, base)
         if isinstance(node.names, cst.ImportStar):
+            if base and base not in self.stars:
+                self.stars.append(base)
             return
         for alias in node.names:
             name = _module_name(alias.name)

@@ -18,11 +18,12 @@ import re
 import tokenize
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from .source import split_lines
+
 NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 
 ALL = frozenset({"*"})
 _ANY = re.compile(r"# noqa", re.IGNORECASE)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SEPARATOR = re.compile(r"[,\s]")  # flake8.utils.COMMA_SEPARATED_LIST_RE
 
 
@@ -52,7 +53,7 @@ class NoqaTable(dict):
             text, self.text = self.text, None
             ranges = logical_ranges(text)
             if ranges:
-                lines = _LINE_BREAK.split(text)
+                lines = split_lines(text, keepends=False)
                 commented = sorted(self)
                 for first, last in ranges:
                     i = bisect.bisect_left(commented, first)
@@ -76,7 +77,7 @@ def noqa_lines(text: str) -> Dict[int, FrozenSet[str]]:
     if _ANY.search(text) is None:
         return {}
     direct: Dict[int, FrozenSet[str]] = {}
-    for i, line in enumerate(_LINE_BREAK.split(text), 1):  # not splitlines(): \f, \v, \x1c, \u2028 do not end lines
+    for i, line in enumerate(split_lines(text, keepends=False), 1):  # not str.splitlines(): see split_lines
         if "#" in line:
             m = NOQA.search(line)
             if m is not None:
@@ -96,7 +97,7 @@ def suppressed(code: str, line: int, table: Dict[int, FrozenSet[str]]) -> bool:
 def logical_ranges(text: str) -> Optional[List[Tuple[int, int]]]:
     """The (first, last) 1-based physical lines of each run of tokens up to a newline, as flake8
     maps ``# noqa`` comments; None when ``text`` does not tokenize."""
-    parts = _LINE_BREAK.split(text)
+    parts = split_lines(text, keepends=False)
     if parts and parts[-1] == "":
         parts.pop()
     feed = iter([p + "\n" for p in parts])  # line breaks as Python reads them, normalised for tokenize

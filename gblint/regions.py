@@ -48,6 +48,12 @@ class RegionsMixin:
                 self.summary.regions.append(RegionDecl(ref, True, fullgraph, span, "torch.compile(Module())", fn))
             return
         ref = self.callee_ref(target, scope)
+        if isinstance(target, cst.Name) and not self.in_function():
+            # `model = Net(cfg)` then `model = torch.compile(model)`: what the name holds at this
+            # statement, not its last binding in the module (which is the compiled model itself)
+            now = self.module_now.get(target.value)
+            if isinstance(now, InstanceValue):
+                ref = InstanceCall(now.cls)
         if isinstance(target, cst.Name) and ref is not None:
             if isinstance(ref, InstanceCall):
                 self.summary.regions.append(RegionDecl(ref.cls, True, fullgraph, span, "torch.compile(model)", fn))

@@ -26,11 +26,12 @@ import sys
 import threading
 import tokenize
 import warnings
-from typing import Callable, Optional, Tuple, TypeVar
-
-import libcst as cst
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple, TypeVar
 
 from .diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # libcst is imported where a file is parsed: a run whose summaries are cached never needs it
+    import libcst as cst
 
 T = TypeVar("T")
 
@@ -168,6 +169,7 @@ def parse_source(text: str, path: str, python_version: Optional[Tuple[int, int]]
     Raises SourceError (GBL001) for a syntax error (with its position), for nesting deeper than
     CPython accepts or than libcst can parse, and for any other parser failure.
     """
+    import libcst as cst
     check_nesting(text, path)
     try:
         return run_deep(_parse, text, python_version)
@@ -199,6 +201,7 @@ def _syntax_hint() -> str:
 
 
 def _parse(text: str, python_version: Optional[Tuple[int, int]]) -> cst.Module:
+    import libcst as cst
     if python_version is not None:
         config = cst.PartialParserConfig(python_version=f"{python_version[0]}.{python_version[1]}")
         return cst.parse_module(text, config)
@@ -263,7 +266,6 @@ def compile_error(text: str, path: str) -> Optional[str]:
 #: 11 GB). The largest file of the torch package is 1.4 MB with about 270k tokens.
 MAX_FILE_SIZE = 2_000_000
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 
 def check_size(text: str, path: str, max_file_size: Optional[int] = MAX_FILE_SIZE) -> None:
@@ -281,7 +283,7 @@ def check_size(text: str, path: str, max_file_size: Optional[int] = MAX_FILE_SIZ
                                 f"{max_file_size}); raise max-file-size to check it", hint=hint))
     max_line = max_file_size // 20
     if len(text) > max_line:
-        lines = _LINE_BREAK_RE.split(text)
+        lines = split_lines(text, keepends=False)
         longest = max(range(len(lines)), key=lambda i: len(lines[i]))
         if len(lines[longest]) > max_line:
             check_nesting(text, path)  # what CPython cannot compile either is a syntax error (GBL001)
@@ -421,13 +423,23 @@ def _restore_limit() -> None:
             sys.setrecursionlimit(_saved_limit)
 
 
-def split_lines(text: str) -> list:
-    """Lines of ``text`` with their endings, split where Python ends lines (``\\n``, ``\\r\\n``,
-    ``\\r``), not at every character :meth:`str.splitlines` breaks on (form feed, ``\\u2028``...)."""
+#: Where Python ends a line (the tokenizer, ``compile``, LSP): ``\r\n``, ``\r``, ``\n``. Not
+#: :meth:`str.splitlines`, which also breaks at ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``,
+#: ``\u2028`` and ``\u2029``, so its line numbers drift from Python's and the editor's.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_KEEPENDS = re.compile(rf"[^\r\n]*(?:{LINE_BREAK.pattern})|[^\r\n]+$")
+
+
+def split_lines(text: str, keepends: bool = True) -> List[str]:
+    """The lines of ``text``, split where Python ends lines (:data:`LINE_BREAK`).
+
+    With ``keepends`` (the default) each line keeps its ending and ``"".join`` gives ``text``
+    back: ``"a\\r\\nb"`` -> ``["a\\r\\n", "b"]``, ``""`` -> ``[]``. Without, the lines as an
+    editor numbers them, one more than there are line breaks: ``"a\\nb\\n"`` ->
+    ``["a", "b", ""]``, ``""`` -> ``[""]``."""
+    if not keepends:
+        return LINE_BREAK.split(text)
     return [line for line in _KEEPENDS.findall(text) if line]
-
-
-_KEEPENDS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def restore_line_endings(old: str, new: str, default: str = "\n", loose: bool = False) -> str:

@@ -20,7 +20,7 @@ import libcst as cst
 
 from . import tensors
 from .blocks import BlocksMixin
-from .model import (Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
+from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
                     ModuleAttr, NnModuleAttr, Outcome, PartialValue, TensorAttr, param_kind)
 from .names import ImportTable, dotted
@@ -53,6 +53,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         self.class_stack: List[ClassInfo] = []
         self.func_stack: List[FunctionScope] = []
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
+        self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
         self._def_quals: Dict[int, str] = {}
         self._event_nodes: Dict[int, Event] = {}
@@ -77,13 +78,20 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
 
     # -- module pre-pass: imports, globals, config set at module level
     def visit_Module(self, node: cst.Module) -> None:
-        for stmt in node.body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Import):
-                        self.imports.add_import(small)
-                    elif isinstance(small, cst.ImportFrom):
-                        self.imports.add_import_from(small)
+        conditional = []
+        for small, maybe in module_imports(node.body, self.imports):
+            if maybe:
+                conditional.append(small)
+            elif isinstance(small, cst.Import):
+                self.imports.add_import(small)
+            else:
+                self.imports.add_import_from(small)
+        for small in conditional:  # `if is_torch_available(): from .unet_2d import UNet2DModel`
+            table = ImportTable(self.imports.module, self.imports.is_package)
+            (table.add_import if isinstance(small, cst.Import) else table.add_import_from)(small)
+            for name, target in table.names.items():
+                self.imports.names.setdefault(name, target)
+            self.imports.stars.extend(m for m in table.stars if m not in self.imports.stars)
         for stmt in node.body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -96,6 +104,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.summary.module_names[stmt.name.value] = Definition()
         self.summary.imports = dict(self.imports.names)
+        self.summary.star_imports = list(self.imports.stars)
         self.collect_config(node)
 
     def collect_config(self, node: cst.Module) -> None:
@@ -310,7 +319,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         """Record what assigning ``value`` to ``target`` makes of the names bound (kinds,
         bindings) and, for ``self.attr``, of the class's attributes."""
         if isinstance(target, cst.Name):
-            if scope is self.module_scope:
+            if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
+                self.module_now[target.value] = self.value_ref(value, scope)
                 return
             scope.env[target.value] = scope.kind(value)
             self._note_guess(target.value, value, scope)
@@ -472,3 +482,37 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
 
     def visit_Assign(self, node):
         self.record_rules(node)
+
+
+def module_imports(body, imports: ImportTable, declared: bool = False, conditional: bool = False):
+    """``(statement, conditional)`` for the import statements of a module body that bind its
+    global names: top-level ones, those in ``try:`` bodies and ``else:`` (optional imports; never
+    the ``except`` fallbacks), everything under ``if TYPE_CHECKING:`` (also
+    ``if TYPE_CHECKING or SLOW_IMPORT:``) with nested ``if``s (``declared``): how lazy packages
+    such as transformers and diffusers declare what ``from pkg import Name`` gives,
+    ``_LazyModule`` doing the rest at run time. Imports under any other top-level ``if`` come
+    ``conditional``: they bind only names nothing else binds."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    yield small, conditional
+        elif isinstance(stmt, cst.If):
+            inner = declared or _type_checking(stmt.test, imports)
+            maybe = conditional or not inner
+            yield from module_imports(stmt.body.body, imports, inner, maybe)
+            branch = stmt.orelse
+            while branch is not None:
+                yield from module_imports(branch.body.body, imports, inner, maybe)
+                branch = branch.orelse if isinstance(branch, cst.If) else None
+        elif isinstance(stmt, cst.Try):
+            yield from module_imports(stmt.body.body, imports, declared, conditional)
+            if stmt.orelse is not None:
+                yield from module_imports(stmt.orelse.body.body, imports, declared, conditional)
+
+
+def _type_checking(test, imports: ImportTable) -> bool:
+    """Whether an ``if`` test is ``TYPE_CHECKING``, or an ``or`` with it as one operand."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _type_checking(test.left, imports) or _type_checking(test.right, imports)
+    return imports.resolve(test) in ("typing.TYPE_CHECKING", "TYPE_CHECKING")

@@ -44,7 +44,9 @@ class Rule:
 
     Class attributes: ``code`` (``GBL1nn``), ``name`` (kebab-case), ``gb_ids`` (PyTorch
     registry ids), ``node_types`` (libcst node classes the rule inspects), ``summary``
-    (what it detects), ``why`` (what it costs), ``hint`` (the rewrite), ``examples_fire``
+    (what it detects), ``why`` (what it costs), ``hint`` (the rewrite), ``effect`` (what the
+    break does to its own frame: ``"break"``, or ``"skip"`` when Dynamo cannot resume after
+    it; see :mod:`gblint.diagnostics`), ``examples_fire``
     / ``examples_clean`` (whole modules; a line that must be reported ends with
     ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
     """
@@ -57,6 +59,7 @@ class Rule:
     why: ClassVar[str] = ""
     hint: ClassVar[str] = ""
     source: ClassVar[str] = ""
+    effect: ClassVar[str] = "break"  # what the break does to its own frame, for `gblint rules`
     torch_versions: ClassVar[str] = ">=2.6"
     examples_fire: ClassVar[Tuple[str, ...]] = ()
     examples_clean: ClassVar[Tuple[str, ...]] = ()

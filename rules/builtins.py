@@ -101,6 +101,7 @@ class FormatTensor(Rule):
     code = "GBL123"
     name = "tensor-format"
     gb_ids = ("GB0088",)
+    effect = "skip"
     node_types = (cst.FormattedString, cst.BinaryOperation)
     summary = "An f-string or `%` formatting of a tensor value."
     why = ("Formatting raises inside Dynamo's tracer (Observed exception); the frame cannot resume and is skipped. "

@@ -70,6 +70,7 @@ class SkipFrameMarker(_MarkerRule):
     gb_ids = ("GB4297",)
     marker = "torch._dynamo.skip_frame"
     outcome = "skip"
+    effect = "skip"
     torch_versions = ">=2.13"
     summary = "A call of `torch._dynamo.skip_frame()`: the whole frame runs eagerly."
     why = "Dynamo throws away the graph traced so far and skips the frame."

@@ -124,6 +124,7 @@ class UncaughtRaise(Rule):
     code = "GBL124"
     name = "uncaught-raise"
     gb_ids = ("GB0088",)
+    effect = "skip"
     node_types = (cst.Raise,)
     summary = ("A `raise` that no `try` in the compiled frame (or its callers) handles. A `raise` under an `if` "
                "is reported in the compiled entry only: in callees such validation paths are taken as error paths.")

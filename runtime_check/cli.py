@@ -4,8 +4,10 @@ children, see :mod:`gblint.runtime_check.runner`).
 Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
 ``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error,
 or nothing ran (no run got to ``torch.compile``: torch missing, an unknown backend, every region
-needing inputs or failing to import, no region at all; one line on stderr says why, the report
-is still written, with precision and recall ``n/a``/``null``), 130/143 interrupted by
+needing inputs or failing to import, code that never called its compiled functions, no region
+at all; one line on stderr says why, the report is still written, with precision and recall
+``n/a``/``null``; a run the user's code ended by hanging, crashing or exiting is reported
+instead, exit 0, see :func:`.report.nothing_ran`), 130/143 interrupted by
 SIGINT/SIGTERM (every process started for the runs is killed first).
 """
 from __future__ import annotations

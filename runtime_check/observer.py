@@ -461,7 +461,7 @@ class Observer:
                 stack = _frames(TracingContext.extract_stack())
             except Exception:
                 stack = []
-        gb_type = getattr(exc, "gb_type", None) or _first_line(exc)
+        gb_type = getattr(exc, "gb_type", None) or (str(exc).strip().splitlines() or [""])[0]
         cause = exc.__cause__ if exc.__cause__ is not None else exc.__context__
         cause_type = getattr(cause, "gb_type", None) if cause is not None else None
         code = getattr(tx, "f_code", None)

@@ -19,11 +19,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .runner import Job
 
-try:
-    import tomllib
-except ImportError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
 
 @dataclasses.dataclass
 class Unrunnable:
@@ -50,36 +45,21 @@ class ConfirmConfig:
 
 
 def load_confirm_config(pyproject: Optional[str]) -> ConfirmConfig:
-    """Read ``[tool.gblint.confirm]`` from ``pyproject`` (None or unreadable: defaults).
-    Raises ``ValueError`` for a value of the wrong type."""
+    """``[tool.gblint.confirm]`` of ``pyproject`` (None: defaults), as
+    :func:`gblint.config.load_table` reads and checks it against the configuration's schema.
+    Raises :class:`gblint.config.ConfigError` for an unreadable file or a value the schema
+    rejects."""
     cfg = ConfirmConfig()
     if not pyproject:
         return cfg
-    try:
-        with open(pyproject, "rb") as fh:
-            table = tomllib.load(fh).get("tool", {}).get("gblint", {}).get("confirm", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return cfg
-    if not isinstance(table, dict):
-        raise ValueError("[tool.gblint.confirm] must be a table")
-    for key in ("backend", "device"):
-        if key in table:
-            if not isinstance(table[key], str):
-                raise ValueError(f"[tool.gblint.confirm] {key} must be a string")
-            setattr(cfg, key, table[key])
+    from gblint.config import load_table
+    table = load_table(pyproject).get("confirm", {})
+    cfg.backend, cfg.device = table.get("backend"), table.get("device")
     if "timeout" in table:
-        if not isinstance(table["timeout"], (int, float)) or table["timeout"] <= 0:
-            raise ValueError("[tool.gblint.confirm] timeout must be a positive number of seconds")
         cfg.timeout = float(table["timeout"])
     if "workers" in table:
-        if not isinstance(table["workers"], int) or table["workers"] < 1:
-            raise ValueError("[tool.gblint.confirm] workers must be a positive integer")
-        cfg.workers = table["workers"]
-    examples = table.get("examples", {})
-    if not isinstance(examples, dict) or not all(
-            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in examples.values()):
-        raise ValueError("[tool.gblint.confirm.examples] maps an entry to a list of Python expressions")
-    cfg.examples = dict(examples)
+        cfg.workers = int(table["workers"])  # the schema's integer admits 2.0
+    cfg.examples = dict(table.get("examples", {}))
     return cfg
 
 
@@ -260,9 +240,9 @@ def user_files(runs: Sequence[Dict[str, Any]], roots: Sequence[str]) -> List[str
             items.append(b)
             items.extend(b.get("stack", []))
         items.extend(run.get("skipped_frames", []))
-        if run.get("error"):
-            items.append(run["error"])
-            items.extend(run["error"].get("stack") or [])
+        for err in ([run["error"]] if run.get("error") else []) + list(run.get("compile_errors") or []):
+            items.append(err)
+            items.extend(err.get("stack") or [])
         for it in items:
             p = it.get("path")
             if p and p.endswith(".py") and os.path.isfile(p):

@@ -46,8 +46,12 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
     otherwise why nothing could be measured, in one line: the first failure that stopped the
     runs before anything was compiled (a child that could not start or import torch, an
     unknown backend, a region needing inputs, an import error), or that no region could be
-    run at all."""
-    if any(reached_dynamo(r) for r in runs):
+    run at all.
+
+    A run the user's code ended itself (``timeout``, ``crashed``, ``exited``) is a reported
+    outcome, not "nothing ran" (the contract of ``gblint confirm``: whatever the user's code
+    did is reported, exit 0); the scores are still ``None`` when it compiled nothing."""
+    if any(reached_dynamo(r) or r.get("status") in ("timeout", "crashed", "exited") for r in runs):
         return None
     if not runs:
         items = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
@@ -55,7 +59,7 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
             return "nothing to run: no main() and no compiled region found"
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         return _one_line(f"no compiled region could be run: {items[0]['entry']}: {items[0]['reason']}{more}")
-    order = ("failed", "import_error", "needs_inputs", "exception", "exited", "crashed", "timeout", "error", "ok")
+    order = ("failed", "import_error", "needs_inputs", "exception", "error", "ok")
     worst = min(runs, key=lambda r: order.index(r.get("status")) if r.get("status") in order else len(order))
     lead = "no run got to torch.compile" if len(runs) > 1 else "the run never got to torch.compile"
     if worst.get("status") == "failed":  # the same cause for every run of that child: say it once

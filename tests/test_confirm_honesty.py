@@ -136,6 +136,30 @@ def test_no_region_executed_is_exit_2(tmp_path):
 
 
 @needs_torch
+def test_a_hang_before_compiling_is_reported_without_scores(tmp_path):
+    """A program that hangs before it compiles anything: the timeout is the reported outcome
+    (exit 0, as for any hang), but there is no precision or recall to give."""
+    write(tmp_path, {"hang.py": """
+        import time
+        import torch
+
+        @torch.compile(backend="eager")
+        def f(x):
+            print(x)
+            return x + 1
+
+        def main():
+            while True:
+                time.sleep(0.05)
+    """})
+    proc = gblint("confirm", "--backend", "eager", "--timeout", "3", "--format", "json", "hang.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["runs"][0]["status"] == "timeout" and doc["runs"][0]["dynamo_frames"] == 0
+    assert doc["precision"] is None and doc["recall"] is None
+
+
+@needs_torch
 def test_no_scores_when_there_was_nothing_to_measure(tmp_path):
     """Dynamo compiled the region, without a break, and gblint predicted none: the run is
     fine (exit 0) but there is no precision or recall to give."""
@@ -240,6 +264,11 @@ def test_caught_compile_errors_are_observed(tmp_path):
                   cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
+    status = {(m["path"].rsplit(os.sep, 1)[-1], m["code"]): m["status"] for m in doc["matches"]}
+    assert status[("fg.py", "GBL401")] == "confirmed"
+    assert status[("eog.py", "GBL402")] == "confirmed"
+    assert status[("uncaught.py", "GBL401")] == "confirmed"
+    assert doc["counts"]["refuted"] == 0 and doc["missed"] == []
     runs = {r["entry"]: r for r in doc["runs"]}
     # what the runtime recorded: the error reached the caller, which caught it
     (fg,) = runs["fg:main"]["compile_errors"]
@@ -253,11 +282,6 @@ def test_caught_compile_errors_are_observed(tmp_path):
     assert runs["uncaught:main"]["error"]["line"] == unc["line"] == 6
     # a failure Dynamo suppressed (the frame runs eagerly) is a skipped frame, not a compile error
     assert runs["loop:main"]["compile_errors"] == [] and runs["loop:main"]["skipped_frames"]
-    status = {(m["path"].rsplit(os.sep, 1)[-1], m["code"]): m["status"] for m in doc["matches"]}
-    assert status[("fg.py", "GBL401")] == "confirmed"
-    assert status[("eog.py", "GBL402")] == "confirmed"
-    assert status[("uncaught.py", "GBL401")] == "confirmed"
-    assert doc["counts"]["refuted"] == 0 and doc["missed"] == []
 
 
 # --------------------------------------------------------------------------- frames by identity
@@ -298,12 +322,12 @@ def test_skip_of_one_forward_does_not_confirm_another(tmp_path):
     proc = gblint("confirm", "--backend", "eager", "--format", "json", "two.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
+    by_line = {m["line"]: m for m in doc["matches"]}
+    assert by_line[16]["status"] == "not_reached"  # Small never ran
+    assert by_line[8]["status"] == "confirmed" and "Net.forward" in by_line[8]["why"]
     (run,) = doc["runs"]
     (skip,) = run["skipped_frames"]
     assert (skip["qualname"], skip["first_line"]) == ("Net.forward", 6)  # what Dynamo's code object said
-    by_line = {m["line"]: m for m in doc["matches"]}
-    assert by_line[8]["status"] == "confirmed" and "Net.forward" in by_line[8]["why"]
-    assert by_line[16]["status"] == "not_reached"  # Small never ran
 
 
 # --------------------------------------------------------------------------- matching units (no torch)
@@ -341,17 +365,18 @@ def test_frames_match_by_file_qualname_and_first_line(tmp_path):
     assert [m["status"] for m in res["matches"]] == ["confirmed", "not_reached"] and res["missed"] == []
     # the frame is found through the trace when the diagnostic's line is in a callee
     via = {"path": pa, "line": 16, "code": "GBL201", "effect": "skip", "frame": "Net.forward",
-           "trace": [{"path": pa, "line": 8, "function": "Net.forward"}, {"path": pa, "line": 16,
-                                                                           "function": "Small.forward"}]}
+           "trace": [{"path": pa, "line": 8, "function": "Net.forward"},
+                     {"path": pa, "line": 16, "function": "Small.forward"}]}
     assert match([via], [_skip_run(pa, "Net.forward", 6)])["matches"][0]["status"] == "confirmed"
 
 
 def test_scores_are_none_without_a_denominator(tmp_path):
     from gblint.runtime_check.matching import match
-    from gblint.runtime_check.report import nothing_ran, write_table
     res = match([], [])
     assert res["precision"] is None and res["recall"] is None
     import io
+
+    from gblint.runtime_check.report import nothing_ran, write_table
     buf = io.StringIO()
     write_table([], res, buf)
     assert "precision n/a" in buf.getvalue() and "recall n/a" in buf.getvalue()

@@ -40,6 +40,23 @@ def test_version_ranges():
     assert not registry.in_range("2.12.1", ">=2.13")
     assert registry.in_range("2.13.0", ">=2.6,<2.14")
     assert not registry.in_range("2.14", ">=2.6,<2.14")
+    assert registry.in_range("2.13", ">=2.6")  # a missing part is zero
+
+
+def test_version_ranges_read_as_pip_does():
+    # a local label is ignored
+    assert registry.in_range("2.13.0+cpu", ">=2.13")
+    assert registry.in_range("2.13.0+cu128", ">=2.6,<2.14")
+    # prereleases count (pip's prereleases=True) and order before their release
+    assert registry.in_range("2.15.0a0", ">=2.13")
+    assert registry.in_range("2.15.0a0+git1234abc", ">=2.13,<2.16")
+    assert not registry.in_range("2.15.0a0", ">=2.15")
+    assert not registry.in_range("2.15.0a0", "<2.15")  # PEP 440: `<V` never admits V's prereleases
+    assert not registry.in_range("2.13.0.dev20250101", ">=2.13")
+    # what PEP 440 cannot read is taken by its leading release numbers; an empty spec holds
+    assert registry.in_range("2.13foo", ">=2.13")
+    assert not registry.in_range("2.12foo", ">=2.13")
+    assert registry.in_range("2.13", "")
 
 
 def test_torch_version_setting_filters_rules():
@@ -57,6 +74,48 @@ def test_rules_reference_is_generated():
     proc = subprocess.run([sys.executable, "-m", "gblint", "rules", "--format", "markdown"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.stdout == committed, "docs/rules.md is stale: gblint rules --format markdown > docs/rules.md"
+
+
+def test_every_code_is_defined_once():
+    from gblint.codes import CODES
+    rule_codes = [rule.code for rule in ALL_RULES]
+    assert len(rule_codes) == len(set(rule_codes))
+    assert not set(rule_codes) & set(CODES), "a code both on a rule class and in gblint.codes.CODES"
+    assert all(code == c.code for code, c in CODES.items())
+    rows = catalog()
+    assert [r["code"] for r in rows] == sorted(set(rule_codes) | set(CODES))
+    names = [r["name"] for r in rows]
+    assert len(names) == len(set(names))
+    assert {r["effect"] for r in rows} <= {"break", "skip", "error", "info"}
+
+
+def test_a_rule_s_effect_is_what_its_examples_report():
+    """A rule that Dynamo cannot resume after says so on its class (``effect = "skip"``): its
+    examples are reported with that effect under its own code."""
+    from .conftest import lint
+    seen = set()
+    for rule in ALL_RULES:
+        for example in rule.examples_fire:
+            for d in lint(example):
+                if d.code == rule.code:
+                    assert d.effect == rule.effect, (rule.code, example)
+                    seen.add(rule.effect)
+    assert seen == {"break", "skip"}
+
+
+def test_reported_names_are_the_registry_s():
+    """Every diagnostic (and so the editor's hover, which shows it) names its code as the
+    catalogue does; a consequence also has the catalogue's effect."""
+    import json
+    rows = {r["code"]: r for r in catalog()}
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "--format", "json",
+                           "--exit-zero", "tests/cases/examples"], cwd=ROOT, capture_output=True, text=True)
+    diags = json.loads(proc.stdout)["diagnostics"]
+    assert len({d["code"] for d in diags}) >= 25
+    for d in diags:
+        assert d["name"] == rows[d["code"]]["name"], d
+        if rows[d["code"]]["family"] == "consequence":
+            assert d["effect"] == rows[d["code"]]["effect"], d
 
 
 def test_rule_classes_are_documented():

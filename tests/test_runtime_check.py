@@ -7,6 +7,7 @@ Inductor on CPU. The GPU path (Triton) is not exercised here: see ``scripts/gpu_
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -163,9 +164,11 @@ def test_cuda_requested_without_a_device():
                            capture_output=True, text=True)
     if probe.stdout.strip() == "True":
         pytest.skip("a CUDA device is present: see scripts/gpu_check.sh")
-    assert proc.returncode == 0
+    assert proc.returncode == 2  # nothing ran
+    assert proc.stderr.strip().splitlines()[-1].startswith("gblint: error: nothing ran: --device cuda")
     (run,) = doc["runs"]
     assert run["status"] == "failed" and "sees no CUDA device" in run["message"]
+    assert doc["precision"] is None and doc["recall"] is None
 
 
 # --------------------------------------------------------------------------- Inductor on CPU
@@ -551,7 +554,8 @@ def test_matching_statuses(tmp_path):
                          "stack": [{"path": p, "line": 2, "function": "f"}]},
                         {"path": p, "line": 4, "outcome": "skipped", "outcomes": ["skipped"], "gb_id": "GB0059",
                          "stack": [{"path": p, "line": 4, "function": "f"}]}],
-             "skipped_frames": [{"function": "f", "path": p, "line": 4, "reason": "x", "gb_id": "GB0059"}],
+             "skipped_frames": [{"function": "f", "path": p, "line": 4, "reason": "x", "gb_id": "GB0059",
+                                 "first_line": 1, "code_name": "f", "qualname": "f"}],
              "error": None}]
     diags = [{"path": p, "line": 2, "code": "GBL101", "effect": "break", "frame": "f"},
              {"path": p, "line": 3, "code": "GBL102", "effect": "break", "frame": "f"},
@@ -592,3 +596,28 @@ def test_check_confirm_runs_no_script_that_compiles_nothing(tmp_path):
     entries = [r["entry"] for r in json.loads(proc.stdout)["confirm"]["runs"]]
     assert entries == ["train:main"]
     assert (tmp_path / "train-ran").exists() and not (tmp_path / "tool-ran").exists()
+
+
+def test_confirm_table_is_read_by_the_configuration_s_one_reader(tmp_path):
+    from gblint.config import ConfigError
+    from gblint.runtime_check.plan import ConfirmConfig, load_confirm_config
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.gblint]\nselect = ["GBL"]\n[tool.gblint.confirm]\nbackend = "eager"\ntimeout = 30\n'
+                         'workers = 2\n[tool.gblint.confirm.examples]\n"m:f" = ["torch.ones(2)"]\n')
+    cfg = load_confirm_config(str(pyproject))
+    assert cfg == ConfirmConfig(backend="eager", timeout=30.0, workers=2, examples={"m:f": ["torch.ones(2)"]})
+    assert load_confirm_config(None) == ConfirmConfig()
+    pyproject.write_text('[tool.gblint]\nselect = ["GBL"]\n')
+    assert load_confirm_config(str(pyproject)) == ConfirmConfig()
+    # the schema's checks and messages, as for every other key of [tool.gblint]
+    for bad, message in [("timeout = 0", "confirm.timeout = 0: expected a positive number of seconds"),
+                         ("workers = true", "confirm.workers = true: expected a positive integer"),
+                         ('backend = ""', 'confirm.backend = "": expected a torch.compile backend name'),
+                         ('examples = {"f" = "torch.ones(2)"}', "confirm.examples.f"),
+                         ("retries = 3", "unknown [tool.gblint.confirm] key(s): retries")]:
+        pyproject.write_text(f"[tool.gblint.confirm]\n{bad}\n")
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_confirm_config(str(pyproject))
+    pyproject.write_text("[tool.gblint.confirm\n")
+    with pytest.raises(ConfigError, match="pyproject.toml"):
+        load_confirm_config(str(pyproject))

@@ -1,0 +1,99 @@
+"""Compiled regions: from what the files declare (``@torch.compile``, ``torch.compile(model)``,
+``--entry``) to the entry frames Dynamo compiles, and the functions those reach.
+
+Stage 3b of the pipeline (``docs/architecture.md``): it reads only the index and the summaries.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .config import Settings
+from .index import Project
+from .model import EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+
+
+def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
+    """Every compiled entry declared in the checked files, plus configured entry points."""
+    regions: List[Region] = []
+    seen = set()
+    checked = summaries if summaries is not None else list(project.by_path.values())
+
+    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str) -> None:
+        key = (frame.path, frame.name)
+        if key in seen:
+            return
+        seen.add(key)
+        ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
+        regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling))
+
+    for summary in checked:
+        for decl in summary.regions:
+            for frame in _entry_frames(project, summary, decl):
+                add(frame, decl.fullgraph, summary, decl.spelling)
+    for spec in settings.entry_points:
+        for frame in entry_point_frames(project, spec):
+            add(frame, False, project.by_path[frame.path], f"entry point {spec}")
+    return regions
+
+
+def entry_point_frames(project: Project, spec: str) -> List[Frame]:
+    """Frames named by ``pkg.module:Class.forward``, ``pkg.module:Class`` (its forward) or
+    ``pkg.module:function``. Unknown names yield nothing."""
+    module, _, qual = spec.partition(":")
+    summary = project.module(module)
+    if summary is None:
+        for s in project.by_path.values():  # a bare file name: "train:main"
+            if s.module.rsplit(".", 1)[-1] == module:
+                summary = s
+                break
+    if summary is None or not qual:
+        return []
+    if qual in summary.functions:
+        return [Frame(summary.path, summary.functions[qual])]
+    if qual in summary.classes:
+        m = project.method(summary, summary.classes[qual], "forward")
+        return [m] if m else []
+    return []
+
+
+def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Frame]:
+    """The frames a region declaration compiles: the function, or the class's ``forward``."""
+    ref = decl.target
+    dummy = Frame(summary.path, None)  # type: ignore[arg-type]
+    if isinstance(ref, LocalFunction) and not decl.is_class:
+        f = project.function(summary, ref.qualname)
+        return [f] if f else []
+    if not decl.is_class:
+        return [t for t in project.resolve_ref(dummy, ref) if isinstance(t, Frame)]
+    found = project.class_info(summary, ref)
+    if found is None and isinstance(ref, InstanceCall):
+        found = project.class_info(summary, ref.cls)
+    if found:
+        m = project.method(found[0], found[1], "forward")
+        return [m] if m else []
+    return []
+
+
+def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame]:
+    """Every function the compiled regions reach through the calls gblint resolves (the
+    entries, then their callees, transitively), in the order first reached. Calls gblint
+    cannot resolve end the walk there; that is what ``coverage`` measures."""
+    seen: Dict[Tuple[str, str], Frame] = {}
+    todo = [r.entry for r in regions]
+    while todo:
+        frame = todo.pop()
+        key = (frame.path, frame.name)
+        if key in seen:
+            continue
+        seen[key] = frame
+        for ev in frame.info.events:
+            if ev.kind != EventKind.CALL:
+                continue
+            try:
+                targets = project.resolve_call(frame, ev)
+            except Exception:  # an unresolvable call is a gap in coverage, not a failure of the run
+                continue
+            for callee in targets:
+                if isinstance(callee, Frame) and (callee.path, callee.name) not in seen:
+                    todo.append(callee)
+    return list(seen.values())

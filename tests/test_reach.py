@@ -1,0 +1,155 @@
+"""Reach: the compiled regions and callees of code written the way real drivers write it.
+
+- ``model = Net(cfg)`` then ``model = torch.compile(model)`` at module level: the region is
+  ``Net.forward`` (the name's binding at that statement, not its last one);
+- ``from pkg import Net`` where ``pkg`` is a lazy package (transformers, diffusers) that
+  declares its names with ``from .models import *`` under ``if TYPE_CHECKING:``, chained
+  through packages down to the defining module, checked or followed (``--follow-imports``).
+"""
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+
+NET = textwrap.dedent("""\
+    import torch
+
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            print(x)
+            return x
+    """)
+
+
+def regions(doc):
+    return sorted(r["function"] for r in doc["coverage"]["regions"])
+
+
+def check_json(cwd, *args, env=None):
+    import subprocess
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "--format", "json",
+                           "--exit-zero", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("driver", [
+    "model = Net()\nmodel = torch.compile(model)\n",
+    "model = Net()\nmodel = torch.compile(model, mode='reduce-overhead')\nout = model(torch.ones(2))\n",
+    "model = Net()\nother = 1\ncompiled = torch.compile(model)\n",
+    "if __name__ == '__main__':\n    model = Net()\n    model = torch.compile(model)\n",
+])
+def test_module_level_rebinding_compiles_the_instance(tmp_path, driver):
+    (tmp_path / "net.py").write_text(NET)
+    (tmp_path / "main.py").write_text("import torch\nfrom net import Net\n\n" + driver)
+    doc = check_json(str(tmp_path), "main.py", "net.py")
+    assert regions(doc) == ["Net.forward"]
+    assert [(os.path.basename(d["path"]), d["line"], d["code"]) for d in doc["diagnostics"]] == [
+        ("net.py", 6, "GBL107")]
+
+
+def test_a_name_rebound_to_something_else_first_is_not_the_instance(tmp_path):
+    (tmp_path / "net.py").write_text(NET)
+    (tmp_path / "main.py").write_text("import torch\nfrom net import Net\n\nmodel = Net()\nmodel = 3\n"
+                                      "model = torch.compile(model)\n")
+    assert regions(check_json(str(tmp_path), "main.py", "net.py")) == []
+
+
+def lazy_package(root):
+    """``lazypkg``: names declared under TYPE_CHECKING through two levels of star imports, as
+    transformers does, and made lazily at run time."""
+    pkg = root / "lazypkg"
+    (pkg / "models" / "tiny").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent("""\
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from .models import *
+        else:
+            import sys
+            sys.modules[__name__] = object()  # a _LazyModule in real packages
+        """))
+    (pkg / "models" / "__init__.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                                "    from .other import *\n    from .tiny import *\n")
+    (pkg / "models" / "other.py").write_text("__all__ = ['Other']\n\n\nclass Other:\n    pass\n")
+    (pkg / "models" / "tiny" / "__init__.py").write_text("import typing\n\nif typing.TYPE_CHECKING:\n"
+                                                         "    from .modeling_tiny import *\n")
+    (pkg / "models" / "tiny" / "modeling_tiny.py").write_text(NET.replace("class Net", "class TinyModel")
+                                                              + "\n\n__all__ = ['TinyModel']\n")
+    return pkg
+
+
+DRIVER = "import torch\nfrom lazypkg import TinyModel\n\nmodel = TinyModel()\nmodel = torch.compile(model)\n"
+
+
+def test_a_lazy_package_resolves_through_type_checking_star_imports(tmp_path):
+    lazy_package(tmp_path)
+    (tmp_path / "main.py").write_text(DRIVER)
+    doc = check_json(str(tmp_path), "main.py", "lazypkg")
+    assert regions(doc) == ["TinyModel.forward"]
+    assert [(os.path.basename(d["path"]), d["code"]) for d in doc["diagnostics"]] == [("modeling_tiny.py", "GBL107")]
+
+
+def test_a_followed_lazy_package_resolves_the_same(tmp_path):
+    site = tmp_path / "site"
+    lazy_package(site)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(DRIVER)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    doc = check_json(str(work), "--follow-imports", "lazypkg", "main.py", env=env)
+    assert regions(doc) == ["TinyModel.forward"]
+    assert [d["code"] for d in doc["diagnostics"]] == ["GBL107"]
+
+
+def test_a_diffusers_style_package_resolves_through_conditional_imports(tmp_path):
+    """``if TYPE_CHECKING or SLOW_IMPORT:`` around ``if is_torch_available():`` imports, and a
+    subpackage whose names are bound only under ``if is_torch_available():``."""
+    pkg = tmp_path / "dpkg"
+    (pkg / "models" / "unets").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent("""\
+        from typing import TYPE_CHECKING
+        SLOW_IMPORT = False
+
+        if TYPE_CHECKING or SLOW_IMPORT:
+            try:
+                if not available():
+                    raise ImportError
+            except ImportError:
+                from .dummy import *
+            else:
+                from .models import UNet
+        """))
+    (pkg / "dummy.py").write_text("class UNet:\n    pass\n")
+    (pkg / "models" / "__init__.py").write_text("from .unets import UNet\n")
+    (pkg / "models" / "unets" / "__init__.py").write_text(
+        "from ...utils import available\n\nif available():\n    from .unet import UNet\nelse:\n    UNet = None\n")
+    (pkg / "models" / "unets" / "unet.py").write_text(NET.replace("class Net", "class UNet"))
+    (tmp_path / "main.py").write_text("import torch\nfrom dpkg import UNet\n\nmodel = torch.compile(UNet())\n")
+    doc = check_json(str(tmp_path), "main.py", "dpkg")
+    assert regions(doc) == ["UNet.forward"]
+    assert [(os.path.basename(d["path"]), d["code"]) for d in doc["diagnostics"]] == [("unet.py", "GBL107")]
+
+
+@pytest.mark.parametrize("layout", ["flat", "package"])
+def test_a_checked_file_alone_finds_the_module_it_imports(tmp_path, layout):
+    """``gblint check main.py`` resolves ``from model import Net`` beside it (and ``from
+    app.model import Net`` from a package), as mypy and pyright do: pre-commit on a changed
+    caller still finds the break in the unchanged callee."""
+    if layout == "flat":
+        (tmp_path / "model.py").write_text(NET)
+        (tmp_path / "main.py").write_text("import torch\nfrom model import Net\n\nnet = torch.compile(Net())\n")
+        main, callee = "main.py", "model.py"
+    else:
+        app = tmp_path / "app"
+        app.mkdir()
+        (app / "__init__.py").write_text("")
+        (app / "model.py").write_text(NET)
+        (app / "main.py").write_text("import torch\nfrom app.model import Net\n\nnet = torch.compile(Net())\n")
+        main, callee = os.path.join("app", "main.py"), "model.py"
+    doc = check_json(str(tmp_path), main)
+    assert [(os.path.basename(d["path"]), d["line"], d["code"]) for d in doc["diagnostics"]] == [(callee, 6, "GBL107")]
