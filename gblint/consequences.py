@@ -20,7 +20,8 @@ import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import registry
-from .diagnostics import CONSEQUENCE_CODES, Diagnostic, TraceFrame
+from .codes import CODES
+from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisabledCall, DisableFix, Event, EventKind, FixRequest, Frame,
                     FunctionInfo, LoopFix, ManagerKind, NonstrictCall, Outcome, Region, Span, WhereFix)
@@ -185,22 +186,22 @@ def _synthetic_break(call: Event, callee: Frame) -> Event:
     """The break Dynamo reports at the call of a ``torch.compiler.disable``d function."""
     dec = callee.info.decorator(*DISABLE)
     recursive = dec.kwargs.get("recursive", "True") != "False"
-    gb = "GB0098" if recursive else "GB0099"
+    c = CODES["GBL119"]
+    gb = c.gb_ids[0] if recursive else c.gb_ids[1]  # GB0098, GB0099
     what = "calls" if recursive else "calls (recursive=False)"
     return dataclasses.replace(
-        call, kind=EventKind.BREAK, code="GBL119", rule_name="disabled-call", gb_ids=(gb,),
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(gb,),
         detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
-        hint="Keep disabled code out of hot compiled paths, or call it once outside the compiled region.",
-        outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
+        hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
 
 
 def _nonstrict_break(call: Event, callee: Frame) -> Event:
+    c = CODES["GBL120"]
     return dataclasses.replace(
-        call, kind=EventKind.BREAK, code="GBL120", rule_name="nonstrict-trace-output", gb_ids=("GB0251",),
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
                 "fake-tensor tracing fails (GB0251) and the call breaks"),
-        hint="Keep `.item()`/data-dependent Python out of nonstrict_trace functions, or return tensors only.",
-        outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))
+        hint=c.hint, outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))
 
 
 class _RegionWalk:
@@ -258,7 +259,7 @@ class _RegionWalk:
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0])}]"
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
-            code=code, name=name or CONSEQUENCE_CODES.get(code, ("", ""))[0], effect=effect, message=message,
+            code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=message,
             frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request))
 
     # -------------------------------------------------------------- frames

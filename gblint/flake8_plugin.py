@@ -64,6 +64,7 @@ class GblintChecker:
         """The run's settings. Raises :class:`gblint.config.ConfigError` for a bad configuration."""
         from .config import find_pyproject, load_settings, parse_python_version
         settings = load_settings(cls.config_path or find_pyproject(start))
+        settings.jobs = 1  # flake8's own workers are daemonic: they cannot start a process pool
         settings.select = ("GBL",)  # flake8 does the selecting
         settings.ignore = ()
         settings.per_file_ignores = {}

@@ -12,6 +12,7 @@ import dataclasses
 import os
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
+from .codes import CODES
 from .model import (Binding, CallTarget, ClassInfo, ContainerValue, Dotted, Event, EventKind, FileSummary, Frame,
                     InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
                     SelfMethod, SuperMethod)
@@ -255,8 +256,8 @@ class Project:
 
 
 def _rnn_break(ev: Event, q: str) -> Event:
+    c = CODES["GBL118"]
     return dataclasses.replace(
-        ev, kind=EventKind.BREAK, code="GBL118", rule_name="rnn-module", gb_ids=("GB0014",),
+        ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=f"`{ev.call_text}(...)` calls a `{q.rsplit('.', 1)[-1]}` module, which Dynamo does not trace",
-        hint="Compile the code around the RNN instead, or replace it with an explicit cell loop.",
-        outcome=Outcome.RESUME)
+        hint=c.hint, outcome=Outcome.RESUME)

@@ -7,9 +7,9 @@ import json
 import os
 from typing import TextIO
 
+from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
 from .engine import Report
 
-EFFECT_LABEL = {"break": "graph break", "skip": "frame skipped", "error": "compile error", "info": "note"}
 EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes"}
 COLORS = {"break": "33", "skip": "31", "error": "1;31", "info": "36"}
 

@@ -29,6 +29,7 @@ MATCHING = {
     cst.For: (ast.For, ast.AsyncFor),
     cst.With: (ast.With, ast.AsyncWith),
     cst.Try: (ast.Try,),
+    cst.ExceptHandler: (ast.ExceptHandler,),
     cst.Raise: (ast.Raise,),
     cst.Return: (ast.Return,),
     cst.Assign: (ast.Assign,),

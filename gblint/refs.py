@@ -18,14 +18,21 @@ from .model import (Binding, CallResult, CallTarget, CompiledValue, ContainerVal
 from .names import dotted
 from .scope import FunctionScope
 from .semantics import COMPILE_NAMES, CONTAINER_CLASSES, EXTERNAL_HEADS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, \
-    UNSUPPORTED_MANAGERS
+    SELF_RETURNING_METHODS, UNSUPPORTED_MANAGERS
 
 
 class RefsMixin:
     """Value refs and callee refs, read against the builder's scopes and imports."""
 
     def value_ref(self, value: cst.BaseExpression, scope: FunctionScope) -> Binding:
-        """What a name assigned ``value`` is bound to (a manager, an instance, a logger...)."""
+        """What a name assigned ``value`` is bound to (a manager, an instance, a logger...).
+        ``Net().eval()`` / ``model.to(device)`` are what they are called on."""
+        inner = module_itself(value)
+        if inner is not value:
+            if isinstance(inner, cst.Name):
+                bound = self.binding_of(inner.value, scope)
+                return bound if isinstance(bound, InstanceValue) else OtherValue()
+            value = inner
         if isinstance(value, cst.Call):
             q = scope.resolve(value.func)
             if q:
@@ -47,6 +54,18 @@ class RefsMixin:
                 return CallResult(q, head)
             return CallResult(None, None)
         return OtherValue()
+
+    def binding_of(self, name: str, scope: FunctionScope) -> Optional[Binding]:
+        """What ``name`` is bound to at this point: a local value, else (at module level) the
+        module name as bound so far in the traversal."""
+        s = scope
+        while s is not None and s.info is not None:
+            if name in s.values:
+                return s.values[name]
+            s = s.parent
+        if name in self.module_now:
+            return self.module_now[name]
+        return self.summary.module_names.get(name)  # the module pre-pass: bindings in source order
 
     def module_refs(self, call: cst.Call, scope: FunctionScope) -> List[CallTarget]:
         """The classes of the modules listed in ``nn.ModuleList([...])`` / ``nn.Sequential(...)``."""
@@ -147,3 +166,12 @@ class RefsMixin:
     def is_external(self, q: str) -> bool:
         """Whether calls of dotted name ``q`` go into library code gblint does not follow."""
         return q.split(".")[0] in EXTERNAL_HEADS
+
+
+def module_itself(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` without trailing calls of ``nn.Module`` methods that return the module itself
+    (:data:`gblint.semantics.SELF_RETURNING_METHODS`): ``Net().eval().to(d)`` -> ``Net()``."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value in SELF_RETURNING_METHODS:
+        expr = expr.func.value
+    return expr

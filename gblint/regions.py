@@ -11,6 +11,7 @@ import libcst as cst
 
 from .model import (Dotted, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
                     SelfMethod)
+from .refs import module_itself
 from .semantics import COMPILE_NAMES
 from .traversal import kwarg, literal
 
@@ -40,7 +41,7 @@ class RegionsMixin:
         span = self.span(span_node or call)
         if not call.args or call.args[0].keyword is not None:
             return  # decorator form with options: handled on the FunctionDef
-        target = call.args[0].value
+        target = module_itself(call.args[0].value)  # torch.compile(Net().eval()), torch.compile(model.to(d))
         fn = self.scope.info.qualname if self.in_function() else None
         if isinstance(target, cst.Call):
             ref = self.callee_ref(target.func, scope)

@@ -62,3 +62,9 @@ EXTERNAL_HEADS = frozenset({
     "reversed", "map", "filter", "any", "all", "round", "type", "id", "repr", "iter", "next", "logging",
     "warnings", "time", "random", "os", "sys", "copy", "re", "inspect", "dataclasses", "einops",
 })
+
+#: ``nn.Module`` methods that return the module itself: ``Net().eval()``, ``model.to(device)``
+#: are still the ``Net`` instance (``torch/nn/modules/module.py``)
+SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "xpu", "mps", "half", "float", "double",
+                                    "bfloat16", "type", "requires_grad_", "share_memory", "to_empty", "apply",
+                                    "zero_grad"})

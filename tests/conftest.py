@@ -28,6 +28,16 @@ def triples(diags):
     return sorted((d.code, d.line, d.effect) for d in diags)
 
 
+def write_tree(folder, files):
+    """Write ``files`` ({relative path: text}, each dedented and left-stripped) under
+    ``folder`` (a pathlib.Path), making folders on the way; returns ``folder``."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return folder
+
+
 def run_cli(*args, stdin=None, cwd=None):
     """Run ``python -m gblint`` in a subprocess; returns CompletedProcess."""
     return subprocess.run([sys.executable, "-m", "gblint", *args], input=stdin, capture_output=True, text=True,

@@ -23,17 +23,10 @@ import textwrap
 import pytest
 
 from .conftest import ROOT
+from .conftest import write_tree as write
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                  reason="needs torch (pip install -e .[test])")
-
-
-def write(folder, files):
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return folder
 
 
 def gblint(*args, cwd, env=None, timeout=300):

@@ -7,14 +7,12 @@ import pytest
 from gblint.config import Settings
 from gblint.engine import iter_python_files
 
+from .conftest import write_tree
+
 
 def tree(root, files):
     """Write ``files`` ({relative path: text}) under ``root``; returns root as a str."""
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return str(root)
+    return str(write_tree(root, files))
 
 
 def found(root, *, respect=True, start=None):

@@ -153,3 +153,28 @@ def test_a_checked_file_alone_finds_the_module_it_imports(tmp_path, layout):
         main, callee = os.path.join("app", "main.py"), "model.py"
     doc = check_json(str(tmp_path), main)
     assert [(os.path.basename(d["path"]), d["line"], d["code"]) for d in doc["diagnostics"]] == [(callee, 6, "GBL107")]
+
+
+@pytest.mark.parametrize("driver", [
+    "model = torch.compile(Net().eval())\n",
+    "model = torch.compile(Net().to('cpu').half())\n",
+    "model = Net().eval()\nmodel = torch.compile(model)\n",
+    "model = Net()\nmodel = model.to('cpu')\nmodel = torch.compile(model)\n",
+    "def main():\n    model = Net()\n    model = model.eval()\n    return torch.compile(model)\n",
+])
+def test_module_methods_that_return_the_module_keep_the_instance(tmp_path, driver):
+    """``Net().eval()``, ``.to(...)``, ``.half()``... return the module itself
+    (torch/nn/modules/module.py), so what is compiled is still ``Net``."""
+    (tmp_path / "net.py").write_text(NET)
+    (tmp_path / "main.py").write_text("import torch\nfrom net import Net\n\n" + driver)
+    assert regions(check_json(str(tmp_path), "main.py", "net.py")) == ["Net.forward"]
+
+
+def test_an_attribute_built_with_to_is_followed(tmp_path):
+    (tmp_path / "net.py").write_text(NET)
+    (tmp_path / "main.py").write_text(
+        "import torch\nfrom net import Net\n\n\nclass Outer(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.inner = Net().to('cpu')\n\n    def forward(self, x):\n"
+        "        return self.inner(x)\n\n\nmodel = torch.compile(Outer())\n")
+    doc = check_json(str(tmp_path), "main.py", "net.py")
+    assert [(os.path.basename(d["path"]), d["code"]) for d in doc["diagnostics"]] == [("net.py", "GBL301")]

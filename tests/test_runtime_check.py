@@ -15,6 +15,7 @@ import textwrap
 import pytest
 
 from .conftest import CASES, ROOT, TRUTH, run_cli
+from .conftest import write_tree as write_files
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="needs torch (pip install -e .[test])")
@@ -252,14 +253,6 @@ BAD_PROGRAMS = {
             torch.compile(lambda x: x.cos() * 2, backend="eager")(torch.randn(3))
     """,
 }
-
-
-def write_files(folder, files):
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return folder
 
 
 def test_hang_crash_and_exit_are_reported(tmp_path):
