@@ -42,6 +42,10 @@ CODES: Dict[str, Code] = {c.code: c for c in (
     Code("GBL001", "syntax-error", "info", "The file does not parse; it was not checked."),
     Code("GBL002", "unreadable-file", "info", "The file could not be read or decoded, or is too large to analyse "
                                               "(`max-file-size`); it was not checked."),
+    Code("GBL003", "unresolved-compile", "info", "A compile call whose target gblint cannot resolve: nothing it "
+                                                 "compiles is analysed, so no break there can be reported.",
+         hint="Pass --follow-imports PACKAGE when the target lives in an installed package, or --entry "
+              "module:Class to name what is compiled."),
     Code("GBL118", "rnn-module", "break", "A call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module.", ("GB0014",),
          hint="Compile the code around the RNN instead, or replace it with an explicit cell loop.",
          source=_FOLLOWED, family=BREAK_SOURCE),

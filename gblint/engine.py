@@ -38,7 +38,8 @@ from .model import FileSummary
 from .noqa import noqa_lines, suppressed
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
-from .entries import entry_point_frames, find_regions, reached_functions  # noqa: F401 (public here too)
+from .entries import (entry_point_frames, find_regions, reached_functions,  # noqa: F401 (public here too)
+                      unresolved_reason, unresolved_regions)
 
 
 class _OnFirstCall:
@@ -609,6 +610,13 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     diagnostics = loader.diagnostics
     errors = loader.errors
     regions = find_regions(project, settings, summaries)
+    for summary, decl in unresolved_regions(project, summaries):
+        loader.diagnostics.append(Diagnostic(
+            path=summary.path, line=decl.span.line, column=decl.span.column, end_line=decl.span.end_line,
+            end_column=decl.span.end_column, code="GBL003", name="unresolved-compile", effect="info",
+            message=f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports)}; nothing it compiles "
+                    "is analysed, so no break there can be reported.",
+            hint="Pass --follow-imports PACKAGE, or --entry module:Class to name what is compiled."))
     walks = []
     for region in regions:
         try:

@@ -97,3 +97,26 @@ def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame
                 if isinstance(callee, Frame) and (callee.path, callee.name) not in seen:
                     todo.append(callee)
     return list(seen.values())
+
+
+def unresolved_regions(project: Project, summaries: Sequence[FileSummary]) -> List[Tuple[FileSummary, RegionDecl]]:
+    """The compile declarations of the checked files that resolve to no entry frame (an unknown
+    object, a package that is not followed): each is named to the user (``GBL003``) instead of
+    being dropped without a word."""
+    return [(summary, decl) for summary in summaries for decl in summary.regions
+            if not _entry_frames(project, summary, decl)]
+
+
+def unresolved_reason(project: Project, decl: RegionDecl, followed: Sequence[str]) -> str:
+    """Why ``decl`` did not resolve, in words, with what would fix it."""
+    target = decl.target
+    name = getattr(target, "name", None) or getattr(getattr(target, "cls", None), "name", None)
+    if isinstance(name, str) and "." in name:
+        head = name.split(".")[0]
+        if project.lookup(name) is not None:
+            kind = "a function's result" if decl.is_class else "not a function gblint can follow"
+            return f"what is compiled is {kind} (`{name}`), which gblint does not follow yet"
+        if project.module(head) is None and head not in followed and head != "torch":
+            return f"`{name}` is in package `{head}`, which is not followed: pass --follow-imports {head}"
+        return f"`{name}` was not found in the source read"
+    return "gblint cannot tell what object is compiled here"

@@ -178,3 +178,18 @@ def test_an_attribute_built_with_to_is_followed(tmp_path):
         "        return self.inner(x)\n\n\nmodel = torch.compile(Outer())\n")
     doc = check_json(str(tmp_path), "main.py", "net.py")
     assert [(os.path.basename(d["path"]), d["code"]) for d in doc["diagnostics"]] == [("net.py", "GBL301")]
+
+
+def test_a_compile_call_that_resolves_to_nothing_is_named(tmp_path):
+    """An unresolved compile call is a GBL003 note (text, JSON), never a silent "All checks passed"."""
+    (tmp_path / "main.py").write_text("import torch\nfrom somepkg import Model\n\nmodel = torch.compile(Model())\n")
+    doc = check_json(str(tmp_path), "main.py")
+    notes = [d for d in doc["diagnostics"] if d["code"] == "GBL003"]
+    assert len(notes) == 1 and notes[0]["effect"] == "info" and notes[0]["line"] == 4
+    assert "pass --follow-imports somepkg" in notes[0]["message"]
+    import subprocess
+    text = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "main.py"],
+                          cwd=str(tmp_path), capture_output=True, text=True)
+    assert "GBL003" in text.stdout and "All checks passed" not in text.stdout
+    (tmp_path / "somepkg.py").write_text(NET.replace("class Net", "class Model"))
+    assert [d["code"] for d in check_json(str(tmp_path), "main.py")["diagnostics"]] == ["GBL107"]
