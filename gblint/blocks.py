@@ -123,7 +123,8 @@ class BlocksMixin:
         value = self.ctx.compiling_guard(node.test) if self.in_function() else None
         eager_only = value is not None and value == negate
         kind = BlockKind.EAGER_ONLY if eager_only else BlockKind.ERROR_PATH if _raises(suite) else BlockKind.BRANCH
-        self.push(kind, node)
+        test = _EMPTY.code_for_node(node.test).strip() if kind == BlockKind.BRANCH else ""
+        self.push(kind, node, condition=f"not ({test})" if negate and test else test)
 
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
@@ -255,6 +256,9 @@ class BlocksMixin:
     def visit_Yield(self, node: cst.Yield) -> None:
         if self.in_function():
             self.scope.is_generator = True
+
+
+_EMPTY = cst.Module(body=[])  # renders an expression's source for a condition
 
 
 def _raises(suite) -> bool:

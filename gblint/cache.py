@@ -24,7 +24,7 @@ from typing import Optional
 from . import __version__
 from . import model as _model
 
-FORMAT = 4
+FORMAT = 5
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)

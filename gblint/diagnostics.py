@@ -104,6 +104,10 @@ class Diagnostic:
     hint: str = ""
     trace: Tuple[TraceFrame, ...] = ()
     fix: Optional[Fix] = None
+    # "definite" (on every path through the frames of the trace), "conditional" (under a branch
+    # gblint cannot decide; ``condition`` says which), "error-path" (only when raising); "" for notes
+    certainty: str = ""
+    condition: str = ""
     # what a rewrite needs to build this diagnostic's fix (see gblint.fixes); not part of the output
     fix_request: Optional[FixRequest] = dataclasses.field(default=None, compare=False, repr=False)
 
@@ -134,6 +138,8 @@ class Diagnostic:
             "url": self.url,
             "trace": [t.to_json() for t in self.trace],
             "fix": self.fix.to_json() if self.fix else None,
+            "certainty": self.certainty or None,
+            "condition": self.condition or None,
         }
 
 

@@ -38,8 +38,8 @@ from .model import FileSummary
 from .noqa import noqa_lines, suppressed
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
-from .entries import (entry_point_frames, find_regions, reached_functions,  # noqa: F401 (public here too)
-                      unresolved_reason, unresolved_regions)
+from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
+                      reached_functions, unresolved_reason, unresolved_regions)
 
 
 class _OnFirstCall:
@@ -633,6 +633,9 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             continue
         if suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
             continue
+        if d.effect in ("break", "skip", "error"):
+            how, condition = certainty(project, d.path, d.frame, d.line, d.trace)
+            d = dataclasses.replace(d, certainty=how, condition=condition)
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
     if fixes and any(d.fix_request for d in kept):

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings
 from .index import Project
-from .model import EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+from .model import BlockKind, EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 
 
 def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
@@ -120,3 +120,38 @@ def unresolved_reason(project: Project, decl: RegionDecl, followed: Sequence[str
             return f"`{name}` is in package `{head}`, which is not followed: pass --follow-imports {head}"
         return f"`{name}` was not found in the source read"
     return "gblint cannot tell what object is compiled here"
+
+
+def certainty(project: Project, path: str, frame: Optional[str], line: int, trace) -> Tuple[str, str]:
+    """``(certainty, condition)`` of a diagnostic at ``path:line`` in ``frame`` reached through
+    ``trace`` (:class:`gblint.diagnostics.TraceFrame` objects, the paying frame first): the blocks
+    around each call of the trace and around the site decide. Under an ``if`` whose test gblint
+    does not evaluate: ``"conditional"`` with the test as written (the innermost one, with a
+    count when there are more); on an error path (reported with ``--error-paths``):
+    ``"error-path"``; else ``"definite"``."""
+    steps = [(t.path, t.function, t.line) for t in trace] or [(path, frame, line)]
+    conditions: List[str] = []
+    error = False
+    for step_path, function, step_line in steps:
+        summary = project.by_path.get(step_path)
+        info = summary.functions.get(function) if summary is not None and function else None
+        if info is None:
+            continue
+        for ev in info.events:
+            if ev.span.line != step_line:
+                continue
+            for b in ev.blocks:
+                if b.kind == BlockKind.ERROR_PATH:
+                    error = True
+                elif b.kind in (BlockKind.BRANCH, BlockKind.OPERAND) and b.condition not in conditions:
+                    conditions.append(b.condition)
+            break
+    if error:
+        return "error-path", ""
+    if conditions:
+        named = [c for c in conditions if c]
+        text = f"when `{named[-1]}`" if named else "under a condition"
+        if len(conditions) > 1:
+            text += f" (and {len(conditions) - 1} more condition{'s' if len(conditions) > 2 else ''})"
+        return "conditional", text
+    return "definite", ""

@@ -107,7 +107,8 @@ class GblintChecker:
         for d in diagnostics:
             if d.code == "GBL001":
                 continue  # flake8 reports syntax errors itself (E999)
-            yield d.line, max(0, d.column - 1), f"{d.code} {d.message}", type(self)
+            condition = f" ({d.condition})" if d.condition else ""
+            yield d.line, max(0, d.column - 1), f"{d.code} {d.message}{condition}", type(self)
 
     @staticmethod
     def _on_disk(path: str, text: str) -> bool:

@@ -405,6 +405,7 @@ class Block:
     holds_tensor: bool = False
     over_items: bool = False
     column: int = 1
+    condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
 
 
 @dataclasses.dataclass

@@ -25,7 +25,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
     for d in report.diagnostics:
         path = _display_path(d.path) if os.path.exists(d.path) else d.path
         head = f"{c('1', path)}:{d.line}:{d.column}: {c(COLORS.get(d.effect, '0'), d.code)} " \
-               f"[{EFFECT_LABEL.get(d.effect, d.effect)}] {d.message}"
+               f"[{EFFECT_LABEL.get(d.effect, d.effect)}] {d.message}{f' ({d.condition})' if d.condition else ''}"
         out.write(head + "\n")
         if quiet:
             continue

@@ -41,7 +41,7 @@ def test_json_format(tmp_path):
     assert data["version"] == 1 and data["files_checked"] == 1 and data["errors"] == []
     (d,) = data["diagnostics"]
     assert set(d) == {"path", "line", "column", "end_line", "end_column", "code", "name", "effect", "frame",
-                      "gb_ids", "message", "hint", "url", "trace", "fix"}
+                      "gb_ids", "message", "hint", "url", "trace", "fix", "certainty", "condition"}
     assert (d["code"], d["line"], d["column"], d["end_line"], d["end_column"]) == ("GBL201", 7, 9, 7, 36)
     assert d["effect"] == "skip" and d["frame"] == "f" and d["gb_ids"] == ["GB0025", "GB7000"]
     assert d["url"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0025.html"
