@@ -70,3 +70,39 @@ def test_an_ambiguous_explain_lists_the_entries(tmp_path):
     assert one.returncode == 0 and "Compiled region `B.forward`" in one.stdout and "A.forward" not in one.stdout
     by_path = run_cli("check", "--no-cache", "--explain", "m.py:A.forward", "m.py", cwd=str(tmp_path))
     assert by_path.returncode == 0 and "Compiled region `A.forward`" in by_path.stdout
+
+
+PROJECT_TABLE = '[tool.gblint]\nper-file-ignores = {"tests/*" = ["GBL102"]}\n'
+ITEM = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.item()\n"
+
+
+def _project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(PROJECT_TABLE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(ITEM)
+    return tmp_path / "tests" / "test_x.py"
+
+
+def test_paths_print_relative_to_the_working_directory(tmp_path):
+    _project(tmp_path)
+    out = run_cli("check", "--no-cache", "-q", "test_x.py", cwd=str(tmp_path / "tests")).stdout
+    assert out.splitlines() and all(line.startswith("test_x.py:6:") for line in out.splitlines()), out
+
+
+def test_per_file_ignores_match_from_the_configuration_root_whatever_the_spelling(tmp_path):
+    path = _project(tmp_path)
+    elsewhere = tmp_path.parent
+    for spelling, cwd in ((str(path), str(elsewhere)), ("tests/test_x.py", str(tmp_path)), ("test_x.py", str(path.parent))):
+        out = run_cli("check", "--no-cache", "-q", "--config", str(tmp_path / "pyproject.toml"), spelling, cwd=cwd).stdout
+        assert "GBL107" in out and "GBL102" not in out, (spelling, out)
+
+
+def test_sarif_uri_and_srcroot_agree(tmp_path):
+    import pathlib
+    _project(tmp_path)
+    proc = run_cli("check", "--no-cache", "--format", "sarif", "tests/test_x.py", cwd=str(tmp_path))
+    run = json.loads(proc.stdout)["runs"][0]
+    root = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "tests/test_x.py", "uriBaseId": "%SRCROOT%"}
+    assert root == pathlib.Path(str(tmp_path)).as_uri() + "/"
