@@ -14,7 +14,8 @@ import sys
 from typing import List, Optional
 
 from . import __version__
-from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
+from .config import (ConfigError, Settings, find_pyproject, load_settings, load_table, parse_code_list,
+                     parse_python_version)
 from .interrupts import Terminated
 
 
@@ -92,9 +93,14 @@ def settings_for(args, paths: List[str]) -> Settings:
     if args.isolated:
         settings = Settings()
     else:
+        if args.config is not None:
+            if not args.config or not os.path.isfile(args.config):
+                raise ConfigError(f"--config {args.config!r}: no such file")
+            if not load_table(args.config) and not _has_table(args.config):
+                raise ConfigError(f"--config {args.config}: the file has no [tool.gblint] table")
         cfg = args.config or find_pyproject(paths[0] if paths and paths[0] != "-" else os.getcwd())
         settings = load_settings(cfg)
-    if args.select:
+    if args.select is not None:
         settings.select = parse_code_list(args.select, "--select")
     if args.extend_select:
         settings.select += parse_code_list(args.extend_select, "--extend-select")
@@ -119,6 +125,16 @@ def settings_for(args, paths: List[str]) -> Settings:
     if args.entry:
         settings.entry_points += tuple(args.entry)
     return settings
+
+
+def _has_table(path: str) -> bool:
+    """Whether the TOML file ``path`` has a ``[tool.gblint]`` table (even an empty one)."""
+    from .config import tomllib
+    try:
+        with open(path, "rb") as fh:
+            return "gblint" in tomllib.load(fh).get("tool", {})
+    except (OSError, ValueError):
+        return False
 
 
 def unknown_entries(project, settings: Settings) -> List[str]:
@@ -149,6 +165,11 @@ def cmd_check(args) -> int:
     from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
+    if args.output_file and any(p != "-" and os.path.exists(p) and os.path.exists(args.output_file)
+                                and os.path.samefile(p, args.output_file) for p in paths):
+        print(f"gblint: error: -o {args.output_file}: that is a file being checked; it would be overwritten",
+              file=sys.stderr)
+        return 2
     if args.statistics and args.format not in ("text", "json"):
         print(f"gblint: error: --statistics prints text or json, not {args.format}", file=sys.stderr)
         return 2
@@ -302,6 +323,12 @@ def cmd_fix(args) -> int:
                     skipped.append((path, f"not written: {exc}"))
                     failed = True
         except (KeyboardInterrupt, Terminated):  # each file is whole, old or new: say which are new
+            for path in result.changed():  # the signal may land between a rename and the bookkeeping
+                try:
+                    if path not in written and read_source(path) == result.texts[path]:
+                        written.add(path)
+                except SourceError:
+                    pass
             n = sum(1 for key in result.applied if key[0] in written)
             print(f"gblint: interrupted: applied {n} fix{'es' if n != 1 else ''} in {len(written)} "
                   f"file{'s' if len(written) != 1 else ''} before stopping; "

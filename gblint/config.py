@@ -62,8 +62,9 @@ class Settings:
     root: str = "."
 
     def selected(self, code: str, path: Optional[str] = None) -> bool:
-        """True when ``code`` passes select/ignore and the per-file ignores of ``path``."""
-        if not _matches(code, self.select) or _longest(code, self.ignore) > _longest(code, self.select):
+        """True when ``code`` passes select/ignore and the per-file ignores of ``path``; an
+        ignore as specific as the select that matches wins (``--select GBL --ignore GBL``)."""
+        if not _matches(code, self.select) or _longest(code, self.ignore) >= _longest(code, self.select):
             return False
         if path is not None and self.per_file_ignores:
             rel = _relpath(path, self.root)
@@ -115,6 +116,8 @@ def find_pyproject(start: str) -> Optional[str]:
                     tool = tomllib.load(fh).get("tool", {})
             except tomllib.TOMLDecodeError as exc:
                 raise ConfigError(f"{candidate}: not valid TOML: {exc}") from None
+            except UnicodeDecodeError:
+                raise ConfigError(f"{candidate}: not valid TOML: a TOML file must be UTF-8") from None
             except OSError:
                 tool = {}
             if isinstance(tool, dict) and "gblint" in tool:
@@ -131,10 +134,14 @@ def known_codes() -> Tuple[str, ...]:
     return tuple(row["code"] for row in catalog())
 
 
-def check_codes(codes: Sequence[str], where: str) -> Tuple[str, ...]:
+def check_codes(codes: Sequence[str], where: str, empty_ok: bool = True) -> Tuple[str, ...]:
     """``codes`` upper-cased, each checked to be a prefix of some known code (``GBL``, ``GBL1``,
-    ``GBL102``). ``where`` names the option or key for the message. Raises ConfigError."""
+    ``GBL102``). ``where`` names the option or key for the message; ``empty_ok=False``: an empty
+    list is an error too (a selection of nothing would report nothing). Raises ConfigError."""
     out = tuple(c.strip().upper() for c in codes)
+    if not out and not empty_ok:
+        raise ConfigError(f"{where}: selects no code at all, so nothing could be reported "
+                          "(`--exit-zero` or `ignore` say what you mean)")
     known = known_codes()
     for code in out:
         if not any(k.startswith(code) for k in known):
@@ -213,6 +220,8 @@ def load_table(pyproject: str) -> dict:
     try:
         with open(pyproject, "rb") as fh:
             table = tomllib.load(fh).get("tool", {}).get("gblint", {})
+    except UnicodeDecodeError:
+        raise ConfigError(f"{pyproject}: not valid TOML: a TOML file must be UTF-8") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: {exc}") from None
     validate_table(table, pyproject)
@@ -237,7 +246,7 @@ def apply_table(settings: Settings, table: dict) -> None:
     """Set ``settings`` from a ``[tool.gblint]`` table already checked by :func:`validate_table`.
     Raises ConfigError for unknown codes."""
     if "select" in table:
-        settings.select = _codes(table["select"], "select")
+        settings.select = check_codes(table["select"], "[tool.gblint] select", empty_ok=False)
     if "extend-select" in table:
         settings.select += _codes(table["extend-select"], "extend-select")
     for key in ("ignore", "extend-ignore"):
@@ -274,7 +283,7 @@ def apply_table(settings: Settings, table: dict) -> None:
 def parse_code_list(text: Optional[str], where: str = "codes") -> Tuple[str, ...]:
     """A comma-separated option (``--select GBL1,GBL201``) as code prefixes; ``where`` names the
     option for the message. Raises ConfigError for a code gblint does not have."""
-    if not text:
+    if text is None:
         return ()
-    return check_codes([c for c in text.split(",") if c.strip()], where)
+    return check_codes([c for c in text.split(",") if c.strip()], where, empty_ok=where != "--select")
 

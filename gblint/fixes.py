@@ -162,7 +162,7 @@ def _loop(request: LoopFix, module: cst.Module, pos: _Positions, settings: Setti
     if loop is None:
         return None
     new, title = None, ""
-    if isinstance(loop, cst.For):
+    if isinstance(loop, cst.For) and not rewrites.rebinds_range(pos.module):  # the whole file decides
         new = rewrites.unroll(module, loop, settings.max_unroll)
         title = f"Unroll the loop at line {request.line}"
     if new is None:

@@ -272,13 +272,16 @@ def range_values(loop: cst.For) -> Optional[List[int]]:
 def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.Module]:
     """``for i in range(K): body`` -> K copies of ``i = k; body`` (then the ``else`` body).
 
-    Declines for K = 0, K > ``max_unroll``, a non-Name target, ``break``/``continue`` at the loop's
+    Declines when ``module`` rebinds ``range`` (:func:`rebinds_range`; pass the whole file), for
+    K = 0, K > ``max_unroll``, a non-Name target, ``break``/``continue`` at the loop's
     level, ``yield``/``await``, and ``global``/``nonlocal`` (repeated after the first copy's
     assignments, CPython rejects them). Behaviour is unchanged (safe): the loop variable ends with
     the last value.
     """
     values = range_values(loop)
     if not values or len(values) > max_unroll or not isinstance(loop.target, cst.Name):
+        return None
+    if rebinds_range(module):  # `def range(...)`, `range = ...`, `builtins.range = ...`: not the builtin
         return None
     if loop.asynchronous is not None or not isinstance(loop.body, cst.IndentedBlock):
         return None
@@ -296,6 +299,57 @@ def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.M
     first = stmts[0]
     stmts[0] = first.with_changes(leading_lines=list(loop.leading_lines) + list(first.leading_lines))
     return replace(module, loop, cst.FlattenSentinel(stmts))
+
+
+def rebinds_range(module: cst.Module) -> bool:
+    """Whether ``module`` binds the name ``range`` anywhere (a definition, an assignment, an
+    import, a parameter) or assigns ``builtins.range``: then ``range(K)`` may not be the builtin
+    and unrolling it could change what the loop iterates over."""
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == "range" and self.binding:
+                self.found = True
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == "range" and self.binding:
+                self.found = True
+
+        binding = False
+
+    finder = Finder()
+
+    class Targets(cst.CSTVisitor):
+        def _mark(self, node) -> None:
+            finder.binding = True
+            node.visit(finder)
+            finder.binding = False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._mark(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._mark(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._mark(node.target)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self._mark(node.name)
+            self._mark(node.params)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self._mark(node.name)
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            self._mark(node.asname.name if node.asname else node.name)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._mark(node.target)
+
+    module.visit(Targets())
+    return finder.found
 
 
 # ------------------------------------------------------------------ isolate a loop in a helper

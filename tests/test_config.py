@@ -123,3 +123,37 @@ def test_the_generated_validator_matches_the_schema():
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_config_validator.py"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_selection_of_nothing_is_an_error(tmp_path, monkeypatch, capsys):
+    project(tmp_path, "select = []")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "m.py"]) == 2 and "selects no code" in capsys.readouterr().err
+    assert cli.main(["check", "--isolated", "--select", "", "m.py"]) == 2
+
+
+def test_ignoring_the_whole_prefix_ignores_everything(tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text(BREAKS)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--ignore", "GBL", "m.py"]) == 0
+    assert cli.main(["check", "--isolated", "--no-cache", "--select", "GBL1", "--ignore", "GBL1", "m.py"]) == 0
+    assert cli.main(["check", "--isolated", "--no-cache", "--ignore", "GBL2", "m.py"]) == 1
+
+
+def test_a_config_file_that_is_not_gblint_s_is_an_error(tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text(BREAKS)
+    (tmp_path / "other.toml").write_text("[tool.black]\nline-length = 100\n")
+    (tmp_path / "latin.toml").write_bytes(b"[tool.gblint]\n# caf\xe9\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--config", "other.toml", "m.py"]) == 2
+    assert "no [tool.gblint] table" in capsys.readouterr().err
+    assert cli.main(["check", "--config", "latin.toml", "m.py"]) == 2
+    assert "must be UTF-8" in capsys.readouterr().err
+    assert cli.main(["check", "--config", "", "m.py"]) == 2
+
+
+def test_the_output_file_may_not_be_a_checked_file(tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text(BREAKS)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "-o", "m.py", "m.py"]) == 2
+    assert (tmp_path / "m.py").read_text() == BREAKS

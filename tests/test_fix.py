@@ -315,3 +315,12 @@ def test_interrupt_while_writing_says_which_files_were_written(tmp_path, monkeyp
     assert f"gblint: written {calls[0]}" in err
     changed = [p for p in paths if p.read_text() != before[p]]
     assert [str(p) for p in changed] == calls  # every other file is exactly as it was
+
+
+def test_unroll_declines_when_range_is_not_the_builtin(tmp_path, capsys):
+    path = tmp_path / "m.py"
+    src = ("import torch\n\n\ndef range(n):\n    return [10, 20]\n\n\n@torch.compile\ndef f(x):\n"
+           "    for i in range(2):\n        print(i)\n    return x\n")
+    path.write_text(src)
+    cli.main(["fix", "--no-cache", str(path)])
+    assert "i = 0" not in path.read_text()
