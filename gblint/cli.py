@@ -14,8 +14,7 @@ import sys
 from typing import List, Optional
 
 from . import __version__
-from .config import (ConfigError, Settings, find_pyproject, load_settings, load_table, parse_code_list,
-                     parse_python_version)
+from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
 from .interrupts import Terminated
 
 
@@ -93,13 +92,10 @@ def settings_for(args, paths: List[str]) -> Settings:
     if args.isolated:
         settings = Settings()
     else:
-        if args.config is not None:
-            if not args.config or not os.path.isfile(args.config):
-                raise ConfigError(f"--config {args.config!r}: no such file")
-            if not load_table(args.config) and not _has_table(args.config):
-                raise ConfigError(f"--config {args.config}: the file has no [tool.gblint] table")
+        if args.config is not None and (not args.config or not os.path.isfile(args.config)):
+            raise ConfigError(f"--config {args.config!r}: no such file")
         cfg = args.config or find_pyproject(paths[0] if paths and paths[0] != "-" else os.getcwd())
-        settings = load_settings(cfg)
+        settings = load_settings(cfg, required=args.config is not None)
     if args.select is not None:
         settings.select = parse_code_list(args.select, "--select")
     if args.extend_select:
@@ -125,16 +121,6 @@ def settings_for(args, paths: List[str]) -> Settings:
     if args.entry:
         settings.entry_points += tuple(args.entry)
     return settings
-
-
-def _has_table(path: str) -> bool:
-    """Whether the TOML file ``path`` has a ``[tool.gblint]`` table (even an empty one)."""
-    from .config import tomllib
-    try:
-        with open(path, "rb") as fh:
-            return "gblint" in tomllib.load(fh).get("tool", {})
-    except (OSError, ValueError):
-        return False
 
 
 def unknown_entries(project, settings: Settings) -> List[str]:

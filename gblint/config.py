@@ -213,27 +213,32 @@ def _explain(exc) -> str:
     return f"[tool.gblint] {key} = {json.dumps(exc.value)}: expected {described}"
 
 
-def load_table(pyproject: str) -> dict:
+def load_table(pyproject: str, required: bool = False) -> dict:
     """The ``[tool.gblint]`` table of ``pyproject`` (``{}`` when it has none), checked against
     the schema (:func:`validate_table`), sub-tables included (``confirm``, read by ``gblint
-    confirm``). The one reader of gblint's configuration. Raises ConfigError."""
+    confirm``). The one reader of gblint's configuration. ``required``: a file without the
+    table is an error (a file named by ``--config``). Raises ConfigError."""
     try:
         with open(pyproject, "rb") as fh:
-            table = tomllib.load(fh).get("tool", {}).get("gblint", {})
+            tool = tomllib.load(fh).get("tool", {})
     except UnicodeDecodeError:
         raise ConfigError(f"{pyproject}: not valid TOML: a TOML file must be UTF-8") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: {exc}") from None
+    if required and (not isinstance(tool, dict) or "gblint" not in tool):
+        raise ConfigError(f"--config {pyproject}: the file has no [tool.gblint] table")
+    table = tool.get("gblint", {}) if isinstance(tool, dict) else {}
     validate_table(table, pyproject)
     return table
 
 
-def load_settings(pyproject: Optional[str]) -> Settings:
-    """Settings from a pyproject file (or defaults when None). Raises ConfigError."""
+def load_settings(pyproject: Optional[str], required: bool = False) -> Settings:
+    """Settings from a pyproject file (or defaults when None); ``required`` as for
+    :func:`load_table`. Raises ConfigError."""
     settings = Settings()
     if pyproject is None:
         return settings
-    table = load_table(pyproject)
+    table = load_table(pyproject, required)
     settings.root = os.path.dirname(os.path.abspath(pyproject))
     try:
         apply_table(settings, table)

@@ -328,30 +328,9 @@ class Observer:
         self._undo.append(lambda: setattr(cew, "_handle_skip", orig_skip))
 
         # suppressed compile failures (frame skipped) -------------------------
-        orig_fem = convert_frame.format_error_msg
-
-        def format_error_msg(exc, code, *args, **kwargs):
-            try:
-                obs._on_frame_failed(exc, code)
-            except Exception:
-                pass
-            return orig_fem(exc, code, *args, **kwargs)
-
-        convert_frame.format_error_msg = format_error_msg
-        self._undo.append(lambda: setattr(convert_frame, "format_error_msg", orig_fem))
-
+        self._tap(convert_frame, "format_error_msg", obs._on_frame_failed)
         # every compile failure, suppressed or not (called after tracing failed; it returns) ---
-        orig_eh = convert_frame.exception_handler
-
-        def exception_handler(exc, code, *args, **kwargs):
-            try:
-                obs._on_compile_exception(exc, code)
-            except Exception:
-                pass
-            return orig_eh(exc, code, *args, **kwargs)
-
-        convert_frame.exception_handler = exception_handler
-        self._undo.append(lambda: setattr(convert_frame, "exception_handler", orig_eh))
+        self._tap(convert_frame, "exception_handler", obs._on_compile_exception)
 
         # compilation metrics -------------------------------------------------
         import collections
@@ -491,6 +470,22 @@ class Observer:
             return
         self.emit("decline", function=code.co_name, path=code.co_filename, line=code.co_firstlineno,
                   reason=str(reason))
+
+    def _tap(self, owner, name: str, hook) -> None:
+        """Wrap ``owner.name`` (a Dynamo function called as ``f(exc, code, ...)``) so that
+        ``hook(exc, code)`` sees every call first; a failing hook never disturbs Dynamo. Undone
+        by :meth:`uninstall`."""
+        orig = getattr(owner, name)
+
+        def tapped(exc, code, *args, **kwargs):
+            try:
+                hook(exc, code)
+            except Exception:
+                pass
+            return orig(exc, code, *args, **kwargs)
+
+        setattr(owner, name, tapped)
+        self._undo.append(lambda: setattr(owner, name, orig))
 
     def _on_frame_failed(self, exc: BaseException, code) -> None:
         stack = _frames(getattr(exc, "real_stack", None))
