@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .model import Block, BlockKind, ContainerValue, Event, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
+from . import value_syntax
+from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .names import dotted
 from .semantics import GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
 from .tensors import maybe_tensor
@@ -39,39 +40,46 @@ class BlocksMixin:
         self.pop()
 
     def visit_For(self, node: cst.For) -> None:
-        if self.in_function() and isinstance(node.target, cst.Name):
+        self.note_rebound(node.target)
+        if not self.in_function():
+            return
+        if isinstance(node.target, cst.Name):
             k = self.scope.kind(node.iter)
             target = node.target.value
             self.scope.env[target] = Kind.MODULE if k == Kind.MODULE else (Kind.TENSOR if k == Kind.TENSOR else Kind.UNKNOWN)
             self._note_guess(target, node.iter, self.scope)
             self.scope.values.pop(target, None)
-            it = node.iter
-            if isinstance(it, cst.Call) and dotted(it.func) in ("enumerate", "reversed") and it.args:
-                it = it.args[0].value
+        self.bind_loop_target(node.target, node.iter, nested=False)
+
+    def bind_loop_target(self, target, it, nested: bool = True) -> None:
+        """Bind what a ``for`` target takes from ``it`` when it iterates over a container of
+        modules (``self.layers``), through ``enumerate(...)``, ``reversed(...)`` and ``zip(...)``
+        (``for i, (conv, norm) in enumerate(zip(self.convs, self.norms))``)."""
+        if isinstance(it, cst.Call) and dotted(it.func) == "reversed" and it.args:
+            return self.bind_loop_target(target, it.args[0].value, nested)
+        if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+                self.bind_loop_target(target.elements[1].value, it.args[0].value)
+            return
+        if isinstance(it, cst.Call) and dotted(it.func) == "zip":
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(it.args):
+                for arg, elt in zip(it.args, target.elements):
+                    self.bind_loop_target(elt.value, arg.value)
+            return
+        if isinstance(target, cst.Name):
             ref = self.self_attr(it)
+            name = target.value
             if isinstance(ref, ContainerValue):
-                self.scope.env[target] = Kind.MODULE
-                self.scope.values[target] = LayerValue(ref.classes)
-        elif self.in_function() and isinstance(node.target, cst.Tuple):
-            it = node.iter
-            elts = node.target.elements
-            if isinstance(it, cst.Call) and dotted(it.func) == "zip" and len(it.args) == len(elts):
-                for arg, elt in zip(it.args, elts):
-                    ref = self.self_attr(arg.value)
-                    if isinstance(elt.value, cst.Name):
-                        name = elt.value.value
-                        if isinstance(ref, ContainerValue):
-                            self.scope.env[name] = Kind.MODULE
-                            self.scope.values[name] = LayerValue(ref.classes)
-                        else:
-                            self.scope.env[name] = Kind.UNKNOWN
-                            self.scope.values.pop(name, None)
-            if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
-                ref = self.self_attr(it.args[0].value)
-                elts = node.target.elements
-                if isinstance(ref, ContainerValue) and len(elts) == 2 and isinstance(elts[1].value, cst.Name):
-                    self.scope.env[elts[1].value.value] = Kind.MODULE
-                    self.scope.values[elts[1].value.value] = LayerValue(ref.classes)
+                self.scope.env[name] = Kind.MODULE
+                self.scope.values[name] = LayerValue(ref.classes)
+            elif nested:  # an element of what zip()/enumerate() yields: nothing known of it
+                self.scope.env[name] = Kind.UNKNOWN
+                self.scope.values.pop(name, None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for elt in target.elements:
+                if isinstance(elt.value, cst.Name):
+                    self.scope.env[elt.value.value] = Kind.UNKNOWN
+                    self.scope.values.pop(elt.value.value, None)
 
     def visit_While_test(self, node: cst.While) -> None:
         self.push(BlockKind.WHILE_TEST, node)
@@ -110,6 +118,14 @@ class BlocksMixin:
     def leave_If_orelse(self, node: cst.If) -> None:
         self.pop()
 
+    def leave_If(self, node: cst.If) -> None:
+        """``if torch.compiler.is_compiling(): return`` at a function's top level: under Dynamo the
+        rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers)."""
+        if not self.in_function() or self.scope.blocks or node.orelse is not None or not _exits(node.body):
+            return
+        if self.ctx.compiling_guard(node.test) is True:
+            self.push(BlockKind.EAGER_ONLY, node)  # never popped: it lasts to the end of the function
+
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         self.push(BlockKind.ERROR_PATH, node)
 
@@ -123,15 +139,54 @@ class BlocksMixin:
         value = self.ctx.compiling_guard(node.test) if self.in_function() else None
         eager_only = value is not None and value == negate
         kind = BlockKind.EAGER_ONLY if eager_only else BlockKind.ERROR_PATH if _raises(suite) else BlockKind.BRANCH
-        test = _EMPTY.code_for_node(node.test).strip() if kind == BlockKind.BRANCH else ""
-        self.push(kind, node, condition=f"not ({test})" if negate and test else test)
+        value = None
+        if kind != BlockKind.EAGER_ONLY and self.in_function():
+            value = value_syntax.expr_of(node.test, self.scope)
+            value = Expr("not", parts=(value,)) if negate else value
+        self.push(kind, node, test=value)
+        if kind == BlockKind.BRANCH and self.in_function():
+            # the test as written (``condition``) is generated at the end, for the blocks an event holds
+            pending = getattr(self, "_branch_tests", None)
+            if pending is None:
+                pending = self._branch_tests = []
+            pending.append((self.scope.blocks[-1], node.test, negate))
+        self.note_loop_value()
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.fill_conditions()
+
+    def fill_conditions(self) -> None:
+        """Give each branch block that an event of the summary holds its test as written
+        (``Block.condition``, ``not (...)`` for an ``else``). Only diagnostics read it, through
+        the events; libcst's code generation is costly, and most branches hold no event."""
+        pending = getattr(self, "_branch_tests", None)
+        if not pending:
+            return
+        held = {id(b) for info in self.summary.functions.values() for ev in info.events for b in ev.blocks}
+        for block, test_node, negate in pending:
+            if id(block) in held:
+                test = _EMPTY.code_for_node(test_node).strip()
+                block.condition = f"not ({test})" if negate and test else test
+        self._branch_tests = []
+
+    def note_loop_value(self) -> None:
+        """Remember the block just entered if it lies in a loop: a parameter its test reads may
+        be rebound later in the loop (:func:`gblint.values.forget`, at the function's end)."""
+        if self.in_function() and self.scope.blocks and any(b.kind == BlockKind.LOOP for b in self.scope.blocks[:-1]):
+            self.scope.in_loop_values.append(self.scope.blocks[-1])
 
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
         value = self.ctx.compiling_guard(node.left) if self.in_function() else None
         skip = value is not None and value == isinstance(node.operator, cst.Or)
         if self.in_function():  # no position: nothing reports an operand block's line
-            self.scope.blocks.append(Block(BlockKind.EAGER_ONLY if skip else BlockKind.OPERAND, 0, self.scope.ops))
+            test = None
+            if not skip:
+                test = value_syntax.expr_of(node.left, self.scope)
+                test = Expr("not", parts=(test,)) if isinstance(node.operator, cst.Or) else test
+            self.scope.blocks.append(Block(BlockKind.EAGER_ONLY if skip else BlockKind.OPERAND, 0, self.scope.ops,
+                                           test=test))
+            self.note_loop_value()
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         self.pop()
@@ -259,6 +314,19 @@ class BlocksMixin:
 
 
 _EMPTY = cst.Module(body=[])  # renders an expression's source for a condition
+
+
+def _exits(suite) -> bool:
+    """Whether a block's last statement leaves the function (``return`` or ``raise``)."""
+    body = getattr(suite, "body", ())
+    last = body[-1] if body else None
+    if isinstance(suite, cst.SimpleStatementSuite):
+        last_small = body[-1] if body else None
+    elif isinstance(last, cst.SimpleStatementLine) and last.body:
+        last_small = last.body[-1]
+    else:
+        return False
+    return isinstance(last_small, (cst.Return, cst.Raise))
 
 
 def _raises(suite) -> bool:

@@ -14,7 +14,8 @@ import sys
 from typing import List, Optional
 
 from . import __version__
-from .config import ConfigError, Settings, find_pyproject, load_settings, parse_code_list, parse_python_version
+from .config import (ConfigError, Settings, display_path, find_pyproject, load_settings, parse_code_list,
+                     parse_python_version)
 from .interrupts import Terminated
 
 
@@ -62,8 +63,19 @@ def _jobs(text: str) -> int:
     return value
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with gblint's one-line usage errors: ``gblint: error: argument --timeout: '0'
+    is not ...`` on standard error and exit 2, as for a bad configuration (no usage block).
+    Subcommand parsers are of this class too (``add_subparsers`` takes the parent's)."""
+
+    def error(self, message: str):
+        """Print ``gblint: error: MESSAGE`` (one line) and exit 2."""
+        self.exit(2, f"gblint: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gblint", description="Predict torch.compile graph breaks from source.")
+    """The ``gblint`` argument parser with its subcommands."""
+    p = Parser(prog="gblint", description="Predict torch.compile graph breaks from source.")
     p.add_argument("--version", action="version", version=f"gblint {__version__}")
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="check files and folders (default command)")
@@ -151,10 +163,9 @@ def cmd_check(args) -> int:
     from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
-    if args.output_file and any(p != "-" and os.path.exists(p) and os.path.exists(args.output_file)
-                                and os.path.samefile(p, args.output_file) for p in paths):
-        print(f"gblint: error: -o {args.output_file}: that is a file being checked; it would be overwritten",
-              file=sys.stderr)
+    refused = _output_problem(args.output_file, paths) if args.output_file else None
+    if refused:
+        print(f"gblint: error: -o {args.output_file}: {refused}", file=sys.stderr)
         return 2
     if args.statistics and args.format not in ("text", "json"):
         print(f"gblint: error: --statistics prints text or json, not {args.format}", file=sys.stderr)
@@ -202,7 +213,7 @@ def cmd_check(args) -> int:
         except ValueError as exc:
             print(f"gblint: error: {exc}", file=sys.stderr)
             return 2
-        sys.stdout.write(buf.getvalue())
+        write_stdout(buf.getvalue())
         if not found:
             print(f"gblint: error: no compiled entry named {args.explain!r}", file=sys.stderr)
             return 2
@@ -234,11 +245,41 @@ def cmd_check(args) -> int:
     return 0
 
 
-def emit(text: str, output_file: Optional[str]) -> bool:
-    """Write ``text`` to ``output_file`` (``-o``) or standard output. False, after one line on
-    standard error, when the file cannot be written."""
-    if not output_file:
+def _output_problem(output: str, paths: List[str]) -> Optional[str]:
+    """Why ``-o output`` must be refused for a run over ``paths`` (None when it is fine): it is
+    a folder, or a Python file among those checked (named, or found under a checked folder)."""
+    if os.path.isdir(output):
+        return "that is a folder, not a file"
+    if not os.path.exists(output):
+        return None
+    target = os.path.realpath(output)
+    for p in paths:
+        if p == "-" or not os.path.exists(p):
+            continue
+        if os.path.samefile(p, output):
+            return "that is a file being checked; it would be overwritten"
+        if os.path.isdir(p) and target.endswith((".py", ".pyi")) and \
+                os.path.commonpath([os.path.realpath(p), target]) == os.path.realpath(p):
+            return "that is a Python file under a checked folder; it would be overwritten"
+    return None
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to standard output whatever its encoding (``PYTHONIOENCODING=ascii``, a C
+    locale): a character it cannot represent is written as a backslash escape, as Python writes
+    standard error, instead of ending the run with UnicodeEncodeError."""
+    try:
         sys.stdout.write(text)
+    except UnicodeEncodeError:  # the wrapper encodes the whole text before writing any of it
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def emit(text: str, output_file: Optional[str]) -> bool:
+    """Write ``text`` to ``output_file`` (``-o``) or standard output (:func:`write_stdout`).
+    False, after one line on standard error, when the file cannot be written."""
+    if not output_file:
+        write_stdout(text)
         return True
     try:
         with open(output_file, "w", encoding="utf-8") as fh:
@@ -275,6 +316,15 @@ def cmd_fix(args) -> int:
     from .source import SourceError, decode_source, read_bytes, read_source
 
     paths = args.paths or ["."]
+    for option, given in (("--explain", getattr(args, "explain", None)), ("--statistics", getattr(args, "statistics", False)),
+                          ("--confirm", getattr(args, "confirm", False))):
+        if given:  # check's views of a report; fix's report is what is left after fixing
+            print(f"gblint: error: {option} is an option of `gblint check`, not of `gblint fix`", file=sys.stderr)
+            return 2
+    refused = _output_problem(args.output_file, paths) if getattr(args, "output_file", None) else None
+    if refused:
+        print(f"gblint: error: -o {args.output_file}: {refused}", file=sys.stderr)
+        return 2
     if "-" in paths:
         if paths != ["-"]:
             print("gblint: error: fix reads standard input ('-') alone, not with other paths", file=sys.stderr)
@@ -294,7 +344,7 @@ def cmd_fix(args) -> int:
     result = fix_sources(texts, settings, unsafe=args.unsafe_fixes)
     failed = False
     if args.diff:
-        sys.stdout.write(result.diff())
+        write_stdout(result.diff())
         written = set(result.changed())
     else:
         written = set()
@@ -320,7 +370,7 @@ def cmd_fix(args) -> int:
                   f"file{'s' if len(written) != 1 else ''} before stopping; "
                   f"{len(result.changed()) - len(written)} left unchanged", file=sys.stderr)
             for path in sorted(written):
-                print(f"gblint: written {path}", file=sys.stderr)
+                print(f"gblint: written {display_path(path)}", file=sys.stderr)
             raise
     report = result.report
     if not args.diff and len(written) < len(result.changed()):  # report on what the files hold now
@@ -339,9 +389,9 @@ def cmd_fix(args) -> int:
     print(f"{verb} {n} fix{'es' if n != 1 else ''} in {len(written)} "
           f"file{'s' if len(written) != 1 else ''}.", file=sys.stderr)
     for path, code, frame, title in result.reverted:
-        print(f"gblint: reverted a fix that did not remove {code} in {path} ({title})", file=sys.stderr)
+        print(f"gblint: reverted a fix that did not remove {code} in {display_path(path)} ({title})", file=sys.stderr)
     for path, why in skipped:
-        print(f"gblint: skipped {path}: {why}", file=sys.stderr)
+        print(f"gblint: skipped {display_path(path)}: {why}", file=sys.stderr)
     if not result.complete:
         print(f"gblint: error: stopped after {MAX_ROUNDS} rounds of fixes with more fixes to apply "
               "(run `gblint fix` again to go on)", file=sys.stderr)
@@ -354,7 +404,8 @@ def cmd_fix(args) -> int:
     elif not args.diff and report.diagnostics and not args.quiet:
         buf = io.StringIO()
         write_text(report, buf, color=False, show_hints=False)
-        sys.stdout.write(buf.getvalue())
+        if not emit(buf.getvalue(), args.output_file):
+            return 2
     if report.errors or failed or not result.complete:
         return 2
     return 1 if report.diagnostics and not args.exit_zero else 0
@@ -362,8 +413,13 @@ def cmd_fix(args) -> int:
 
 def _fix_stdin(args) -> int:
     """``gblint fix -``: the fixed source on standard output (all of it, changed or not), what
-    is left on standard error, as ``ruff check --fix -``. Exit as ``fix``."""
+    is left on standard error, as ``ruff check --fix -``. Exit as ``fix``.
+
+    Standard input is read as bytes and decoded as a file is (PEP 263: a BOM or an encoding
+    cookie, else UTF-8); the output is bytes in that same encoding (the input's own bytes when
+    nothing changed), whatever the encoding of standard output."""
     from .fix import fix_sources
+    from .fs import UnsafeWriteError, encode_text
     from .output import write_text
     from .source import SourceError, decode_source
 
@@ -379,7 +435,15 @@ def _fix_stdin(args) -> int:
         print(f"{name}: {exc.diagnostic.code} {exc.diagnostic.message}", file=sys.stderr)
         return 2
     result = fix_sources({name: text}, settings, unsafe=args.unsafe_fixes)
-    sys.stdout.write(result.texts[name])
+    try:
+        fixed = data if result.texts[name] == text else encode_text(result.texts[name], data, name)
+    except UnsafeWriteError as exc:  # the fixed text does not fit its encoding: the input, unchanged
+        sys.stdout.buffer.write(data)
+        print(f"gblint: error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    sys.stdout.buffer.write(fixed)
+    sys.stdout.flush()
     n = len(result.applied)
     print(f"Applied {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
     if result.report.diagnostics:

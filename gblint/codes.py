@@ -39,7 +39,8 @@ _FOLLOWED = "docs/semantics.md §3.4"  # breaks found at a call by following it
 
 CODES: Dict[str, Code] = {c.code: c for c in (
     Code("GBL000", "internal-error", "info", "gblint failed inside a rule on this file; the other rules still ran."),
-    Code("GBL001", "syntax-error", "info", "The file does not parse; it was not checked."),
+    Code("GBL001", "syntax-error", "info", "The file does not parse, or gblint's parser (libcst) cannot parse it although "
+                                           "Python does; it was not checked."),
     Code("GBL002", "unreadable-file", "info", "The file could not be read or decoded, or is too large to analyse "
                                               "(`max-file-size`); it was not checked."),
     Code("GBL003", "unresolved-compile", "info", "A compile call whose target gblint cannot resolve: nothing it "

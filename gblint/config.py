@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import json
+import math
 import os
+import re
 import sys
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -74,12 +77,32 @@ class Settings:
         return True
 
     def excluded(self, path: str) -> bool:
+        """Whether ``exclude``/``extend-exclude`` leave ``path`` out (:meth:`exclusion`)."""
+        return self.exclusion(path) is not None
+
+    def exclusion(self, path: str) -> Optional[str]:
+        """The first ``exclude``/``extend-exclude`` pattern that matches ``path`` (relative to
+        the configuration root, or its base name), else None."""
         rel = _relpath(path, self.root)
         name = os.path.basename(path.rstrip(os.sep))
         for pattern in self.exclude:
             if _glob(rel, pattern) or fnmatch.fnmatch(name, pattern):
-                return True
-        return False
+                return pattern
+        return None
+
+
+def display_path(path: str) -> str:
+    """``path`` as every output prints it, as ruff does: relative to the working directory when
+    it lies below it, else absolute, with ``/``. A name that is not a path (``<stdin>``) is
+    kept. (Matching uses the configuration root instead: :meth:`Settings.selected`.)"""
+    if not path or path.startswith("<"):
+        return path
+    full = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(full)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return full.replace(os.sep, "/")
+    return (full if rel == ".." or rel.startswith(".." + os.sep) else rel).replace(os.sep, "/")
 
 
 def _relpath(path: str, root: str) -> str:
@@ -176,7 +199,9 @@ def validate_table(table: object, where: str) -> None:
     """Check a ``[tool.gblint]`` table against ``gblint/data/config.schema.json`` (the schema
     published for editors); ``where`` is the file, for the message. Raises ConfigError naming
     the first key that is unknown or has a value the schema rejects, the value and what is
-    allowed."""
+    allowed. Two checks JSON Schema cannot state follow: a number that is not finite (TOML's
+    ``nan``, which every comparison lets through) and ``confirm.examples`` that do not parse as
+    Python expressions."""
     from fastjsonschema import JsonSchemaValueException
 
     from ._config_validator import validate
@@ -184,16 +209,94 @@ def validate_table(table: object, where: str) -> None:
         validate(table)
     except JsonSchemaValueException as exc:
         raise ConfigError(f"{where}: {_explain(exc)}") from None
+    for path, value in _leaves(table, ()):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where}: {_key(path)} = {_show(value)}: expected {_describe(path)[1]}")
+    examples = table.get("confirm", {}).get("examples", {}) if isinstance(table, dict) else {}
+    for entry, exprs in examples.items():
+        for i, expr in enumerate(exprs):
+            problem = expression_problem(expr)
+            if problem:
+                raise ConfigError(f"{where}: {_key(('confirm', 'examples', entry, str(i)))} = {json.dumps(expr)}: "
+                                  f"not a Python expression ({problem})")
 
 
-def _explain(exc) -> str:
-    """One line for a schema violation: ``[tool.gblint] key = value: expected ...``."""
-    import json
+def expression_problem(text: str) -> Optional[str]:
+    """Why ``text`` is not one Python expression (the parser's message), or None when it is:
+    what ``--example`` and ``[tool.gblint.confirm] examples`` hold."""
+    import ast
+    try:
+        ast.parse(text.strip(), "<example>", mode="eval")
+    except SyntaxError as exc:
+        return exc.msg
+    except ValueError as exc:  # NUL bytes
+        return str(exc)
+    return None
+
+
+class _TomlFloat(float):
+    """A TOML float that remembers how it was written (``3.10``, read as 3.1), for messages."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> "_TomlFloat":
+        obj = super().__new__(cls, float(literal))
+        obj.literal = literal
+        return obj
+
+
+def _plain(node):
+    """``node`` with every :class:`_TomlFloat` made a plain float again."""
+    if isinstance(node, dict):
+        return {k: _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return float(node) if isinstance(node, _TomlFloat) else node
+
+
+def _leaves(node, path: Tuple[str, ...]):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, path + (str(k),))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _leaves(v, path + (str(i),))
+    else:
+        yield path, node
+
+
+def _show(value) -> str:
+    """``value`` as it reads in TOML: a float as written (``3.10``, ``nan``, ``+inf``)."""
+    if isinstance(value, _TomlFloat):
+        return value.literal
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    return json.dumps(value)
+
+
+def _key(path: Sequence[str]) -> str:
+    """``[tool.gblint] confirm.examples."m:f"[0]``: where a value sits, as TOML spells it."""
+    parts = []
+    for i, p in enumerate(path):
+        if p.isdigit():
+            parts.append(f"[{p}]")
+        else:
+            bare = p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else json.dumps(p)
+            parts.append(f".{bare}" if i else bare)
+    return "[tool.gblint] " + "".join(parts)
+
+
+def _schema() -> dict:
     with open(SCHEMA, encoding="utf-8") as fh:
-        schema = json.load(fh)
-    path = [p for p in (exc.path or ())[1:]]
+        return json.load(fh)
+
+
+def _describe(path: Sequence[str]) -> Tuple[dict, str]:
+    """The schema node at ``path`` and the nearest description on the way down to it (what is
+    allowed there)."""
+    schema = _schema()
     node, described = schema, schema.get("description", "")
-    for part in path:  # the nearest description on the way down: what is allowed there
+    for part in path:
         if node.get("type") == "array":
             node = node.get("items", {})
         elif "properties" in node and part in node["properties"]:
@@ -204,13 +307,31 @@ def _explain(exc) -> str:
             break
         node = schema["definitions"][node["$ref"].rsplit("/", 1)[1]] if "$ref" in node else node
         described = node.get("description", described)
-    key = "".join(f"[{p}]" if p.isdigit() else (f".{p}" if i else p) for i, p in enumerate(path))
+    return node, described
+
+
+def _explain(exc) -> str:
+    """One line for a schema violation: ``[tool.gblint] key = value: expected ...``; a number
+    where a string is expected says to quote it, as written (``python-version = 3.10``)."""
+    path = [str(p) for p in (exc.path or ())[1:]]
+    node, described = _describe(path)
     table = "[tool.gblint" + "".join(f".{p}" for p in path if p == "confirm") + "]"
     if exc.rule == "additionalProperties":
         extra = sorted(set(exc.value) - set(node.get("properties", {}))) if isinstance(exc.value, dict) else []
         allowed = ", ".join(sorted(node.get("properties", {})))
         return f"unknown {table} key(s): {', '.join(extra)} (allowed: {allowed})"
-    return f"[tool.gblint] {key} = {json.dumps(exc.value)}: expected {described}"
+    if exc.rule == "propertyNames" and isinstance(exc.value, dict):
+        names = node.get("propertyNames", {})
+        bad = [k for k in exc.value if not re.search(names.get("pattern", ""), k)]
+        shown = ", ".join(json.dumps(k) for k in bad)
+        return f"{_key(path)}: key {shown} is not {names.get('description', 'an allowed name')}"
+    value = exc.value
+    if exc.rule == "type" and node.get("type") == "string" and isinstance(value, (int, float)) \
+            and not isinstance(value, bool):
+        written = _show(value)
+        return (f"{_key(path)} = {written}: a TOML number, but {described} is expected; quote it: "
+                f"{_key(path).split('] ', 1)[1]} = \"{written}\"")
+    return f"{_key(path)} = {_show(value)}: expected {described}"
 
 
 def load_table(pyproject: str, required: bool = False) -> dict:
@@ -220,7 +341,7 @@ def load_table(pyproject: str, required: bool = False) -> dict:
     table is an error (a file named by ``--config``). Raises ConfigError."""
     try:
         with open(pyproject, "rb") as fh:
-            tool = tomllib.load(fh).get("tool", {})
+            tool = tomllib.load(fh, parse_float=_TomlFloat).get("tool", {})
     except UnicodeDecodeError:
         raise ConfigError(f"{pyproject}: not valid TOML: a TOML file must be UTF-8") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -229,7 +350,7 @@ def load_table(pyproject: str, required: bool = False) -> dict:
         raise ConfigError(f"--config {pyproject}: the file has no [tool.gblint] table")
     table = tool.get("gblint", {}) if isinstance(tool, dict) else {}
     validate_table(table, pyproject)
-    return table
+    return _plain(table)
 
 
 def load_settings(pyproject: Optional[str], required: bool = False) -> Settings:
@@ -273,7 +394,7 @@ def apply_table(settings: Settings, table: dict) -> None:
     if "max-unroll" in table:
         settings.max_unroll = int(table["max-unroll"])
     if "max-file-size" in table:
-        settings.max_file_size = table["max-file-size"]
+        settings.max_file_size = int(table["max-file-size"])  # the schema's integer admits 2e6
     if "cache" in table:
         settings.cache = table["cache"]
     if "report-error-paths" in table:
@@ -291,4 +412,3 @@ def parse_code_list(text: Optional[str], where: str = "codes") -> Tuple[str, ...
     if text is None:
         return ()
     return check_codes([c for c in text.split(",") if c.strip()], where, empty_ok=where != "--select")
-

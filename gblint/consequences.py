@@ -19,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import registry
+from . import registry, values
 from .codes import CODES
 from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisabledCall, DisableFix, Event, EventKind, FixRequest, Frame,
                     FunctionInfo, LoopFix, ManagerKind, NonstrictCall, Outcome, Region, Span, WhereFix)
+from .calls import CallValues
 from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
@@ -51,6 +52,8 @@ class InnerBreak:
     event: Event
     chain: Tuple[Tuple[Frame, Event], ...]  # (caller, call event) pairs below the inlined function
     strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
+    uncompiled: int = 0  # callee frames on the way that Dynamo does not compile alone (no tensors in them)
+    conditions: Tuple[str, ...] = ()  # the tests on the way gblint cannot decide (see values.certainty_of)
 
     @property
     def line(self) -> int:
@@ -89,7 +92,7 @@ class FrameReport:
         return sum(1 for n in segments if n > 0)
 
 
-class Consequences:
+class Consequences(CallValues):
     """Walks compiled regions and turns events into diagnostics.
 
     ``project`` resolves callee refs to frames (see :class:`gblint.index.Project`).
@@ -98,58 +101,63 @@ class Consequences:
     def __init__(self, project, error_paths: bool = False):
         self.project = project
         self.error_paths = error_paths  # also walk code that runs only when an exception is raised
-        self._inner: Dict[Tuple[str, str], List[InnerBreak]] = {}
-
-    def skips(self, ev: Event) -> bool:
-        """Whether the walk leaves ``ev`` out: it lies on an error path (a branch that raises, an
-        ``except`` body; ``docs/semantics.md`` §0) and error paths are not reported. Dynamo
-        traces only the branch the values take, and a normal run does not take these."""
-        return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH for b in ev.blocks)
+        self._inner: Dict[tuple, List[InnerBreak]] = {}
+        self._reads: Dict[Tuple[str, str], Set[str]] = {}
+        self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
+        self._helpers: Dict[str, object] = {}
 
     # ------------------------------------------------------------------ inner breaks
-    def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = ()) -> List[InnerBreak]:
-        """Every break met when ``frame`` is inlined into a caller (memoised, cycle-safe)."""
-        key = (frame.path, frame.name)
+    def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
+                     env: Optional[values.Env] = None) -> List[InnerBreak]:
+        """Every break met when ``frame``, its parameters holding ``env``, is inlined into a
+        caller (memoised per frame and relevant values, cycle-safe)."""
+        env = env or {}
+        key = (frame.path, frame.name, values.env_key(env))
         if key in self._inner:
             return self._inner[key]
-        if key in stack or len(stack) > 40:
+        if key[:2] in stack or len(stack) > 40:
             return []
-        stack = stack + (key,)
+        stack = stack + (key[:2],)
         out: List[InnerBreak] = []
         for ev in frame.info.events:
-            if self.skips(ev):
+            if self.skips(ev, env):
                 continue
             if ev.kind == EventKind.BREAK:
-                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or _conditional(ev.blocks)):
+                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                     continue
-                out.append(InnerBreak(frame, ev, ()))  # capture-dependent ones are filtered per region
+                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))  # capture: per region
             elif ev.kind == EventKind.WITH:
-                out.append(InnerBreak(frame, ev, ()))
+                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
                 for target in self.project.resolve_call(frame, ev):
-                    out.extend(self._through_call(frame, ev, target, stack))
+                    out.extend(self._through_call(frame, ev, target, stack, env))
         self._inner[key] = out
         return out
 
-    def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack) -> List[InnerBreak]:
-        """The breaks met when the call ``ev`` of ``frame`` is inlined into ``callee``."""
+    def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack,
+                      env: Optional[values.Env] = None) -> List[InnerBreak]:
+        """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
+        inlined into ``callee``."""
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
             return [InnerBreak(frame, callee, ())]
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, _synthetic_break(ev, callee), ())]
+        inner_env = self.callee_env(ev, callee, env or {})
         if info.decorator(*NONSTRICT):
-            if any(b.event.python_value for b in self.inner_breaks(callee, stack)):
+            if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, _nonstrict_break(ev, callee), ())]
             return []
         found = []
         eogb = info.decorator(*EOGB)
         override = _eogb_value(eogb)
-        for ib in self.inner_breaks(callee, stack):
+        uncompiled = int(self.runs_uncompiled(ev, callee, env or {}))
+        for ib in self.inner_breaks(callee, stack, inner_env):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
-            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict))
+            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
+                                    self.residual(ev.blocks, env or {}) + ib.conditions))
         return found
 
     # ------------------------------------------------------------------ regions
@@ -160,7 +168,8 @@ class Consequences:
     def walk(self, region: Region) -> "_RegionWalk":
         """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
-        walk.frame(region.entry, strict=bool(_eogb_value(region.entry.info.decorator(*EOGB))))
+        walk.frame(region.entry, strict=bool(_eogb_value(region.entry.info.decorator(*EOGB))),
+                   env=self.relevant(region.entry, self.entry_env(region)))
         return walk
 
 
@@ -211,10 +220,11 @@ class _RegionWalk:
         self.owner = owner
         self.region = region
         self.diagnostics: List[Diagnostic] = []
-        self.seen_frames: Set[Tuple[str, str]] = set()
+        self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.reported_sites: Set[Tuple[str, int]] = set()
         self.emitted: Set[tuple] = set()
         self.region_failed = False
+        self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
 
@@ -257,15 +267,18 @@ class _RegionWalk:
         ids = tuple(dict.fromkeys(gb_ids))
         if ids and registry.gb_type(ids[0]):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0])}]"
+        how, condition = values.certainty_of(self.conditions) if self.conditions is not None else ("", "")
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=message,
-            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request))
+            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request,
+            certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else ""))
 
     # -------------------------------------------------------------- frames
-    def frame(self, frame: Frame, strict: bool) -> None:
-        """Analyse ``frame`` compiled as a top-level Dynamo frame."""
-        key = (frame.path, frame.name)
+    def frame(self, frame: Frame, strict: bool, env: Optional[values.Env] = None) -> None:
+        """Analyse ``frame`` compiled as a top-level Dynamo frame, its parameters holding ``env``."""
+        env = env or {}
+        key = (frame.path, frame.name, values.env_key(env))
         if key in self.seen_frames:
             return
         self.seen_frames.add(key)
@@ -286,11 +299,11 @@ class _RegionWalk:
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
         for ev in info.events:
-            if self.owner.skips(ev) and not (ev.outcome == Outcome.RAISE and frame == self.region.entry):
-                continue  # the entry's own `raise` stays: a call with values that raise skips the frame
+            if self.owner.skips(ev, env):
+                continue
             if skipped:
                 if ev.kind == EventKind.CALL:
-                    self.fresh_callees(frame, ev)
+                    self.fresh_callees(frame, ev, env)
                 continue
             ev_strict = self.strict_at(ev.blocks, strict)
             if ev.kind == EventKind.WITH:
@@ -310,22 +323,22 @@ class _RegionWalk:
             if ev.kind == EventKind.BREAK:
                 if not self.breaks_here(ev):
                     continue
-                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or
-                                              (_conditional(ev.blocks) and frame != self.region.entry)):
-                    continue  # validation `raise`s in callees are error paths, not compile costs
-                if ev.outcome == Outcome.RAISE and _conditional(ev.blocks):
-                    # reported (the frame is skipped on a call that raises), but the usual path, where the
-                    # condition is false, goes on being traced
-                    self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
+                if ev.outcome == Outcome.RAISE and _in_try(ev.blocks):
                     continue
-                verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict)
+                if ev.outcome == Outcome.RAISE and self.owner.uncertain(ev.blocks, env):
+                    if self.owner.error_paths:  # reported, but the usual path goes on being traced
+                        self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
+                                     conditions=self.owner.residual(ev.blocks, env))
+                    continue  # a `raise` not known to run is a validation path, not a compile cost
+                verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
+                                      conditions=self.owner.residual(ev.blocks, env))
                 if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
                 elif verdict == Outcome.SKIP:
                     skipped = True
                 continue
             if ev.kind == EventKind.CALL:
-                skipped = self.call(frame, ev, strict, checkpoint) or skipped
+                skipped = self.call(frame, ev, strict, checkpoint, env) or skipped
                 if not skipped and self.last_call_resumed:
                     checkpoint = ev.ops_index
 
@@ -344,22 +357,26 @@ class _RegionWalk:
                 strict = b.manager.strict
         return strict
 
-    def fresh_callees(self, frame: Frame, ev: Event) -> None:
+    def fresh_callees(self, frame: Frame, ev: Event, env: Optional[values.Env] = None) -> None:
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
         for callee in self.owner.project.resolve_call(frame, ev):
-            if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
-                self.frame(callee, strict=False)
+            if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE) \
+                    and not self.owner.runs_uncompiled(ev, callee, env or {}):
+                self.frame(callee, strict=False, env=self.owner.callee_env(ev, callee, env or {}))
 
     # -------------------------------------------------------------- calls
     last_call_resumed = False
 
-    def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int) -> bool:
-        """Handle a call event; return True when it skips ``frame``."""
+    def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
+        """Handle a call event of ``frame`` (its parameters holding ``env``); return True when it
+        skips ``frame``."""
+        env = env or {}
         self.last_call_resumed = False
         skipped = False
         for callee in self.owner.project.resolve_call(frame, ev):
             if isinstance(callee, Event):
-                verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, ())
+                verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, (),
+                                      conditions=self.owner.residual(ev.blocks, env))
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 continue
@@ -367,25 +384,33 @@ class _RegionWalk:
             dec = info.decorator(*DISABLE)
             if dec is not None:
                 brk = _synthetic_break(ev, callee)
-                verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
+                verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
+                                      conditions=self.owner.residual(ev.blocks, env))
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
+                    inner_env = self.owner.callee_env(ev, callee, env)
                     for sub in info.events:
-                        if sub.kind == EventKind.CALL:
-                            self.fresh_callees(callee, sub)
+                        if sub.kind == EventKind.CALL and not self.owner.skips(sub, inner_env):
+                            self.fresh_callees(callee, sub, inner_env)
                 continue
+            inner_env = self.owner.callee_env(ev, callee, env)
             if info.decorator(*NONSTRICT):
-                inner = self.owner.inner_breaks(callee)
+                inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
                     brk = _nonstrict_break(ev, callee)
-                    verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, ())
+                    verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
+                                          conditions=self.owner.residual(ev.blocks, env))
                     skipped |= verdict == Outcome.SKIP
                     if not self.region_failed:
-                        self.frame(callee, strict=False)
+                        self.frame(callee, strict=False, env=inner_env)
                 continue
-            inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=())
-                     if self.breaks_here(ib.event)]
+            # a callee's `raise` counts only where every test on the way is known to hold: otherwise
+            # it is an error path (a model that runs does not raise out of the compiled call)
+            inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=(), env=env)
+                     if self.breaks_here(ib.event) and not (
+                         ib.event.outcome == Outcome.RAISE and not self.owner.error_paths
+                         and (ib.conditions or self.owner.residual(ev.blocks, env)))]
             if not inner:
                 continue
             if info.is_generator:
@@ -412,7 +437,8 @@ class _RegionWalk:
                     continue
                 seen_sites.add(site)
                 verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
-                                       strict_override=self.is_error_only(ib, ev, strict))
+                                       strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
+                                       conditions=self.owner.residual(ev.blocks, env) + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
@@ -421,8 +447,9 @@ class _RegionWalk:
             skipped |= verdict == Outcome.SKIP
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
-                if not all(self.is_error_only(ib, ev, strict) for ib in inner):
-                    self.frame(callee, strict=False)
+                if not all(self.is_error_only(ib, ev, strict) for ib in inner) \
+                        and not self.owner.runs_uncompiled(ev, callee, env):
+                    self.frame(callee, strict=False, env=inner_env)
         return skipped
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:
@@ -432,18 +459,30 @@ class _RegionWalk:
 
     # -------------------------------------------------------------- the decision
     def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
-               chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> Outcome:
+               chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
+               conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
-        verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override)
+        verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
+                               conditions=conditions)
         self.note(frame, verdict, anchor, site.detail)
         return verdict
 
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
-                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None) -> Outcome:
+                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
+                uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
 
         Returns the verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``.
         """
+        self.conditions = conditions
+        try:
+            return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
+                                 uncompiled)
+        finally:
+            self.conditions = None
+
+    def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+                 chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int) -> Outcome:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         site_frame = site_frame or frame
@@ -454,6 +493,7 @@ class _RegionWalk:
         trace = self.trace(chain, site_frame, site) if chain else ()
         path = site_frame.path
         depth = len(chain) + 1
+        traced = depth - uncompiled  # frames that re-trace down to the break: callees without tensors do not
         # comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)
         comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
         loop = next((b for b in blocks if b.kind == BlockKind.LOOP), None)
@@ -524,6 +564,11 @@ class _RegionWalk:
             if self.region.nested_graph_breaks:
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: with "
                        "nested_graph_breaks=True Dynamo resumes inside the callee: 1 break, 2 graphs.")
+            elif uncompiled:
+                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
+                       f"the {traced} frame(s) on the way that Dynamo compiles ({uncompiled} hold no tensors and run "
+                       f"uncompiled), each re-traces down to it: {traced} break(s), {2 * traced} graphs "
+                       "(nested_graph_breaks=False).")
             else:
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
                        f"all {depth} frames on the way, each re-traces down to it: {depth} breaks, {2 * depth} "

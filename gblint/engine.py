@@ -27,7 +27,7 @@ import traceback
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .cache import settings_fingerprint
+from .cache import cached_fixes, settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
 from .diagnostics import Diagnostic
@@ -39,7 +39,7 @@ from .noqa import noqa_lines, suppressed
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
-                      reached_functions, unresolved_reason, unresolved_regions)
+                      reached_functions, unresolved_reason, unresolved_regions, excluded_target)
 
 
 class _OnFirstCall:
@@ -84,6 +84,7 @@ class Report:
     files_checked: int
     errors: List[Dict[str, str]]
     coverage: Optional[Dict[str, list]] = None
+    hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
 
     def to_json(self) -> dict:
         """The report as the JSON output prints it."""
@@ -192,7 +193,7 @@ def _summarize(text: str, path: str, settings: Settings, module, ast_positions: 
     try:
         if positions is not None:
             builder.ast_positions = positions
-            run_deep(tree.visit, builder)
+            run_deep(builder.walk, tree)  # tree.visit(builder), without libcst's rebuilding of every node
             if builder.fill_positions():
                 return builder.summary
             builder = SummaryBuilder(path, name, is_package, rules, settings)  # counts disagreed: libcst positions
@@ -237,6 +238,9 @@ class Loader:
         self._mentions: Dict[Tuple[str, str], bool] = {}
         self.roots: List[str] = []  # where modules the checked files import are looked up (import_roots)
         self._found_nearby: Dict[str, str] = {}
+        # module -> (absolute file, exclude pattern): project modules
+        # an import names that configuration leaves out, so a GBL003 note can say so
+        self.excluded: Dict[str, Tuple[str, str]] = {}
         for pkg in settings.follow_imports:
             root = _package_dir(pkg)
             if root is None:
@@ -253,6 +257,8 @@ class Loader:
             module = _module_of(src)
             key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
             summary = self.cache.get(key) if key is not None else None
+            if summary is not None:
+                summary.path = src.path  # the same file, maybe spelled from another folder when stored
             if summary is None:
                 # an editor's buffer is edited a definition at a time
                 summary = summarize(text, src.path, self.settings, module,
@@ -316,8 +322,12 @@ class Loader:
         for root in self.roots:
             base = os.path.join(root, *name.split("."))
             for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
-                if os.path.isfile(path) and not self.settings.excluded(path):
+                if not os.path.isfile(path):
+                    continue
+                pattern = self.settings.exclusion(path)
+                if pattern is None:
                     return path, is_pkg
+                self.excluded.setdefault(name, (os.path.abspath(path), pattern))
         return None
 
     def load_module(self, name: str) -> Optional[FileSummary]:
@@ -439,6 +449,7 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
             module = _module_of(src)
             hit = loader.cache.get(loader.cache.key(src.path, module[0], text))
             if hit is not None:
+                hit.path = src.path  # stored under the absolute path: keep this run's spelling
                 loader.noqa[src.path] = noqa_lines(text)
                 loader.texts[src.path] = text
                 out.append(hit)
@@ -487,6 +498,7 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     that never mentions ``compile`` declares no region; such files are syntax-checked with
     :mod:`ast` (cheap) and parsed with libcst only when a call leads into them."""
     import ast
+    import symtable
     try:
         text = src.text if src.text is not None else read_source(src.path)
     except SourceError:
@@ -499,12 +511,22 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     cache = loader.cache
     key = cache.key(src.path, module[0] + "#syntax-ok", text) if cache is not None else None
     if key is None or cache.get(key) is None:
+        gc_enabled = gc.isenabled()
+        gc.disable()  # the tree is freed by reference counting; the collector would only re-walk the heap
         try:
             with warnings.catch_warnings():  # the file's invalid escapes are not gblint's to report
                 warnings.simplefilter("ignore")
-                ast.parse(text)
+                try:
+                    # CPython's parser, as ast.parse, without building the tree's Python objects
+                    # (a quarter faster); symtable is stricter, so only its success decides
+                    symtable.symtable(text, src.path, "exec")
+                except Exception:
+                    ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # load() reports the syntax error with libcst's position
+        finally:
+            if gc_enabled:
+                gc.enable()
         if key is not None:
             cache.put(key, True)  # the syntax check of an unchanged file is not repeated
     src.text = text
@@ -614,9 +636,11 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
         loader.diagnostics.append(Diagnostic(
             path=summary.path, line=decl.span.line, column=decl.span.column, end_line=decl.span.end_line,
             end_column=decl.span.end_column, code="GBL003", name="unresolved-compile", effect="info",
-            message=f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports)}; nothing it compiles "
-                    "is analysed, so no break there can be reported.",
-            hint="Pass --follow-imports PACKAGE, or --entry module:Class to name what is compiled."))
+            message=f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports, loader.excluded)}; "
+                    "nothing it compiles is analysed, so no break there can be reported.",
+            hint="Remove the file from `exclude`/`extend-exclude` to check it, or --entry module:Class to name what is "
+                 "compiled." if excluded_target(decl, loader.excluded) else
+                 "Pass --follow-imports PACKAGE, or --entry module:Class to name what is compiled."))
     walks = []
     for region in regions:
         try:
@@ -628,19 +652,21 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                                                                   f"{region.entry.name}: {describe_exception(exc)}"})
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
     kept = []
+    hidden = 0
     for d in _dedupe(diagnostics):
-        if not settings.selected(d.code, d.path) and not d.code.startswith("GBL00"):
+        if (not settings.selected(d.code, d.path) and not d.code.startswith("GBL00")) or \
+                suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
+            hidden += 1
             continue
-        if suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
-            continue
-        if d.effect in ("break", "skip", "error"):
+        if d.effect in ("break", "skip", "error") and not d.certainty:  # the walk sets it where it knows the values
             how, condition = certainty(project, d.path, d.frame, d.line, d.trace)
             d = dataclasses.replace(d, certainty=how, condition=condition)
         kept.append(d)
     kept.sort(key=Diagnostic.sort_key)
-    if fixes and any(d.fix_request for d in kept):
-        kept = run_deep(attach_fixes, kept, loader.texts, settings)  # fixes re-parse and walk deep trees too
-    report = Report(kept, count, errors)
+    if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
+        kept = cached_fixes(kept, loader.texts, settings, loader.cache,
+                            lambda todo: run_deep(attach_fixes, todo, loader.texts, settings))
+    report = Report(kept, count, errors, hidden=hidden)
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,

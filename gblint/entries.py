@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .config import Settings
+from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+from .values import ERROR_PATH, certainty_of
 
 
 def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
@@ -18,18 +19,19 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     seen = set()
     checked = summaries if summaries is not None else list(project.by_path.values())
 
-    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str) -> None:
+    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str, names=()) -> None:
         key = (frame.path, frame.name)
         if key in seen:
             return
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
-        regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling))
+        regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
+                              tuple((summary.path, n) for n in names)))
 
     for summary in checked:
         for decl in summary.regions:
             for frame in _entry_frames(project, summary, decl):
-                add(frame, decl.fullgraph, summary, decl.spelling)
+                add(frame, decl.fullgraph, summary, decl.spelling, decl.names)
     for spec in settings.entry_points:
         for frame in entry_point_frames(project, spec):
             add(frame, False, project.by_path[frame.path], f"entry point {spec}")
@@ -107,10 +109,35 @@ def unresolved_regions(project: Project, summaries: Sequence[FileSummary]) -> Li
             if not _entry_frames(project, summary, decl)]
 
 
-def unresolved_reason(project: Project, decl: RegionDecl, followed: Sequence[str]) -> str:
-    """Why ``decl`` did not resolve, in words, with what would fix it."""
+def _target_name(decl: RegionDecl) -> Optional[str]:
     target = decl.target
     name = getattr(target, "name", None) or getattr(getattr(target, "cls", None), "name", None)
+    return name if isinstance(name, str) else None
+
+
+def excluded_target(decl: RegionDecl, excluded: Dict[str, Tuple[str, str]]) -> Optional[Tuple[str, str, str]]:
+    """``(module, file, pattern)`` when what ``decl`` compiles lives in a project module that
+    configuration excludes (``excluded``: :attr:`gblint.engine.Loader.excluded`), else None."""
+    name = _target_name(decl) or ""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:i])
+        if module in excluded:
+            return (module,) + excluded[module]
+    return None
+
+
+def unresolved_reason(project: Project, decl: RegionDecl, followed: Sequence[str],
+                      excluded: Optional[Dict[str, Tuple[str, str]]] = None) -> str:
+    """Why ``decl`` did not resolve, in words, with what would fix it. ``excluded``: project
+    modules configuration leaves out (module -> (file, pattern)), named as such rather than as
+    packages to follow."""
+    name = _target_name(decl)
+    hidden = excluded_target(decl, excluded or {})
+    if hidden is not None:
+        module, path, pattern = hidden
+        return (f"`{name}` is in {display_path(path)} (module `{module}`), which is excluded by configuration "
+                f"(exclude pattern \"{pattern}\"), so it is not read")
     if isinstance(name, str) and "." in name:
         head = name.split(".")[0]
         if project.lookup(name) is not None:
@@ -146,12 +173,4 @@ def certainty(project: Project, path: str, frame: Optional[str], line: int, trac
                 elif b.kind in (BlockKind.BRANCH, BlockKind.OPERAND) and b.condition not in conditions:
                     conditions.append(b.condition)
             break
-    if error:
-        return "error-path", ""
-    if conditions:
-        named = [c for c in conditions if c]
-        text = f"when `{named[-1]}`" if named else "under a condition"
-        if len(conditions) > 1:
-            text += f" (and {len(conditions) - 1} more condition{'s' if len(conditions) > 2 else ''})"
-        return "conditional", text
-    return "definite", ""
+    return certainty_of(conditions + [ERROR_PATH] if error else conditions)

@@ -6,7 +6,12 @@ them) as one project, once per process, and reports this file's share: a break i
 ``model.py`` reached from ``main.py`` is found by ``flake8 main.py model.py`` as by
 ``gblint check``. The configuration is the nearest ``pyproject.toml`` with ``[tool.gblint]``
 (as ``gblint check`` finds it), or ``--gblint-config``; a bad one stops flake8 (exit 2) with
-the same one-line error ``gblint check`` prints. flake8 does the selecting and ``# noqa`` itself.
+the same one-line error ``gblint check`` prints. The table's ``select``, ``ignore``,
+``extend-select``/``extend-ignore`` and ``per-file-ignores`` filter what the plugin reports
+exactly as in ``gblint check`` (``per-file-ignores`` matched relative to the configuration root,
+whatever flake8's working directory); flake8's own ``--select``, ``--ignore``,
+``--extend-ignore``, ``per-file-ignores`` and ``# noqa`` then apply to what is left, as for any
+plugin, so a code is reported only when both let it through.
 Columns are 0-based, as flake8 expects. Options (command line or ``[flake8]`` config):
 ``--gblint-python-version``, ``--gblint-nested-graph-breaks``, ``--gblint-config``.
 """
@@ -65,9 +70,8 @@ class GblintChecker:
         from .config import find_pyproject, load_settings, parse_python_version
         settings = load_settings(cls.config_path or find_pyproject(start))
         settings.jobs = 1  # flake8's own workers are daemonic: they cannot start a process pool
-        settings.select = ("GBL",)  # flake8 does the selecting
-        settings.ignore = ()
-        settings.per_file_ignores = {}
+        # select/ignore/per-file-ignores stay as the table sets them: the engine filters with them
+        # (Settings.selected, from the configuration root), flake8 filters what is left
         if cls.python_version:
             settings.python_version = parse_python_version(cls.python_version, "--gblint-python-version")
         if cls.nested_graph_breaks:

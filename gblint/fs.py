@@ -10,8 +10,11 @@ Contract of :func:`write_atomic`:
   spells out are kept, so a file that mixes styles keeps its untouched lines as they were
   (:func:`gblint.source.restore_line_endings`).
 * With ``expected`` (the bytes the text was made from), the file is replaced only if it still
-  holds exactly those bytes, compared once more just before the rename: an edit saved, or a
-  deletion made, while gblint worked is never overwritten (:class:`ChangedOnDiskError`).
+  holds exactly those bytes: an edit saved, or a deletion made, while gblint worked is never
+  overwritten (:class:`ChangedOnDiskError`). The last comparison is made after an atomic
+  exchange of the two files where the system has one (Linux, macOS), and the exchange undone on
+  a mismatch, so even a save landing at the moment of the rename survives; elsewhere it is made
+  just before the rename.
 * The encoding is the one the new text declares (PEP 263 cookie), else the file's: a UTF-8
   BOM is kept, the default is UTF-8. Text the encoding cannot represent is refused.
 * The file is replaced atomically (temporary file in the same folder, ``fsync``, ``os.replace``):
@@ -24,6 +27,7 @@ Contract of :func:`write_atomic`:
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import stat
@@ -63,7 +67,7 @@ def write_atomic(path: str, text: str, expected: Optional[bytes] = None) -> None
     if expected is not None and old != expected:
         raise ChangedOnDiskError(path)
     text = _line_endings(text, old, path)
-    data = _encode(text, old, path)
+    data = encode_text(text, old, path)
     text = text[1:] if text.startswith("\ufeff") else text  # a BOM is an encoding detail, not text
     try:
         parse_source(text, path)
@@ -89,9 +93,7 @@ def write_atomic(path: str, text: str, expected: Optional[bytes] = None) -> None
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
-        if expected is not None and _current(target)[0] != expected:  # edited while we wrote
-            raise ChangedOnDiskError(path)
-        os.replace(tmp, target)
+        _swap_in(tmp, target, expected, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -99,6 +101,61 @@ def write_atomic(path: str, text: str, expected: Optional[bytes] = None) -> None
             pass
         raise
     _fsync_dir(directory)
+
+
+def _swap_in(tmp: str, target: str, expected: Optional[bytes], path: str) -> None:
+    """Move the written ``tmp`` to ``target``; with ``expected``, only over exactly those bytes.
+
+    Comparing and then renaming leaves a window in which an editor's save (usually itself a
+    rename) would be replaced and lost. Where the system can exchange two names atomically
+    (Linux ``renameat2(RENAME_EXCHANGE)``, macOS ``renamex_np(RENAME_SWAP)``) the comparison is
+    made after the exchange, on the file that was displaced: if it is not ``expected`` the two
+    are exchanged back, so the save is at ``target`` again and nothing of it is lost. Elsewhere
+    the comparison runs just before ``os.replace``. Raises ChangedOnDiskError (``tmp`` then holds
+    gblint's text, never the user's)."""
+    if expected is None:
+        os.replace(tmp, target)
+        return
+    if _current(target)[0] != expected:  # edited while we wrote
+        raise ChangedOnDiskError(path)
+    try:
+        swapped = _exchange(tmp, target)
+    except FileNotFoundError:  # deleted since the comparison: it stays deleted
+        raise ChangedOnDiskError(path) from None
+    if not swapped:
+        os.replace(tmp, target)
+        return
+    if _current(tmp)[0] == expected:
+        os.unlink(tmp)
+        return
+    try:
+        _exchange(tmp, target)
+    except OSError as exc:
+        raise OSError(f"{path} was saved while gblint replaced it; the saved version is in {tmp}") from exc
+    raise ChangedOnDiskError(path)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Exchange the files named ``a`` and ``b`` atomically; False where the system or the file
+    system cannot (nothing done). Raises OSError (FileNotFoundError when either is missing)."""
+    import ctypes
+    import sys
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if sys.platform.startswith("linux"):
+            call, args = libc.renameat2, (-100, os.fsencode(a), -100, os.fsencode(b), 2)  # AT_FDCWD, RENAME_EXCHANGE
+        elif sys.platform == "darwin":
+            call, args = libc.renamex_np, (os.fsencode(a), os.fsencode(b), 2)  # RENAME_SWAP
+        else:
+            return False
+    except (AttributeError, OSError):
+        return False
+    if call(*args) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), b)
 
 
 def _current(target: str) -> Tuple[Optional[bytes], Optional[os.stat_result]]:
@@ -143,7 +200,11 @@ def _with_newlines(text: str, newline: str) -> str:
     return "".join(out)
 
 
-def _encode(text: str, old: Optional[bytes], path: str) -> bytes:
+def encode_text(text: str, old: Optional[bytes], path: str) -> bytes:
+    """``text`` (str) as the bytes a file should hold: in the encoding its PEP 263 cookie
+    declares, else UTF-8, with a BOM when ``old`` (the file's previous bytes, or None) or the
+    text has one. Raises UnsafeWriteError when the encoding cannot represent the text; ``path``
+    names the file in that message."""
     bom = bool(old) and old.startswith(codecs.BOM_UTF8) or text.startswith("\ufeff")
     text = text[1:] if text.startswith("\ufeff") else text
     probe = (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8", "surrogatepass")

@@ -34,7 +34,6 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import functools
-import inspect
 import logging
 import os
 import sys
@@ -46,7 +45,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .cache import MemoryCache, settings_fingerprint
+from .cache import SummaryCache, maybe_cache
 from .config import ConfigError, Settings, find_pyproject, load_settings
 from .diagnostics import Diagnostic
 from .engine import SourceFile, check_sources
@@ -56,11 +55,12 @@ from .lsp_actions import (FIX_ALL_KIND, fix_action, fix_all_action, kind_allowed
 from .lsp_documents import (EFFECT_WORDS, SEVERITY_NAMES, SOURCE, LspTextDocument, LspWorkspace, doc_key, has_fix,
                             hover_markdown, path_to_uri, severity_for, split_lines, to_lsp_diagnostic, to_position,
                             to_range, uri_to_path)
+from .source import SourceError, read_source
 
 # the conversions are part of this module's interface (editors' tests and plugins use them from here)
 __all__ = ["DEBOUNCE_S", "EFFECT_WORDS", "FIX_ALL_KIND", "SEVERITY_NAMES", "SOURCE", "GblintLanguageServer",
-           "LspTextDocument", "LspWorkspace", "MemoryCache", "analyse_sources", "doc_key", "fix_action",
-           "fix_all_action", "has_fix", "hover_markdown", "kind_allowed", "main", "memory_cache_for", "noqa_action",
+           "LspTextDocument", "LspWorkspace", "analyse_sources", "cache_for", "doc_key", "fix_action",
+           "fix_all_action", "has_fix", "hover_markdown", "kind_allowed", "main", "noqa_action",
            "noqa_edit", "parser_limit_exceeded", "path_to_uri", "resolve_fixes", "safe_edits", "server",
            "severity_for", "split_lines", "to_lsp_diagnostic", "to_position", "to_range", "to_text_edits",
            "uri_to_path"]
@@ -69,6 +69,7 @@ log = logging.getLogger("gblint.lsp")
 
 DEBOUNCE_S = 0.3
 PYTHON_SUFFIXES = (".py", ".pyi")
+MEMORY_ENTRIES = 256  # summaries the server keeps in memory (open documents, and what they import)
 
 
 def parser_limit_exceeded(text: str) -> Optional[Tuple[int, str]]:
@@ -90,37 +91,47 @@ def parser_limit_exceeded(text: str) -> Optional[Tuple[int, str]]:
     return None
 
 
-def memory_cache_for(settings: Settings) -> Optional[MemoryCache]:
-    """A :class:`MemoryCache` fingerprinted like the engine's disk cache (None when the engine
-    takes no cache)."""
-    if "cache" not in inspect.signature(check_sources).parameters:
-        return None
-    try:
-        fingerprint = settings_fingerprint(settings)
-    except Exception:
-        fingerprint = repr(sorted((k, repr(v)) for k, v in settings.dynamo_config.items()))
-    return MemoryCache(fingerprint)
+def cache_for(settings: Settings) -> SummaryCache:
+    """The server's summary cache for ``settings``: the project's own (``.gblint_cache`` at the
+    configuration root, the folder ``gblint check`` uses, so each reuses what the other stored)
+    with a memory layer of :data:`MEMORY_ENTRIES` in front; in memory only with ``cache = false``
+    or when the folder cannot be made. What the server computes for a buffer that differs from
+    its file on disk (unsaved edits) stays in memory: the folder would only fill with states no
+    run reads again."""
+    return maybe_cache(settings, settings.cache, None, memory=MEMORY_ENTRIES, persist=_DiskText().matches)
 
 
-def analyse_sources(sources: List[SourceFile], settings: Settings, cache: Optional[MemoryCache] = None):
-    """``check_sources`` without computing fixes when the engine can defer them (a fix re-parses
-    its file: too slow for every keystroke; code actions ask for them, :func:`resolve_fixes`),
-    through ``cache`` when given."""
-    params = inspect.signature(check_sources).parameters
-    if hasattr(settings, "incremental"):
-        settings = dataclasses.replace(settings, incremental=True)  # re-read only the edited definition
-    kwargs = {}
-    if "fixes" in params:
-        kwargs["fixes"] = False
-    if cache is not None and "cache" in params:
-        kwargs["cache"] = cache
-    return check_sources(sources, settings, **kwargs)
+class _DiskText:
+    """Whether a buffer's text is what its file holds on disk (read again only when the file's
+    size or modification time changed)."""
+
+    def __init__(self):
+        self._seen: Dict[str, Tuple[tuple, str]] = {}
+
+    def matches(self, path: str, text: str) -> bool:
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+            seen = self._seen.get(path)
+            if seen is None or seen[0] != stamp:
+                seen = self._seen[path] = (stamp, read_source(path))
+        except (OSError, SourceError):
+            return False
+        return seen[1] == text
+
+
+def analyse_sources(sources: List[SourceFile], settings: Settings, cache: Optional[SummaryCache] = None):
+    """``check_sources`` re-reading only the edited definition of a buffer (incremental), through
+    ``cache`` when given, without computing fixes (a fix re-parses its file: too slow for every
+    keystroke; code actions ask for them, :func:`resolve_fixes`)."""
+    settings = dataclasses.replace(settings, incremental=True)
+    return check_sources(sources, settings, cache=cache, fixes=False)
 
 
 def resolve_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:
     """The diagnostics with their deferred fixes computed (same order); unchanged when the
     engine has no deferred fixes. ``texts`` maps each diagnostic's path to the analysed text."""
-    if not any(d.fix is None and getattr(d, "fix_request", None) is not None for d in diagnostics):
+    if not any(d.fix is None and d.fix_request is not None for d in diagnostics):
         return list(diagnostics)
     return list(attach_fixes(list(diagnostics), texts, settings))
 
@@ -175,7 +186,7 @@ class GblintLanguageServer(LanguageServer):
         self._key: Optional[tuple] = None
         self._config_generation = 0
         self._settings: Dict[Optional[str], Settings] = {}
-        self._caches: Dict[int, Optional[MemoryCache]] = {}
+        self._caches: Dict[int, SummaryCache] = {}
         self._pyproject_for_dir: Dict[str, Optional[str]] = {}
         self._reported_config_errors: set = set()
         self._lock: Optional[asyncio.Lock] = None
@@ -213,10 +224,9 @@ class GblintLanguageServer(LanguageServer):
                     self._show(f"gblint: {exc}; using the default settings", lsp.MessageType.Error)
                 settings = Settings()
                 settings.root = os.path.dirname(pyproject) if pyproject else "."
-            if hasattr(settings, "jobs"):
-                settings.jobs = 1  # never a process pool forked from inside the server
+            settings.jobs = 1  # never a process pool forked from inside the server
             self._settings[pyproject] = settings
-            self._caches[id(settings)] = memory_cache_for(settings)
+            self._caches[id(settings)] = cache_for(settings)
         return self._settings[pyproject]
 
     def reload_configuration(self) -> None:
@@ -386,7 +396,7 @@ class GblintLanguageServer(LanguageServer):
         """``diagnostics`` of the document ``uri`` (a :func:`doc_key`) with their deferred fixes
         computed (off the event loop) and remembered; None when the document was re-analysed
         meanwhile (the fixes would be stale)."""
-        pending = [d for d in diagnostics if d.fix is None and getattr(d, "fix_request", None) is not None]
+        pending = [d for d in diagnostics if d.fix is None and d.fix_request is not None]
         if not pending:
             return diagnostics
         snapshot = self.snapshot
@@ -400,7 +410,8 @@ class GblintLanguageServer(LanguageServer):
         if self.snapshot is not snapshot:
             return None
         # a request that gave no fix must not be tried again on every code action request
-        done = {id(old): new if new.fix is not None else _without_request(new) for old, new in zip(pending, fixed)}
+        done = {id(old): new if new.fix is not None else dataclasses.replace(new, fix_request=None)
+                for old, new in zip(pending, fixed)}
         self.results[uri] = [done.get(id(d), d) for d in self.results.get(uri, [])]
         return [done.get(id(d), d) for d in diagnostics]
 
@@ -408,13 +419,6 @@ class GblintLanguageServer(LanguageServer):
         """Cached diagnostics of the document ``uri`` (a :func:`doc_key`) whose lines meet 0-based
         lines ``first..last``."""
         return [d for d in self.results.get(uri, []) if d.line - 1 <= last and d.end_line - 1 >= first]
-
-
-def _without_request(d: Diagnostic) -> Diagnostic:
-    try:
-        return dataclasses.replace(d, fix_request=None)
-    except TypeError:  # an engine whose diagnostics have no fix_request
-        return d
 
 
 server = GblintLanguageServer()
@@ -519,7 +523,7 @@ async def _code_action(ls: GblintLanguageServer, params: lsp.CodeActionParams):
     everything = ls.results.get(key, [])
     # every fix of a document costs a re-parse each: only an explicit request computes them all
     fix_all = kind_allowed(FIX_ALL_KIND, only) and (bool(only) or not any(
-        d.fix is None and getattr(d, "fix_request", None) is not None for d in everything))
+        d.fix is None and d.fix_request is not None for d in everything))
     wanted = everything if fix_all else quick
     resolved = await ls.with_fixes(key, wanted)
     if resolved is None:

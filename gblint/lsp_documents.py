@@ -36,17 +36,23 @@ def split_lines(text: str) -> List[str]:
     return _split_lines(text, keepends=False)
 
 
-def severity_for(effect: str, break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning
-                 ) -> lsp.DiagnosticSeverity:
+def severity_for(effect: str, break_severity: lsp.DiagnosticSeverity = lsp.DiagnosticSeverity.Warning,
+                 certainty: str = "") -> lsp.DiagnosticSeverity:
     """LSP severity of a gblint effect: error -> Error, skip -> Warning, break ->
-    ``break_severity``, info (and anything unknown) -> Information."""
+    ``break_severity``, info (and anything unknown) -> Information; one step lower (Error ->
+    Warning -> Information -> Hint) when ``certainty`` is ``"conditional"`` or ``"error-path"``:
+    it happens only when a condition gblint cannot decide holds."""
     if effect == "error":
-        return lsp.DiagnosticSeverity.Error
-    if effect == "skip":
-        return lsp.DiagnosticSeverity.Warning
-    if effect == "break":
-        return break_severity
-    return lsp.DiagnosticSeverity.Information
+        severity = lsp.DiagnosticSeverity.Error
+    elif effect == "skip":
+        severity = lsp.DiagnosticSeverity.Warning
+    elif effect == "break":
+        severity = break_severity
+    else:
+        return lsp.DiagnosticSeverity.Information
+    if certainty in ("conditional", "error-path"):
+        return lsp.DiagnosticSeverity(min(int(severity) + 1, int(lsp.DiagnosticSeverity.Hint)))
+    return severity
 
 
 def to_position(lines: Sequence[str], line: int, column: int, codec: PositionCodec) -> lsp.Position:
@@ -136,20 +142,19 @@ def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[Posit
             message=f"trace {i}/{n}: {where} in `{t.function}` (line {t.line})"))
     return lsp.Diagnostic(
         range=to_range(lines, d.line, d.column, d.end_line, d.end_column, codec),
-        message=d.message,
-        severity=severity_for(d.effect, break_severity),
+        message=d.message + (f" ({d.condition})" if d.condition else ""),
+        severity=severity_for(d.effect, break_severity, d.certainty),
         code=d.code,
         code_description=lsp.CodeDescription(href=d.url),
         source=SOURCE,
         related_information=related or None,
-        data={"name": d.name, "effect": d.effect, "fixable": has_fix(d)},
+        data={"name": d.name, "effect": d.effect, "fixable": has_fix(d), "certainty": d.certainty or None},
     )
 
 
 def has_fix(d: Diagnostic) -> bool:
     """Whether ``d`` carries a fix with edits, or a request the engine turns into one on demand."""
-    return bool(d.fix and d.fix.edits) or (d.fix is None and getattr(d, "fix_request", None) is not None)
-
+    return bool(d.fix and d.fix.edits) or (d.fix is None and d.fix_request is not None)
 
 
 def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 
 class Words(str, enum.Enum):
@@ -366,6 +366,47 @@ class WhereFix(FixRequest):
 # ----------------------------------------------------------------------------- the summary
 
 
+@dataclasses.dataclass(frozen=True)
+class Expr:
+    """A value or a test as far as gblint can evaluate it before the run (:mod:`gblint.values`).
+
+    ``op`` is one of: ``const`` (``value`` is None, a bool, int, float or str), ``param`` (the
+    function's parameter ``value``, not rebound before this point), ``notnone`` (a value that is
+    certainly not None: a tensor, a container, a lambda), ``unknown``; ``not``, ``and``, ``or``,
+    ``xor``, ``is``, ``isnot``, ``eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge``, ``in``, ``notin``
+    over ``parts``; ``len`` (``len()`` of ``parts[0]``); ``seq`` (a tuple or list of ``parts``, or
+    what ``*args``/``**kwargs`` collect); ``items`` (``d.items()``, ``.keys()``, ``.values()``);
+    ``get`` (``d.get(key, default)``); ``filtered`` (a comprehension over ``parts[0]``);
+    ``call`` (a call of the function ``value``, a dotted name, with positional ``parts``: decided
+    when that function is one ``return`` of its parameters, such as ``def exists(v): return v is
+    not None``); ``training`` (``self.training``)."""
+
+    op: str
+    value: Union[None, bool, int, float, str] = None
+    parts: Tuple["Expr", ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A parameter of a function: its name, ``kind`` (``pos``, ``kwonly``, ``star`` for
+    ``*args``, ``starstar`` for ``**kwargs``) and its default (None: it has none)."""
+
+    name: str
+    kind: str = "pos"
+    default: Optional[Expr] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CallArgs:
+    """The arguments of a call as values: positional ones in order, keywords by name, and
+    whether a ``*x`` or ``**x`` passes more that gblint cannot see."""
+
+    positional: Tuple[Expr, ...] = ()
+    keywords: Tuple[Tuple[str, Expr], ...] = ()
+    star: bool = False
+    starstar: bool = False
+
+
 @dataclasses.dataclass
 class Span:
     """A node's position: 1-based lines and columns, ``end_column`` exclusive."""
@@ -406,6 +447,7 @@ class Block:
     over_items: bool = False
     column: int = 1
     condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
+    test: Optional[Expr] = None  # the same test as a value gblint may decide (None: not a branch)
 
 
 @dataclasses.dataclass
@@ -434,6 +476,7 @@ class Event:
     # call
     callee: Optional[CallTarget] = None
     call_text: str = ""
+    args: Optional[CallArgs] = None
     # with
     manager: Optional[Manager] = None
 
@@ -462,6 +505,9 @@ class FunctionInfo:
     ops_total: int = 0
     events: List[Event] = dataclasses.field(default_factory=list)
     local_defs: Dict[str, str] = dataclasses.field(default_factory=dict)
+    params: Tuple[Param, ...] = ()  # all of them, ``self`` included, in order
+    uses_torch: bool = False  # the body names a global bound to the torch module or a submodule of it
+    returns: Optional[Expr] = None  # a body that is one `return E` of its parameters: E (see gblint.values)
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""
@@ -497,6 +543,7 @@ class RegionDecl:
     span: Span
     spelling: str
     function: Optional[str] = None
+    names: Tuple[str, ...] = ()  # module-level names that hold the compiled object
 
 
 @dataclasses.dataclass
@@ -513,6 +560,7 @@ class FileSummary:
     module_names: Dict[str, Binding] = dataclasses.field(default_factory=dict)  # global name -> its binding
     rule_errors: List[Tuple[str, int, str]] = dataclasses.field(default_factory=list)
     star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
+    module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).
@@ -521,7 +569,7 @@ CACHED_TYPES = (Outcome, EventKind, BlockKind, ManagerKind,
                 DisabledCall, NonstrictCall,
                 OtherValue, CallResult, ManagerValue, LoggerValue, CompiledValue, PartialValue, InstanceValue,
                 ContainerValue, LayerValue, LocalDefValue, Definition, ModuleAttr, NnModuleAttr, TensorAttr,
-                Span, Manager, Block, Event, Decorator, FunctionInfo, ClassInfo, RegionDecl, FileSummary)
+                Expr, Param, CallArgs, Span, Manager, Block, Event, Decorator, FunctionInfo, ClassInfo, RegionDecl, FileSummary)
 
 
 # ----------------------------------------------------------------------------- frames and regions
@@ -549,3 +597,4 @@ class Region:
     nested_graph_breaks: bool
     python_version: Tuple[int, int]
     spelling: str
+    holders: Tuple[Tuple[str, str], ...] = ()  # (path, module-level name) that hold the compiled object

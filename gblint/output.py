@@ -7,6 +7,7 @@ import json
 import os
 from typing import TextIO
 
+from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
 from .engine import Report
 
@@ -23,7 +24,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
     for d in report.diagnostics:
-        path = _display_path(d.path) if os.path.exists(d.path) else d.path
+        path = display_path(d.path)
         head = f"{c('1', path)}:{d.line}:{d.column}: {c(COLORS.get(d.effect, '0'), d.code)} " \
                f"[{EFFECT_LABEL.get(d.effect, d.effect)}] {d.message}{f' ({d.condition})' if d.condition else ''}"
         out.write(head + "\n")
@@ -46,15 +47,37 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
                           for e in ("error", "skip", "break", "info") if by_effect.get(e))
         out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
                   f"file{'s' if report.files_checked != 1 else ''}.\n")
+    elif getattr(report, "hidden", 0):  # not "no graph breaks predicted": some were, and were filtered out
+        hidden = report.hidden
+        out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}; "
+                  f"{hidden} diagnostic{'s' if hidden != 1 else ''} hidden by select/ignore/per-file-ignores "
+                  "or noqa.\n")
     else:
         out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}, "
                   "no graph breaks predicted.\n")
     for e in report.errors:
-        out.write(f"error: {e['path']}: {e['message']}\n")
+        out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
+
+
+def report_json(report: Report) -> dict:
+    """The report as ``--format json`` prints it: :meth:`Report.to_json` with every path, at
+    any depth (diagnostics, their trace frames, coverage, errors), as :func:`display_path`
+    prints it."""
+    return display_paths(report.to_json())
+
+
+def display_paths(node):
+    """``node`` (JSON data) with every string under a ``"path"`` key made :func:`display_path`."""
+    if isinstance(node, dict):
+        return {k: display_path(v) if k == "path" and isinstance(v, str) else display_paths(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [display_paths(v) for v in node]
+    return node
 
 
 def write_json(report: Report, out: TextIO) -> None:
-    json.dump(report.to_json(), out, indent=2)
+    """Write the report as JSON (:func:`report_json`)."""
+    json.dump(report_json(report), out, indent=2)
     out.write("\n")
 
 
@@ -79,7 +102,7 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
 
     Raises ValueError when ``name`` names several entries (the message lists them)."""
     chosen = explain_candidates(walks, name)
-    entries = sorted({(_display_path(w.region.entry.path), w.region.entry.name, w.region.entry.info.span.line)
+    entries = sorted({(display_path(w.region.entry.path), w.region.entry.name, w.region.entry.info.span.line)
                       for w in chosen})
     if len(entries) > 1:
         listed = ", ".join(f"{p}:{q} (line {line})" for p, q, line in entries)
@@ -87,7 +110,8 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
                          "name one as PATH:QUALNAME")
     for w in chosen:
         r = w.region
-        out.write(f"Compiled region `{r.entry.name}` ({r.spelling}) in {r.entry.path}:{r.entry.info.span.line}\n")
+        out.write(f"Compiled region `{r.entry.name}` ({r.spelling}) in {display_path(r.entry.path)}:"
+                  f"{r.entry.info.span.line}\n")
         out.write(f"  fullgraph={r.fullgraph} nested_graph_breaks={r.nested_graph_breaks} "
                   f"python={r.python_version[0]}.{r.python_version[1]}\n")
         total = breaks = skipped = 0
@@ -98,7 +122,8 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
             status = {"compiled": "compiled", "skipped": "SKIPPED (runs eagerly)", "tail": "prefix compiled, rest eager",
                       "failed": "FAILS TO COMPILE"}[fr.status]
             skipped += fr.status == "skipped"
-            out.write(f"  frame {fr.frame.name} ({fr.frame.path}:{fr.frame.info.span.line}): {status}, ~{g} "
+            where = f"{display_path(fr.frame.path)}:{fr.frame.info.span.line}"
+            out.write(f"  frame {fr.frame.name} ({where}): {status}, ~{g} "
                       f"graph{'s' if g != 1 else ''}\n")
             if fr.reason:
                 out.write(f"      {fr.reason}\n")
@@ -112,13 +137,18 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
 
 def explain_candidates(walks, name: str) -> list:
     """The walks whose entry ``name`` designates: ``Class.method``, ``method``, ``function``,
-    or any of those after ``path:``."""
+    or any of those after ``path:``. An entry whose qualified name is ``name`` wins over entries
+    that only end with it (``forward`` is the function ``forward``, not ``Net.forward``, when
+    both are compiled); several equally good matches are all returned (an ambiguity)."""
     path, sep, qual = name.rpartition(":")
     if sep and path:
         want = os.path.realpath(path)
         walks = [w for w in walks if os.path.realpath(w.region.entry.path) == want]
         name = qual
-    return [w for w in walks if w.region.entry.name == name or w.region.entry.name.split(".")[-1] == name]
+    exact = [w for w in walks if w.region.entry.name == name]
+    if exact:
+        return exact
+    return [w for w in walks if w.region.entry.name.endswith("." + name)]
 
 
 # ------------------------------------------------------------------ SARIF and GitHub annotations
@@ -129,13 +159,6 @@ SARIF_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": 
 GITHUB_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "notice"}
 
 
-def _display_path(path: str) -> str:
-    """``path`` relative to the working directory when it lies below it, with ``/``."""
-    full = os.path.abspath(path)
-    rel = os.path.relpath(full)
-    return (full if rel.startswith("..") else rel).replace(os.sep, "/")
-
-
 def _artifact(path: str) -> dict:
     """A SARIF artifactLocation: a relative URI against ``%SRCROOT%`` (the working directory)
     for files below it, an absolute ``file:`` URI otherwise."""
@@ -143,7 +166,7 @@ def _artifact(path: str) -> dict:
     import urllib.parse
     full = os.path.abspath(path)
     rel = os.path.relpath(full)
-    if rel.startswith(".."):
+    if rel == ".." or rel.startswith(".." + os.sep):
         return {"uri": pathlib.Path(full).as_uri()}
     return {"uri": urllib.parse.quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
 
@@ -188,11 +211,11 @@ def sarif_log(report: Report) -> dict:
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name},
                           "helpUri": d.url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
         result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVEL.get(d.effect, "warning"),
-                  "message": {"text": d.message},
+                  "message": {"text": d.message + (f" ({d.condition})" if d.condition else "")},
                   "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path),
                                                       "region": _region(d.line, d.column, d.end_line, d.end_column)}}],
                   "properties": {"effect": d.effect, "frame": d.frame, "gbIds": list(d.gb_ids), "hint": d.hint,
-                                 "url": d.url}}
+                                 "url": d.url, "certainty": d.certainty or None, "condition": d.condition or None}}
         if d.trace:
             result["relatedLocations"] = [
                 {"id": i, "message": {"text": f"{t.function}:{t.line}"},
@@ -240,16 +263,16 @@ def write_github(report: Report, out: TextIO) -> None:
     ``error`` for effect error, ``warning`` for skip and break, ``notice`` for info.
     gblint's own failures become ``::error`` commands on their file."""
     for d in report.diagnostics:
-        props = [("file", _display_path(d.path)), ("line", str(d.line)), ("col", str(d.column)),
+        props = [("file", display_path(d.path)), ("line", str(d.line)), ("col", str(d.column)),
                  ("endLine", str(d.end_line)), ("endColumn", str(d.end_column)), ("title", f"{d.code} {d.name}")]
-        body = d.message
+        body = d.message + (f" ({d.condition})" if d.condition else "")
         if d.hint:
             body += f"\nhint: {d.hint}"
         body += f"\n{d.url}"
         prop_text = ",".join(f"{k}={github_escape_property(v)}" for k, v in props)
         out.write(f"::{GITHUB_LEVEL.get(d.effect, 'warning')} {prop_text}::{github_escape_data(body)}\n")
     for e in report.errors:
-        out.write(f"::error file={github_escape_property(_display_path(e['path']))},title=gblint internal error::"
+        out.write(f"::error file={github_escape_property(display_path(e['path']))},title=gblint internal error::"
                   f"{github_escape_data(e['message'])}\n")
 
 

@@ -61,20 +61,24 @@ class AstPositions:
             warnings.simplefilter("ignore")  # invalid escapes and the like: not gblint's business
             tree = ast.parse(text)
         self.lines = split_lines(text)
-        by_ast: Dict[type, type] = {a: c for c, group in MATCHING.items() for a in group}
         found: Dict[type, List[tuple]] = {c: [] for c in MATCHING}
+        by_ast: Dict[type, List[tuple]] = {a: found[c] for c, group in MATCHING.items() for a in group}
         decorators: List[tuple] = []
-        for node in ast.walk(tree):
-            c = by_ast.get(type(node))
-            if isinstance(node, ast.GeneratorExp):
+        generator, definitions = ast.GeneratorExp, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        for node in _nodes(tree):
+            t = type(node)
+            items = by_ast.get(t)
+            if items is None:
+                continue
+            if t is generator:
                 # ast's generator expression starts at its `(` (or the call's), libcst's at the element
                 e = node.elt
-                found[c].append((e.lineno, e.col_offset, -(node.end_lineno or node.lineno), -(node.end_col_offset or 0)))
+                items.append((e.lineno, e.col_offset, -(node.end_lineno or node.lineno), -(node.end_col_offset or 0)))
                 continue
-            if c is not None and hasattr(node, "lineno"):
-                found[c].append((node.lineno, node.col_offset, -(node.end_lineno or node.lineno),
-                                 -(node.end_col_offset or 0)))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if hasattr(node, "lineno"):
+                items.append((node.lineno, node.col_offset, -(node.end_lineno or node.lineno),
+                              -(node.end_col_offset or 0)))
+            if t in definitions:
                 for d in node.decorator_list:
                     decorators.append((d.lineno, d.col_offset - 1, -(d.end_lineno or d.lineno),
                                        -(d.end_col_offset or 0)))
@@ -108,3 +112,30 @@ class AstPositions:
 
 
 INDEXED = frozenset(MATCHING) | {cst.Decorator}
+
+# fields that hold only operator and context singletons (Load, Add, Eq, ...), which nothing matches
+_SINGLETON_FIELDS = frozenset(("ctx", "op", "ops"))
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _nodes(tree: ast.AST) -> List[ast.AST]:
+    """Every node of ``tree`` but the operator and context singletons, in no particular order
+    (the caller sorts); ``ast.walk`` without its per-node generators."""
+    out: List[ast.AST] = []
+    stack = [tree]
+    fields_of = _CHILD_FIELDS
+    node_type = ast.AST
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f not in _SINGLETON_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, node_type))
+            elif isinstance(value, node_type):
+                stack.append(value)
+    return out

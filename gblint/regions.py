@@ -87,7 +87,8 @@ class RegionsMixin:
             if v is None:
                 v = self.summary.module_names.get(base.value)
             if isinstance(v, InstanceValue):
-                self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn))
+                names = (base.value,) if not self.in_function() else ()
+                self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn, names))
 
     def qual(self, name: str) -> str:
         """The dotted name of ``name`` defined in this module."""

@@ -18,6 +18,22 @@ from .names import ImportTable, dotted
 from .semantics import COMPILING_PREDICATES, IS_COMPILING
 from .tensors import join, likely_tensor, maybe_tensor
 
+_Attribute, _Name = cst.Attribute, cst.Name
+
+
+def _dotted(node) -> Optional[str]:
+    """:func:`gblint.names.dotted` for the hot path: exact type checks (a parsed tree holds no
+    subclasses of libcst's node classes) instead of ``isinstance`` through their ABC metaclass."""
+    parts = []
+    while type(node) is _Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is _Name:
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
 class _Env(dict):
     """A scope's name -> kind table that forgets memoised expression kinds when it changes."""
 
@@ -63,20 +79,39 @@ class FunctionScope:
         self.is_generator = False
         self.deferred: Dict[str, Event] = {}  # name bound to a lazily formatted string -> its break
         self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
+        self.resolving: Optional[Dict[int, Optional[str]]] = None  # resolve() memo while the rules run (read only)
+        self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
+        self.store_targets: set = set()  # id() of subscripts assigned to (`x[m] = v` reads nothing)
+        self.local_values: dict = {}  # local name -> gblint.values.Expr it was last bound to (outside loops)
+        self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
+        self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
+        self.returned_in_branch = False  # a `return` under an `if` was seen: a later top-level `raise` is a fallback
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
         """Dotted name ``node`` stands for, through imports (``T.compile`` -> ``torch.compile``)."""
-        text = dotted(node)
+        memo = self.resolving
+        if memo is None:
+            return self._resolve(node)
+        key = id(node)
+        if key not in memo:
+            memo[key] = self._resolve(node)
+        return memo[key]
+
+    def _resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        text = _dotted(node)
         if text is None:
             return None
-        head = text.split(".")[0]
+        head, _, rest = text.partition(".")
         scope = self
         while scope is not None:
             if head in scope.env and head not in scope.imports.names:
                 return None  # a local variable, not a module path
             scope = scope.parent
-        return self.imports.resolve(node)
+        target = self.imports.lookup(head)  # ImportTable.resolve, on the name already spelled out
+        if target is None:
+            return text
+        return f"{target}.{rest}" if rest else target
 
     def config(self, name: str, default=None):
         """The Dynamo config value ``name`` for this file (module-level overrides, then settings)."""

@@ -181,6 +181,18 @@ def parse_source(text: str, path: str, python_version: Optional[Tuple[int, int]]
         else:
             msg = exc.message or (str(exc).splitlines()[0] if str(exc) else "invalid syntax")
             line, column = exc.raw_line or 1, (exc.raw_column or 0) + 1
+            if python_error is None:  # CPython accepts it: a limit of libcst's, not the user's mistake
+                feed = _form_feed_in_indentation(text)
+                if feed is not None:
+                    raise SourceError(_diag(
+                        path, "GBL001", "syntax-error",
+                        f"gblint's parser ({_parser_name()}) cannot parse this file, although Python accepts it: "
+                        f"line {feed} has a form feed inside its indentation", feed, 1,
+                        hint="Python restarts the indentation count after a form feed (\\f) and libcst does not; "
+                             "remove the form feed from the indentation, or exclude the file."))
+                raise SourceError(_diag(path, "GBL001", "syntax-error",
+                                        f"gblint's parser ({_parser_name()}) cannot parse this file, although "
+                                        f"Python accepts it: {msg}", line, max(1, column), hint=_syntax_hint()))
         raise SourceError(_diag(path, "GBL001", "syntax-error", f"syntax error: {msg}", line, max(1, column),
                                 hint=_syntax_hint()))
     except Exception as exc:  # libcst raises plain exceptions on some malformed input
@@ -190,14 +202,27 @@ def parse_source(text: str, path: str, python_version: Optional[Tuple[int, int]]
 
 
 @functools.lru_cache(maxsize=None)
-def _syntax_hint() -> str:
+def _parser_name() -> str:
     try:
         from importlib.metadata import version
-        parser = f"libcst {version('libcst')}"
-    except Exception:  # metadata missing in odd installs: the hint is only advice
-        parser = "libcst"
-    return (f"If the file is valid for a newer Python than gblint's parser ({parser}) knows, upgrade libcst "
-            "or exclude the file.")
+        return f"libcst {version('libcst')}"
+    except Exception:  # metadata missing in odd installs: the name is only for the message
+        return "libcst"
+
+
+def _syntax_hint() -> str:
+    return (f"If the file is valid for a newer Python than gblint's parser ({_parser_name()}) knows, upgrade "
+            "libcst or exclude the file.")
+
+
+def _form_feed_in_indentation(text: str) -> Optional[int]:
+    """The first line (1-based) with a statement whose indentation has a form feed, where
+    CPython's tokenizer restarts the column count and libcst's does not; None when there is none."""
+    for number, line in enumerate(text.split("\n"), 1):
+        content = line.lstrip(" \t\f")
+        if "\f" in line[:len(line) - len(content)] and content.strip():
+            return number
+    return None
 
 
 def _parse(text: str, python_version: Optional[Tuple[int, int]]) -> cst.Module:

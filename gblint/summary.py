@@ -18,7 +18,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from . import tensors
+from . import tensors, value_syntax, values
 from .blocks import BlocksMixin
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
@@ -53,6 +53,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         self.class_stack: List[ClassInfo] = []
         self.func_stack: List[FunctionScope] = []
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
+        self._module_args: Dict[str, object] = {}  # module name -> the CallArgs a tuple or dict(...) bound to it unpacks to
         self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
         self._def_quals: Dict[int, str] = {}
@@ -178,7 +179,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
             qual = node.name.value
         decorators = [self.decorator(d) for d in node.decorators]
         info = FunctionInfo(qual, node.name.value, cls.qualname if cls else (parent.class_info.qualname if parent and parent.class_info else None),
-                            self.span(node), decorators, is_async=node.asynchronous is not None)
+                            self.span(node), decorators, is_async=node.asynchronous is not None,
+                            params=value_syntax.params_of(node.params))
         self.summary.functions[qual] = info
         self._def_quals[id(node)] = qual
         params: Dict[str, str] = {}
@@ -206,6 +208,13 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         info = scope.info
         info.is_generator = scope.is_generator
         info.ops_total = scope.ops
+        info.returns = _single_return(node, scope)
+        if scope.rebound:
+            for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
+                if isinstance(item, Block):
+                    item.test = values.forget(item.test, scope.rebound)
+                elif item.args is not None:
+                    item.args = values.forget_args(item.args, scope.rebound)
         for ev in scope.pending:
             if ev.kind != EventKind.BREAK or scope.resolve_token(ev.needs):
                 ev.needs = None
@@ -259,7 +268,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         parent = self.scope
         span = self.span(node)
         qual = f"{parent.info.qualname}.<lambda:{span.line}:{span.column}>"
-        info = FunctionInfo(qual, "<lambda>", parent.info.class_name, span, [])
+        info = FunctionInfo(qual, "<lambda>", parent.info.class_name, span, [], params=value_syntax.params_of(node.params))
         self.summary.functions[qual] = info
         params = {}
         for p in list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params):
@@ -289,6 +298,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
                 scope.deferred[node.targets[0].target.value] = ev
 
     def visit_Name(self, node: cst.Name) -> None:
+        if self.in_function() and not self.scope.info.uses_torch and node.value not in self.scope.env:
+            target = self.scope.imports.lookup(node.value)
+            if target is not None and (target == "torch" or target.startswith("torch.")
+                                       and target.rsplit(".", 1)[-1][:1].islower()):
+                self.scope.info.uses_torch = True  # Dynamo's has_tensor_in_frame: a torch module among the globals
         if self.in_function() and self.scope.deferred:
             ev = self.scope.deferred.pop(node.value, None)
             if ev is not None:
@@ -304,7 +318,83 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
             if ann.endswith("Tensor"):
                 scope.env[node.target.value] = Kind.TENSOR
 
+    def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
+        """At module level: a name bound to what a compile call returns holds that region (its
+        calls are the driver's calls, :meth:`leave_Call`); a name bound to a tuple or a
+        ``dict(...)`` / ``{...}`` of keywords may be unpacked into such a call."""
+        regions = self.summary.regions
+        if isinstance(value, cst.Call) and regions and regions[-1].function is None \
+                and regions[-1].span == self.span(value):
+            regions[-1].names += (name,)
+        if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            self._module_args[name] = values.CallArgs(tuple(value_syntax.expr_of(e.value, self.module_scope) for e in value.elements))
+        elif isinstance(value, cst.Call) and dotted(value.func) == "dict" and all(a.keyword for a in value.args):
+            self._module_args[name] = values.CallArgs((), tuple((a.keyword.value, value_syntax.expr_of(a.value, self.module_scope))
+                                                              for a in value.args))
+        elif isinstance(value, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                                 for e in value.elements):
+            self._module_args[name] = values.CallArgs((), tuple((e.key.evaluated_value, value_syntax.expr_of(e.value, self.module_scope))
+                                                              for e in value.elements))
+        else:
+            self._module_args.pop(name, None)
+
+    def module_call(self, node: cst.Call) -> None:
+        """Record a call ``name(...)`` at module level (a driver calling a compiled model), its
+        ``*args`` / ``**kwargs`` unpacked where they name a tuple or keywords bound above."""
+        if not isinstance(node.func, cst.Name) or node.func.value in self.imports.names:
+            return
+        args = value_syntax.call_args(node, self.module_scope)
+        positional, keywords = list(args.positional), list(args.keywords)
+        star = starstar = False
+        for a in node.args:
+            known = self._module_args.get(a.value.value) if isinstance(a.value, cst.Name) else None
+            if a.star == "*":
+                if known is not None and not known.keywords and not star:
+                    positional.extend(known.positional)
+                else:
+                    star = True
+            elif a.star == "**":
+                if known is not None and not known.positional:
+                    keywords.extend(known.keywords)
+                else:
+                    starstar = True
+        self.summary.module_calls.append((node.func.value, values.CallArgs(tuple(positional), tuple(keywords),
+                                                                           star, starstar)))
+
+    def note_rebound(self, target) -> None:
+        """Record the names ``target`` (an assignment target) binds in the current function."""
+        if not self.in_function():
+            return
+        if isinstance(target, cst.Name):
+            self.scope.rebound.add(target.value)
+            self.scope.local_values.pop(target.value, None)
+            self.scope.masks.discard(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self.note_rebound(e.value)
+        elif isinstance(target, cst.StarredElement):
+            self.note_rebound(target.value)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.note_rebound(node.target)
+
+    def leave_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.note_rebound(node.asname.name)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.note_rebound(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.note_rebound(node.name.name)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
+            self.scope.returned_in_branch = True
+
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self.note_rebound(node.target)
         if self.in_function() and isinstance(node.target, cst.Name):
             scope = self.scope
             old = scope.lookup(node.target.value) or Kind.UNKNOWN
@@ -318,9 +408,19 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
     def bind(self, target, value, scope: FunctionScope) -> None:
         """Record what assigning ``value`` to ``target`` makes of the names bound (kinds,
         bindings) and, for ``self.attr``, of the class's attributes."""
+        self.note_rebound(target)
+        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
+                and tensors.mask_kind(value, scope) is not None:
+            scope.masks.add(target.value)
+        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
+                and all(b.kind == BlockKind.WITH for b in scope.blocks):  # bound on every path to what follows
+            local = value_syntax.expr_of(value, scope)
+            if local.op != "unknown":
+                scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
             if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
                 self.module_now[target.value] = self.value_ref(value, scope)
+                self.note_module_value(target.value, value)
                 return
             scope.env[target.value] = scope.kind(value)
             self._note_guess(target.value, value, scope)
@@ -361,6 +461,10 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
                     cls.attrs[attr] = TensorAttr(known=True)
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
+            elif isinstance(value, cst.Name) and scope.info is not None and scope.info.name == "__init__" \
+                    and value.value in scope.params and value.value not in scope.tensor_params \
+                    and scope.kind(value) != Kind.TENSOR:
+                pass  # a plain constructor argument (`self.rate = rate`) is configuration, not a tensor
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
                 cls.attrs.setdefault(attr, TensorAttr(known=scope.known_tensor(value) == Kind.TENSOR))
@@ -393,14 +497,19 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
         if not self.in_function():
+            if self.scope is None:
+                self.module_call(node)
             return
         scope = self.scope
         self.record_rules(node)
         if not self.suppressed():
             ref = self.callee_ref(node.func, scope)
             if ref is not None and not (isinstance(ref, Dotted) and ref.name and self.is_external(ref.name)):
-                self.add_event(Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
-                                     call_text=code_of(node.func)))
+                ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
+                           call_text=code_of(node.func), args=value_syntax.call_args(node, scope))
+                if any(b.kind == BlockKind.LOOP for b in scope.blocks):
+                    scope.in_loop_values.append(ev)
+                self.add_event(ev)
         if likely_tensor(scope.call_kind(node)):
             scope.ops += 1
 
@@ -439,6 +548,13 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         rules = self.rules_by_type.get(type(node))
         if not rules or not self.in_function() or self.suppressed():
             return
+        self.scope.resolving = {}  # the rules only read: each resolves `node.func` once between them
+        try:
+            self._run_rules(node, rules)
+        finally:
+            self.scope.resolving = None
+
+    def _run_rules(self, node, rules) -> None:
         for rule in rules:
             try:
                 found = rule.check(node, self.scope)
@@ -475,13 +591,49 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         self.record_rules(node)
 
     def visit_Raise(self, node):
+        # A `raise NotImplementedError` (an abstract method), or a `raise` after branches that
+        # return (the fallback of a dispatch: reached when no branch matched), runs only when
+        # something is wrong: an error path, like a branch that raises.
+        fallback = self.in_function() and (_raises_not_implemented(node) or (
+            self.scope.returned_in_branch and not any(b.kind == BlockKind.BRANCH for b in self.scope.blocks)))
+        if fallback:
+            self.push(BlockKind.ERROR_PATH, node)
         self.record_rules(node)
+        if fallback:
+            self.pop()
 
     def visit_Subscript(self, node):
         self.record_rules(node)
 
     def visit_Assign(self, node):
+        if self.in_function():
+            self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)
+
+
+def _single_return(node, scope: FunctionScope):
+    """``E`` as a value (:func:`gblint.values.expr_of`) when the body of ``node`` (a ``def``) is
+    one ``return E`` (after a docstring) that reads only its parameters; None otherwise."""
+    body = getattr(node.body, "body", ())
+    if isinstance(node, cst.Lambda) or not body:
+        return None
+    stmts = list(body)
+    if len(stmts) == 2 and isinstance(stmts[0], cst.SimpleStatementLine) and len(stmts[0].body) == 1 \
+            and isinstance(stmts[0].body[0], cst.Expr) and isinstance(stmts[0].body[0].value, cst.SimpleString):
+        stmts = stmts[1:]  # the docstring
+    if len(stmts) != 1:
+        return None
+    stmt = stmts[0]
+    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else None
+    if not small or len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
+        return None
+    value = value_syntax.expr_of(small[0].value, scope)
+    return None if value.op == "unknown" else value
+
+
+def _raises_not_implemented(node: cst.Raise) -> bool:
+    exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
+    return dotted(exc) in ("NotImplementedError", "builtins.NotImplementedError") if exc is not None else False
 
 
 def module_imports(body, imports: ImportTable, declared: bool = False, conditional: bool = False):

@@ -115,3 +115,42 @@ def likely_tensor(kind: str) -> bool:
     """Also true for ``"~"``: the result of a user function called with tensors. Used to
     estimate traced ops (checkpoints, graph counts), never to report a break."""
     return kind == Kind.PROBABLE or maybe_tensor(kind)
+
+
+# What makes a boolean mask out of tensors (the result indexes with a data-dependent size).
+MASK_FUNCS = frozenset({"torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf",
+                        "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
+                        "torch.isin", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le",
+                        "torch.greater", "torch.less", "torch.greater_equal", "torch.less_equal"})
+MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
+                          "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater", "less"})
+
+
+def mask_kind(node, ctx):
+    """The kind of ``node`` (a libcst expression in ``ctx``, a
+    :class:`gblint.scope.FunctionScope`) when it is a boolean mask made from a tensor (a
+    comparison, ``~``, ``&``/``|``, ``isnan``..., or a local bound to one, ``ctx.masks``); None
+    otherwise."""
+    import libcst as cst
+    if isinstance(node, cst.Comparison):
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+            return None
+        for part in [node.left] + [c.comparator for c in node.comparisons]:
+            k = ctx.kind(part)
+            if maybe_tensor(k):
+                return k
+        return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        return mask_kind(node.expression, ctx)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return mask_kind(node.left, ctx) or mask_kind(node.right, ctx)
+    if isinstance(node, cst.Name):
+        return Kind.TENSOR if node.value in ctx.masks else None
+    if isinstance(node, cst.Call) and node.args:
+        if ctx.resolve(node.func) in MASK_FUNCS:
+            k = ctx.kind(node.args[0].value)
+            return k if maybe_tensor(k) else None
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in MASK_METHODS:
+        k = ctx.kind(node.func.value)
+        return k if maybe_tensor(k) else None
+    return None

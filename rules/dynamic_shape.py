@@ -5,7 +5,7 @@ GB0036) with ``config.capture_dynamic_output_shape_ops = False``; semantics.md Â
 """
 import libcst as cst
 
-from gblint.tensors import maybe_tensor
+from gblint.tensors import mask_kind, maybe_tensor
 
 from .base import Rule
 
@@ -31,12 +31,26 @@ class DynamicShapeOp(Rule):
         "    pos = x[x > 0]  # expect: GBL106\n"
         "    u = torch.unique(x.round())  # expect: GBL106\n"
         "    return idx.sum() + pos.sum() + u.sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, y):\n"
+        "    keep = x[0] != x[1]\n"
+        "    y = y[:, keep]  # expect: GBL106\n"
+        "    x = x.clone()\n"
+        "    x[~keep] += 1  # expect: GBL106\n"
+        "    return x.sum() + y.sum()\n",
     )
     examples_clean = (
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
         "    return torch.where(x > 0, x, 0).sum() + x[0] + x[:, 1:].sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    x = x.clone()\n"
+        "    x[x > 0] = 0  # a masked write needs no data-dependent size\n"
+        "    return x * 2\n",
         "import torch\n"
         "torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
         "@torch.compile\n"
@@ -48,12 +62,14 @@ class DynamicShapeOp(Rule):
         if ctx.config("capture_dynamic_output_shape_ops", False):
             return None
         if isinstance(node, cst.Subscript):
-            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-                idx = node.slice[0].slice.value
-                if isinstance(idx, cst.Comparison) and maybe_tensor(ctx.kind(node.value)):
-                    k = ctx.kind(idx)
-                    if maybe_tensor(k):
-                        return self.site(node, "boolean-mask indexing (output size depends on data)", needs=k)
+            if id(node) in ctx.store_targets or not maybe_tensor(ctx.kind(node.value)):
+                return None  # `x[mask] = v` writes in place: no data-dependent size (`x[mask] += v` reads)
+            for element in node.slice:
+                if isinstance(element.slice, cst.Index):
+                    k = mask_kind(element.slice.value, ctx)
+                    if k is not None:
+                        return self.site(node, "boolean-mask indexing (output size depends on data)",
+                                         needs=k)
             return None
         func = node.func
         q = ctx.resolve(func)

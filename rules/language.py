@@ -126,8 +126,10 @@ class UncaughtRaise(Rule):
     gb_ids = ("GB0088",)
     effect = "skip"
     node_types = (cst.Raise,)
-    summary = ("A `raise` that no `try` in the compiled frame (or its callers) handles. A `raise` under an `if` "
-               "is reported in the compiled entry only: in callees such validation paths are taken as error paths.")
+    summary = ("A `raise` that no `try` in the compiled frame (or its callers) handles, where the values gblint "
+               "knows make it run. Under a test those values do not decide, in an `except` body, as "
+               "`raise NotImplementedError` or as the fallback after branches that return, it is an error path "
+               "(reported with `--error-paths`).")
     why = "An exception leaving the traced frame makes Dynamo give up on the frame: it is skipped and runs eagerly."
     hint = ("Validate inputs before calling the compiled function, or use `torch._check(...)` for tensor "
             "conditions.")
@@ -139,7 +141,12 @@ class UncaughtRaise(Rule):
         "    x = x * 2\n"
         "    if limit < 0:\n"
         "        raise ValueError('negative')  # expect: GBL124\n"
-        "    return x.clamp(max=limit)\n",
+        "    return x.clamp(max=limit)\n"
+        "def main():\n"
+        "    try:\n"
+        "        f(torch.ones(2), -1.0)\n"
+        "    except ValueError:\n"
+        "        pass\n",
     )
     examples_clean = (
         "import torch\n"
@@ -154,6 +161,14 @@ class UncaughtRaise(Rule):
         "    except ValueError:\n"
         "        mode = 'sum'\n"
         "    return x.sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, limit=1.0):\n"
+        "    if limit < 0:\n"
+        "        raise ValueError('negative')  # a validation path: no call makes it run\n"
+        "    return x.clamp(max=limit)\n"
+        "def main():\n"
+        "    f(torch.ones(2))\n",
     )
 
     def check(self, node, ctx):

@@ -15,29 +15,12 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
+from gblint.traversal import replace_node
+
 # ------------------------------------------------------------------ helpers
 
 
-class _Replace(cst.CSTTransformer):
-    """Replace one node (by identity) with a node, a FlattenSentinel or RemovalSentinel."""
-
-    def __init__(self, target: cst.CSTNode, replacement):
-        super().__init__()
-        self.target = target
-        self.replacement = replacement
-        self.done = False
-
-    def on_leave(self, original_node, updated_node):
-        if original_node is self.target:
-            self.done = True
-            return self.replacement
-        return updated_node
-
-
-def replace(module: cst.Module, target: cst.CSTNode, replacement) -> Optional[cst.Module]:
-    t = _Replace(target, replacement)
-    new = module.visit(t)
-    return new if t.done else None
+replace = replace_node  # (module, target, replacement) -> the new module, or None when target is not in it
 
 
 def existing_torch_alias(module: cst.Module) -> Optional[str]:

@@ -293,12 +293,13 @@ def run_job(observer, job: Dict[str, Any], device: str) -> Dict[str, Any]:
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gblint.runtime_check.child")
     ap.add_argument("--request", required=True, help="JSON request file (see the module docstring)")
+    ap.add_argument("--parent", type=int, help="pid of the process this one must not outlive")
     args = ap.parse_args(argv)
     with open(args.request, encoding="utf-8") as fh:
         req = json.load(fh)
-    if req.get("parent"):
+    if args.parent:
         from .reaper import die_with_parent
-        die_with_parent(int(req["parent"]))
+        die_with_parent(args.parent)
     sink = JsonlSink(req["events"])
     sink({"ev": "start", "pid": os.getpid(), "python": sys.version.split()[0], "t": time.time()})
     import torch

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import sys
 from typing import Any, Dict, List, Sequence, Tuple
@@ -27,14 +28,62 @@ from gblint.config import ConfigError
 BACKENDS_HELP = "backend each recorded graph is handed to: inductor (default), eager, aot_eager, or any registered name"
 
 
+#: what ``--device`` and ``[tool.gblint.confirm] device`` allow (the schema's enum)
+DEVICES = ("cpu", "cuda", "auto")
+#: the bounds of ``--timeout``/``timeout`` and ``--workers``/``workers`` (as in the schema)
+MAX_TIMEOUT = 86400
+MAX_WORKERS = 256
+
+
+def seconds(text: str) -> float:
+    """``--timeout``: a number of seconds greater than 0 and at most :data:`MAX_TIMEOUT`
+    (``nan``, ``inf`` and ``0`` are refused: a run could never end, or never start)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_TIMEOUT:  # False for nan too
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds greater than 0 and at most "
+                                         f"{MAX_TIMEOUT} (a day)")
+    return value
+
+
+def workers(text: str) -> int:
+    """``--workers``: a whole number of child processes from 1 to :data:`MAX_WORKERS`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes from 1 to {MAX_WORKERS}")
+    return value
+
+
+def expression(text: str) -> str:
+    """``--example``: one Python expression (checked here, evaluated in the child)."""
+    from gblint.config import expression_problem
+    problem = expression_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Python expression ({problem})")
+    return text
+
+
+def _backend(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a backend name ({BACKENDS_HELP})")
+    return text
+
+
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``confirm`` and ``check --confirm``."""
-    p.add_argument("--backend", help=BACKENDS_HELP)
-    p.add_argument("--device", choices=("cpu", "cuda", "auto"), help="device for the runs (default cpu; auto: CUDA "
-                                                                     "when available)")
-    p.add_argument("--timeout", type=float, help="seconds one run may take before it is killed (default 120)")
-    p.add_argument("--workers", type=int, help="child processes run side by side (default 1)")
-    p.add_argument("--example", action="append", metavar="EXPR",
+    p.add_argument("--backend", type=_backend, help=BACKENDS_HELP)
+    p.add_argument("--device", choices=DEVICES, help="device for the runs (default cpu; auto: CUDA "
+                                                     "when available)")
+    p.add_argument("--timeout", type=seconds, help="seconds one run may take before it is killed (default 120, "
+                                                   f"at most {MAX_TIMEOUT})")
+    p.add_argument("--workers", type=workers,
+                   help=f"child processes run side by side (default 1, at most {MAX_WORKERS})")
+    p.add_argument("--example", action="append", metavar="EXPR", type=expression,
                    help="a Python expression for one positional argument of the entry (repeat for each)")
     p.add_argument("--strict", action="store_true", help="exit 1 when a prediction is refuted or a break was missed")
     p.add_argument("--env", action="append", default=[], metavar="NAME",
@@ -80,13 +129,14 @@ def _settings(args, paths: Sequence[str]):
 def _options(args, config):
     from .runner import Options
     opts = Options()
-    opts.backend = args.backend or config.backend or "inductor"
-    opts.device = args.device or config.device or "cpu"
-    opts.timeout = float(args.timeout or config.timeout or 120.0)
-    opts.workers = int(args.workers or config.workers or 1)
+
+    def pick(option, key, default):  # an option given wins, even a falsy one; the parsers checked both
+        return option if option is not None else (key if key is not None else default)
+    opts.backend = pick(args.backend, config.backend, "inductor")
+    opts.device = pick(args.device, config.device, "cpu")
+    opts.timeout = float(pick(args.timeout, config.timeout, 120.0))
+    opts.workers = int(pick(args.workers, config.workers, 1))
     opts.env = tuple(args.env or ())
-    if opts.timeout <= 0 or opts.workers < 1:
-        raise ValueError("--timeout and --workers must be positive")
     return opts
 
 
@@ -117,7 +167,7 @@ def _emit(text: str, args) -> None:
 
 def cmd_confirm(args) -> int:
     """``gblint confirm``. See the module doc for exit codes."""
-    from .plan import entry_job, load_confirm_config, plan_files, program_job
+    from .plan import check_examples, entry_job, load_confirm_config, plan_files, program_job
     from .report import document, write_text
     paths = list(args.paths or [])
     try:
@@ -137,14 +187,14 @@ def cmd_confirm(args) -> int:
             settings, cfg_path = _settings(args, paths)
             config = load_confirm_config(cfg_path)
             options = _options(args, config)
+            from gblint.engine import iter_python_files
             if args.entry:
-                from gblint.engine import iter_python_files
                 files = iter_python_files(paths, settings) if paths else []
                 if paths and not files:
                     print("gblint: error: no Python files in the given paths", file=sys.stderr)
                     return 2
-                jobs = [entry_job(f, args.entry, args.example) for f in files] or [entry_job(None, args.entry,
-                                                                                            args.example)]
+                jobs = [entry_job(f, args.entry, args.example, config) for f in files] or [
+                    entry_job(None, args.entry, args.example, config)]
                 unrunnable = []
                 checked = files
             else:
@@ -154,6 +204,8 @@ def cmd_confirm(args) -> int:
                     return 2
                 jobs, unrunnable = plan_files(paths, settings, config, args.example)
                 checked = paths
+            check_examples(config, jobs, unrunnable, iter_python_files(paths, settings) if paths else [], settings)
+            # (--run calls no entry: its examples are not read)
             roots = [os.getcwd()] + [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths]
     except (ValueError, ConfigError) as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
@@ -189,7 +241,7 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     from gblint.config import find_pyproject
 
     from .matching import match
-    from .plan import load_confirm_config, plan_files
+    from .plan import check_examples, load_confirm_config, plan_files
     from .report import document
     from .runner import run_jobs
     cfg_path = None if getattr(args, "isolated", False) else (
@@ -198,9 +250,11 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     options = _options(args, config)
     found = None if regions is None else [(r.entry.path, r.entry.name, bool(r.fullgraph)) for r in regions]
     jobs, unrunnable = plan_files(paths, settings, config, getattr(args, "example", None), found)
-    runs = run_jobs(jobs, options) if jobs else []
     from gblint.engine import iter_python_files
-    result = match(report.diagnostics, runs, checked_paths=iter_python_files(list(paths), settings))
+    files = iter_python_files(list(paths), settings)
+    check_examples(config, jobs, unrunnable, files, settings)
+    runs = run_jobs(jobs, options) if jobs else []
+    result = match(report.diagnostics, runs, checked_paths=files)
     section = document(runs, result, unrunnable)
     section.pop("version", None)
     failed = 1 if getattr(args, "strict", False) and (result["counts"]["refuted"] or result["missed"]) else 0
@@ -233,7 +287,7 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int
     try:
         with contained():
             section, strict_failed = check_confirm(args, paths, settings, report, regions)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
     from gblint.engine import iter_python_files
@@ -241,12 +295,14 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int
     buf = io.StringIO()
     if args.format == "json":
         st = statuses(section)
+        from gblint.output import display_paths, report_json
+
         from .matching import norm
-        doc = report.to_json()
+        doc = report_json(report)  # paths as every output prints them (relative below the working directory)
         for d in doc["diagnostics"]:
             if d["effect"] in ("break", "skip", "error"):
                 d["status"] = st.get((norm(d["path"]), d["line"], d["code"]), "not_reached")
-        doc["confirm"] = section
+        doc["confirm"] = display_paths(section)
         json.dump(doc, buf, indent=2, default=str)
         buf.write("\n")
     else:

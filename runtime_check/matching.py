@@ -25,7 +25,8 @@ the definition).
 
 Otherwise it is ``refuted`` when the function holding its line was reached (a graph, a break,
 a compiled frame or an error has a line inside that function, found with :mod:`ast`), and
-``not_reached`` when it was not. ``info`` diagnostics are not matched.
+``not_reached`` when it was not, or when the diagnostic is ``conditional`` (or ``error-path``):
+its branch was not taken in the runs. ``info`` diagnostics are not matched.
 
 Every observation in a checked file (a break site, a skipped frame, a compile error) that no
 diagnostic explains is *missed*: a site is explained by a diagnostic at the same line (any
@@ -330,6 +331,11 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
                 return "confirmed", f"{err.get('type')} raised{caught} ({err.get('gb_id') or err.get('message')})"
         if outcomes:
             return "refuted", "a break was observed here, but no compile error"
+    certainty = _get(d, "certainty")
+    if obs.reached(path, line) and certainty in ("conditional", "error-path"):
+        # predicted only under a condition: nothing observed means the runs did not take that branch
+        condition = _get(d, "condition") or ("on an error path" if certainty == "error-path" else "")
+        return "not_reached", f"the function ran, but not this branch ({condition or 'its condition'} did not hold)"
     if obs.reached(path, line):
         return "refuted", "the function was compiled and nothing of this kind was observed here"
     return "not_reached", "Dynamo never saw this function in the runs"

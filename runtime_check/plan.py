@@ -42,6 +42,7 @@ class ConfirmConfig:
     timeout: Optional[float] = None
     workers: Optional[int] = None
     examples: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    source: Optional[str] = dataclasses.field(default=None, compare=False)  # the pyproject.toml read, for messages
 
 
 def load_confirm_config(pyproject: Optional[str]) -> ConfirmConfig:
@@ -54,6 +55,7 @@ def load_confirm_config(pyproject: Optional[str]) -> ConfirmConfig:
         return cfg
     from gblint.config import load_table
     table = load_table(pyproject).get("confirm", {})
+    cfg.source = pyproject
     cfg.backend, cfg.device = table.get("backend"), table.get("device")
     if "timeout" in table:
         cfg.timeout = float(table["timeout"])
@@ -116,18 +118,140 @@ def parse_entry(spec: str) -> Tuple[Optional[str], str]:
     return (module or None), function
 
 
-def entry_job(path: Optional[str], spec: str, examples: Optional[List[str]]) -> Job:
+def entry_job(path: Optional[str], spec: str, examples: Optional[List[str]],
+              config: Optional[ConfirmConfig] = None) -> Job:
     """The job for ``--entry spec`` (with ``FILE`` when given: the file is loaded under the
-    spec's module name, so ``--entry case:main`` works for any file)."""
+    spec's module name, so ``--entry case:main`` works for any file). Its arguments are
+    ``examples`` (``--example``), else those ``config`` gives the entry, else synthesised."""
     module, function = parse_entry(spec)
     if path is None:
         if module is None:
             raise ValueError(f"--entry {spec!r} needs a module (module:function) when no FILE is given")
-        return Job(entry=spec, module=module, function=function, examples=examples, path_entry=os.getcwd())
+        return Job(entry=spec, module=module, function=function, path_entry=os.getcwd(),
+                   examples=_examples(config or ConfirmConfig(), module, function, examples))
     if module is None:
         module = module_for(path)[0]
     return Job(entry=f"{module}:{function}", file=os.path.abspath(path), module=module, function=function,
-               examples=examples)
+               examples=_examples(config or ConfirmConfig(), module, function, examples))
+
+
+def example_keys(module: Optional[str], function: str) -> Tuple[str, ...]:
+    """The ``[tool.gblint.confirm] examples`` keys that name entry ``module:function``, most
+    specific first: ``"module:function"`` and ``"function"``."""
+    return ((f"{module}:{function}",) if module else ()) + (function,)
+
+
+def check_examples(config: ConfirmConfig, jobs: Sequence[Job], unrunnable: Sequence[Unrunnable] = (),
+                   files: Sequence[str] = (), settings=None) -> None:
+    """Raise :class:`gblint.config.ConfigError` for the first ``examples`` key of ``config``
+    that names nothing: a misspelt key would otherwise leave its region to synthesised
+    arguments without a word. A key names something when it is the entry of one of ``jobs``
+    (the ``main()``, regions or ``--entry`` being confirmed) or of ``unrunnable``, or else
+    when a function or class of that qualified name is defined in ``files`` (the files of this
+    run) or in the project under the configuration's folder (files ``settings`` does not
+    exclude): a run over some files of a project does not fail on the keys of the others. The
+    message lists the entries of this run."""
+    if not config.examples:
+        return
+    names: Dict[str, None] = {}
+    for job in jobs:
+        if job.kind == "entry":
+            for key in example_keys(job.module, job.function):
+                names.setdefault(key, None)
+    for u in unrunnable:
+        module, _, qualname = u.entry.rpartition(":")
+        for key in example_keys(module or None, qualname):
+            names.setdefault(key, None)
+    unmatched = [key for key in config.examples if key not in names]
+    if not unmatched:
+        return
+    project = _ProjectDefinitions(files, os.path.dirname(os.path.abspath(config.source)) if config.source else None,
+                                  settings)
+    for key in unmatched:
+        module, _, qualname = key.rpartition(":")
+        if project.defines(module or None, qualname):
+            continue
+        from gblint.config import ConfigError
+        entries = sorted({k for k in names if ":" in k})
+        shown = ", ".join(entries[:8]) + (f" and {len(entries) - 8} more" if len(entries) > 8 else "")
+        where = f"{config.source}: " if config.source else ""
+        what = f"module `{module}` defines no `{qualname}`" if module and project.has_module(module) else (
+            f"no module `{module}` in the project" if module else f"no function or class `{qualname}` in the project")
+        raise ConfigError(f"{where}[tool.gblint.confirm] examples key {key!r} names nothing: {what} (a key is "
+                          f"MODULE:QUALNAME or QUALNAME of a compiled region, main() or --entry; this run's entries: "
+                          f"{shown or 'none'})")
+
+
+class _ProjectDefinitions:
+    """The functions and classes defined in the files of a run, then, only when asked about a
+    name those lack, in the project's other files (read with :mod:`ast`, never imported)."""
+
+    def __init__(self, files: Sequence[str], root: Optional[str], settings) -> None:
+        self.files = [os.path.abspath(f) for f in files]
+        self.root = root
+        self.settings = settings
+        self._more: Optional[List[str]] = None
+        self._defs: Dict[str, set] = {}
+
+    def _all(self):
+        yield from self.files
+        if self._more is None:
+            self._more = []
+            if self.root is not None:
+                from gblint.config import Settings
+                from gblint.engine import iter_python_files
+                seen = set(self.files)
+                self._more = [os.path.abspath(p) for p in iter_python_files([self.root], self.settings or Settings())
+                              if os.path.abspath(p) not in seen]
+        yield from self._more
+
+    def _definitions(self, path: str) -> set:
+        if path not in self._defs:
+            self._defs[path] = qualnames(path)
+        return self._defs[path]
+
+    def has_module(self, module: str) -> bool:
+        """Whether a file of the project is module ``module``."""
+        return any(module_for(p)[0] == module for p in self._all())
+
+    def defines(self, module: Optional[str], qualname: str) -> bool:
+        """Whether ``qualname`` is defined in module ``module`` (any file when None)."""
+        last = qualname.rsplit(".", 1)[-1]
+        for path in self._all():
+            if module is not None and module_for(path)[0] != module:
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    if last.encode() not in fh.read():
+                        continue
+            except OSError:
+                continue
+            if qualname in self._definitions(path):
+                return True
+        return False
+
+
+def qualnames(path: str) -> set:
+    """Qualified names of the functions and classes ``path`` defines outside function bodies
+    (``f``, ``Net``, ``Net.forward``), read with :mod:`ast`; empty when it does not parse."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    out = set()
+    todo = [(tree.body, "")]
+    while todo:
+        body, prefix = todo.pop()
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(prefix + node.name)
+                if isinstance(node, ast.ClassDef):
+                    todo.append((node.body, f"{prefix}{node.name}."))
+            elif isinstance(node, (ast.If, ast.Try)):  # definitions under `if`/`try` at the same level
+                handlers = [n for h in getattr(node, "handlers", []) for n in h.body]
+                todo.append((node.body + node.orelse + getattr(node, "finalbody", []) + handlers, prefix))
+    return out
 
 
 def static_regions(paths: Sequence[str], settings) -> List[Tuple[str, str, bool]]:
@@ -187,10 +311,11 @@ def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: 
     return jobs, unrunnable
 
 
-def _examples(config: ConfirmConfig, module: str, function: str, given: Optional[List[str]]) -> Optional[List[str]]:
+def _examples(config: ConfirmConfig, module: Optional[str], function: str,
+              given: Optional[List[str]]) -> Optional[List[str]]:
     if given:
         return list(given)
-    for key in (f"{module}:{function}", function):
+    for key in example_keys(module, function):
         if key in config.examples:
             return list(config.examples[key])
     return None

@@ -1,17 +1,17 @@
 """No process started for a confirmation outlives it (Linux; elsewhere these are no-ops).
 
 The user's code runs in a child with its own session, and may start processes of its own, some
-in new sessions that a process-group kill misses. Three mechanisms find them all:
+in new sessions that a process-group kill misses, some with their environment cleared. Three
+mechanisms find them all:
 
+- each child runs under a *shepherd* (:func:`shepherd`), a small process that is a child
+  subreaper: every process the user's code starts, however it detaches, stays its descendant
+  (an orphan is re-parented to the nearest subreaper), and the shepherd kills them all when the
+  child ends, when it is told to stop, or when the gblint command is gone, SIGKILL included;
+- the command line is a child subreaper too (:func:`contained`) and kills every descendant on
+  SIGTERM, SIGINT and on the way out; :func:`descendants` walks ``/proc`` by parent pid;
 - every child is started with :data:`MARK` in its environment (inherited by what it starts):
-  :func:`marked` finds those processes wherever they were re-parented;
-- the command line makes itself a *child subreaper* (:func:`contained`), so an orphan of the
-  user's code is re-parented to gblint instead of init, and :func:`descendants` (a walk of
-  ``/proc`` by parent pid) reaches it even when it cleared its environment;
-- :func:`contained` kills every descendant on SIGTERM, SIGINT and on the way out;
-- and, for SIGKILL, which no handler sees, :func:`contained` starts a *guardian* (:func:`guard`):
-  a separate process that keeps noting every descendant and marked process, and kills them when
-  the command dies (the end of a pipe only the command holds).
+  :func:`marked` finds those processes wherever they were re-parented (the runner's last sweep).
 """
 from __future__ import annotations
 
@@ -142,65 +142,57 @@ def _start_time(pid: int) -> Optional[int]:
         return None
 
 
-def guard(parent: int, fd: int, interval: float = 0.05) -> None:
-    """The guardian's loop (in its own process and session): while ``fd`` (the read end of a
-    pipe whose write end only ``parent`` holds) stays open, note every process started for
-    ``parent``'s confirmations (its descendants, and processes whose :data:`MARK` starts with
-    ``"{parent}-"``), every ``interval`` seconds; when ``parent`` is gone (end of file), kill
-    the ones noted that still run (same pid and start time) and whatever is still marked."""
-    import select
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C to the terminal is the command's to handle
+def shepherd(argv: List[str], parent: int, interval: float = 0.02) -> int:
+    """Run ``argv`` (a command line; ``--parent PID`` of this process is appended) as this
+    process's child, this process a child subreaper, and end with the child's status (the same
+    signal when it was killed by one). Every process the child starts stays a descendant of this
+    one however it detaches (new sessions, cleared environments, parents that exit), because an
+    orphan is re-parented to the nearest subreaper. So when the child ends, when this process is
+    told to stop (SIGTERM, SIGINT, SIGHUP), or when ``parent`` (the pid of the gblint command)
+    is gone, even by SIGKILL, which no handler sees, every descendant is killed within
+    ``interval`` seconds. Linux only (the caller starts the child directly elsewhere)."""
+    import resource
+    become_subreaper()
     me = os.getpid()
-    seen: Dict[int, Optional[int]] = {}
-    while not select.select([fd], [], [], interval)[0]:
-        table = process_table()
-        for pid in descendants(parent, table) + marked(f"{parent}-", table):
-            if pid != me and pid not in seen:
-                seen[pid] = _start_time(pid)
-    try:
-        if os.read(fd, 1):  # the command closed it on purpose after its own cleanup
-            return
-    except OSError:
-        pass
-    terminate(lambda table: [p for p in seen if p != me and _start_time(p) == seen[p]]
-              + marked(f"{parent}-", table))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # relaying a crash signal must not dump a core of this one
+    stopping = []
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: stopping.append(signum))
+    child = os.posix_spawnp(argv[0], [*argv, "--parent", str(me)], os.environ)
+    status: Optional[int] = None
+    while status is None and not stopping and os.getppid() == parent:
+        while True:  # reap whatever ended: the child, or orphans re-parented here
+            try:
+                pid, st = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                pid = 0
+            if pid == 0:
+                break
+            if pid == child:
+                status = st
+        if status is None:
+            time.sleep(interval)
+    terminate(lambda table: descendants(me, table))
+    if status is None:
+        return 1
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(me, os.WTERMSIG(status))
+    return os.waitstatus_to_exitcode(status)
 
 
-def start_guardian() -> Optional[Tuple[int, subprocess.Popen]]:
-    """Start :func:`guard` for this process; (write end of its pipe, the guardian process), or
-    None where that is impossible (not Linux, or it could not start). Close the write end to
-    let the guardian go, after writing a byte to say there is nothing left for it to kill."""
+#: ``python -c`` program of the process between gblint and a confirmation's child (:func:`shepherd`).
+SHEPHERD = ("import os, sys\nfrom gblint.runtime_check.reaper import shepherd\n"
+            "sys.exit(shepherd(sys.argv[2:], int(sys.argv[1])))")
+
+
+def shepherded(argv: List[str]) -> List[str]:
+    """The command line that runs ``argv`` (whose program takes ``--parent PID``) under
+    :func:`shepherd` with this process as its parent; ``argv`` plus ``--parent`` this process
+    where there is no subreaper (not Linux)."""
     if not sys.platform.startswith("linux"):
-        return None
-    r, w = os.pipe()
-    try:
-        proc = subprocess.Popen([sys.executable, "-c", "import sys; from gblint.runtime_check.reaper import guard; "
-                                 "guard(int(sys.argv[1]), int(sys.argv[2]))", str(os.getpid()), str(r)],
-                                pass_fds=(r,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError:
-        os.close(w)
-        return None
-    finally:
-        os.close(r)
-    return w, proc
-
-
-def stop_guardian(guardian: Optional[Tuple[int, subprocess.Popen]]) -> None:
-    """Let the guardian from :func:`start_guardian` go (this process cleaned up itself)."""
-    if guardian is None:
-        return
-    w, proc = guardian
-    try:
-        os.write(w, b"x")
-    except OSError:
-        pass
-    os.close(w)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        return [*argv, "--parent", str(os.getpid())]
+    return [sys.executable, "-c", SHEPHERD, str(os.getpid()), *argv]
 
 
 def kill_descendants(keep: Iterable[int] = ()) -> None:
@@ -213,13 +205,11 @@ def kill_descendants(keep: Iterable[int] = ()) -> None:
 def contained() -> Iterator[None]:
     """For the command line, in the main thread: while inside, this process is a child
     subreaper and SIGTERM/SIGINT kill every descendant before raising (``Terminated`` /
-    ``KeyboardInterrupt``); on the way out, whatever is still running is killed. A guardian
-    process (:func:`guard`) does the same if this process is killed with SIGKILL."""
-    guardian = start_guardian()
-    spared = (guardian[1].pid,) if guardian else ()
+    ``KeyboardInterrupt``); on the way out, whatever is still running is killed. SIGKILL, which
+    no handler sees, is :func:`shepherd`'s to handle: each child runs under one."""
 
     def on_signal(signum, frame):
-        kill_descendants(spared)
+        kill_descendants()
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         from gblint.interrupts import Terminated
@@ -235,7 +225,6 @@ def contained() -> Iterator[None]:
     try:
         yield
     finally:
-        kill_descendants(spared)
-        stop_guardian(guardian)
+        kill_descendants()
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -7,7 +7,8 @@ time limit gets its child's process group killed (SIGKILL); a job whose child di
 ``os._exit``) is reported with the signal or exit status; jobs that did not start yet are run
 again in a fresh child. gblint itself never sees the user's exception, exit or crash.
 
-Nothing a child starts outlives the run (:mod:`.reaper`): a child dies with gblint
+Nothing a child starts outlives the run (:mod:`.reaper`): a child runs under a shepherd
+process that kills everything it started when it ends or gblint dies, dies with the shepherd
 (``PR_SET_PDEATHSIG``), carries a mark in its environment that its own children inherit, and
 what it started is killed when the child ends, times out, or the run is interrupted.
 """
@@ -195,20 +196,20 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str, mark: 
     ``events`` and ``end`` (the ``job_end`` payload, or a synthesised one for a job that timed
     out or whose child died); jobs absent from the records did not start. ``mark`` goes into
     the child's environment (:data:`.reaper.MARK`); ``stop``, once set, ends the child."""
-    from .reaper import marked, terminate
+    from .reaper import marked, shepherded, terminate
     mark = f"{mark}/{tag}/"
     req_path = os.path.join(workdir, f"request-{tag}.json")
     ev_path = os.path.join(workdir, f"events-{tag}.jsonl")
     out_path = os.path.join(workdir, f"output-{tag}.txt")
     with open(req_path, "w", encoding="utf-8") as fh:
         json.dump({"backend": options.backend, "device": options.device, "events": ev_path,
-                   "parent": os.getpid(), "jobs": [j.request() for j in jobs]}, fh)
+                   "jobs": [j.request() for j in jobs]}, fh)
     open(ev_path, "w").close()
     records: Dict[int, Dict[str, Any]] = {}
     info: Dict[str, Any] = {"ready": None, "fatal": None, "returncode": None, "output_tail": ""}
     reader = _Events(ev_path)
     with open(out_path, "wb") as out:
-        proc = subprocess.Popen([options.python, "-c", BOOTSTRAP, "--request", req_path],
+        proc = subprocess.Popen(shepherded([options.python, "-c", BOOTSTRAP, "--request", req_path]),
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 env=clean_env(options.env, mark), cwd=options.cwd or os.getcwd(),
                                 start_new_session=True)

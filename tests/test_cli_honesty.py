@@ -106,3 +106,62 @@ def test_sarif_uri_and_srcroot_agree(tmp_path):
     loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert loc == {"uri": "tests/test_x.py", "uriBaseId": "%SRCROOT%"}
     assert root == pathlib.Path(str(tmp_path)).as_uri() + "/"
+
+
+FUNCTION_AND_METHOD = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        print(x)\n"
+                       "        return x\n\n\n@torch.compile\ndef forward(x):\n    return x.item()\n\n\n"
+                       "net = torch.compile(Net())\n")
+
+
+def test_explain_prefers_an_exact_name_to_a_suffix(tmp_path):
+    """`forward` is the top-level function's whole name and only the tail of `Net.forward`: the
+    exact match wins, with or without a path; two exact matches are an ambiguity listed as
+    PATH:QUALNAME."""
+    (tmp_path / "b.py").write_text(FUNCTION_AND_METHOD)
+    for name in ("b.py:forward", "forward"):
+        proc = run_cli("check", "--no-cache", "--explain", name, "b.py", cwd=str(tmp_path))
+        assert proc.returncode == 0, proc.stderr
+        assert "Compiled region `forward`" in proc.stdout and "Net.forward" not in proc.stdout, proc.stdout
+    proc = run_cli("check", "--no-cache", "--explain", "Net.forward", "b.py", cwd=str(tmp_path))
+    assert proc.returncode == 0 and "Compiled region `Net.forward`" in proc.stdout
+    (tmp_path / "c.py").write_text(FUNCTION_AND_METHOD)
+    proc = run_cli("check", "--no-cache", "--explain", "forward", "b.py", "c.py", cwd=str(tmp_path))
+    assert proc.returncode == 2 and "2 compiled entries have that name" in proc.stderr, proc.stderr
+    assert "b.py:forward" in proc.stderr and "c.py:forward" in proc.stderr and "Net.forward" not in proc.stderr
+    proc = run_cli("check", "--no-cache", "--explain", "c.py:forward", "b.py", "c.py", cwd=str(tmp_path))
+    assert proc.returncode == 0 and "Compiled region `forward` (" in proc.stdout and " in c.py:" in proc.stdout
+
+
+def test_o_never_overwrites_a_checked_source_or_names_a_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
+    for target, why in [("a.py", "under a checked folder"), ("sub/b.py", "under a checked folder"), ("sub", "folder")]:
+        proc = run_cli("check", "-o", target, ".", cwd=str(tmp_path))
+        assert proc.returncode == 2 and why in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "a.py").read_text() == "x = 1\n" and (tmp_path / "sub" / "b.py").read_text() == "y = 2\n"
+    proc = run_cli("check", "-o", "a.py", "a.py", cwd=str(tmp_path))
+    assert proc.returncode == 2 and "being checked" in proc.stderr
+    proc = run_cli("check", "-o", "report.txt", ".", cwd=str(tmp_path))  # a new file is fine
+    assert proc.returncode == 0 and (tmp_path / "report.txt").exists()
+
+
+def test_fix_honours_or_refuses_check_s_options(tmp_path):
+    src = "import torch\n\n\n@torch.compile\ndef f(x):\n    for i in range(3):\n        print(i)\n    return x\n"
+    (tmp_path / "a.py").write_text(src)
+    for option in (["--statistics"], ["--explain", "f"]):
+        proc = run_cli("fix", *option, "a.py", cwd=str(tmp_path))
+        assert proc.returncode == 2 and "not of `gblint fix`" in proc.stderr
+        assert (tmp_path / "a.py").read_text() == src  # refused before anything was written
+    proc = run_cli("fix", "-o", "report.txt", "a.py", cwd=str(tmp_path))
+    assert (tmp_path / "report.txt").exists() and "a.py" in (tmp_path / "report.txt").read_text()
+    assert "a.py:" not in proc.stdout
+
+
+def test_passed_after_filtering_says_what_was_hidden(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    for i in range(3):\n"
+                                   "        print(i)\n    return x\n")
+    for option in (["--ignore", "GBL"], ["--select", "GBL3"]):
+        proc = run_cli("check", *option, "a.py", cwd=str(tmp_path))
+        assert proc.returncode == 0 and "hidden by select/ignore" in proc.stdout
+        assert "no graph breaks predicted" not in proc.stdout

@@ -110,3 +110,61 @@ def test_a_forked_process_does_not_count_twice(tmp_path):
     assert run["status"] == "ok", run
     assert run["graph_count"] == 2
     assert [b["events"] for b in run["breaks"]] == [1]
+
+
+HOPPER = """
+import os, sys, time
+log = sys.argv[1]
+with open(log, "a") as fh:
+    fh.write(f"{os.getpid()}\\n")
+time.sleep(0.02)
+if os.fork() == 0:  # the next hop: a new session, an empty environment, the old process gone
+    os.setsid()
+    os.execve(sys.executable, [sys.executable, "-c", open(sys.argv[2]).read(), log, sys.argv[2]], {})
+os._exit(0)
+"""
+
+STARTS_HOPPER = """
+import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", open(sys.argv[2]).read(), sys.argv[1], sys.argv[2]], env={})
+time.sleep(300)
+"""
+
+
+def test_a_process_that_keeps_changing_session_and_environment_dies_with_a_killed_confirm(tmp_path):
+    # No mark in its environment, never in the confirm's process group, its parent gone every
+    # 20 ms: only being a descendant of a subreaper that outlives the command catches it.
+    (tmp_path / "hopper.py").write_text(HOPPER)
+    (tmp_path / "prog.py").write_text(STARTS_HOPPER)
+    log = tmp_path / "hops.log"
+    proc = subprocess.Popen([sys.executable, "-m", "gblint", "confirm", "--backend", "eager", "--timeout", "300",
+                             "--run", "--", sys.executable, "prog.py", str(log), "hopper.py"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    hops = []
+    try:
+        end = time.monotonic() + 180
+        while time.monotonic() < end and len(hops) < 10:
+            time.sleep(0.1)
+            hops = log.read_text().split() if log.exists() else []
+        assert len(hops) >= 10, "the hopper never got going"
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=120)
+        time.sleep(1)
+        before = log.read_text().split()
+        time.sleep(0.5)
+        after = log.read_text().split()
+        assert after == before, "still hopping a second after the command was killed"
+        assert [p for p in after if alive(int(p))] == []
+    finally:
+        proc.kill()
+        proc.wait()
+        for _ in range(100):  # if the test failed: stop the hopper (kill each hop as it appears)
+            live = [int(p) for p in log.read_text().split() if alive(int(p))] if log.exists() else []
+            if not live:
+                break
+            for pid in live:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.01)

@@ -1,8 +1,8 @@
 """Error paths: code that runs only when an exception is raised (a branch that raises, an
 ``except`` body) is not reported by default, because Dynamo traces only the branch the values
 take and a normal run takes neither. ``--error-paths`` / ``report-error-paths = true`` report
-it. The compiled function's own ``raise`` stays reported: a call with values that raise skips
-the frame (tests/cases/examples/071_uncaught_raise.py)."""
+it. A ``raise`` is reported only where the values gblint knows make it run: a call in the
+program whose arguments make the test true (tests/cases/examples/071_uncaught_raise.py)."""
 import json
 
 import pytest
@@ -86,7 +86,34 @@ def test_breaks_on_the_normal_path_are_still_reported(tmp_path, source, expected
     assert codes(tmp_path, source) == expected
 
 
-def test_the_compiled_function_s_own_raise_is_still_reported(tmp_path):
-    src = ("import torch\n\n\n@torch.compile\ndef f(x, limit):\n    x = x * 2\n    if limit < 0:\n"
-           "        raise ValueError('negative')\n    return x.clamp(max=limit)\n")
-    assert codes(tmp_path, src) == [(8, "GBL124")]
+RAISES_ON_NEGATIVE = ("import torch\n\n\n@torch.compile\ndef f(x, limit):\n    x = x * 2\n    if limit < 0:\n"
+                      "        raise ValueError('negative')\n    return x.clamp(max=limit)\n")
+
+
+def test_the_compiled_function_s_own_validation_raise_is_an_error_path(tmp_path):
+    # no call gblint sees tells whether `limit < 0`: a validation path a normal call does not take
+    assert codes(tmp_path, RAISES_ON_NEGATIVE) == []
+    assert codes(tmp_path, RAISES_ON_NEGATIVE, "--error-paths") == [(8, "GBL124")]
+
+
+@pytest.mark.parametrize("call, expected", [("f(torch.ones(2), -1.0)", [(8, "GBL124", "definite")]),
+                                            ("f(torch.ones(2), 1.0)", []),
+                                            ("f(torch.ones(2), limit=-2)", [(8, "GBL124", "definite")])])
+def test_a_raise_the_program_s_own_call_makes_happen_is_reported(tmp_path, call, expected):
+    # tests/cases/examples/071_uncaught_raise.py: main() calls the compiled function with values that raise
+    src = RAISES_ON_NEGATIVE + f"\n\ndef main():\n    try:\n        {call}\n    except ValueError:\n        pass\n"
+    (tmp_path / "m.py").write_text(src)
+    proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "m.py", cwd=tmp_path)
+    found = [(d["line"], d["code"], d["certainty"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert found == expected
+
+
+def test_a_callee_that_raises_is_an_error_path_for_its_caller(tmp_path):
+    # torch_geometric's stubs (`def fill_diag(*a): raise ImportError(...)`) and the like: a model
+    # that runs does not raise out of the compiled call, so a callee's `raise` is not its cost
+    src = ("import torch\n\n\ndef needs_extension(x):\n    raise ImportError('needs torch-sparse')\n\n\n"
+           "@torch.compile\ndef f(x, sparse):\n    x = x + 1\n    if sparse:\n        x = needs_extension(x)\n"
+           "    return x * 2\n")
+    assert codes(tmp_path, src) == []
+    found = codes(tmp_path, src, "--error-paths")  # f skipped, and the callee when run as its own frame
+    assert found and set(found) == {(5, "GBL124")}

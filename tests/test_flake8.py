@@ -68,3 +68,34 @@ def test_flake8_stops_on_a_bad_configuration(tmp_path, jobs):
     assert proc.stderr.strip().splitlines() == [
         f"gblint: error: {tmp_path / 'pyproject.toml'}: [tool.gblint] capture-scalar-outputs = \"false\": "
         "expected true or false (a TOML boolean, not a string)"]
+
+
+FILTERED = "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x.item()\n"
+
+
+def _codes(proc):
+    return sorted(line.split(" ")[1] for line in proc.stdout.splitlines())
+
+
+def test_flake8_applies_the_tables_select_ignore_and_per_file_ignores(tmp_path):
+    """select, ignore and per-file-ignores of [tool.gblint] filter as in `gblint check`, matched
+    from the configuration root whatever the working directory; flake8's own --extend-ignore,
+    --ignore and noqa still apply on top."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(FILTERED)
+    (tmp_path / "m.py").write_text(FILTERED)
+    assert _codes(flake8("m.py", cwd=tmp_path)) == ["GBL102", "GBL107"]
+    (tmp_path / "pyproject.toml").write_text('[tool.gblint]\nper-file-ignores = {"tests/*" = ["GBL102"]}\n')
+    assert _codes(flake8("m.py", cwd=tmp_path)) == ["GBL102", "GBL107"]
+    assert _codes(flake8("tests/test_x.py", cwd=tmp_path)) == ["GBL107"]
+    assert _codes(flake8("test_x.py", cwd=tmp_path / "tests")) == ["GBL107"]
+    assert _codes(flake8(str(tmp_path / "tests" / "test_x.py"), cwd=tmp_path.parent)) == ["GBL107"]
+    (tmp_path / "pyproject.toml").write_text('[tool.gblint]\nignore = ["GBL107"]\n')
+    assert _codes(flake8("m.py", cwd=tmp_path)) == ["GBL102"]
+    (tmp_path / "pyproject.toml").write_text('[tool.gblint]\nselect = ["GBL107"]\n')
+    assert _codes(flake8("m.py", cwd=tmp_path)) == ["GBL107"]
+    assert _codes(flake8("--extend-ignore", "GBL107", "m.py", cwd=tmp_path)) == []
+    (tmp_path / "pyproject.toml").write_text('[tool.gblint]\nselect = ["GBL1"]\n')
+    assert _codes(flake8("--ignore", "GBL102", "m.py", cwd=tmp_path)) == ["GBL107"]
+    (tmp_path / "m.py").write_text(FILTERED.replace("print(x)", "print(x)  # noqa: GBL107"))
+    assert _codes(flake8("m.py", cwd=tmp_path)) == ["GBL102"]

@@ -211,3 +211,16 @@ def test_json_coverage_empty_without_regions(tmp_path):
     (tmp_path / "plain.py").write_text("def f(x):\n    return x\n")
     doc = json.loads(run_cli("check", "--format", "json", "--no-cache", str(tmp_path), cwd=str(tmp_path)).stdout)
     assert doc["coverage"] == {"regions": [], "functions": []}
+
+
+def test_sarif_and_github_carry_the_condition(validator, tmp_path):
+    (tmp_path / "m.py").write_text("import torch\n\n\n@torch.compile\ndef f(x, labels=None):\n    x = x + 1\n"
+                                   "    if labels is not None:\n        print(labels)\n    return x\n")
+    log = json.loads(gblint("--format", "sarif", "m.py", cwd=tmp_path).stdout)
+    assert _errors(validator, log) == []
+    [result] = log["runs"][0]["results"]
+    assert result["properties"]["certainty"] == "conditional"
+    assert result["properties"]["condition"] == "when `labels is not None`"
+    assert result["message"]["text"].endswith("(when `labels is not None`)")
+    github = gblint("--format", "github", "m.py", cwd=tmp_path).stdout
+    assert "(when `labels is not None`)" in github

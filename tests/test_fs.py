@@ -159,3 +159,35 @@ def test_edit_saved_while_the_new_file_is_written_is_kept(tmp_path, monkeypatch)
     with pytest.raises(fs.ChangedOnDiskError):
         write_atomic(str(path), "x = 2\n", expected=b"x = 1\n")
     assert path.read_bytes() == b"x = 'saved'\n" and os.listdir(tmp_path) == ["m.py"]
+
+
+@pytest.mark.skipif(not (sys.platform.startswith("linux") or sys.platform == "darwin"),
+                    reason="the atomic exchange that closes the window exists on Linux and macOS")
+@pytest.mark.parametrize("how", ["rename", "in place"])
+def test_edit_saved_at_the_moment_of_the_rename_is_not_lost(tmp_path, monkeypatch, how):
+    # An editor's save landing between gblint's last comparison and its rename: the window the
+    # exchange-then-compare closes. The save must be the file's content afterwards.
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    saved = []
+
+    def editor_saves():
+        if saved:
+            return
+        saved.append(how)
+        if how == "rename":
+            side = tmp_path / ".m.py.swp"
+            side.write_bytes(b"x = 'saved'\n")
+            os.rename(side, path)
+        else:
+            path.write_bytes(b"x = 'saved'\n")
+
+    real_replace, real_exchange = os.replace, fs._exchange
+    monkeypatch.setattr(os, "replace", lambda a, b, **kw: (editor_saves(), real_replace(a, b, **kw))[1])
+    monkeypatch.setattr(fs, "_exchange", lambda a, b: (editor_saves(), real_exchange(a, b))[1])
+    with pytest.raises(fs.ChangedOnDiskError):
+        write_atomic(str(path), "x = 2\n", expected=b"x = 1\n")
+    assert saved and path.read_bytes() == b"x = 'saved'\n" and os.listdir(tmp_path) == ["m.py"]
+    monkeypatch.undo()
+    write_atomic(str(path), "x = 3\n", expected=b"x = 'saved'\n")  # no save in between: written, no leftovers
+    assert path.read_bytes() == b"x = 3\n" and os.listdir(tmp_path) == ["m.py"]

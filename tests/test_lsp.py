@@ -42,8 +42,8 @@ FIX_SERVER = textwrap.dedent("""\
     import gblint.lsp as L
     from gblint.diagnostics import Edit, Fix
     real = L.check_sources
-    def check_sources(sources, settings):
-        report = real(sources, settings)
+    def check_sources(sources, settings, **kwargs):
+        report = real(sources, settings, **kwargs)
         out = []
         for d in report.diagnostics:
             if d.code == "GBL201":
@@ -469,6 +469,18 @@ def test_lsp_diagnostic_fields():
     assert glsp.severity_for("break", lsp.DiagnosticSeverity.Information) == lsp.DiagnosticSeverity.Information
 
 
+def test_conditional_diagnostics_are_one_severity_lower_and_name_their_condition():
+    import dataclasses
+    d = dataclasses.replace(_diag(effect="skip", code="GBL201"), certainty="conditional",
+                            condition="when `labels is not None`")
+    x = glsp.to_lsp_diagnostic(d, ["", "    y = x.item()"])
+    assert x.severity == lsp.DiagnosticSeverity.Information
+    assert x.message.endswith("(when `labels is not None`)") and x.data["certainty"] == "conditional"
+    assert glsp.severity_for("error", certainty="conditional") == lsp.DiagnosticSeverity.Warning
+    assert glsp.severity_for("break", certainty="definite") == lsp.DiagnosticSeverity.Warning
+    assert glsp.severity_for("break", lsp.DiagnosticSeverity.Information, "conditional") == lsp.DiagnosticSeverity.Hint
+
+
 def test_cli_lsp_without_pygls(monkeypatch, capsys):
     from gblint import cli
     monkeypatch.setitem(sys.modules, "gblint.lsp", None)  # import fails as if pygls were missing
@@ -476,22 +488,99 @@ def test_cli_lsp_without_pygls(monkeypatch, capsys):
     assert "pip install gblint[lsp]" in capsys.readouterr().err
 
 
-def test_memory_cache_reuses_summaries():
-    from gblint.config import Settings
+def _project(tmp_path, text=LOOP_BREAK, table="[tool.gblint]\n"):
+    """A project with a configuration root, and its settings as the server reads them."""
+    from gblint.config import load_settings
+    (tmp_path / "pyproject.toml").write_text(table)
+    path = tmp_path / "model.py"
+    path.write_text(text)
+    return str(path), load_settings(str(tmp_path / "pyproject.toml"))
+
+
+def _counting_summaries(monkeypatch):
+    """Count the files the engine summarises (cache misses that parse)."""
+    from gblint import engine
+    calls = []
+    real = engine._summarize
+
+    def counted(text, path, *args, **kwargs):
+        calls.append(path)
+        return real(text, path, *args, **kwargs)
+    monkeypatch.setattr(engine, "_summarize", counted)
+    return calls
+
+
+def test_memory_layer_reuses_summaries(tmp_path, monkeypatch):
     from gblint.engine import SourceFile
-    cache = glsp.memory_cache_for(Settings())
-    if cache is None:
-        pytest.skip("this engine takes no summary cache")
-    sources = [SourceFile("cached_model.py", LOOP_BREAK)]
-    first = glsp.analyse_sources(sources, Settings(), cache)
-    assert len(cache._store) == 1
-    second = glsp.analyse_sources(sources, Settings(), cache)
+    path, settings = _project(tmp_path)
+    cache = glsp.cache_for(settings)
+    calls = _counting_summaries(monkeypatch)
+    first = glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
+    assert calls == [path] and len(cache._store) == 1
+    (tmp_path / ".gblint_cache").rename(tmp_path / "moved")  # the second run reads memory, not the folder
+    second = glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
+    assert calls == [path]
     assert _codes(first.diagnostics) == _codes(second.diagnostics) == ["GBL201"]
-    small = glsp.MemoryCache("f", limit=1)
-    small.put("a", {"x": 1})
-    small.put("b", {"x": 2})
-    assert small.get("a") is None and small.get("b") == {"x": 2}
-    assert small.get("b") is not small.get("b")  # fresh objects every time
+
+
+def test_lsp_reads_what_the_cli_stored(tmp_path, monkeypatch):
+    """One cache: the server's is the project's `.gblint_cache`, so an editor session starts
+    from what `gblint check` stored."""
+    from gblint import cli
+    from gblint.engine import SourceFile
+    path, settings = _project(tmp_path)
+    assert cli.main(["check", "-q", path]) == 1
+    assert (tmp_path / ".gblint_cache").is_dir()
+    calls = _counting_summaries(monkeypatch)
+    cache = glsp.cache_for(settings)
+    assert cache.directory == str(tmp_path / ".gblint_cache")
+    report = glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
+    assert calls == [] and cache.hits > 0 and cache.misses == 0
+    assert _codes(report.diagnostics) == ["GBL201"]
+
+
+def test_cli_reads_what_the_lsp_stored(tmp_path, monkeypatch, capsys):
+    from gblint import cli
+    from gblint.engine import SourceFile
+    path, settings = _project(tmp_path)
+    server = glsp.GblintLanguageServer()
+    settings = server.settings_for(path)  # as the server builds its cache
+    cache = server._caches[id(settings)]
+    assert cache.directory == str(tmp_path / ".gblint_cache")
+    glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
+    calls = _counting_summaries(monkeypatch)
+    assert cli.main(["check", "--format", "json", path]) == 1
+    assert calls == [] and '"GBL201"' in capsys.readouterr().out
+
+
+def test_unsaved_buffer_stays_in_memory(tmp_path, monkeypatch):
+    """What the server computes for a buffer that differs from its file never reaches the folder."""
+    from gblint.engine import SourceFile
+    path, settings = _project(tmp_path)
+    cache = glsp.cache_for(settings)
+    edited = LOOP_BREAK.replace("0.9", "0.8")
+    glsp.analyse_sources([SourceFile(path, edited)], settings, cache)
+    folder = tmp_path / ".gblint_cache"
+    assert [p for p in folder.rglob("*.json")] == []
+    calls = _counting_summaries(monkeypatch)
+    glsp.analyse_sources([SourceFile(path, edited)], settings, cache)  # from memory all the same
+    assert calls == []
+    glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)  # the saved text: stored
+    assert calls == [path] and len(list(folder.rglob("*.json"))) == 1
+
+
+def test_cache_false_gives_the_lsp_no_disk_cache(tmp_path, monkeypatch):
+    from gblint.engine import SourceFile
+    path, settings = _project(tmp_path, table="[tool.gblint]\ncache = false\n")
+    assert settings.cache is False
+    cache = glsp.cache_for(settings)
+    assert cache is not None and cache.directory is None
+    calls = _counting_summaries(monkeypatch)
+    for _ in range(2):
+        report = glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
+        assert _codes(report.diagnostics) == ["GBL201"]
+    assert calls == [path]  # the memory layer still spares the unchanged buffer a parse
+    assert not (tmp_path / ".gblint_cache").exists()
 
 
 def test_parser_limit_guard():

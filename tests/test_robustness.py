@@ -271,6 +271,19 @@ def test_characters_str_splitlines_breaks_on_do_not_shift_lines(odd):
     assert [(d.code, d.line) for d in report.diagnostics] == [("GBL102", line)]  # print(x) is noqa'd
 
 
+@pytest.mark.parametrize("indent", ["  \x0c    ", "\x0c    "])
+def test_form_feed_in_indentation_is_named_as_a_parser_limit_not_a_syntax_error(indent):
+    # CPython restarts the column count after a form feed in indentation; libcst does not and
+    # fails on the dedent that follows. The file is valid Python: say so, and where.
+    text = ("import torch\n\n\ndef helper(x):\n" + indent + "try:\n        y = x.log()\n    except RuntimeError:\n"
+            "        y = x\n    return y\n\n\n@torch.compile\ndef f(x):\n    return helper(x)\n")
+    compile(text, "m.py", "exec")  # Python accepts it
+    [d] = check_sources([SourceFile("m.py", text)], Settings()).diagnostics
+    assert (d.code, d.line) == ("GBL001", 5)
+    assert "syntax error" not in d.message and "Python accepts it" in d.message and "form feed" in d.message
+    assert "form feed" in d.hint
+
+
 def test_stdin_with_bad_bytes():
     proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "-"], input=b"x = '\xe9'\n",
                           capture_output=True)
@@ -316,12 +329,13 @@ def test_deep_but_valid_file_is_analysed_in_process():
 
 
 def test_deeper_than_the_raised_limit_is_gbl001(monkeypatch):
-    # libcst turns the visitor's RecursionError into a KeyError; it must still read as GBL001
+    # libcst turns a RecursionError into a KeyError; it must still read as GBL001 (gblint's own walk
+    # recurses less than libcst's visitor did, so the file is deeper than the parser can take at 1000)
     before = sys.getrecursionlimit()
     monkeypatch.setattr(source, "DEEP_RECURSION_LIMIT", 1000)
     sys.setrecursionlimit(1000)  # another test may have raised it for good
     try:
-        text = compiled("y = " + " + ".join(["x"] * 400))
+        text = compiled("y = " + " + ".join(["x"] * 2000))
         report = check_sources([SourceFile("m.py", text)], Settings())
     finally:
         sys.setrecursionlimit(before)

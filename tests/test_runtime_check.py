@@ -559,6 +559,9 @@ def test_matching_statuses(tmp_path):
     assert [m["status"] for m in res["matches"]] == ["confirmed", "refuted", "confirmed", "not_reached"]
     assert res["precision"] == pytest.approx(2 / 3, abs=1e-3)
     assert res["missed"] == [] and res["recall"] == 1.0
+    conditional = dict(diags[1], certainty="conditional", condition="when `labels is not None`")
+    [m] = match([conditional], runs)["matches"]  # the function ran; the branch did not
+    assert m["status"] == "not_reached" and "labels is not None" in m["why"]
     res = match(diags[:1], runs)
     assert {(m["line"], m["outcome"]) for m in res["missed"]} == {(4, "skipped")}
     assert res["recall"] == pytest.approx(1 / 3, abs=1e-3)

@@ -1,0 +1,361 @@
+"""Values known before the run (gblint.values): a branch whose test the values a call passes
+make false is never traced, so nothing behind it is reported; one they make true is definite;
+the rest stay conditional, with the test named. Each kind has a must-report and a
+must-not-report program. The runtime behaviour these rest on is measured in
+tests/cases/real (308: `len(extra) > 0` with no extra keywords; 311: a helper without tensors
+is not compiled alone) and tests/cases/examples/071_uncaught_raise.py."""
+import json
+import textwrap
+
+import pytest
+
+from gblint import values
+from gblint.model import CallArgs, Expr, Param
+
+from .conftest import run_cli
+
+
+def check(tmp_path, source, *options):
+    (tmp_path / "m.py").write_text(textwrap.dedent(source))
+    proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", *options, "m.py",
+                   cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    return [(d["line"], d["code"], d["certainty"], d["condition"]) for d in json.loads(proc.stdout)["diagnostics"]]
+
+
+HELPER = """
+import torch
+
+
+def helper(x, cache=None, mode="fast", **extra):
+    if cache is not None:
+        print("cache", x)
+    if mode == "slow":
+        print("slow", x)
+    if len(extra) > 0:
+        print("extra", x)
+    return x + 1
+
+
+@torch.compile
+def f(x, flag):
+    x = x * 2
+    return {call}
+"""
+
+
+@pytest.mark.parametrize("call, expected", [
+    # nothing passed: the defaults decide every test, and each is false
+    ("helper(x)", []),
+    # a literal passed: its test is true, the break definite (+1 graph in `f`, nested through the call)
+    ("helper(x, cache=1)", [(7, "GBL301", "definite", None)]),
+    ("helper(x, 1)", [(7, "GBL301", "definite", None)]),
+    ("helper(x, mode='slow')", [(9, "GBL301", "definite", None)]),
+    ("helper(x, None, 'slow')", [(9, "GBL301", "definite", None)]),
+    ("helper(x, other=2)", [(11, "GBL301", "definite", None)]),
+    # a value gblint cannot know: conditional, with the test as written
+    ("helper(x, cache=flag)", [(7, "GBL301", "conditional", "when `cache is not None`")]),
+    ("helper(x, mode=flag)", [(9, "GBL301", "conditional", "when `mode == \"slow\"`")]),
+    # `**kwargs` may pass anything
+    ("helper(x, **flag)", [(7, "GBL301", "conditional", "when `cache is not None`"),
+                           (9, "GBL301", "conditional", "when `mode == \"slow\"`"),
+                           (11, "GBL301", "conditional", "when `len(extra) > 0`")]),
+])
+def test_arguments_and_defaults_decide_branches_in_callees(tmp_path, call, expected):
+    assert check(tmp_path, HELPER.format(call=call)) == expected
+
+
+def test_values_follow_a_parameter_through_calls(tmp_path):
+    src = """
+    import torch
+
+    def inner(x, verbose):
+        if verbose:
+            print(x)
+        return x
+
+    def middle(x, verbose=False):
+        return inner(x, verbose)
+
+    @torch.compile
+    def f(x):
+        return middle(x) + middle(x, verbose={v})
+    """
+    assert check(tmp_path, src.format(v="False")) == []
+    assert [d[:3] for d in check(tmp_path, src.format(v="True"))] == [(6, "GBL301", "definite")]
+
+
+def test_a_rebound_parameter_is_not_the_argument_any_more(tmp_path):
+    src = """
+    import torch
+
+    def helper(x, cache=None):
+        if {rebind}:
+            cache = x
+        if cache is not None:
+            print(x)
+        return x
+
+    @torch.compile
+    def f(x):
+        return helper(x)
+    """
+    # rebound under a test gblint cannot decide: the second test is not decided either
+    assert check(tmp_path, src.format(rebind="x.dim() > 1")) == [
+        (8, "GBL301", "conditional", "when `cache is not None`")]
+    # a rebinding counts wherever it is (flow-insensitive within the branch structure): not decided
+    assert check(tmp_path, src.format(rebind="False")) == [(8, "GBL301", "conditional", "when `cache is not None`")]
+    # a parameter rebound later in a loop is unknown in the loop's tests
+    loop = """
+    import torch
+
+    def helper(x, n, cache=None):
+        for _ in range(n):
+            if cache is not None:
+                print(x)
+            cache = x
+        return x
+
+    @torch.compile
+    def f(x):
+        return helper(x, 2)
+    """
+    found = check(tmp_path, loop)
+    assert found and {(d[0], d[2], d[3]) for d in found} == {(7, "conditional", "when `cache is not None`")}
+
+
+def test_torchscript_queries_are_false_under_dynamo(tmp_path):
+    src = """
+    import torch
+
+    @torch.compile
+    def f(x):
+        x = x + 1
+        if {test}:
+            print(x)
+        return x
+    """
+    assert check(tmp_path, src.format(test="torch.jit.is_scripting()")) == []
+    assert check(tmp_path, src.format(test="not torch.jit.is_scripting() and not torch.jit.is_tracing()")) == [
+        (8, "GBL107", "definite", None)]
+
+
+def test_short_circuit_on_known_values(tmp_path):
+    src = """
+    import torch
+
+    def helper(x, half=False):
+        if half and bool(x.sum() > 0):
+            x = x * 2
+        return x
+
+    @torch.compile
+    def f(x):
+        x = x + 1
+        return helper(x{arg})
+    """
+    assert check(tmp_path, src.format(arg="")) == []  # `bool(t)` behind a false `and` operand is never traced
+    found = check(tmp_path, src.format(arg=", half=True"))
+    assert found and all(d[2] == "definite" for d in found)
+
+
+def test_a_helper_without_tensors_is_not_compiled_alone(tmp_path):
+    # tests/cases/real/311: Dynamo skips a frame with no tensor-related object ("no tensor-related
+    # objects found in frame"), so a break in its loop does not skip it, and it does not re-trace
+    src = """
+    import warnings
+    import torch
+
+    def warn_all(*names):
+        for name in names:
+            warnings.warn(name)
+
+    @torch.compile
+    def f(x):
+        x = x + 1
+        warn_all({args})
+        return x * 2
+    """
+    found = check(tmp_path, src.format(args="'a', 'b'"))
+    assert [(d[0], d[1]) for d in found] == [(7, "GBL301")]
+    (tmp_path / "m.py").write_text(textwrap.dedent(src.format(args="'a', 'b'")))
+    text = run_cli("check", "--isolated", "--no-cache", "m.py", cwd=str(tmp_path)).stdout
+    assert "1 break(s), 2 graphs" in text and "frame skipped" not in text
+    found = check(tmp_path, src.format(args="x"))  # a tensor in the frame: compiled alone, its loop skips it
+    assert ("GBL201" in [d[1] for d in found])
+
+
+@pytest.mark.parametrize("body", [
+    "    raise NotImplementedError\n",
+    "    if isinstance(x, int):\n        return x\n    raise TypeError(x)\n",
+])
+def test_abstract_methods_and_dispatch_fallbacks_are_error_paths(tmp_path, body):
+    src = f"import torch\n\n\n@torch.compile\ndef f(x):\n{body}"
+    assert check(tmp_path, src) == []
+    assert [(d[1], d[2]) for d in check(tmp_path, src, "--error-paths")] == [("GBL124", "error-path")]
+    # a `raise` with nothing before it that returns is what the call does: reported, definite
+    plain = "import torch\n\n\n@torch.compile\ndef f(x):\n    x = x + 1\n    raise TypeError(x)\n"
+    assert [(d[1], d[2]) for d in check(tmp_path, plain)] == [("GBL124", "definite")]
+
+
+def test_a_constructor_argument_kept_on_self_is_not_a_tensor(tmp_path):
+    # tests/cases/real/302: `self.rate = rate` holds configuration; branching on it is a guard
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Drop(nn.Module):
+        def __init__(self, rate):
+            super().__init__()
+            self.rate = rate
+
+        def forward(self, x):
+            if self.rate > 0:
+                x = x * 2
+            return x
+
+    model = torch.compile(Drop(0.1))
+    """
+    assert check(tmp_path, src) == []
+
+
+# ----------------------------------------------------------------------------- the evaluator
+
+P, C = (lambda n: Expr("param", n)), values.const
+
+
+@pytest.mark.parametrize("test, env, expected", [
+    (Expr("is", parts=(P("a"), C(None))), {}, None),
+    (Expr("is", parts=(P("a"), C(None))), {"a": C(None)}, True),
+    (Expr("is", parts=(P("a"), C(None))), {"a": values.NOTNONE}, False),
+    (Expr("isnot", parts=(P("a"), C(None))), {"a": C(3)}, True),
+    (Expr("and", parts=(P("a"), P("b"))), {"a": C(False)}, False),  # decided without b
+    (Expr("and", parts=(P("a"), P("b"))), {"a": C(True)}, None),
+    (Expr("or", parts=(P("a"), P("b"))), {"b": C(1)}, True),
+    (Expr("not", parts=(P("a"),)), {"a": C("")}, True),
+    (Expr("lt", parts=(P("a"), C(0))), {"a": C(-1.0)}, True),
+    (Expr("lt", parts=(P("a"), C(0))), {"a": C("x")}, None),  # would raise TypeError: not decided
+    (Expr("in", parts=(P("a"), Expr("seq", parts=(C("x"), C("y"))))), {"a": C("y")}, True),
+    (Expr("notin", parts=(P("a"), Expr("seq", parts=(C("x"), C("y"))))), {"a": C("y")}, False),
+    (Expr("xor", parts=(P("a"), P("b"))), {"a": C(True), "b": C(False)}, True),
+    (Expr("gt", parts=(Expr("len", parts=(P("k"),)), C(0))), {"k": Expr("seq")}, False),
+    (Expr("unknown"), {}, None),
+])
+def test_decide_is_three_valued(test, env, expected):
+    assert values.decide(test, env) is expected
+
+
+def test_bind_uses_arguments_then_defaults():
+    params = (Param("self"), Param("a"), Param("b", default=C(None)), Param("rest", "star"),
+              Param("c", "kwonly", C(2)), Param("kw", "starstar"))
+    env = values.bind(CallArgs((C(1),), (("c", C(5)), ("z", C(0)))), params, {}, bound=True)
+    assert env == {"a": C(1), "b": C(None), "rest": Expr("seq"), "c": C(5), "kw": Expr("seq", parts=(C(0),))}
+    env = values.bind(CallArgs((C(1),), (), star=True), params, {}, bound=True)
+    assert "b" not in env and env["c"] == C(2)  # `*x` may fill b; c is keyword-only
+    env = values.bind(CallArgs((P("v"),)), params, {"v": C(7)}, bound=True)
+    assert env["a"] == C(7)
+
+
+@pytest.mark.parametrize("call, expected", [("layer(x)", []), ("layer(x, scale=2)", [9])])
+def test_empty_kwargs_through_get_and_comprehensions(tmp_path, call, expected):
+    # diffusers' pattern: `unused = [k for k in kwargs if ...]; if len(unused) > 0: warn`, and
+    # `if kwargs.get("scale", None) is not None: deprecate(...)`
+    src = f"""
+import torch
+
+def layer(x, *args, **kwargs):
+    unused = [k for k, _ in kwargs.items() if k != "mask"]
+    if len(unused) > 0:
+        print("unused", unused)
+    if len(args) > 0 or kwargs.get("scale", None) is not None:
+        print("deprecated")
+    return x
+
+@torch.compile
+def f(x):
+    x = x + 1
+    return {call}
+"""
+    found = check(tmp_path, src)
+    assert sorted({d[0] for d in found}) == sorted(set(expected) | ({7} if expected else set()))
+
+
+def test_a_local_bound_in_a_branch_is_not_taken_as_known(tmp_path):
+    src = """
+    import torch
+
+    def helper(x, c):
+        mode = None
+        if c:
+            mode = "print"
+        if mode is not None:
+            print(x)
+        return x
+
+    @torch.compile
+    def f(x, c):
+        return helper(x, c)
+    """
+    assert [(d[0], d[2]) for d in check(tmp_path, src)] == [(9, "conditional")]
+
+
+@pytest.mark.parametrize("guard, expected", [("torch.compiler.is_compiling()", []),
+                                             ("is_compiling()", []),
+                                             ("not is_compiling()", [13])])
+def test_an_early_return_when_compiling_ends_what_dynamo_traces(tmp_path, guard, expected):
+    # torch_geometric.warnings.warn: `if is_compiling(): return` first, then warnings.warn
+    src = f"""
+import warnings
+import torch
+
+
+def is_compiling():
+    return torch.compiler.is_compiling()
+
+
+def warn(message):
+    if {guard}:
+        return
+    warnings.warn(message)
+
+
+@torch.compile
+def f(x):
+    warn("a")
+    return x + 1
+"""
+    assert sorted({d[0] for d in check(tmp_path, src)}) == expected
+
+
+@pytest.mark.parametrize("call, expected", [("helper(x)", []), ("helper(x, cache=1)", [(11, "definite")]),
+                                            ("helper(x, cache=x)", [(11, "conditional")])])
+def test_one_line_predicate_helpers_are_evaluated(tmp_path, call, expected):
+    # x-transformers' `exists(v)`: `def exists(v): return v is not None`
+    src = f"""
+import torch
+
+
+def exists(v):
+    return v is not None
+
+
+def helper(x, cache=None):
+    if exists(cache):
+        print(x)
+    return x
+
+
+@torch.compile
+def f(x):
+    return {call}
+"""
+    assert [(d[0], d[2]) for d in check(tmp_path, src)] == expected
+
+
+def test_a_value_known_only_to_be_not_none_decides_nothing_else():
+    # `embed_dim % 2 != 0`, `x.dim() != 2`: not None, but which number is not known
+    nn = values.NOTNONE
+    assert values.decide(Expr("ne", parts=(nn, C(0))), {}) is None
+    assert values.decide(Expr("eq", parts=(nn, C(2))), {}) is None
+    assert values.decide(Expr("ne", parts=(nn, C(None))), {}) is True
+    assert values.decide(Expr("eq", parts=(C(None), nn)), {}) is False
