@@ -461,10 +461,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
                     cls.attrs[attr] = TensorAttr(known=True)
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
-            elif isinstance(value, cst.Name) and scope.info is not None and scope.info.name == "__init__" \
-                    and value.value in scope.params and value.value not in scope.tensor_params \
-                    and scope.kind(value) != Kind.TENSOR:
-                pass  # a plain constructor argument (`self.rate = rate`) is configuration, not a tensor
+            elif scope.info is not None and scope.info.name == "__init__" and _from_arguments(value, scope):
+                pass  # plain constructor arguments (`self.rate = rate`, `self.res = inp == out`): configuration
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
                 cls.attrs.setdefault(attr, TensorAttr(known=scope.known_tensor(value) == Kind.TENSOR))
@@ -609,6 +607,24 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)
+
+
+def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    """Whether ``value`` is built only from the function's parameters (none seen used as a tensor)
+    and literals, with operators: no call, attribute or subscript that could make a tensor."""
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None") or \
+            (value.value in scope.params and value.value not in scope.tensor_params and value.value not in scope.rebound)
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return _from_arguments(value.expression, scope)
+    if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation)):
+        return _from_arguments(value.left, scope) and _from_arguments(value.right, scope)
+    if isinstance(value, cst.Comparison):
+        return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
+                                                          for c in value.comparisons)
+    return False
 
 
 def _single_return(node, scope: FunctionScope):

@@ -359,3 +359,24 @@ def test_a_value_known_only_to_be_not_none_decides_nothing_else():
     assert values.decide(Expr("eq", parts=(nn, C(2))), {}) is None
     assert values.decide(Expr("ne", parts=(nn, C(None))), {}) is True
     assert values.decide(Expr("eq", parts=(C(None), nn)), {}) is False
+
+
+def test_an_expression_of_constructor_arguments_kept_on_self_is_not_a_tensor(tmp_path):
+    src = """
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self, inp, out, scale=None):
+            super().__init__()
+            self.use_res = inp == out and scale is None
+            self.lin = nn.Linear(inp, out)
+
+        def forward(self, x):
+            if self.use_res:
+                return x + self.lin(x)
+            return self.lin(x)
+
+    model = torch.compile(Block(4, 4))
+    """
+    assert check(tmp_path, src) == []
