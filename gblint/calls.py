@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Set, Tuple
 
 from . import values
-from .model import Block, BlockKind, Event, EventKind, Frame, FunctionInfo
+from .model import Block, BlockKind, Definition, Event, EventKind, Frame, FunctionInfo
 
 
 class CallValues:
@@ -89,9 +89,17 @@ class CallValues:
     @staticmethod
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
         info = callee.info
+        if any(d.qualname not in _TRANSPARENT_DECORATORS for d in info.decorators):
+            return {}  # a wrapper may call it with other arguments
         parts = ev.call_text.split(".")
-        explicit = len(parts) >= 2 and parts[-1] == info.name and parts[-2][:1].isupper()  # Class.method(obj, ...)
-        return values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
+        # `Class.method(obj, ...)` passes the instance itself; a classmethod gets its class anyway
+        explicit = len(parts) >= 2 and parts[-2] == (info.class_name or "").rsplit(".", 1)[-1] \
+            and info.decorator("classmethod") is None
+        bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
+        for name in info.mutated:  # a collection the function changes before (or while) testing it
+            if name in bound and bound[name].op == "seq":
+                del bound[name]
+        return bound
 
     def runs_uncompiled(self, ev: Event, callee: Frame, env: values.Env) -> bool:
         """Whether Dynamo leaves ``callee`` uncompiled when it runs eagerly after a break, called
@@ -140,9 +148,18 @@ class CallValues:
         if dotted not in self._helpers:
             found = self.project.lookup(dotted)
             info = found[0].functions.get(found[1]) if found is not None else None
+            if found is not None and not isinstance(found[0].module_names.get(found[1], Definition()), Definition):
+                info = None  # the name is rebound at module level (`exists = lambda v: True`)
             self._helpers[dotted] = (info.params, info.returns) if info is not None and info.returns is not None \
                 else None
         return self._helpers[dotted]
+
+
+# Decorators that call the function with the arguments it was called with.
+_TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "functools.wraps", "torch.compile",
+                                     "torch.compiler.disable", "torch._dynamo.disable", "torch.no_grad",
+                                     "torch.inference_mode", "torch.enable_grad", "typing.overload", "abc.abstractmethod",
+                                     "torch.jit.unused", "torch.jit.ignore", "torch.compiler.allow_in_graph"})
 
 
 def _is_method(info: FunctionInfo) -> bool:

@@ -508,6 +508,7 @@ class FunctionInfo:
     params: Tuple[Param, ...] = ()  # all of them, ``self`` included, in order
     uses_torch: bool = False  # the body names a global bound to the torch module or a submodule of it
     returns: Optional[Expr] = None  # a body that is one `return E` of its parameters: E (see gblint.values)
+    mutated: Tuple[str, ...] = ()  # parameters changed in place (`opts.append(...)`, `kw["k"] = v`, passed on)
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""

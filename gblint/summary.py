@@ -19,6 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import tensors, value_syntax, values
+from .bindings import MUTATORS, READERS, ValuesMixin, single_return
 from .blocks import BlocksMixin
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
@@ -37,7 +38,7 @@ _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
+class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -208,7 +209,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         info = scope.info
         info.is_generator = scope.is_generator
         info.ops_total = scope.ops
-        info.returns = _single_return(node, scope)
+        info.returns = single_return(node, scope)
+        info.mutated = tuple(sorted(scope.mutated & scope.params))
         if scope.rebound:
             for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
                 if isinstance(item, Block):
@@ -318,83 +320,10 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
             if ann.endswith("Tensor"):
                 scope.env[node.target.value] = Kind.TENSOR
 
-    def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
-        """At module level: a name bound to what a compile call returns holds that region (its
-        calls are the driver's calls, :meth:`leave_Call`); a name bound to a tuple or a
-        ``dict(...)`` / ``{...}`` of keywords may be unpacked into such a call."""
-        regions = self.summary.regions
-        if isinstance(value, cst.Call) and regions and regions[-1].function is None \
-                and regions[-1].span == self.span(value):
-            regions[-1].names += (name,)
-        if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
-            self._module_args[name] = values.CallArgs(tuple(value_syntax.expr_of(e.value, self.module_scope) for e in value.elements))
-        elif isinstance(value, cst.Call) and dotted(value.func) == "dict" and all(a.keyword for a in value.args):
-            self._module_args[name] = values.CallArgs((), tuple((a.keyword.value, value_syntax.expr_of(a.value, self.module_scope))
-                                                              for a in value.args))
-        elif isinstance(value, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                                                 for e in value.elements):
-            self._module_args[name] = values.CallArgs((), tuple((e.key.evaluated_value, value_syntax.expr_of(e.value, self.module_scope))
-                                                              for e in value.elements))
-        else:
-            self._module_args.pop(name, None)
-
-    def module_call(self, node: cst.Call) -> None:
-        """Record a call ``name(...)`` at module level (a driver calling a compiled model), its
-        ``*args`` / ``**kwargs`` unpacked where they name a tuple or keywords bound above."""
-        if not isinstance(node.func, cst.Name) or node.func.value in self.imports.names:
-            return
-        args = value_syntax.call_args(node, self.module_scope)
-        positional, keywords = list(args.positional), list(args.keywords)
-        star = starstar = False
-        for a in node.args:
-            known = self._module_args.get(a.value.value) if isinstance(a.value, cst.Name) else None
-            if a.star == "*":
-                if known is not None and not known.keywords and not star:
-                    positional.extend(known.positional)
-                else:
-                    star = True
-            elif a.star == "**":
-                if known is not None and not known.positional:
-                    keywords.extend(known.keywords)
-                else:
-                    starstar = True
-        self.summary.module_calls.append((node.func.value, values.CallArgs(tuple(positional), tuple(keywords),
-                                                                           star, starstar)))
-
-    def note_rebound(self, target) -> None:
-        """Record the names ``target`` (an assignment target) binds in the current function."""
-        if not self.in_function():
-            return
-        if isinstance(target, cst.Name):
-            self.scope.rebound.add(target.value)
-            self.scope.local_values.pop(target.value, None)
-            self.scope.masks.discard(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                self.note_rebound(e.value)
-        elif isinstance(target, cst.StarredElement):
-            self.note_rebound(target.value)
-
-    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.note_rebound(node.target)
-
-    def leave_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.note_rebound(node.asname.name)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self.note_rebound(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self.note_rebound(node.name.name)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
-            self.scope.returned_in_branch = True
-
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         self.note_rebound(node.target)
+        if isinstance(node.target, cst.Subscript):
+            self.note_mutated(node.target.value)
         if self.in_function() and isinstance(node.target, cst.Name):
             scope = self.scope
             old = scope.lookup(node.target.value) or Kind.UNKNOWN
@@ -479,6 +408,12 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         scope = self.ctx
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
+            self.note_mutated(func.value)
+        if not (isinstance(func, cst.Name) and func.value in READERS):
+            for a in node.args:
+                if not a.star:  # handed on as an object (not unpacked): the callee may change it
+                    self.note_mutated(a.value)
         q = scope.resolve(func)
         self.detect_compile(node, q)
         if not self.in_function():
@@ -503,8 +438,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         if not self.suppressed():
             ref = self.callee_ref(node.func, scope)
             if ref is not None and not (isinstance(ref, Dotted) and ref.name and self.is_external(ref.name)):
+                partial = isinstance(node.func, cst.Name) and isinstance(
+                    scope.values.get(node.func.value) or self.summary.module_names.get(node.func.value), PartialValue)
                 ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
-                           call_text=code_of(node.func), args=value_syntax.call_args(node, scope))
+                           call_text=code_of(node.func),
+                           args=None if partial else value_syntax.call_args(node, scope))  # partial: more arguments
                 if any(b.kind == BlockKind.LOOP for b in scope.blocks):
                     scope.in_loop_values.append(ev)
                 self.add_event(ev)
@@ -604,6 +542,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, PositionedVisitor):
         self.record_rules(node)
 
     def visit_Assign(self, node):
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript):
+                self.note_mutated(t.target.value)
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)
@@ -625,26 +566,6 @@ def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
         return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
                                                           for c in value.comparisons)
     return False
-
-
-def _single_return(node, scope: FunctionScope):
-    """``E`` as a value (:func:`gblint.values.expr_of`) when the body of ``node`` (a ``def``) is
-    one ``return E`` (after a docstring) that reads only its parameters; None otherwise."""
-    body = getattr(node.body, "body", ())
-    if isinstance(node, cst.Lambda) or not body:
-        return None
-    stmts = list(body)
-    if len(stmts) == 2 and isinstance(stmts[0], cst.SimpleStatementLine) and len(stmts[0].body) == 1 \
-            and isinstance(stmts[0].body[0], cst.Expr) and isinstance(stmts[0].body[0].value, cst.SimpleString):
-        stmts = stmts[1:]  # the docstring
-    if len(stmts) != 1:
-        return None
-    stmt = stmts[0]
-    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else None
-    if not small or len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
-        return None
-    value = value_syntax.expr_of(small[0].value, scope)
-    return None if value.op == "unknown" else value
 
 
 def _raises_not_implemented(node: cst.Raise) -> bool:

@@ -45,6 +45,12 @@ def evaluate(e: Expr, env: Env) -> Expr:
         return env.get("self.training", UNKNOWN)
     if op == "seq":
         return Expr("seq", parts=tuple(evaluate(p, env) for p in e.parts))
+    if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
+        first = evaluate(e.parts[0], env)
+        truth = truth_of(first)
+        if truth is None:
+            return UNKNOWN
+        return first if truth == (op == "or") else evaluate(e.parts[1], env)
     if op in ("items", "filtered"):
         inner = evaluate(e.parts[0], env)
         if inner.op == "seq" and (op == "items" or not inner.parts):
@@ -61,12 +67,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
         if found is None:
             return UNKNOWN
         params, body = found
-        args = [evaluate(a, env) for a in e.parts]
-        inner = {p.name: a for p, a in zip(params, args)}
-        for p in params[len(args):]:
-            if p.default is not None:
-                inner[p.name] = p.default
-        return evaluate(body, inner)
+        return evaluate(body, bind(CallArgs(tuple(e.parts)), params, env, bound=False))
     if op == "len":
         inner = evaluate(e.parts[0], env)
         if inner.op == "seq":
@@ -148,10 +149,7 @@ def _identical(a: Expr, b: Expr) -> Optional[bool]:
 def _member(item: Expr, container: Expr) -> Optional[bool]:
     if container.op != "seq" or item.op != "const" or any(p.op != "const" for p in container.parts):
         return None
-    return any(type(p.value) is type(item.value) and p.value == item.value or
-               (isinstance(p.value, (int, float)) and not isinstance(p.value, bool) and
-                isinstance(item.value, (int, float)) and not isinstance(item.value, bool) and p.value == item.value)
-               for p in container.parts)
+    return any(p.value == item.value for p in container.parts)  # Python's `in`: `True in (1, 2)` holds
 
 
 def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: bool) -> Env:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple

@@ -380,3 +380,141 @@ def test_an_expression_of_constructor_arguments_kept_on_self_is_not_a_tensor(tmp
     model = torch.compile(Block(4, 4))
     """
     assert check(tmp_path, src) == []
+
+
+# Programs where the branch IS taken at run time (each measured with `gblint confirm --backend
+# eager` while reviewing this module: Dynamo broke at the marked line). gblint must not call the
+# branch untaken: each must report the `print` (conditional or definite).
+TAKEN = {
+    "bool in a tuple of ints": """
+def f(x, mode=True):
+    if mode in (1, 2):
+        print(x)  # here
+    return x
+""",
+    "instance with a capitalised name": """
+class Sub:
+    def helper(self, x, flag=False):
+        if flag:
+            print(x)  # here
+        return x
+
+S = Sub()
+
+def f(x):
+    return S.helper(x, True)
+""",
+    "mutable default changed in place": """
+def f(x, opts=[]):
+    opts.append(1)
+    if opts:
+        print(x)  # here
+    return x
+""",
+    "kwargs changed in place": """
+def helper(x, **kwargs):
+    kwargs["scale"] = 2
+    if len(kwargs) > 0:
+        print(x)  # here
+    return x
+
+def f(x):
+    return helper(x)
+""",
+    "decorator that calls with other arguments": """
+def always(fn):
+    def wrapper(x):
+        return fn(x, flag=True)
+    return wrapper
+
+@always
+def inner(x, flag=False):
+    if flag:
+        print(x)  # here
+    return x
+
+def f(x):
+    return inner(x)
+""",
+    "nonlocal rebinding": """
+def f(x):
+    flag = False
+    def turn_on():
+        nonlocal flag
+        flag = True
+    turn_on()
+    if flag:
+        print(x)  # here
+    return x
+""",
+    "local list changed in place": """
+def f(x):
+    items = []
+    items.append(1)
+    if items:
+        print(x)  # here
+    return x
+""",
+    "helper rebound at module level": """
+def exists(v):
+    return v is not None
+
+exists = lambda v: True
+
+def helper(x, bias=None):
+    if exists(bias):
+        print(x)  # here
+    return x
+
+def f(x):
+    return helper(x)
+""",
+    "functools.partial with a keyword": """
+import functools
+
+def inner(x, flag=False):
+    if flag:
+        print(x)  # here
+    return x
+
+g = functools.partial(inner, flag=True)
+
+def f(x):
+    return g(x)
+""",
+    "or gives back its operand": """
+def helper(x, mode=None):
+    m = mode or "fast"
+    if m == "fast":
+        print(x)  # here
+    return x
+
+def f(x):
+    return helper(x)
+""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TAKEN))
+def test_a_branch_the_run_takes_is_never_called_untaken(tmp_path, kind):
+    body = TAKEN[kind]
+    src = "import torch\n" + body + "\n\nf = torch.compile(f)\n\n\ndef main():\n    f(torch.ones(3))\n"
+    line = src.split("\n").index(next(l for l in src.split("\n") if l.endswith("# here"))) + 1
+    found = check(tmp_path, src)
+    assert line in [d[0] for d in found], (kind, found)
+
+
+def test_a_star_args_helper_counts_its_arguments_as_python_does(tmp_path):
+    src = """
+    import torch
+
+    def count(*xs):
+        return len(xs) == 2
+
+    @torch.compile
+    def f(x):
+        if count((1, 2)):
+            print(x)
+        return x
+    """
+    assert check(tmp_path, src) == []  # count((1, 2)) is one argument: False
