@@ -518,3 +518,20 @@ def test_a_star_args_helper_counts_its_arguments_as_python_does(tmp_path):
         return x
     """
     assert check(tmp_path, src) == []  # count((1, 2)) is one argument: False
+
+
+def test_a_driver_s_keywords_changed_before_the_call_are_not_taken_as_bound(tmp_path):
+    src = """
+    import torch
+
+    def f(x, flag=False):
+        if flag:
+            print(x)
+        return x
+
+    f = torch.compile(f)
+    kwargs = dict(flag=False)
+    kwargs["flag"] = True
+    f(torch.ones(3), **kwargs)
+    """
+    assert [d[0] for d in check(tmp_path, src)] == [6]
