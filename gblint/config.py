@@ -199,8 +199,9 @@ def validate_table(table: object, where: str) -> None:
     """Check a ``[tool.gblint]`` table against ``gblint/data/config.schema.json`` (the schema
     published for editors); ``where`` is the file, for the message. Raises ConfigError naming
     the first key that is unknown or has a value the schema rejects, the value and what is
-    allowed. Two checks JSON Schema cannot state follow: a number that is not finite (TOML's
-    ``nan``, which every comparison lets through) and ``confirm.examples`` that do not parse as
+    allowed. Checks JSON Schema cannot state follow: a number that is not finite (TOML's
+    ``nan``, which every comparison lets through), a TOML float where an integer is expected
+    (JSON Schema's integer admits ``2.0``), and ``confirm.examples`` that do not parse as
     Python expressions."""
     from fastjsonschema import JsonSchemaValueException
 
@@ -212,6 +213,10 @@ def validate_table(table: object, where: str) -> None:
     for path, value in _leaves(table, ()):
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"{where}: {_key(path)} = {_show(value)}: expected {_describe(path)[1]}")
+        node, described = _describe(path)
+        if isinstance(value, float) and node.get("type") == "integer":  # TOML keeps `2.0` a float
+            raise ConfigError(f"{where}: {_key(path)} = {_show(value)}: expected {described} (an integer, "
+                              "written without a decimal point)")
     examples = table.get("confirm", {}).get("examples", {}) if isinstance(table, dict) else {}
     for entry, exprs in examples.items():
         for i, expr in enumerate(exprs):
@@ -394,7 +399,7 @@ def apply_table(settings: Settings, table: dict) -> None:
     if "max-unroll" in table:
         settings.max_unroll = int(table["max-unroll"])
     if "max-file-size" in table:
-        settings.max_file_size = int(table["max-file-size"])  # the schema's integer admits 2e6
+        settings.max_file_size = int(table["max-file-size"])  # validate_table refused floats (`2e6`)
     if "cache" in table:
         settings.cache = table["cache"]
     if "report-error-paths" in table:

@@ -332,3 +332,13 @@ def test_generated_validator_is_fresh():
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_config_validator.py"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("line", ["max-unroll = 2.0", "max-file-size = 2e6", "[tool.gblint.confirm]\nworkers = 2.0"])
+def test_a_float_where_an_integer_is_expected_is_an_error(tmp_path, line):
+    (tmp_path / "pyproject.toml").write_text(f"[tool.gblint]\n{line}\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "a.py"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and "written without a decimal point" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
