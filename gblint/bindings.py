@@ -14,15 +14,13 @@ from .scope import FunctionScope
 
 # Methods that change their object in place.
 MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault",
-                       "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"})
-
+                      "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"})
 
 # Builtins that only read their arguments.
 READERS = frozenset({"len", "isinstance", "issubclass", "print", "str", "repr", "bool", "int", "float", "tuple",
-                      "list", "dict", "set", "frozenset", "sorted", "iter", "enumerate", "zip", "any", "all", "sum",
-                      "min", "max", "hasattr", "getattr", "type", "id", "hash", "format", "range", "reversed", "abs",
-                      "round", "callable"})
-
+                     "list", "dict", "set", "frozenset", "sorted", "iter", "enumerate", "zip", "any", "all", "sum",
+                     "min", "max", "hasattr", "getattr", "type", "id", "hash", "format", "range", "reversed", "abs",
+                     "round", "callable"})
 
 
 class ValuesMixin:
@@ -39,12 +37,12 @@ class ValuesMixin:
         if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
             self._module_args[name] = CallArgs(tuple(value_syntax.expr_of(e.value, self.module_scope) for e in value.elements))
         elif isinstance(value, cst.Call) and dotted(value.func) == "dict" and all(a.keyword for a in value.args):
-            self._module_args[name] = CallArgs((), tuple((a.keyword.value, value_syntax.expr_of(a.value, self.module_scope))
-                                                              for a in value.args))
+            self._module_args[name] = CallArgs((), tuple(
+                (a.keyword.value, value_syntax.expr_of(a.value, self.module_scope)) for a in value.args))
         elif isinstance(value, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                                                  for e in value.elements):
-            self._module_args[name] = CallArgs((), tuple((e.key.evaluated_value, value_syntax.expr_of(e.value, self.module_scope))
-                                                              for e in value.elements))
+            self._module_args[name] = CallArgs((), tuple(
+                (e.key.evaluated_value, value_syntax.expr_of(e.value, self.module_scope)) for e in value.elements))
         else:
             self._module_args.pop(name, None)
 
@@ -68,8 +66,8 @@ class ValuesMixin:
                     keywords.extend(known.keywords)
                 else:
                     starstar = True
-        self.summary.module_calls.append((node.func.value, CallArgs(tuple(positional), tuple(keywords),
-                                                                           star, starstar)))
+        self.summary.module_calls.append((node.func.value,
+                                          CallArgs(tuple(positional), tuple(keywords), star, starstar)))
 
     def note_mutated(self, node) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer

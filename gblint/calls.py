@@ -35,26 +35,19 @@ class CallValues:
         for b in ev.blocks:
             if b.test is not None and values.decide(b.test, env) is False:
                 return True
-        return not self.error_paths and any(
-            b.kind == BlockKind.ERROR_PATH and (b.test is None or values.decide(b.test, env) is not True)
-            for b in ev.blocks)
+        return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
     @staticmethod
     def residual(blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
         """The tests around an event that ``env`` does not make true, as written (an error path
         as :data:`gblint.values.ERROR_PATH`)."""
-        out = []
-        for b in blocks:
-            if b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH) and \
-                    (b.test is None or values.decide(b.test, env) is not True):
-                out.append(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH else b.condition)
-        return tuple(out)
+        return tuple(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH else b.condition
+                     for b in blocks if _undecided(b, env))
 
     @staticmethod
     def uncertain(blocks: Iterable[Block], env: values.Env) -> bool:
         """Whether a branch test around an event is not known to be true for ``env``."""
-        return any(b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH) and
-                   (b.test is None or values.decide(b.test, env) is not True) for b in blocks)
+        return any(_undecided(b, env) for b in blocks)
 
     def relevant(self, frame: Frame, env: values.Env) -> values.Env:
         """``env`` cut to the parameters ``frame``'s tests and call arguments read (so that calls
@@ -74,17 +67,15 @@ class CallValues:
                 if ev.args is not None:
                     for a in ev.args.positional + tuple(v for _, v in ev.args.keywords):
                         reads.update(values.params_used(a))
-                    reads.add("self.training")
-                for b in ev.blocks:
-                    if b.test is not None and "training" in repr(b.test):
-                        reads.add("self.training")
             self._reads[key] = reads
         return {k: v for k, v in env.items() if k in reads or k == values.RESOLVER}
 
-    def callee_env(self, ev: Event, callee: Frame, env: values.Env) -> values.Env:
-        """What ``callee``'s parameters hold when the call ``ev`` runs in a frame whose
-        parameters hold ``env``."""
-        return self.relevant(callee, self._bind(ev, callee, env))
+    def callee_values(self, ev: Event, callee: Frame, env: values.Env) -> Tuple[values.Env, bool]:
+        """For the call ``ev`` of ``callee`` from a frame whose parameters hold ``env``: what
+        ``callee``'s parameters hold (cut to what it reads), and whether Dynamo leaves ``callee``
+        uncompiled when it runs eagerly after a break (:meth:`_runs_uncompiled`)."""
+        bound = self._bind(ev, callee, env)
+        return self.relevant(callee, bound), self._runs_uncompiled(ev, callee, bound)
 
     @staticmethod
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
@@ -101,15 +92,15 @@ class CallValues:
                 del bound[name]
         return bound
 
-    def runs_uncompiled(self, ev: Event, callee: Frame, env: values.Env) -> bool:
-        """Whether Dynamo leaves ``callee`` uncompiled when it runs eagerly after a break, called
-        by ``ev``: no tensor-related object in its frame (``has_tensor_in_frame`` in
-        torch/_dynamo/convert_frame.py): it names no torch module and every argument is a
-        known constant (``docs/semantics.md`` §3.4)."""
+    @staticmethod
+    def _runs_uncompiled(ev: Event, callee: Frame, bound: values.Env) -> bool:
+        """Whether Dynamo leaves ``callee``, its parameters holding ``bound`` from the call
+        ``ev``, uncompiled when it runs eagerly after a break: no tensor-related object in its
+        frame (``has_tensor_in_frame`` in torch/_dynamo/convert_frame.py): it names no torch
+        module and every argument is a known constant (``docs/semantics.md`` §0 rule 7)."""
         info = callee.info
         if info.uses_torch or _is_method(info) or info.is_generator or ev.args is None:
             return False
-        bound = self._bind(ev, callee, env)
         return all(p.name in bound and values.is_constant(bound[p.name]) for p in info.params)
 
     def entry_env(self, region) -> values.Env:
@@ -160,6 +151,12 @@ _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "functools.w
                                      "torch.compiler.disable", "torch._dynamo.disable", "torch.no_grad",
                                      "torch.inference_mode", "torch.enable_grad", "typing.overload", "abc.abstractmethod",
                                      "torch.jit.unused", "torch.jit.ignore", "torch.compiler.allow_in_graph"})
+
+
+def _undecided(b: Block, env: values.Env) -> bool:
+    """Whether ``b`` is a branch (or an error path) whose test ``env`` does not make true."""
+    return b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH) and \
+        (b.test is None or values.decide(b.test, env) is not True)
 
 
 def _is_method(info: FunctionInfo) -> bool:

@@ -143,7 +143,7 @@ class Consequences(CallValues):
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, _synthetic_break(ev, callee), ())]
-        inner_env = self.callee_env(ev, callee, env or {})
+        inner_env, alone = self.callee_values(ev, callee, env or {})
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, _nonstrict_break(ev, callee), ())]
@@ -151,7 +151,7 @@ class Consequences(CallValues):
         found = []
         eogb = info.decorator(*EOGB)
         override = _eogb_value(eogb)
-        uncompiled = int(self.runs_uncompiled(ev, callee, env or {}))
+        uncompiled = int(alone)
         for ib in self.inner_breaks(callee, stack, inner_env):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
@@ -360,9 +360,10 @@ class _RegionWalk:
     def fresh_callees(self, frame: Frame, ev: Event, env: Optional[values.Env] = None) -> None:
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
         for callee in self.owner.project.resolve_call(frame, ev):
-            if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE) \
-                    and not self.owner.runs_uncompiled(ev, callee, env or {}):
-                self.frame(callee, strict=False, env=self.owner.callee_env(ev, callee, env or {}))
+            if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
+                inner_env, alone = self.owner.callee_values(ev, callee, env or {})
+                if not alone:
+                    self.frame(callee, strict=False, env=inner_env)
 
     # -------------------------------------------------------------- calls
     last_call_resumed = False
@@ -389,12 +390,12 @@ class _RegionWalk:
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
-                    inner_env = self.owner.callee_env(ev, callee, env)
+                    inner_env = self.owner.callee_values(ev, callee, env)[0]
                     for sub in info.events:
                         if sub.kind == EventKind.CALL and not self.owner.skips(sub, inner_env):
                             self.fresh_callees(callee, sub, inner_env)
                 continue
-            inner_env = self.owner.callee_env(ev, callee, env)
+            inner_env, alone = self.owner.callee_values(ev, callee, env)
             if info.decorator(*NONSTRICT):
                 inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
@@ -447,8 +448,7 @@ class _RegionWalk:
             skipped |= verdict == Outcome.SKIP
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
-                if not all(self.is_error_only(ib, ev, strict) for ib in inner) \
-                        and not self.owner.runs_uncompiled(ev, callee, env):
+                if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
                     self.frame(callee, strict=False, env=inner_env)
         return skipped
 

@@ -11,7 +11,7 @@ from typing import Tuple
 
 import libcst as cst
 
-from .model import CallArgs, Expr, Param
+from .model import BlockKind, CallArgs, Expr, Param
 from .names import dotted
 from .values import NOTNONE, UNKNOWN, const
 
@@ -73,7 +73,7 @@ def expr_of(node: cst.BaseExpression, scope) -> Expr:
         if node.value in scope.params and node.value not in scope.rebound:
             return Expr("param", node.value)
         local = scope.local_values.get(node.value)
-        if local is not None and not any(b.kind == "loop" for b in scope.blocks):
+        if local is not None and not any(b.kind == BlockKind.LOOP for b in scope.blocks):
             return local  # bound once, above, outside loops: the value it was bound to
         return UNKNOWN
     if isinstance(node, cst.Attribute):

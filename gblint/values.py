@@ -22,14 +22,16 @@ from .model import CallArgs, Expr, Param
 UNKNOWN = Expr("unknown")
 NOTNONE = Expr("notnone")
 
-Env = Dict[str, Expr]  # parameter name -> what the call passes ("self.training" for the mode)
+Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
 
 _PY_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
            "ge": operator.ge}
-# Calls whose value under Dynamo is known: TorchScript is not running while Dynamo traces.
+
+
 def const(value) -> Expr:
     """The constant ``value`` (None, bool, int, float or str)."""
     return Expr("const", value)
+
 
 # ----------------------------------------------------------------------------- evaluation
 
@@ -42,7 +44,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == "param":
         return env.get(e.value, UNKNOWN)
     if op == "training":
-        return env.get("self.training", UNKNOWN)
+        return UNKNOWN  # the mode (`.eval()` / `.train()`) is not known before the run yet
     if op == "seq":
         return Expr("seq", parts=tuple(evaluate(p, env) for p in e.parts))
     if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
@@ -183,8 +185,6 @@ def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: 
             env[p.name] = UNKNOWN
         else:
             env[p.name] = p.default
-    if "self.training" in caller and bound:
-        env["self.training"] = caller["self.training"]
     if RESOLVER in caller:
         env[RESOLVER] = caller[RESOLVER]
     return {k: v for k, v in env.items() if v.op != "unknown"}

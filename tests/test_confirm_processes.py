@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from gblint.runtime_check.reaper import terminate
+
 pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -158,13 +160,5 @@ def test_a_process_that_keeps_changing_session_and_environment_dies_with_a_kille
     finally:
         proc.kill()
         proc.wait()
-        for _ in range(100):  # if the test failed: stop the hopper (kill each hop as it appears)
-            live = [int(p) for p in log.read_text().split() if alive(int(p))] if log.exists() else []
-            if not live:
-                break
-            for pid in live:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
+        # if the test failed: stop the hopper (kill each hop as it appears)
+        terminate(lambda table: [int(p) for p in log.read_text().split()] if log.exists() else [], timeout=1.0)
