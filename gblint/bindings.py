@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import value_syntax
-from .model import BlockKind, CallArgs
+from .model import BlockKind, CallArgs, Expr
 from .names import dotted
 from .scope import FunctionScope
 
@@ -77,6 +77,8 @@ class ValuesMixin:
         name = node.value
         if self.in_function():
             self.scope.mutated.add(name)
+            if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
+                self.note_unknown(node)
             local = self.scope.local_values.get(name)
             if local is not None and local.op not in ("const", "notnone"):
                 del self.scope.local_values[name]
@@ -91,6 +93,8 @@ class ValuesMixin:
             for n in node.names:
                 scope.rebound.add(n.name.value)
                 scope.local_values.pop(n.name.value, None)
+                if scope.info is not None:
+                    scope.info.locals[n.name.value] = scope.info.locals.get(n.name.value, ()) + (values_unknown(),)
             scope = scope.parent
 
     def note_rebound(self, target) -> None:
@@ -109,23 +113,35 @@ class ValuesMixin:
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.note_rebound(node.target)
+        self.note_target(node.target, self.value_of(node.value))
 
     def leave_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.note_rebound(node.asname.name)
+            self.note_target(node.asname.name, Expr("enter", parts=(self.value_of(node.item),)))
 
     def visit_Del(self, node: cst.Del) -> None:
         self.note_rebound(node.target)
+        self.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
             self.note_mutated(node.target.value)
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self.note_rebound(node.name.name)
+            self.note_unknown(node.name.name)
+
+    def leave_Return(self, node: cst.Return) -> None:
+        self.note_return(node)  # after the value was visited: a lambda in it has its name
 
     def visit_Return(self, node: cst.Return) -> None:
         if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
             self.scope.returned_in_branch = True
+
+
+def values_unknown():
+    """The value of a name rebound where gblint does not follow it."""
+    return value_syntax.UNKNOWN
 
 
 def single_return(node, scope: FunctionScope):

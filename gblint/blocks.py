@@ -29,9 +29,13 @@ class BlocksMixin:
             self.scope.blocks.append(block)
 
     def pop(self) -> None:
-        """Leave the innermost block."""
-        if self.in_function() and self.scope.blocks:
-            self.scope.blocks.pop()
+        """Leave the innermost block (and the early returns noted inside it: see :meth:`leave_If`)."""
+        if self.in_function():
+            blocks = self.scope.blocks
+            while blocks and blocks[-1].kind == BlockKind.AFTER_RETURN:
+                blocks.pop()
+            if blocks:
+                blocks.pop()
 
     def visit_For_body(self, node: cst.For) -> None:
         self.push(BlockKind.LOOP, node)
@@ -41,6 +45,7 @@ class BlocksMixin:
 
     def visit_For(self, node: cst.For) -> None:
         self.note_rebound(node.target)
+        self.note_loop(node.target, node.iter)
         if not self.in_function():
             return
         if isinstance(node.target, cst.Name):
@@ -120,11 +125,18 @@ class BlocksMixin:
 
     def leave_If(self, node: cst.If) -> None:
         """``if torch.compiler.is_compiling(): return`` at a function's top level: under Dynamo the
-        rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers)."""
-        if not self.in_function() or self.scope.blocks or node.orelse is not None or not _exits(node.body):
+        rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers).
+        After any other ``if`` whose body returns, the rest of the enclosing block runs only when
+        its test is false: an ``AFTER_RETURN`` block with the negated test, until that block ends."""
+        if not self.in_function() or node.orelse is not None or not _exits(node.body):
             return
-        if self.ctx.compiling_guard(node.test) is True:
+        guard = self.ctx.compiling_guard(node.test)
+        if guard is True and all(b.kind == BlockKind.AFTER_RETURN for b in self.scope.blocks):
             self.push(BlockKind.EAGER_ONLY, node)  # never popped: it lasts to the end of the function
+        elif guard is None and _returns(node.body):
+            test = Expr("not", parts=(value_syntax.expr_of(node.test, self.scope),))
+            self.push(BlockKind.AFTER_RETURN, node, test=test)
+            self._pending_tests().append((self.scope.blocks[-1], node.test, True))
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         self.push(BlockKind.ERROR_PATH, node)
@@ -146,11 +158,14 @@ class BlocksMixin:
         self.push(kind, node, test=value)
         if kind == BlockKind.BRANCH and self.in_function():
             # the test as written (``condition``) is generated at the end, for the blocks an event holds
-            pending = getattr(self, "_branch_tests", None)
-            if pending is None:
-                pending = self._branch_tests = []
-            pending.append((self.scope.blocks[-1], node.test, negate))
+            self._pending_tests().append((self.scope.blocks[-1], node.test, negate))
         self.note_loop_value()
+
+    def _pending_tests(self) -> list:
+        pending = getattr(self, "_branch_tests", None)
+        if pending is None:
+            pending = self._branch_tests = []
+        return pending
 
     def leave_Module(self, node: cst.Module) -> None:
         self.fill_conditions()
@@ -327,6 +342,15 @@ def _exits(suite) -> bool:
     else:
         return False
     return isinstance(last_small, (cst.Return, cst.Raise))
+
+
+def _returns(suite) -> bool:
+    """Whether a block's last statement is a ``return``."""
+    body = getattr(suite, "body", ())
+    last = body[-1] if body else None
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return bool(body) and isinstance(body[-1], cst.Return)
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], cst.Return)
 
 
 def _raises(suite) -> bool:

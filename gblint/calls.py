@@ -8,10 +8,16 @@ called with, and whether Dynamo compiles a callee alone when it runs eagerly aft
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import values
-from .model import Block, BlockKind, Definition, Event, EventKind, Frame, FunctionInfo
+from .index import Resolved, construct_break, disabled_break, rnn_break
+from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo
+
+# What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
+# break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
+CallTarget = Tuple[Resolved, Optional[values.Env], bool]
+_KEPT = (values.RESOLVER, values.FRAME, values.OUTER)
 
 
 class CallValues:
@@ -35,6 +41,8 @@ class CallValues:
         for b in ev.blocks:
             if b.test is not None and values.decide(b.test, env) is False:
                 return True
+        if ev.tensor_param is not None and values.not_tensor(env.get(ev.tensor_param)):
+            return True  # a break on the parameter as a tensor, and the call passes something else
         return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
     @staticmethod
@@ -59,23 +67,65 @@ class CallValues:
         if reads is None:
             reads = set()
             seen = set()
-            for ev in frame.info.events:
+            info = frame.info
+            for ev in info.events:
                 for b in ev.blocks:
                     if b.test is not None and id(b) not in seen:
                         seen.add(id(b))
                         reads.update(values.params_used(b.test))
                 if ev.args is not None:
-                    for a in ev.args.positional + tuple(v for _, v in ev.args.keywords):
+                    for a in ev.args.positional + tuple(v for _, v in ev.args.keywords) + ev.args.rest \
+                            + ev.args.rest_kw:
                         reads.update(values.params_used(a))
+                reads.update(values.params_used(ev.func))
+            for assigned in info.locals.values():
+                for v in assigned:
+                    reads.update(values.params_used(v))
+            for v in info.results:
+                reads.update(values.params_used(v))
+            reads.update(p.name for p in info.params if p.name in info.locals)  # a `local` reads its argument too
+            if info.local_defs:  # what closures made here read of this frame
+                summary = self.project.by_path.get(frame.path)
+                prefix = info.qualname + "."
+                for qual, inner in (summary.functions.items() if summary is not None else ()):
+                    if qual.startswith(prefix):
+                        reads.update(_free_names(inner))
             self._reads[key] = reads
-        return {k: v for k, v in env.items() if k in reads or k == values.RESOLVER}
+        return {k: v for k, v in env.items() if k in reads or k in _KEPT}
 
-    def callee_values(self, ev: Event, callee: Frame, env: values.Env) -> Tuple[values.Env, bool]:
+    def callee_values(self, ev: Event, callee: Frame, env: values.Env,
+                      bound: Optional[values.Env] = None) -> Tuple[values.Env, bool]:
         """For the call ``ev`` of ``callee`` from a frame whose parameters hold ``env``: what
-        ``callee``'s parameters hold (cut to what it reads), and whether Dynamo leaves ``callee``
+        ``callee``'s parameters hold (cut to what it reads; ``bound``: what the interpreter
+        bound them to, else they are bound here), and whether Dynamo leaves ``callee``
         uncompiled when it runs eagerly after a break (:meth:`_runs_uncompiled`)."""
-        bound = self._bind(ev, callee, env)
+        if bound is None:
+            bound = self._bind(ev, callee, env)
         return self.relevant(callee, bound), self._runs_uncompiled(ev, callee, bound)
+
+    def call_targets(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> List[CallTarget]:
+        """What the call ``ev`` of ``frame`` (its parameters holding ``env``) runs: the frames
+        the interpreter finds its function to be (:mod:`gblint.interp`), with what their
+        parameters hold, or the break the call itself is; else what the summary's own callee
+        ref resolves to (:meth:`gblint.index.Project.resolve_call`)."""
+        out: List[CallTarget] = []
+        seen = set()
+        if ev.func is not None:
+            for t in self.project.interp.targets(frame, ev, env):
+                if t.frame is not None:
+                    key = (t.frame.path, t.frame.name, values.env_key(t.env or {}))
+                    if key not in seen:
+                        seen.add(key)
+                        out.append((t.frame, t.env, t.flat))
+                elif t.kind == "construct":
+                    out.append((construct_break(ev), None, False))
+                elif t.kind == "disabled":
+                    out.append((disabled_break(ev, t.name), None, False))
+                elif t.kind == "rnn":
+                    out.append((rnn_break(ev, t.name), None, False))
+        if not out and not ev.read:
+            out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        return out
 
     @staticmethod
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
@@ -88,7 +138,7 @@ class CallValues:
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
         for name in info.mutated:  # a collection the function changes before (or while) testing it
-            if name in bound and bound[name].op == "seq":
+            if name in bound and bound[name].op in ("seq", "dict"):
                 del bound[name]
         return bound
 
@@ -117,33 +167,28 @@ class CallValues:
         name = entry.info.name
         holders = set(region.holders)
         bound = _is_method(entry.info)
+        interp = self.project.interp
         for summary in list(self.project.by_path.values()):  # resolving calls may load more modules
             for held, args in summary.module_calls:
                 if (summary.path, held) in holders or (held == name and summary.path == entry.path and not bound):
-                    envs.append(values.bind(args, entry.info.params, {}, bound=bound))
+                    caller = interp.module_env(summary.path)
+                    if region.compiled is not None:  # through its wrappers, the instance as `self`
+                        found = [t.env for t in interp.calls_of(region.compiled, interp.call_args(args, caller))
+                                 if (t.frame.path, t.frame.name) == key]
+                        envs.extend(found or [{}])
+                    else:
+                        envs.append(values.bind(args, entry.info.params, caller, bound=bound))
             for info in summary.functions.values():
                 for ev in info.events:
                     if ev.kind != EventKind.CALL or ev.call_text.rsplit(".", 1)[-1] != name:
                         continue
                     caller = Frame(summary.path, info)
                     if any(isinstance(t, Frame) and (t.path, t.name) == key for t in self.project.resolve_call(caller, ev)):
-                        envs.append(self._bind(ev, entry, {}))
-        env = values.merge(envs)
-        env[values.RESOLVER] = values.Resolver(self.helper)
+                        envs.append(self._bind(ev, entry, interp.frame_env(caller, {})))
+        env = values.merge(envs) if envs else dict(region.env or {})
+        env = interp.frame_env(entry, env)
         self._entry_envs[key] = env
         return env
-
-    def helper(self, dotted: str):
-        """``(params, returned value)`` of the function ``dotted`` when its body is one
-        ``return`` of its parameters (``def exists(v): return v is not None``); None otherwise."""
-        if dotted not in self._helpers:
-            found = self.project.lookup(dotted)
-            info = found[0].functions.get(found[1]) if found is not None else None
-            if found is not None and not isinstance(found[0].module_names.get(found[1], Definition()), Definition):
-                info = None  # the name is rebound at module level (`exists = lambda v: True`)
-            self._helpers[dotted] = (info.params, info.returns) if info is not None and info.returns is not None \
-                else None
-        return self._helpers[dotted]
 
 
 # Decorators that call the function with the arguments it was called with.
@@ -153,9 +198,36 @@ _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "functools.w
                                      "torch.jit.unused", "torch.jit.ignore", "torch.compiler.allow_in_graph"})
 
 
+def _free_names(info: FunctionInfo) -> Set[str]:
+    """The names of enclosing functions that ``info``'s recorded values read (``free``)."""
+    found: Set[str] = set()
+
+    def walk(e: Optional[Expr]) -> None:
+        if e is None:
+            return
+        if e.op == "free":
+            found.add(e.value)
+        for p in e.parts:
+            walk(p)
+
+    for ev in info.events:
+        walk(ev.func)
+        for b in ev.blocks:
+            walk(b.test)
+        if ev.args is not None:
+            for a in ev.args.positional + tuple(v for _, v in ev.args.keywords) + ev.args.rest + ev.args.rest_kw:
+                walk(a)
+    for assigned in info.locals.values():
+        for v in assigned:
+            walk(v)
+    for v in info.results:
+        walk(v)
+    return found
+
+
 def _undecided(b: Block, env: values.Env) -> bool:
     """Whether ``b`` is a branch (or an error path) whose test ``env`` does not make true."""
-    return b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH) and \
+    return b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH, BlockKind.AFTER_RETURN) and \
         (b.test is None or values.decide(b.test, env) is not True)
 
 

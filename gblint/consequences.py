@@ -104,20 +104,21 @@ class Consequences(CallValues):
         self._inner: Dict[tuple, List[InnerBreak]] = {}
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
-        self._helpers: Dict[str, object] = {}
+        self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
                      env: Optional[values.Env] = None) -> List[InnerBreak]:
         """Every break met when ``frame``, its parameters holding ``env``, is inlined into a
         caller (memoised per frame and relevant values, cycle-safe)."""
-        env = env or {}
+        env = self.project.interp.frame_env(frame, env)
         key = (frame.path, frame.name, values.env_key(env))
         if key in self._inner:
             return self._inner[key]
         if key[:2] in stack or len(stack) > 40:
             return []
         stack = stack + (key[:2],)
+        self.visited.setdefault(key[:2], frame)
         out: List[InnerBreak] = []
         for ev in frame.info.events:
             if self.skips(ev, env):
@@ -129,21 +130,21 @@ class Consequences(CallValues):
             elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
-                for target in self.project.resolve_call(frame, ev):
-                    out.extend(self._through_call(frame, ev, target, stack, env))
+                for target, callee_env, _flat in self.call_targets(frame, ev, env):
+                    out.extend(self._through_call(frame, ev, target, stack, env, callee_env))
         self._inner[key] = out
         return out
 
     def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack,
-                      env: Optional[values.Env] = None) -> List[InnerBreak]:
+                      env: Optional[values.Env] = None, callee_env: Optional[values.Env] = None) -> List[InnerBreak]:
         """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
-        inlined into ``callee``."""
+        inlined into ``callee`` (its parameters holding ``callee_env`` when the interpreter bound them)."""
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
             return [InnerBreak(frame, callee, ())]
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, _synthetic_break(ev, callee), ())]
-        inner_env, alone = self.callee_values(ev, callee, env or {})
+        inner_env, alone = self.callee_values(ev, callee, env or {}, callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, _nonstrict_break(ev, callee), ())]
@@ -178,7 +179,7 @@ def _in_try(blocks: Iterable[Block]) -> bool:
 
 
 def _conditional(blocks: Iterable[Block]) -> bool:
-    return any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in blocks)
+    return any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH, BlockKind.AFTER_RETURN) for b in blocks)
 
 
 def _eogb_value(dec) -> Optional[bool]:
@@ -277,11 +278,12 @@ class _RegionWalk:
     # -------------------------------------------------------------- frames
     def frame(self, frame: Frame, strict: bool, env: Optional[values.Env] = None) -> None:
         """Analyse ``frame`` compiled as a top-level Dynamo frame, its parameters holding ``env``."""
-        env = env or {}
+        env = self.owner.project.interp.frame_env(frame, env)
         key = (frame.path, frame.name, values.env_key(env))
         if key in self.seen_frames:
             return
         self.seen_frames.add(key)
+        self.owner.visited.setdefault(key[:2], frame)
         self.report_for(frame)
         info = frame.info
         fullgraph = self.region.fullgraph
@@ -359,9 +361,9 @@ class _RegionWalk:
 
     def fresh_callees(self, frame: Frame, ev: Event, env: Optional[values.Env] = None) -> None:
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
-        for callee in self.owner.project.resolve_call(frame, ev):
+        for callee, callee_env, _flat in self.owner.call_targets(frame, ev, env):
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
-                inner_env, alone = self.owner.callee_values(ev, callee, env or {})
+                inner_env, alone = self.owner.callee_values(ev, callee, env or {}, callee_env)
                 if not alone:
                     self.frame(callee, strict=False, env=inner_env)
 
@@ -374,7 +376,7 @@ class _RegionWalk:
         env = env or {}
         self.last_call_resumed = False
         skipped = False
-        for callee in self.owner.project.resolve_call(frame, ev):
+        for callee, callee_env, flat in self.owner.call_targets(frame, ev, env):
             if isinstance(callee, Event):
                 verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, (),
                                       conditions=self.owner.residual(ev.blocks, env))
@@ -390,12 +392,12 @@ class _RegionWalk:
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
-                    inner_env = self.owner.callee_values(ev, callee, env)[0]
+                    inner_env = self.owner.callee_values(ev, callee, env, callee_env)[0]
                     for sub in info.events:
                         if sub.kind == EventKind.CALL and not self.owner.skips(sub, inner_env):
                             self.fresh_callees(callee, sub, inner_env)
                 continue
-            inner_env, alone = self.owner.callee_values(ev, callee, env)
+            inner_env, alone = self.owner.callee_values(ev, callee, env, callee_env)
             if info.decorator(*NONSTRICT):
                 inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
@@ -408,7 +410,7 @@ class _RegionWalk:
                 continue
             # a callee's `raise` counts only where every test on the way is known to hold: otherwise
             # it is an error path (a model that runs does not raise out of the compiled call)
-            inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=(), env=env)
+            inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=(), env=env, callee_env=callee_env)
                      if self.breaks_here(ib.event) and not (
                          ib.event.outcome == Outcome.RAISE and not self.owner.error_paths
                          and (ib.conditions or self.owner.residual(ev.blocks, env)))]
@@ -437,7 +439,9 @@ class _RegionWalk:
                 if site in seen_sites:
                     continue
                 seen_sites.add(site)
-                verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, ib.chain, site_frame=ib.frame,
+                # a higher-order op's body (checkpoint) breaking is one break of this frame
+                verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, () if flat else ib.chain,
+                                       site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
                                        conditions=self.owner.residual(ev.blocks, env) + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
@@ -447,7 +451,7 @@ class _RegionWalk:
                                           f"(line {first.line})")
             skipped |= verdict == Outcome.SKIP
             self.last_call_resumed |= verdict == Outcome.RESUME
-            if not self.region_failed and not (self.region.nested_graph_breaks and not skipped):
+            if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
                     self.frame(callee, strict=False, env=inner_env)
         return skipped

@@ -39,7 +39,7 @@ from .noqa import noqa_lines, suppressed
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
-                      reached_functions, unresolved_reason, unresolved_regions, excluded_target)
+                      unresolved_reason, unresolved_regions, excluded_target)
 
 
 class _OnFirstCall:
@@ -672,7 +672,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
                          "spelling": r.spelling} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
-                          for f in reached_functions(project, regions)]}
+                          for f in model.visited.values()]}
     return report, project, regions, walks
 
 

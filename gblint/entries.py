@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings, display_path
 from .index import Project
-from .model import BlockKind, EventKind, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from .values import ERROR_PATH, certainty_of
 
 
@@ -19,28 +19,36 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     seen = set()
     checked = summaries if summaries is not None else list(project.by_path.values())
 
-    def add(frame: Frame, fullgraph: bool, summary: FileSummary, spelling: str, names=()) -> None:
+    def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None) -> None:
         key = (frame.path, frame.name)
         if key in seen:
             return
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
         regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
-                              tuple((summary.path, n) for n in names)))
+                              tuple((summary.path, n) for n in names), env, obj))
 
     for summary in checked:
         for decl in summary.regions:
-            for frame in _entry_frames(project, summary, decl):
-                add(frame, decl.fullgraph, summary, decl.spelling, decl.names)
+            obj = project.interp.compiled_object(summary, decl.value, decl.function) if decl.value is not None \
+                else None
+            for frame, env in _entry_targets(project, summary, decl):
+                add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None)
     for spec in settings.entry_points:
-        for frame in entry_point_frames(project, spec):
-            add(frame, False, project.by_path[frame.path], f"entry point {spec}")
+        for frame, env in _entry_point_targets(project, spec):
+            add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")
     return regions
 
 
 def entry_point_frames(project: Project, spec: str) -> List[Frame]:
     """Frames named by ``pkg.module:Class.forward``, ``pkg.module:Class`` (its forward) or
     ``pkg.module:function``. Unknown names yield nothing."""
+    return [frame for frame, _ in _entry_point_targets(project, spec)]
+
+
+def _entry_point_targets(project: Project, spec: str) -> List[Tuple[Frame, Optional[dict]]]:
+    """:func:`entry_point_frames` with what each entry's parameters hold: a class's instance
+    is ``self``, and its ``forward`` is what its decorators made it (their wrapper first)."""
     module, _, qual = spec.partition(":")
     summary = project.module(module)
     if summary is None:
@@ -50,12 +58,28 @@ def entry_point_frames(project: Project, spec: str) -> List[Frame]:
                 break
     if summary is None or not qual:
         return []
+    if qual in summary.classes or (qual in summary.functions and "." not in qual):
+        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr("global", f"{summary.module}.{qual}"
+                                                                                if summary.module else qual), None)]
+        if found:
+            return found
     if qual in summary.functions:
-        return [Frame(summary.path, summary.functions[qual])]
+        return [(Frame(summary.path, summary.functions[qual]), None)]
     if qual in summary.classes:
         m = project.method(summary, summary.classes[qual], "forward")
-        return [m] if m else []
+        return [(m, None)] if m else []
     return []
+
+
+def _entry_targets(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Tuple[Frame, Optional[dict]]]:
+    """The frames a region declaration compiles, with what their parameters hold: what the
+    interpreter finds the compiled object to be (:meth:`gblint.interp.Interpreter.compiled`),
+    else what the declaration's own ref names."""
+    if decl.value is not None:
+        found = [(t.frame, t.env) for t in project.interp.compiled(summary, decl.value, decl.function)]
+        if found:
+            return found
+    return [(f, None) for f in _entry_frames(project, summary, decl)]
 
 
 def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Frame]:
@@ -76,37 +100,12 @@ def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> L
     return []
 
 
-def reached_functions(project: Project, regions: Sequence[Region]) -> List[Frame]:
-    """Every function the compiled regions reach through the calls gblint resolves (the
-    entries, then their callees, transitively), in the order first reached. Calls gblint
-    cannot resolve end the walk there; that is what ``coverage`` measures."""
-    seen: Dict[Tuple[str, str], Frame] = {}
-    todo = [r.entry for r in regions]
-    while todo:
-        frame = todo.pop()
-        key = (frame.path, frame.name)
-        if key in seen:
-            continue
-        seen[key] = frame
-        for ev in frame.info.events:
-            if ev.kind != EventKind.CALL:
-                continue
-            try:
-                targets = project.resolve_call(frame, ev)
-            except Exception:  # an unresolvable call is a gap in coverage, not a failure of the run
-                continue
-            for callee in targets:
-                if isinstance(callee, Frame) and (callee.path, callee.name) not in seen:
-                    todo.append(callee)
-    return list(seen.values())
-
-
 def unresolved_regions(project: Project, summaries: Sequence[FileSummary]) -> List[Tuple[FileSummary, RegionDecl]]:
     """The compile declarations of the checked files that resolve to no entry frame (an unknown
     object, a package that is not followed): each is named to the user (``GBL003``) instead of
     being dropped without a word."""
     return [(summary, decl) for summary in summaries for decl in summary.regions
-            if not _entry_frames(project, summary, decl)]
+            if not _entry_targets(project, summary, decl)]
 
 
 def _target_name(decl: RegionDecl) -> Optional[str]:
@@ -170,7 +169,8 @@ def certainty(project: Project, path: str, frame: Optional[str], line: int, trac
             for b in ev.blocks:
                 if b.kind == BlockKind.ERROR_PATH:
                     error = True
-                elif b.kind in (BlockKind.BRANCH, BlockKind.OPERAND) and b.condition not in conditions:
+                elif b.kind in (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.AFTER_RETURN) \
+                        and b.condition not in conditions:
                     conditions.append(b.condition)
             break
     return certainty_of(conditions + [ERROR_PATH] if error else conditions)

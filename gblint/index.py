@@ -47,8 +47,17 @@ class Project:
         self.by_path: Dict[str, FileSummary] = {}
         self.by_module: Dict[str, FileSummary] = {}
         self.loader = loader  # loads modules of followed packages on first use (``--follow-imports``)
+        self._interp = None
         for s in summaries:
             self.add(s)
+
+    @property
+    def interp(self):
+        """The object interpreter over this project (:class:`gblint.interp.Interpreter`)."""
+        if self._interp is None:
+            from .interp import Interpreter
+            self._interp = Interpreter(self)
+        return self._interp
 
     def add(self, summary: FileSummary) -> None:
         """Index one more file summary (the first summary of a module name wins)."""
@@ -88,6 +97,8 @@ class Project:
                     found = self.lookup(f"{star}.{rest}", depth + 1)
                     if found is not None:
                         return found
+            if head in summary.module_values:  # a module-level value (`model = Net()`)
+                return summary, rest
             return None
         return None
 
@@ -205,7 +216,7 @@ class Project:
                     if m:
                         out.append(m)
                 elif isinstance(r, Dotted) and r.name in RNN_MODULES and ev is not None:
-                    out.append(_rnn_break(ev, r.name))
+                    out.append(rnn_break(ev, r.name))
             return out
         return []
 
@@ -222,7 +233,7 @@ class Project:
         elif isinstance(attr, ContainerValue) and attr.kind == "sequential":
             return self.resolve_ref(Frame(summary.path, None), Modules(attr.classes), ev)  # type: ignore[arg-type]
         elif isinstance(attr, NnModuleAttr) and attr.name in RNN_MODULES and ev is not None:
-            out.append(_rnn_break(ev, attr.name))
+            out.append(rnn_break(ev, attr.name))
         return out
 
     def resolve_qual(self, summary: FileSummary, dotted: str, ev: Optional[Event]) -> List[Resolved]:
@@ -246,16 +257,30 @@ class Project:
         if self.is_module_class(s, cls):
             if ev is None:
                 return []
-            return [dataclasses.replace(
-                ev, kind=EventKind.BREAK, code="GBL113", rule_name="module-construction", gb_ids=("GB0264",),
-                detail=f"`{ev.call_text}(...)` constructs an nn.Module (and its nn.Parameters) inside the compiled "
-                       "region",
-                hint="Construct modules once in `__init__` and only call them in `forward`.", outcome=Outcome.RESUME)]
+            return [construct_break(ev)]
         init = self.method(s, cls, "__init__")
         return [init] if init else []
 
 
-def _rnn_break(ev: Event, q: str) -> Event:
+def construct_break(ev: Event) -> Event:
+    """The break of the call ``ev`` that builds an ``nn.Module`` inside the compiled region (GB0264)."""
+    return dataclasses.replace(
+        ev, kind=EventKind.BREAK, code="GBL113", rule_name="module-construction", gb_ids=("GB0264",),
+        detail=f"`{ev.call_text}(...)` constructs an nn.Module (and its nn.Parameters) inside the compiled region",
+        hint="Construct modules once in `__init__` and only call them in `forward`.", outcome=Outcome.RESUME)
+
+
+def disabled_break(ev: Event, what: str) -> Event:
+    """The break of the call ``ev`` of an object wrapped by ``torch.compiler.disable`` (GB0098)."""
+    c = CODES["GBL119"]
+    return dataclasses.replace(
+        ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(c.gb_ids[0],),
+        detail=f"`{ev.call_text}(...)` calls `{what}`, wrapped by `torch.compiler.disable`",
+        hint=c.hint, outcome=Outcome.RESUME)
+
+
+def rnn_break(ev: Event, q: str) -> Event:
+    """The break of the call ``ev`` of an RNN module, which Dynamo does not trace (GB0014)."""
     c = CODES["GBL118"]
     return dataclasses.replace(
         ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,

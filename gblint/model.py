@@ -110,6 +110,7 @@ class BlockKind(Words):
     GENEXPR = "genexpr"
     EAGER_ONLY = "eager_only"  # code that never runs under Dynamo (`if not is_compiling():`, a local class)
     ERROR_PATH = "error_path"  # runs only when an exception is raised: a branch that raises, an `except` body
+    AFTER_RETURN = "after_return"  # after an `if` whose body returns: runs only when its test was false
 
 
 class ManagerKind(Words):
@@ -368,18 +369,33 @@ class WhereFix(FixRequest):
 
 @dataclasses.dataclass(frozen=True)
 class Expr:
-    """A value or a test as far as gblint can evaluate it before the run (:mod:`gblint.values`).
+    """A value or a test as far as gblint can evaluate it before the run (:mod:`gblint.values`
+    decides tests; :mod:`gblint.interp` follows the objects a value may be, for calls).
 
     ``op`` is one of: ``const`` (``value`` is None, a bool, int, float or str), ``param`` (the
     function's parameter ``value``, not rebound before this point), ``notnone`` (a value that is
     certainly not None: a tensor, a container, a lambda), ``unknown``; ``not``, ``and``, ``or``,
     ``xor``, ``is``, ``isnot``, ``eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge``, ``in``, ``notin``
     over ``parts``; ``len`` (``len()`` of ``parts[0]``); ``seq`` (a tuple or list of ``parts``, or
-    what ``*args``/``**kwargs`` collect); ``items`` (``d.items()``, ``.keys()``, ``.values()``);
-    ``get`` (``d.get(key, default)``); ``filtered`` (a comprehension over ``parts[0]``);
-    ``call`` (a call of the function ``value``, a dotted name, with positional ``parts``: decided
-    when that function is one ``return`` of its parameters, such as ``def exists(v): return v is
-    not None``); ``training`` (``self.training``)."""
+    what ``*args`` collect; ``value`` may name the container: ``modulelist``, ``sequential``);
+    ``dict`` (``parts`` are ``kv`` pairs of key and value; what ``**kwargs`` collect);
+    ``items`` (``d.items()``, ``.keys()``, ``.values()``);
+    ``get`` (``d.get(key, default)``); ``filtered`` (a comprehension over ``parts[0]``, its
+    elements ``parts[1]`` when known); ``training`` (``self.training``); ``union`` (one of
+    ``parts``); ``ifelse`` (``parts[1] if parts[0] else parts[2]``).
+
+    Objects, for following calls (:mod:`gblint.interp` evaluates them; tests treat them as not
+    known unless the interpreter says what they are): ``local`` (a name of the function bound
+    other than as its unrebound parameter: what any assignment in the function binds it to, see
+    :attr:`FunctionInfo.locals`), ``free`` (a name of an enclosing function), ``global``
+    (``value`` a dotted name: this module's global ``pkg.mod.name``, an import's target, a
+    builtin ``builtins.len``), ``attr`` (attribute ``value`` of ``parts[0]``), ``sub``
+    (``parts[0][parts[1]]``; a slice key is ``slice``), ``callv`` (calling ``parts[0]`` with
+    ``parts[1:]``: positional values, ``kw`` (keyword ``value``), ``star``, ``starstar``),
+    ``iter`` (an element of iterating ``parts[0]``), ``unpack`` (item ``value`` of unpacking
+    ``parts[0]``), ``def`` (the function of this file whose qualified name is ``value``),
+    ``super`` (``super()`` in a method of class ``value``, ``parts[0]`` the method's first
+    parameter), ``enter`` (what ``with parts[0] as x`` binds)."""
 
     op: str
     value: Union[None, bool, int, float, str] = None
@@ -394,6 +410,7 @@ class Param:
     name: str
     kind: str = "pos"
     default: Optional[Expr] = None
+    annotation: Optional[Expr] = None  # the declared type as a value (``Cache | None``: a ``union``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -405,6 +422,8 @@ class CallArgs:
     keywords: Tuple[Tuple[str, Expr], ...] = ()
     star: bool = False
     starstar: bool = False
+    rest: Tuple[Expr, ...] = ()  # the values unpacked by ``*x``, in order
+    rest_kw: Tuple[Expr, ...] = ()  # the values unpacked by ``**x``
 
 
 @dataclasses.dataclass
@@ -471,12 +490,15 @@ class Event:
     needs_capture: bool = False
     origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
     needs: Optional[str] = None
+    tensor_param: Optional[str] = None  # the parameter the break needs to be a tensor (a guess the walk may refute)
     fix_needs: Optional[Tuple[str, ...]] = None  # see BreakSite.fix_needs; resolved into `fixable`
     fixable: bool = False  # the rule's rewrite applies: every value it needs is known to be a tensor
     # call
     callee: Optional[CallTarget] = None
     call_text: str = ""
     args: Optional[CallArgs] = None
+    func: Optional[Expr] = None  # what is called, as a value (:mod:`gblint.interp`); a read: the attribute read
+    read: bool = False  # an attribute read, not a call: it calls only what the attribute runs (a property...)
     # with
     manager: Optional[Manager] = None
 
@@ -489,6 +511,7 @@ class Decorator:
     called: bool
     kwargs: Dict[str, str]
     args: Tuple[str, ...]
+    expr: Optional[Expr] = None  # the decorator expression as a value (``deco`` or ``deco(args)``)
 
 
 @dataclasses.dataclass
@@ -509,6 +532,8 @@ class FunctionInfo:
     uses_torch: bool = False  # the body names a global bound to the torch module or a submodule of it
     returns: Optional[Expr] = None  # a body that is one `return E` of its parameters: E (see gblint.values)
     mutated: Tuple[str, ...] = ()  # parameters changed in place (`opts.append(...)`, `kw["k"] = v`, passed on)
+    locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
+    results: Tuple[Expr, ...] = ()  # every value a `return` returns
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""
@@ -529,6 +554,12 @@ class ClassInfo:
     methods: Dict[str, str]
     attrs: Dict[str, Binding]  # self.attr -> ModuleAttr, ContainerValue, NnModuleAttr or TensorAttr
     span: Span
+    values: Dict[str, Expr] = dataclasses.field(default_factory=dict)  # class-body assignments (defaults of fields)
+    fields: Tuple[str, ...] = ()  # annotated class-body names, in order (a dataclass's fields)
+    decorators: List[Decorator] = dataclasses.field(default_factory=list)
+    metaclass: str = ""  # the dotted name of ``metaclass=``
+    assigned: Dict[str, Tuple[Tuple[str, Expr], ...]] = dataclasses.field(default_factory=dict)
+    # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
 
 
 @dataclasses.dataclass
@@ -538,13 +569,14 @@ class RegionDecl:
     ``target`` is the compiled function, or with ``is_class`` the ``nn.Module`` class whose
     ``forward`` is compiled; ``function`` the function the call sits in, for local names."""
 
-    target: CallTarget
+    target: Optional[CallTarget]
     is_class: bool
     fullgraph: bool
     span: Span
     spelling: str
     function: Optional[str] = None
     names: Tuple[str, ...] = ()  # module-level names that hold the compiled object
+    value: Optional[Expr] = None  # what is compiled, as a value where the call is (:mod:`gblint.interp`)
 
 
 @dataclasses.dataclass
@@ -562,6 +594,7 @@ class FileSummary:
     rule_errors: List[Tuple[str, int, str]] = dataclasses.field(default_factory=list)
     star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
+    module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).
@@ -599,3 +632,5 @@ class Region:
     python_version: Tuple[int, int]
     spelling: str
     holders: Tuple[Tuple[str, str], ...] = ()  # (path, module-level name) that hold the compiled object
+    env: Optional[dict] = None  # what the entry's parameters and closure hold (the instance as ``self``...)
+    compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)

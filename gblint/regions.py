@@ -43,6 +43,15 @@ class RegionsMixin:
             return  # decorator form with options: handled on the FunctionDef
         target = module_itself(call.args[0].value)  # torch.compile(Net().eval()), torch.compile(model.to(d))
         fn = self.scope.info.qualname if self.in_function() else None
+        before = len(self.summary.regions)
+        self._record_compile_target(call, target, scope, fullgraph, span, fn)
+        value = self.value_of(call.args[0].value)
+        if len(self.summary.regions) > before:
+            self.summary.regions[-1].value = value
+        else:  # nothing the summary's own refs name: the interpreter may still resolve the value
+            self.summary.regions.append(RegionDecl(None, False, fullgraph, span, "torch.compile(x)", fn, value=value))
+
+    def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):
             ref = self.callee_ref(target.func, scope)
             if ref:
@@ -88,7 +97,14 @@ class RegionsMixin:
                 v = self.summary.module_names.get(base.value)
             if isinstance(v, InstanceValue):
                 names = (base.value,) if not self.in_function() else ()
-                self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn, names))
+                self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn, names,
+                                                       value=self.value_of(base)))
+                return
+        if isinstance(base, cst.Name) and scope.imports.lookup(base.value) is not None:
+            return  # `re.compile(...)`: a module's function, not a model's method
+        self.summary.regions.append(RegionDecl(None, True, fullgraph, span, "model.compile()", fn,
+                                               (base.value,) if isinstance(base, cst.Name) and not self.in_function()
+                                               else (), value=self.value_of(base)))
 
     def qual(self, name: str) -> str:
         """The dotted name of ``name`` defined in this module."""

@@ -87,6 +87,9 @@ class FunctionScope:
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
         self.returned_in_branch = False  # a `return` under an `if` was seen: a later top-level `raise` is a fallback
+        self.bound_names: set = set()  # names the body assigns (FunctionInfo.locals), so far in the traversal
+        self.written: set = set()  # id() of augmented and annotated assignment targets (no attribute read event)
+        self.read_keys: set = set()  # attribute reads recorded as events (one per value and blocks)
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
@@ -133,6 +136,8 @@ class FunctionScope:
             return None if inner is None else not inner
         if isinstance(test, cst.Call):
             q = self.resolve(test.func) or dotted(test.func) or ""
+            if q.startswith("torch.jit."):  # TorchScript's own queries (`torch.jit.is_tracing`), not Dynamo's
+                return None
             if q in IS_COMPILING or q.rsplit(".", 1)[-1] in COMPILING_PREDICATES:
                 return True
             return None
@@ -143,6 +148,11 @@ class FunctionScope:
             if isinstance(test.operator, cst.Or) and left is True:
                 return True
             right = self.compiling_guard(test.right)
+            # `X and not is_compiling()` is False under Dynamo whatever X is (X is still evaluated)
+            if isinstance(test.operator, cst.And) and right is False:
+                return False
+            if isinstance(test.operator, cst.Or) and right is True:
+                return True
             if left is not None and right is not None:
                 return (left and right) if isinstance(test.operator, cst.And) else (left or right)
         return None
@@ -288,9 +298,11 @@ class FunctionScope:
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",
                      "repr", "tuple", "list", "dict", "set", "enumerate", "zip", "getattr", "callable"):
-                return Kind.TENSOR if q == "getattr" and node.args and maybe_tensor(self.kind(node.args[0].value)) \
-                    and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value \
-                    not in tensors.PY_ATTRS else Kind.PYTHON
+                if q == "getattr" and len(node.args) > 1 and maybe_tensor(self.kind(node.args[0].value)) \
+                        and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value \
+                        not in tensors.PY_ATTRS:
+                    return self.kind(node.args[0].value)  # a tensor's attribute, if the object is one
+                return Kind.PYTHON
             if q in ("sum", "max", "min", "abs"):
                 ks = [self.kind(a.value) for a in node.args]
                 return Kind.TENSOR if Kind.TENSOR in ks else Kind.UNKNOWN

@@ -47,6 +47,15 @@ GRAD_MODE_MANAGERS = ("torch.no_grad", "torch.enable_grad", "torch.set_grad", "t
 
 # Decorators on a callee that change what calling it does inside a compiled region.
 DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo")
+#: Decorators after which the name still holds the function Dynamo traces (a library's that
+#: return it, or a wrapper Dynamo traces through to it); gblint.interp also keeps every
+#: decorator of torch, typing, abc, functools and contextlib as it is.
+TRANSPARENT_DECORATORS = frozenset({
+    "staticmethod", "classmethod", "property", "functools.wraps", "functools.cached_property", "functools.lru_cache",
+    "functools.cache", "torch.compile", "torch.compiler.disable", "torch._dynamo.disable", "torch.no_grad",
+    "torch.inference_mode", "torch.enable_grad", "typing.overload", "abc.abstractmethod", "torch.jit.unused",
+    "torch.jit.ignore", "torch.compiler.allow_in_graph", "torch._dynamo.nonstrict_trace",
+    "torch._dynamo.error_on_graph_break", "contextlib.contextmanager", "dataclasses.dataclass"})
 NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 EOGB = ("torch._dynamo.error_on_graph_break",)
 # nn modules Dynamo does not trace (GB0014)
@@ -62,6 +71,12 @@ EXTERNAL_HEADS = frozenset({
     "reversed", "map", "filter", "any", "all", "round", "type", "id", "repr", "iter", "next", "logging",
     "warnings", "time", "random", "os", "sys", "copy", "re", "inspect", "dataclasses", "einops",
 })
+
+#: Library functions that call a function they are given (its position among the arguments):
+#: Dynamo traces that function as if it were called there. ``checkpoint`` runs it as a
+#: higher-order op: a break inside makes the whole call a break of the caller (measured,
+#: tests/cases/found 301).
+CALLS_ARGUMENT = {"torch.utils.checkpoint.checkpoint": 0}
 
 #: ``nn.Module`` methods that return the module itself: ``Net().eval()``, ``model.to(device)``
 #: are still the ``Net`` instance (``torch/nn/modules/module.py``)

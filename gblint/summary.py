@@ -20,15 +20,16 @@ import libcst as cst
 
 from . import tensors, value_syntax, values
 from .bindings import MUTATORS, READERS, ValuesMixin, single_return
-from .blocks import BlocksMixin
+from .flows import FlowsMixin
+from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
-                    ModuleAttr, NnModuleAttr, Outcome, PartialValue, TensorAttr, param_kind)
+                    ModuleAttr, NnModuleAttr, Outcome, PartialValue, TensorAttr, PARAM_PREFIX, param_kind)
 from .names import ImportTable, dotted
 from .refs import RefsMixin
 from .regions import RegionsMixin
 from .scope import FunctionScope
-from .semantics import DYNAMO_CONFIG_PREFIXES
+from .semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES
 from .source import describe_exception
 from .tensors import join, likely_tensor, maybe_tensor
 from .traversal import PositionedVisitor, code_of, literal
@@ -38,7 +39,7 @@ _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, PositionedVisitor):
+class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -61,6 +62,10 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         self._event_nodes: Dict[int, Event] = {}
         self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
+        self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
+        self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
+        self._call_depth = 0  # calls being visited around the current node (attribute reads in them are the call's)
+        self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -127,6 +132,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     # -- imports inside functions
     def visit_Import(self, node: cst.Import) -> None:
+        self._in_import += 1
         if self.in_function():
             self.scope.imports.add_import(node)
             for alias in node.names:
@@ -135,6 +141,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
                 self.scope.env.pop(bound, None)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import += 1
         if self.in_function():
             self.scope.imports.add_import_from(node)
 
@@ -149,7 +156,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
             return True
         qual = ".".join([c.name for c in self.class_stack] + [node.name.value])
         bases = [self.imports.resolve(b.value) or "" for b in node.bases]
-        info = ClassInfo(node.name.value, qual, bases, {}, {}, self.span(node))
+        info = ClassInfo(node.name.value, qual, bases, {}, {}, self.span(node),
+                         decorators=[self.decorator(d) for d in node.decorators])
+        for k in node.keywords:
+            if k.keyword is not None and k.keyword.value == "metaclass":
+                info.metaclass = self.imports.resolve(k.value) or ""
         self.summary.classes[qual] = info
         self.class_stack.append(info)
         return True
@@ -175,13 +186,17 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
             parent.values[node.name.value] = LocalDefValue(qual)
         elif cls is not None:
             qual = f"{cls.qualname}.{node.name.value}"
-            cls.methods[node.name.value] = qual
+            if node.name.value in cls.methods and any(
+                    (dotted(d.decorator) or "").endswith((".setter", ".deleter")) for d in node.decorators):
+                qual = f"{qual}@{dotted(node.decorators[0].decorator).rsplit('.', 1)[-1]}"  # the getter keeps the name
+            else:
+                cls.methods[node.name.value] = qual
         else:
             qual = node.name.value
         decorators = [self.decorator(d) for d in node.decorators]
         info = FunctionInfo(qual, node.name.value, cls.qualname if cls else (parent.class_info.qualname if parent and parent.class_info else None),
                             self.span(node), decorators, is_async=node.asynchronous is not None,
-                            params=value_syntax.params_of(node.params))
+                            params=value_syntax.params_of(node.params, self.ctx))
         self.summary.functions[qual] = info
         self._def_quals[id(node)] = qual
         params: Dict[str, str] = {}
@@ -210,6 +225,12 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         info.is_generator = scope.is_generator
         info.ops_total = scope.ops
         info.returns = single_return(node, scope)
+        if scope.is_generator:
+            info.results = (values.NOTNONE,)  # calling it makes a generator
+        elif not isinstance(node, cst.Lambda) and not _exits(node.body):
+            info.results = info.results + (values.const(None),)  # it may run off its end
+        elif isinstance(node, cst.Lambda):
+            info.results = (value_syntax.expr_of(node.body, scope),)
         info.mutated = tuple(sorted(scope.mutated & scope.params))
         if scope.rebound:
             for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
@@ -219,6 +240,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
                     item.args = values.forget_args(item.args, scope.rebound)
         for ev in scope.pending:
             if ev.kind != EventKind.BREAK or scope.resolve_token(ev.needs):
+                if ev.needs and ev.needs.startswith(PARAM_PREFIX):
+                    ev.tensor_param = ev.needs[len(PARAM_PREFIX):]
                 ev.needs = None
                 ev.fixable = ev.fix_needs is not None and all(scope.resolve_token(t) for t in ev.fix_needs)
                 ev.fix_needs = None
@@ -259,7 +282,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
                     kwargs[a.keyword.value] = text
                 else:
                     args = args + (text,)
-        return Decorator(q, called, kwargs, args)
+        return Decorator(q, called, kwargs, args, value_syntax.expr_of(expr, self.ctx))
 
     # -- lambdas and nested classes: their bodies do not run where they are defined
     def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
@@ -290,7 +313,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
     # -- assignments feed tensor inference
     def leave_Assign(self, node: cst.Assign) -> None:
         scope = self.ctx
+        value = self.value_of(node.value)
         for t in node.targets:
+            self.note_target(t.target, value)
             self.bind(t.target, node.value, scope)
         if self.in_function() and isinstance(node.value, cst.FormattedString) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name) and scope.pending:
@@ -313,7 +338,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
+        self.note_annotated(node)
         if node.value is not None:
+            self.note_target(node.target, self.value_of(node.value))
             self.bind(node.target, node.value, scope)
         if isinstance(node.target, cst.Name) and self.in_function():
             ann = dotted(node.annotation.annotation) or ""
@@ -322,6 +349,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         self.note_rebound(node.target)
+        self.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
             self.note_mutated(node.target.value)
         if self.in_function() and isinstance(node.target, cst.Name):
@@ -342,11 +370,13 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
                 and tensors.mask_kind(value, scope) is not None:
             scope.masks.add(target.value)
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
-                and all(b.kind == BlockKind.WITH for b in scope.blocks):  # bound on every path to what follows
+                and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):  # on every path to what follows
             local = value_syntax.expr_of(value, scope)
             if local.op != "unknown":
                 scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
+            if scope is self.module_scope and self.class_stack:
+                return  # a class-body name (ClassInfo.values), not a module global
             if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
                 self.module_now[target.value] = self.value_ref(value, scope)
                 self.note_module_value(target.value, value)
@@ -406,6 +436,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     # -- calls: regions, events, tensor evidence
     def visit_Call(self, node: cst.Call) -> None:
+        self._call_depth += 1
         scope = self.ctx
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
@@ -429,20 +460,26 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
+        self._call_depth -= 1
         if not self.in_function():
             if self.scope is None:
                 self.module_call(node)
             return
         scope = self.scope
         self.record_rules(node)
+        self.note_hook(node)
         if not self.suppressed():
             ref = self.callee_ref(node.func, scope)
-            if ref is not None and not (isinstance(ref, Dotted) and ref.name and self.is_external(ref.name)):
+            external = isinstance(ref, Dotted) and ref.name and self.is_external(ref.name) \
+                and ref.name not in CALLS_ARGUMENT
+            if (ref is not None and not external) or (ref is None and id(node) not in self._event_nodes
+                                                      and self.may_follow(node)):  # a break site is not inlined
                 partial = isinstance(node.func, cst.Name) and isinstance(
                     scope.values.get(node.func.value) or self.summary.module_names.get(node.func.value), PartialValue)
                 ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
                            call_text=code_of(node.func),
-                           args=None if partial else value_syntax.call_args(node, scope))  # partial: more arguments
+                           args=None if partial else value_syntax.call_args(node, scope),  # partial: more arguments
+                           func=self.value_of(node.func))
                 if any(b.kind == BlockKind.LOOP for b in scope.blocks):
                     scope.in_loop_values.append(ev)
                 self.add_event(ev)
@@ -466,6 +503,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
             self.record_rules(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.note_chain(node)
         if self.in_function() and node.attr.value in ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "is_cuda"):
             self.scope.note_tensor_param(node.value)
 

@@ -7,7 +7,7 @@ literals, the function's own parameters (only while not rebound), locals bound o
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -62,24 +62,83 @@ def literal_expr(node: cst.BaseExpression) -> Expr:
     return UNKNOWN
 
 
+def name_expr(name: str, scope) -> Expr:
+    """What the name ``name`` read in ``scope`` stands for: a literal, the function's own
+    parameter (while not rebound), a value bound once above (outside loops), a ``local`` of the
+    function, a ``free`` name of an enclosing function, or a ``global`` (an import's target, this
+    module's global, a builtin)."""
+    if name in ("True", "False", "None"):
+        return const({"True": True, "False": False, "None": None}[name])
+    s, own = scope, True
+    while s is not None and s.info is not None:
+        if name in s.params or (name == s.self_name and s.info.params and s.info.params[0].name == name):
+            if own and name not in s.rebound:
+                return Expr("param", name)
+            return Expr("local" if own else "free", name)
+        if name in s.env or name in s.bound_names or name in s.info.local_defs:
+            if name in s.info.local_defs and name not in s.bound_names:
+                return Expr("def", s.info.local_defs[name])
+            if own:
+                local = s.local_values.get(name)
+                if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
+                    return local  # bound once, above, outside loops: the value it was bound to
+                return Expr("local", name)
+            return Expr("free", name)
+        s, own = s.parent, False
+    return global_expr(name, scope)
+
+
+def global_expr(name: str, scope) -> Expr:
+    """The global ``name`` (not bound in any enclosing function) as a dotted ``global``; read
+    by module-level code, what the module bound it to last, above (module code runs in order)."""
+    target = scope.imports.lookup(name)
+    if target is not None:
+        return Expr("global", target)
+    builder = scope.builder
+    if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
+        return builder.summary.module_values[name][-1]
+    module = builder.summary.module
+    cls = builder.class_stack[-1] if builder.class_stack and scope.info is None else None
+    if cls is not None and (name in cls.methods or name in cls.values):  # a class-body name, in the class body
+        return Expr("global", f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
+    if name in _BUILTINS and name not in builder.summary.module_names:
+        return Expr("global", "builtins." + name)
+    return Expr("global", f"{module}.{name}" if module else name)
+
+
+_MAX_NESTING = 48  # deeper expressions (generated code, `not not ... x`) are not followed
+
+
 def expr_of(node: cst.BaseExpression, scope) -> Expr:
-    """``node`` (a test or an argument) in ``scope`` (a :class:`gblint.scope.FunctionScope`)
-    as an :class:`Expr`. A name is a ``param`` only while the function has not rebound it
-    (``scope.rebound``); ``self.training`` is ``training``; anything else gblint cannot
-    follow is ``unknown``."""
-    if isinstance(node, cst.Name):
-        if node.value in ("True", "False", "None"):
-            return literal_expr(node)
-        if node.value in scope.params and node.value not in scope.rebound:
-            return Expr("param", node.value)
-        local = scope.local_values.get(node.value)
-        if local is not None and not any(b.kind == BlockKind.LOOP for b in scope.blocks):
-            return local  # bound once, above, outside loops: the value it was bound to
+    """``node`` (a test, an argument, an assigned or called value) in ``scope`` (a
+    :class:`gblint.scope.FunctionScope`) as an :class:`Expr`: literals and the tests over them
+    (decided by :mod:`gblint.values`), ``self.training``, names (:func:`name_expr`), and the
+    attributes, items, calls, containers and comprehensions built from them (followed by
+    :mod:`gblint.interp`); anything else, and anything nested deeper than 48 levels, is
+    ``unknown``."""
+    builder = scope.builder
+    if builder.expr_depth >= _MAX_NESTING:
         return UNKNOWN
+    builder.expr_depth += 1
+    try:
+        return _expr_of(node, scope)
+    finally:
+        builder.expr_depth -= 1
+
+
+def _expr_of(node: cst.BaseExpression, scope) -> Expr:
+    if isinstance(node, cst.Name):
+        return name_expr(node.value, scope)
     if isinstance(node, cst.Attribute):
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == scope.self_name:
             return Expr("training")
-        return UNKNOWN
+        head = _head(node)
+        if head is not None and name_expr(head, scope).op == "global":
+            q = scope.resolve(node)
+            target = scope.imports.lookup(head)
+            if q and target is not None:
+                return Expr("global", q)
+        return Expr("attr", node.attr.value, (expr_of(node.value, scope),))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
         return Expr("not", parts=(expr_of(node.expression, scope),))
     if isinstance(node, cst.BooleanOperation):
@@ -98,34 +157,117 @@ def expr_of(node: cst.BaseExpression, scope) -> Expr:
         return Expr("xor", parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
     if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
         return Expr("seq", parts=tuple(expr_of(e.value, scope) for e in node.elements))
-    if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
-            and isinstance(node.func, cst.Name) and node.func.value == "len" and scope.lookup("len") is None:
-        return Expr("len", parts=(expr_of(node.args[0].value, scope),))
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not any(a.star for a in node.args):
-        method, args = node.func.attr.value, [a.value for a in node.args if a.keyword is None]
-        if method in ("items", "keys", "values") and not node.args:
-            return Expr("items", parts=(expr_of(node.func.value, scope),))
-        if method == "get" and 1 <= len(args) == len(node.args) <= 2:
-            default = expr_of(args[1], scope) if len(args) == 2 else const(None)
-            return Expr("get", parts=(expr_of(node.func.value, scope), expr_of(args[0], scope), default))
-    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+    if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) for e in node.elements):
+        return Expr("dict", parts=tuple(Expr("kv", parts=(expr_of(e.key, scope), expr_of(e.value, scope)))
+                                        for e in node.elements))
+    if isinstance(node, cst.IfExp):
+        return Expr("ifelse", parts=(expr_of(node.test, scope), expr_of(node.body, scope),
+                                     expr_of(node.orelse, scope)))
+    if isinstance(node, cst.NamedExpr):
+        return expr_of(node.value, scope)
+    if isinstance(node, cst.Subscript):
+        return Expr("sub", parts=(expr_of(node.value, scope), _key(node, scope)))
+    if isinstance(node, cst.Lambda):
+        qual = scope.builder.lambda_qual(node)
+        return Expr("def", qual) if qual else NOTNONE
+    if isinstance(node, cst.Call):
+        return call_expr(node, scope)
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return Expr("filtered", parts=(expr_of(node.for_in.iter, scope), expr_of(node.elt, scope)))
+    if isinstance(node, cst.DictComp):
         return Expr("filtered", parts=(expr_of(node.for_in.iter, scope),))
-    if isinstance(node, cst.Call) and not node.args:
-        q = scope.resolve(node.func) or dotted(node.func)
-        if q in _KNOWN_CALLS and _KNOWN_CALLS[q] is not None:
-            return const(_KNOWN_CALLS[q])
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args \
-            and all(a.keyword is None and not a.star for a in node.args) and scope.lookup(node.func.value) is None:
-        q = scope.resolve(node.func) or node.func.value
-        module = scope.builder.summary.module
-        if "." not in q:  # not imported: a function of this module, maybe defined further down
-            q = f"{module}.{q}" if module and q not in _BUILTINS else ""
-        if q:  # a helper of the project (`exists(x)`): decided where it is one `return` of its parameters
-            return Expr("call", q, tuple(expr_of(a.value, scope) for a in node.args))
-        return UNKNOWN
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
+
+
+def call_expr(node: cst.Call, scope) -> Expr:
+    """A call as a value: the forms :mod:`gblint.values` reads directly (``len(x)``,
+    ``d.items()``, ``d.get(k, v)``, ``torch.jit.is_scripting()``), else ``callv``."""
+    func = node.func
+    if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
+            and isinstance(func, cst.Name) and func.value == "len" and scope.lookup("len") is None:
+        return Expr("len", parts=(expr_of(node.args[0].value, scope),))
+    if isinstance(func, cst.Attribute) and not any(a.star for a in node.args):
+        method, args = func.attr.value, [a.value for a in node.args if a.keyword is None]
+        if method in ("items", "keys", "values") and not node.args:
+            return Expr("items", value=method, parts=(expr_of(func.value, scope),))
+        if method == "get" and 1 <= len(args) == len(node.args) <= 2:
+            default = expr_of(args[1], scope) if len(args) == 2 else const(None)
+            return Expr("get", parts=(expr_of(func.value, scope), expr_of(args[0], scope), default))
+    if not node.args:
+        q = scope.resolve(func) or dotted(func)
+        if q in _KNOWN_CALLS and _KNOWN_CALLS[q] is not None:
+            return const(_KNOWN_CALLS[q])
+    if isinstance(func, cst.Name) and func.value == "super" and not node.args and scope.lookup("super") is None:
+        cls = scope.class_info
+        first = scope.self_name
+        if cls is not None and first:
+            return Expr("super", cls.qualname, (name_expr(first, scope),))
+        return UNKNOWN
+    parts = [expr_of(func, scope)]
+    for a in node.args:
+        value = expr_of(a.value, scope)
+        if a.star == "*":
+            parts.append(Expr("star", parts=(value,)))
+        elif a.star == "**":
+            parts.append(Expr("starstar", parts=(value,)))
+        elif a.keyword is not None:
+            parts.append(Expr("kw", a.keyword.value, (value,)))
+        else:
+            parts.append(value)
+    return Expr("callv", parts=tuple(parts))
+
+
+def annotation_expr(node: cst.BaseExpression, scope) -> Optional[Expr]:
+    """A parameter's or field's annotation as the value of the declared type: ``X | None``
+    and ``Optional[X]``/``Union[X, Y]`` are a ``union``; a string (a forward reference) is read
+    as the name it holds; None when nothing can be read."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        parts = tuple(p for p in (annotation_expr(node.left, scope), annotation_expr(node.right, scope)) if p)
+        return Expr("union", parts=parts) if parts else None
+    if isinstance(node, cst.SimpleString):
+        try:
+            text = node.evaluated_value
+        except Exception:
+            return None
+        if isinstance(text, str) and text.replace(".", "").isidentifier():
+            head, _, rest = text.partition(".")
+            base = name_expr(head, scope)
+            for part in rest.split(".") if rest else ():
+                base = Expr("attr", part, (base,))
+            return base
+        return None
+    if isinstance(node, cst.Subscript):
+        q = scope.resolve(node.value) or ""
+        if q in ("typing.Optional", "typing.Union", "Optional", "Union"):
+            parts = tuple(p for e in node.slice if isinstance(e.slice, cst.Index)
+                          for p in (annotation_expr(e.slice.value, scope),) if p)
+            return Expr("union", parts=parts) if parts else None
+        return None  # `list[X]`, `Unpack[...]`: a container, not an instance of X
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        if isinstance(node, cst.Name) and node.value == "None":
+            return const(None)
+        return expr_of(node, scope)
+    return None
+
+
+def _head(node: cst.BaseExpression) -> Optional[str]:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _key(node: cst.Subscript, scope) -> Expr:
+    """The key of a subscript: its one index as a value, ``slice`` for a slice, a ``seq`` of
+    several."""
+    keys = []
+    for element in node.slice:
+        if isinstance(element.slice, cst.Index):
+            keys.append(expr_of(element.slice.value, scope))
+        else:
+            keys.append(Expr("slice"))
+    return keys[0] if len(keys) == 1 else Expr("seq", parts=tuple(keys))
 
 
 _NOT_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "max", "min", "sum", "abs", "round", "tuple",
@@ -151,29 +293,51 @@ def _never_none(node: cst.BaseExpression) -> bool:
 
 
 def call_args(call: cst.Call, scope) -> CallArgs:
-    """The arguments of ``call`` as values (see :func:`expr_of`)."""
-    positional, keywords, star, starstar = [], [], False, False
+    """The arguments of ``call`` as values (see :func:`expr_of`); what ``*x`` and ``**x``
+    unpack in ``rest`` and ``rest_kw``."""
+    positional, keywords, star, starstar, rest, rest_kw = [], [], False, False, [], []
     for a in call.args:
         if a.star == "*":
             star = True
+            rest.append(expr_of(a.value, scope))
         elif a.star == "**":
             starstar = True
+            rest_kw.append(expr_of(a.value, scope))
         elif a.keyword is not None:
             keywords.append((a.keyword.value, expr_of(a.value, scope)))
         elif not star:
             positional.append(expr_of(a.value, scope))
-    return CallArgs(tuple(positional), tuple(keywords), star, starstar)
+        else:
+            rest = [UNKNOWN]  # `f(*a, b)`: what `*a` unpacks cannot be placed
+    return CallArgs(tuple(positional), tuple(keywords), star, starstar, tuple(rest), tuple(rest_kw))
 
 
-def params_of(params: cst.Parameters) -> Tuple[Param, ...]:
-    """The parameters of a ``def`` in order, with their defaults as values."""
+def params_of(params: cst.Parameters, scope=None) -> Tuple[Param, ...]:
+    """The parameters of a ``def`` in order, with their defaults as values and, given the
+    ``scope`` the ``def`` is in, their annotations (:func:`annotation_expr`). A default that is
+    not a literal is kept when it names a global (``act=nn.GELU``)."""
+    def default(p):
+        if p.default is None:
+            return None
+        value = literal_expr(p.default)
+        if value.op == "unknown" and scope is not None and isinstance(p.default, (cst.Name, cst.Attribute)):
+            named = expr_of(p.default, scope)
+            if named.op == "global":
+                return named
+        return value
+
+    def annotation(p):
+        if scope is None or p.annotation is None:
+            return None
+        return annotation_expr(p.annotation.annotation, scope)
+
     out = []
     for p in list(params.posonly_params) + list(params.params):
-        out.append(Param(p.name.value, "pos", None if p.default is None else literal_expr(p.default)))
+        out.append(Param(p.name.value, "pos", default(p), annotation(p)))
     if isinstance(params.star_arg, cst.Param):
         out.append(Param(params.star_arg.name.value, "star"))
     for p in params.kwonly_params:
-        out.append(Param(p.name.value, "kwonly", None if p.default is None else literal_expr(p.default)))
+        out.append(Param(p.name.value, "kwonly", default(p), annotation(p)))
     if params.star_kwarg is not None:
         out.append(Param(params.star_kwarg.name.value, "starstar"))
     return tuple(out)

@@ -35,44 +35,81 @@ def const(value) -> Expr:
 
 # ----------------------------------------------------------------------------- evaluation
 
+# Ops that stand for objects the program makes (gblint.interp follows them; here they are not
+# known unless an interpreter rides in the environment under RESOLVER).
+OBJECT_OPS = frozenset({"local", "free", "global", "attr", "sub", "callv", "iter", "unpack", "def", "super", "enter",
+                        "kw", "star", "starstar", "slice"})
+_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "filtered", "obj"})
+
+
 def evaluate(e: Expr, env: Env) -> Expr:
     """The value of ``e`` with the parameters bound as in ``env``: a ``const``, ``notnone``,
-    a ``seq`` of values, or ``unknown``."""
+    a ``seq`` or ``dict`` of values, an object (:mod:`gblint.objects`), a ``union`` of those,
+    or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
+    :data:`RESOLVER` (:class:`gblint.interp.Interpreter`)."""
     op = e.op
-    if op in ("const", "notnone", "unknown"):
+    if op in ("const", "notnone", "unknown", "obj"):
         return e
     if op == "param":
         return env.get(e.value, UNKNOWN)
     if op == "training":
         return UNKNOWN  # the mode (`.eval()` / `.train()`) is not known before the run yet
+    if op in OBJECT_OPS:
+        interp = env.get(RESOLVER)
+        return interp.value(e, env) if interp is not None else UNKNOWN
     if op == "seq":
-        return Expr("seq", parts=tuple(evaluate(p, env) for p in e.parts))
+        return Expr("seq", e.value, tuple(evaluate(p, env) for p in e.parts))
+    if op == "dict":
+        return Expr("dict", e.value, tuple(Expr("kv", parts=(evaluate(kv.parts[0], env), evaluate(kv.parts[1], env)))
+                                           for kv in e.parts))
+    if op == "union":
+        return union(evaluate(p, env) for p in e.parts)
+    if op == "ifelse":
+        truth = decide(e.parts[0], env)
+        if truth is None:
+            return union((evaluate(e.parts[1], env), evaluate(e.parts[2], env)))
+        return evaluate(e.parts[1] if truth else e.parts[2], env)
     if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
         first = evaluate(e.parts[0], env)
         truth = truth_of(first)
         if truth is None:
-            return UNKNOWN
+            return union((first, evaluate(e.parts[1], env)))
         return first if truth == (op == "or") else evaluate(e.parts[1], env)
-    if op in ("items", "filtered"):
+    if op in ("items", "get"):
         inner = evaluate(e.parts[0], env)
-        if inner.op == "seq" and (op == "items" or not inner.parts):
-            return inner  # `d.items()` as long as `d`; a comprehension over nothing is empty
-        return NOTNONE if op == "filtered" else UNKNOWN
-    if op == "get":
-        inner = evaluate(e.parts[0], env)
-        if inner.op == "seq" and not inner.parts:  # an empty `**kwargs`: the default
-            return evaluate(e.parts[2], env)
-        return UNKNOWN
-    if op == "call":
-        resolve = env.get(RESOLVER)
-        found = resolve.value(e.value) if resolve is not None else None
-        if found is None:
-            return UNKNOWN
-        params, body = found
-        return evaluate(body, bind(CallArgs(tuple(e.parts)), params, env, bound=False))
-    if op == "len":
+        if inner.op == "obj" and RESOLVER in env:  # a method of a program object (a Mapping's `get`...)
+            args = tuple(evaluate(p, env) for p in e.parts[1:])
+            return env[RESOLVER].call_method(inner, e.value if op == "items" else "get", args)
+    if op == "items":
         inner = evaluate(e.parts[0], env)
         if inner.op == "seq":
+            return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
+        if inner.op == "dict":
+            if e.value == "keys":
+                return Expr("seq", parts=tuple(kv.parts[0] for kv in inner.parts))
+            if e.value == "values":
+                return Expr("seq", parts=tuple(kv.parts[1] for kv in inner.parts))
+            return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in inner.parts))
+        return UNKNOWN
+    if op == "filtered":
+        inner = evaluate(e.parts[0], env)
+        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
+            return Expr("seq")  # a comprehension over nothing is empty
+        if len(e.parts) > 1:
+            return Expr("filtered", parts=(inner, evaluate(e.parts[1], env)))
+        return NOTNONE
+    if op == "get":
+        inner = evaluate(e.parts[0], env)
+        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:  # an empty `**kwargs`
+            return evaluate(e.parts[2], env)
+        if inner.op == "dict":
+            key = evaluate(e.parts[1], env)
+            found = _lookup(inner, key)
+            return evaluate(e.parts[2], env) if found is None else found
+        return UNKNOWN
+    if op == "len":
+        inner = evaluate(e.parts[0], env)
+        if inner.op in ("seq", "dict") and inner.value not in OPEN:
             return const(len(inner.parts))
         if inner.op == "const" and isinstance(inner.value, str):
             return const(len(inner.value))
@@ -81,24 +118,39 @@ def evaluate(e: Expr, env: Env) -> Expr:
     return UNKNOWN if truth is None else const(truth)
 
 
-class Resolver:
-    """Wraps a function ``dotted name -> (params, return Expr) or None`` (see the ``call`` op)
-    so that it can ride in an :data:`Env` under :data:`RESOLVER`."""
+def union(values: Iterable[Expr]) -> Expr:
+    """One of ``values`` (flattened, each once): the value itself when there is one, an
+    empty ``union`` when there is none (nothing reaches here)."""
+    out = []
+    for v in values:
+        for p in (v.parts if v.op == "union" else (v,)):
+            if p not in out:
+                out.append(p)
+    return out[0] if len(out) == 1 else Expr("union", parts=tuple(out))
 
-    def __init__(self, fn):
-        self.value = fn
-        self.op = "resolver"
 
-
-RESOLVER = "\0resolve"  # an Env key: the Resolver of helper functions (never a parameter name)
+def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
+    """The value of ``key`` in the dict value ``d``: None when ``d`` certainly lacks it (every
+    key known), ``unknown`` when that cannot be told."""
+    if key.op != "const" or any(kv.parts[0].op != "const" for kv in d.parts):
+        return UNKNOWN
+    for kv in d.parts:
+        if kv.parts[0].value == key.value:
+            return kv.parts[1]
+    return UNKNOWN if d.value in OPEN else None
 
 
 def truth_of(v: Expr) -> Optional[bool]:
     """Whether the value ``v`` is true (None: not known)."""
     if v.op == "const":
         return bool(v.value)
-    if v.op == "seq":
-        return bool(v.parts)
+    if v.op in ("seq", "dict"):
+        return bool(v.parts) if v.value not in OPEN or v.parts else None
+    if v.op == "obj":
+        return v.truth
+    if v.op == "union" and v.parts:
+        found = {truth_of(p) for p in v.parts}
+        return found.pop() if len(found) == 1 else None
     return None
 
 
@@ -130,26 +182,33 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
                 return bool(_PY_OPS[op](a.value, b.value))
             except TypeError:
                 return None
-        if op in ("eq", "ne") and {a.op, b.op} == {"const", "notnone"} and \
-                (a if a.op == "const" else b).value is None:
+        if op in ("eq", "ne") and a.op != "union" and b.op != "union" and \
+                {a.op, b.op} & {"const"} and ({a.op, b.op} - {"const"}) <= _NOT_NONE_OPS and \
+                (a if a.op == "const" else b).value is None and a.op != b.op:
             return op == "ne"  # `x == None` with x certainly not None
         return None
     return truth_of(evaluate(e, env))
 
 
 def _identical(a: Expr, b: Expr) -> Optional[bool]:
+    if a.op == "union" or b.op == "union":
+        found = {_identical(p, q) for p in (a.parts if a.op == "union" else (a,))
+                 for q in (b.parts if b.op == "union" else (b,))}
+        return found.pop() if len(found) == 1 else None
     if a.op == "const" and b.op == "const":
         if a.value is None or b.value is None or isinstance(a.value, bool) or isinstance(b.value, bool):
             return a.value is b.value
         return None  # `is` between numbers or strings: interning decides, not gblint
-    if (a.op == "const" and a.value is None and b.op in ("notnone", "seq")) or \
-            (b.op == "const" and b.value is None and a.op in ("notnone", "seq")):
+    if (a.op == "const" and a.value is None and b.op in _NOT_NONE_OPS) or \
+            (b.op == "const" and b.value is None and a.op in _NOT_NONE_OPS):
         return False
     return None
 
 
 def _member(item: Expr, container: Expr) -> Optional[bool]:
-    if container.op != "seq" or item.op != "const" or any(p.op != "const" for p in container.parts):
+    if container.op == "dict":
+        container = Expr("seq", container.value, tuple(kv.parts[0] for kv in container.parts))
+    if container.op != "seq" or container.value in OPEN or item.op != "const" or any(p.op != "const" for p in container.parts):
         return None
     return any(p.value == item.value for p in container.parts)  # Python's `in`: `True in (1, 2)` holds
 
@@ -157,37 +216,69 @@ def _member(item: Expr, container: Expr) -> Optional[bool]:
 def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: bool) -> Env:
     """What each parameter of a callee holds when called with ``args`` from a frame whose
     parameters hold ``caller``: the argument passed (evaluated in the caller), else the
-    default, else unknown (also when a ``*x``/``**x`` may pass it). ``bound``: a method called
-    on an instance (its first parameter is the instance, not an argument). Empty for a call
-    gblint did not record arguments of."""
+    default, else unknown (also when a ``*x``/``**x`` may pass it; what they unpack is used
+    when its value is known). ``bound``: a method called on an instance (its first parameter
+    is the instance, not an argument). Empty for a call gblint did not record arguments of."""
     if args is None:
         return {}
+    positional = [evaluate(a, caller) for a in args.positional]
+    keywords = [(k, evaluate(v, caller)) for k, v in args.keywords]
+    star, starstar = args.star, args.starstar
+    if star and args.rest:
+        rest = [evaluate(r, caller) for r in args.rest]
+        if all(r.op == "seq" for r in rest):
+            positional += [p for r in rest for p in r.parts]
+            star = any(r.value in OPEN for r in rest)
+    if starstar and args.rest_kw:
+        rest = [evaluate(r, caller) for r in args.rest_kw]
+        if all(r.op == "dict" and all(kv.parts[0].op == "const" and isinstance(kv.parts[0].value, str)
+                                      for kv in r.parts) for r in rest):
+            keywords += [(kv.parts[0].value, kv.parts[1]) for r in rest for kv in r.parts]
+            starstar = any(r.value in OPEN for r in rest)
+    env = bind_values(positional, keywords, star, starstar, params, bound)
+    if RESOLVER in caller:
+        env[RESOLVER] = caller[RESOLVER]
+    return env
+
+
+def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]], star: bool, starstar: bool,
+                params: Sequence[Param], bound: bool) -> Env:
+    """:func:`bind` for arguments already evaluated: ``positional`` values, ``keywords``
+    ``(name, value)`` pairs, ``star``/``starstar`` whether more may come unseen."""
     params = list(params)
     if bound and params and params[0].kind == "pos":
         params = params[1:]
     env: Env = {}
-    positional = [p for p in params if p.kind == "pos"]
-    for p, a in zip(positional, args.positional):
-        env[p.name] = evaluate(a, caller)
-    given = dict(args.keywords)
+    pos_params = [p for p in params if p.kind == "pos"]
+    for p, a in zip(pos_params, positional):
+        env[p.name] = a
+    given = dict(keywords)
     names = {p.name for p in params if p.kind in ("pos", "kwonly")}
-    for p in params:  # what `*args` and `**kwargs` collect, when the call shows all of it
-        if p.kind == "star" and not args.star:
-            env[p.name] = Expr("seq", parts=tuple(evaluate(a, caller) for a in args.positional[len(positional):]))
-        elif p.kind == "starstar" and not args.starstar:
-            env[p.name] = Expr("seq", parts=tuple(evaluate(v, caller) for k, v in args.keywords if k not in names))
+    for p in params:  # what `*args` and `**kwargs` collect (open: the call may pass more unseen)
+        if p.kind == "star" and (not star or len(positional) > len(pos_params)):
+            env[p.name] = Expr("seq", OPEN_SEQ if star else None, tuple(positional[len(pos_params):]))
+        elif p.kind == "starstar":
+            env[p.name] = Expr("dict", OPEN_DICT if starstar else None,
+                               tuple(Expr("kv", parts=(const(k), v)) for k, v in keywords if k not in names))
     for p in params:
         if p.name in env or p.kind in ("star", "starstar"):
             continue
         if p.name in given:
-            env[p.name] = evaluate(given[p.name], caller)
-        elif args.starstar or (args.star and p.kind == "pos") or p.default is None:
+            env[p.name] = given[p.name]
+        elif starstar or (star and p.kind == "pos") or p.default is None:
             env[p.name] = UNKNOWN
         else:
             env[p.name] = p.default
-    if RESOLVER in caller:
-        env[RESOLVER] = caller[RESOLVER]
-    return {k: v for k, v in env.items() if v.op != "unknown"}
+    return {k: v for k, v in env.items() if v.op != "unknown" and not (v.value in OPEN and not v.parts)}
+
+
+OPEN_SEQ = "open"  # a `seq` value: these items first, maybe more (what `*args` got from `f(x, *unknown)`)
+OPEN_DICT = "open"  # a `dict` value: these keys at least (what `**kwargs` got from `f(k=v, **unknown)`)
+OPEN = frozenset({OPEN_SEQ, OPEN_DICT})
+
+RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
+FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
+OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)
 
 
 def env_key(env: Env) -> Tuple[Tuple[str, Expr], ...]:
@@ -231,9 +322,24 @@ def forget_args(args: CallArgs, names) -> CallArgs:
                     tuple((k, forget(v, names)) for k, v in args.keywords), args.star, args.starstar)
 
 
+def not_tensor(v: Optional[Expr]) -> bool:
+    """Whether the value ``v`` (None: not known) is certainly not a tensor: a constant, a
+    container, a program object (:mod:`gblint.objects`) other than a library's instance."""
+    if v is None:
+        return False
+    if v.op == "union":
+        return bool(v.parts) and all(not_tensor(p) for p in v.parts)
+    if v.op == "obj":
+        return type(v).__name__ not in ("ExtInst", "Method")
+    return v.op in ("const", "seq", "dict")
+
+
 def is_constant(v: Expr) -> bool:
-    """Whether ``v`` is a known constant or a tuple of them (no tensor can hide in it)."""
-    return v.op == "const" or (v.op == "seq" and all(is_constant(p) for p in v.parts))
+    """Whether ``v`` is a known constant or a tuple or dict of them (no tensor can hide in it)."""
+    if v.op in ("seq", "dict") and v.value in OPEN:
+        return False
+    return v.op == "const" or (v.op == "seq" and all(is_constant(p) for p in v.parts)) or \
+        (v.op == "dict" and all(is_constant(kv.parts[1]) for kv in v.parts))
 
 
 ERROR_PATH = "\0error-path"  # in a list of conditions: the site lies on an error path

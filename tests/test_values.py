@@ -249,7 +249,8 @@ def test_bind_uses_arguments_then_defaults():
     params = (Param("self"), Param("a"), Param("b", default=C(None)), Param("rest", "star"),
               Param("c", "kwonly", C(2)), Param("kw", "starstar"))
     env = values.bind(CallArgs((C(1),), (("c", C(5)), ("z", C(0)))), params, {}, bound=True)
-    assert env == {"a": C(1), "b": C(None), "rest": Expr("seq"), "c": C(5), "kw": Expr("seq", parts=(C(0),))}
+    assert env == {"a": C(1), "b": C(None), "rest": Expr("seq"), "c": C(5),
+                   "kw": Expr("dict", parts=(Expr("kv", parts=(C("z"), C(0))),))}  # what **kw collects, by key
     env = values.bind(CallArgs((C(1),), (), star=True), params, {}, bound=True)
     assert "b" not in env and env["c"] == C(2)  # `*x` may fill b; c is keyword-only
     env = values.bind(CallArgs((P("v"),)), params, {"v": C(7)}, bound=True)

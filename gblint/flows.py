@@ -1,0 +1,179 @@
+"""What the summary records of object flow, for the interpreter (:mod:`gblint.interp`).
+
+Dynamo follows calls into whatever object the call's function turns out to be: a decorated
+function's wrapper, a closure a factory returned, a layer taken out of an ``nn.ModuleList``, a
+method of a config object passed as a parameter, a property's getter. gblint follows them by
+recording, per function, what each local name is assigned (:attr:`FunctionInfo.locals`) and what
+it returns (:attr:`FunctionInfo.results`); per class, what each ``self`` attribute is assigned
+in which method (:attr:`ClassInfo.assigned`), its class-body values and fields; per module,
+what each global is assigned (:attr:`FileSummary.module_values`); and attribute reads that may
+run code (a property, ``__getattribute__``) as events. All of them are
+:class:`gblint.model.Expr` values built by :mod:`gblint.value_syntax`; the interpreter evaluates
+them later, flow-insensitively (a name is any of the values it is ever assigned).
+:class:`FlowsMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from . import value_syntax
+from .model import BlockKind, Event, EventKind, Expr
+from .tensors import likely_tensor
+from .traversal import code_of
+from .values import UNKNOWN, const
+
+_GUARDS = (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.AFTER_RETURN)
+# torch.nn.Module methods that register a hook on the module they are called on: calling the
+# module then calls the hook (torch/nn/modules/module.py, _call_impl).
+HOOK_METHODS = {"register_forward_hook": "\0hooks", "register_forward_pre_hook": "\0prehooks"}
+
+
+class FlowsMixin:
+    """Records assignments, returns, class attributes and attribute reads as values."""
+
+    def value_of(self, node: cst.BaseExpression) -> Expr:
+        """``node`` as a value in the current scope (:func:`gblint.value_syntax.expr_of`)."""
+        return value_syntax.expr_of(node, self.ctx)
+
+    def lambda_qual(self, node: cst.Lambda) -> Optional[str]:
+        """The qualified name the traversal gave the lambda ``node``, or None."""
+        return self._lambdas.get(id(node))
+
+    # -- assignments
+    def note_target(self, target: cst.BaseExpression, value: Expr) -> None:
+        """Record that ``target`` (an assignment target) is bound to ``value``: a local name of
+        the function, a global at module level, a class-body name, or a ``self`` attribute."""
+        if isinstance(target, cst.Name):
+            self._note_name(target.value, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                if isinstance(element, cst.StarredElement):
+                    self.note_target(element.value, UNKNOWN)
+                else:
+                    self.note_target(element.value, Expr("unpack", i, (value,)))
+        elif isinstance(target, cst.StarredElement):
+            self.note_target(target.value, UNKNOWN)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and self.in_function():
+            scope = self.scope
+            if scope.self_name and target.value.value == scope.self_name and scope.class_info is not None:
+                assigned = scope.class_info.assigned
+                assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+
+    def _note_name(self, name: str, value: Expr) -> None:
+        if self.in_function():
+            info = self.scope.info
+            info.locals[name] = info.locals.get(name, ()) + (value,)
+            self.scope.bound_names.add(name)
+        elif self.scope is None and self.class_stack:
+            cls = self.class_stack[-1]
+            cls.values[name] = value
+        elif self.scope is None:
+            values = self.summary.module_values
+            values[name] = values.get(name, ()) + (value,)
+
+    def note_annotated(self, node: cst.AnnAssign) -> None:
+        """A class-body ``name: T`` (``= default``): a field of a dataclass-like class."""
+        if self.scope is None and self.class_stack and isinstance(node.target, cst.Name) \
+                and not self.in_function():
+            cls = self.class_stack[-1]
+            if node.target.value not in cls.fields:
+                cls.fields = cls.fields + (node.target.value,)
+
+    def note_unknown(self, target: cst.BaseExpression) -> None:
+        """``target`` is rebound to something gblint does not follow (``x += 1``, ``except E
+        as x``, ``del x``)."""
+        self.note_target(target, UNKNOWN)
+
+    def note_hook(self, node: cst.Call) -> None:
+        """``self.register_forward_hook(fn)`` / ``self.child.register_forward_pre_hook(fn)`` in a
+        method: calling that module calls ``fn`` too."""
+        func = node.func
+        if not (self.in_function() and isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS
+                and node.args and self.scope.class_info is not None and self.scope.self_name):
+            return
+        owner = func.value
+        path = []
+        while isinstance(owner, cst.Attribute):
+            path.append(owner.attr.value)
+            owner = owner.value
+        if not (isinstance(owner, cst.Name) and owner.value == self.scope.self_name) or len(path) > 1:
+            return
+        key = HOOK_METHODS[func.attr.value] + (path[0] if path else "")
+        assigned = self.scope.class_info.assigned
+        assigned[key] = assigned.get(key, ()) + ((self.scope.info.qualname, self.value_of(node.args[0].value)),)
+
+    # -- loops, comprehensions, managers
+    def note_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """``for target in iterable`` (a statement or a comprehension's ``for``)."""
+        self.note_target(target, Expr("iter", parts=(self.value_of(iterable),)))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self.in_function():
+            self.note_loop(node.target, node.iter)
+
+    # -- returns
+    def note_return(self, node: cst.Return) -> None:
+        """Record what a ``return`` returns."""
+        if self.in_function():
+            info = self.scope.info
+            value = self.value_of(node.value) if node.value is not None else const(None)
+            tests = [b.test for b in self.scope.blocks if b.test is not None and b.kind in _GUARDS]
+            if tests:  # returned only when the tests around it hold
+                test = tests[0] if len(tests) == 1 else Expr("and", parts=tuple(tests))
+                value = Expr("ifelse", parts=(test, value, Expr("union")))
+            info.results = info.results + (value,)
+
+    # -- attribute reads that may run code
+    def leave_Attribute(self, node: cst.Attribute) -> None:
+        """An attribute read outside any call, on an object that is not a tensor or a module
+        path: it may run a property's getter or a ``__getattribute__`` (one event per value
+        and blocks; reads inside calls are followed with the call)."""
+        if not self.in_function() or self._call_depth or self._in_import or id(node) in self._chained \
+                or id(node) in self.scope.store_targets or id(node) in self.scope.written or self.suppressed():
+            return
+        scope = self.scope
+        if scope.self_name and isinstance(node.value, cst.Name) and node.value.value == scope.self_name \
+                and scope.class_info is not None and node.attr.value in scope.class_info.assigned:
+            return  # an attribute this class assigns: no property of its own class
+        if scope.known_tensor(node.value) is not None:
+            return
+        value = self.value_of(node)
+        if value.op != "attr":
+            return
+        key = (value, tuple(id(b) for b in scope.blocks))
+        if key in scope.read_keys:
+            return
+        scope.read_keys.add(key)
+        self.add_event(Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops,
+                             call_text=code_of(node), func=value, read=True))
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._in_import -= 1
+
+    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import -= 1
+
+    def note_chain(self, node: cst.Attribute) -> None:
+        """Mark the attribute under ``node`` (``a.b`` of ``a.b.c``): its read is part of this one."""
+        if isinstance(node.value, cst.Attribute):
+            self._chained.add(id(node.value))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.in_function():
+            self.scope.written.add(id(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.in_function():
+            self.scope.written.add(id(node.target))
+
+    def may_follow(self, node: cst.Call) -> bool:
+        """Whether a call whose function the summary's own refs do not name may still lead into
+        the project's code (:mod:`gblint.interp` decides): not a method of a tensor, not a
+        function of a library gblint does not follow."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and likely_tensor(self.scope.kind(func.value)):
+            return False
+        q = self.scope.resolve(func)
+        return not (q and self.is_external(q))

@@ -1,0 +1,543 @@
+"""The object interpreter: what a call's function turns out to be, and so which frames it runs.
+
+Dynamo inlines every call it can into the frame it compiles; which function that is depends on
+objects: the wrapper a decorator returned, the layer a loop takes out of an ``nn.ModuleList``,
+the method of the class an instance was built from, the closure a factory made, a property's
+getter run by an attribute read. :class:`Interpreter` evaluates the values the summary records
+(:mod:`gblint.flows`, :class:`gblint.model.Expr`) to the objects they may be
+(:mod:`gblint.objects`) and says what calling them runs: :class:`Target` frames with what their
+parameters hold (the instance as ``self``, a closure's frame), or a break the call itself is.
+
+It is an abstract interpreter, flow-insensitive and bounded: a name is any of the values it is
+ever assigned, an attribute any value any method assigns it (those of ``__init__`` evaluated
+with the arguments the instance was built with), a call's result any of the callee's
+``return`` values for the arguments passed. What it cannot follow is ``unknown``, never a
+guess: reach may stop there, but no frame is invented. Python's rules it follows: method
+resolution through the bases, ``super()``, bound methods, classmethods and staticmethods,
+properties, ``__getattribute__``/``__getattr__``/``__getitem__``/``__call__``, dataclass
+construction (``__post_init__``), decorators (evaluated, not assumed), closures and
+``functools.partial``; ``nn.Module`` calls run ``forward`` and the module's hooks, containers
+(``nn.ModuleList``, ``nn.Sequential``, ``nn.ModuleDict``) hold their layers.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+from . import values
+from .model import Expr, FileSummary, Frame, FunctionInfo
+from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
+from .objects import Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj, Partial, Super
+from .semantics import TRANSPARENT_DECORATORS
+from .values import FRAME, OUTER, RESOLVER, UNKNOWN, const, union
+
+_MODULE = "<module>"
+
+
+class Interpreter(CallsMixin):
+    """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
+    calls are :class:`gblint.invoke.CallsMixin`'s."""
+
+    def __init__(self, project):
+        self.project = project
+        self._memo: Dict[tuple, tuple] = {}
+        self._active: set = set()
+        self._globals: Dict[str, Expr] = {}
+        self._defined: Dict[Obj, Expr] = {}
+        self._module_envs: Dict[str, values.Env] = {}
+        self._keys: Dict[int, tuple] = {}
+        self._depth = 0
+
+    # ------------------------------------------------------------------ environments
+    def module_env(self, path: str) -> values.Env:
+        """The environment of module-level code of the file at ``path``."""
+        env = self._module_envs.get(path)
+        if env is None:
+            env = self._module_envs[path] = {FRAME: Here(path, _MODULE), RESOLVER: self}
+        return env
+
+    def frame_env(self, frame: Frame, env: Optional[values.Env]) -> values.Env:
+        """``env`` (what ``frame``'s parameters hold) made an environment of ``frame``."""
+        here = Here(frame.path, frame.name)
+        if env is not None and env.get(FRAME) == here and env.get(RESOLVER) is self:
+            return env
+        out = dict(env or {})
+        out[FRAME] = here
+        out[RESOLVER] = self
+        return out
+
+    def _key(self, env: values.Env) -> tuple:
+        found = self._keys.get(id(env))
+        if found is None or found[0] is not env:
+            found = self._keys[id(env)] = (env, values.env_key(env))
+        return found[1]
+
+    def _info(self, env: values.Env) -> Tuple[Optional[FileSummary], Optional[FunctionInfo]]:
+        here = env.get(FRAME)
+        if here is None:
+            return None, None
+        summary = self.project.by_path.get(here.path)
+        if summary is None:
+            return None, None
+        return summary, summary.functions.get(here.qualname)
+
+    # ------------------------------------------------------------------ values
+    def value(self, e: Expr, env: values.Env) -> Expr:
+        """The value of ``e`` in ``env`` (for :func:`gblint.values.evaluate`)."""
+        return self._eval(e, env, None)
+
+    def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
+        op = e.op
+        if op in ("const", "notnone", "unknown", "obj", "slice"):
+            return e
+        key = (e, self._key(env), calls is not None)
+        found = self._memo.get(key)
+        if found is not None:
+            if calls is not None:
+                calls.extend(found[1])
+            return found[0]
+        if key in self._active:
+            return BOTTOM
+        self._active.add(key)
+        mine: Optional[list] = [] if calls is not None else None
+        try:
+            value = self._eval_op(e, env, mine)
+        finally:
+            self._active.discard(key)
+        self._memo[key] = (value, tuple(mine or ()))
+        if calls is not None:
+            calls.extend(mine)
+        return value
+
+    def _eval_op(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
+        op = e.op
+        if op == "param":
+            return self._param(e.value, env)
+        if op == "local":
+            return self._local(e.value, env)
+        if op == "free":
+            return self._free(e.value, env)
+        if op == "global":
+            return self.global_value(e.value)
+        if op == "attr":
+            return self.attribute(self._eval(e.parts[0], env, calls), e.value, calls)
+        if op == "sub":
+            return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
+        if op == "callv":  # a call inside a value: its frames are its own call event's, not this one's
+            fn = self._eval(e.parts[0], env, None)
+            return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
+        if op == "iter":
+            return self.iterate(self._eval(e.parts[0], env, calls))
+        if op == "unpack":
+            return self.unpack(self._eval(e.parts[0], env, calls), e.value)
+        if op == "def":
+            return self._def(e.value, env)
+        if op == "super":
+            summary, _ = self._info(env)
+            if summary is None:
+                return UNKNOWN
+            return Super(Cls(summary.path, e.value), self._eval(e.parts[0], env, None))
+        if op == "enter":
+            manager = self._eval(e.parts[0], env, calls)
+            return self._call_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
+        if op in ("seq", "dict"):
+            if op == "seq":
+                return Expr("seq", e.value, tuple(self._eval(p, env, calls) for p in e.parts))
+            return Expr("dict", e.value, tuple(Expr("kv", parts=(self._eval(kv.parts[0], env, None),
+                                                                 self._eval(kv.parts[1], env, calls)))
+                                               for kv in e.parts))
+        if op == "filtered" and len(e.parts) > 1:
+            return Expr("filtered", parts=(self._eval(e.parts[0], env, None), self._eval(e.parts[1], env, calls)))
+        if op == "slice":
+            return e
+        if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
+            return UNKNOWN
+        return values.evaluate(e, env)
+
+    def _param(self, name: str, env: values.Env) -> Expr:
+        bound = env.get(name)
+        if bound is not None:
+            return bound
+        summary, info = self._info(env)
+        if info is None:
+            return UNKNOWN
+        for p in info.params:  # passed something gblint does not know (a default is bound by values.bind)
+            if p.name == name and p.annotation is not None:  # an instance of the declared type
+                return self.instance_of(self._eval(p.annotation, self.module_env(summary.path), None))
+        return UNKNOWN
+
+    def instance_of(self, declared: Expr) -> Expr:
+        """A value of the declared type ``declared`` (a class, None, a union of those)."""
+        if declared.op == "union":
+            return union(self.instance_of(p) for p in declared.parts)
+        if isinstance(declared, Cls):
+            return Inst(declared, ())
+        if declared.op == "const" and declared.value is None:
+            return declared
+        if isinstance(declared, Ext):
+            return ExtInst(declared.name)
+        return UNKNOWN
+
+    def _local(self, name: str, env: values.Env) -> Expr:
+        summary, info = self._info(env)
+        if info is None:
+            return UNKNOWN
+        found = [self._eval(v, env, None) for v in info.locals.get(name, ())]
+        if any(p.name == name for p in info.params):
+            found.append(self._param(name, env))
+        if not found:
+            return UNKNOWN
+        return union(found)
+
+    def _free(self, name: str, env: values.Env) -> Expr:
+        outer = env.get(OUTER)
+        if isinstance(outer, Ctx):
+            outer_env = self._ctx_env(outer)
+            summary, info = self._info(outer_env)
+            if info is not None:
+                if any(p.name == name for p in info.params) or name in info.locals:
+                    return self._local(name, outer_env)
+                if name in info.local_defs:
+                    return self._def(info.local_defs[name], outer_env)
+                return self._free(name, outer_env)
+            return UNKNOWN
+        summary, info = self._info(env)  # a closure whose making gblint did not see: its definer, unbound
+        if info is None or "." not in info.qualname:
+            return UNKNOWN
+        parent = summary.functions.get(info.qualname.rsplit(".", 1)[0])
+        if parent is None:
+            return UNKNOWN
+        parent_env = self.frame_env(Frame(summary.path, parent), {})
+        if name in parent.local_defs:
+            return self._def(parent.local_defs[name], parent_env)
+        if any(p.name == name for p in parent.params) or name in parent.locals:
+            return self._local(name, parent_env)
+        return self._free(name, parent_env)
+
+    def _ctx_env(self, ctx: Ctx) -> values.Env:
+        env = dict(ctx.env)
+        env[FRAME] = Here(ctx.path, ctx.qualname)
+        env[RESOLVER] = self
+        return env
+
+    def ctx_of(self, env: values.Env) -> Optional[Ctx]:
+        """The :class:`Ctx` of ``env`` (for a closure made in it)."""
+        here = env.get(FRAME)
+        if here is None:
+            return None
+        return Ctx(here.path, here.qualname, tuple(kv for kv in self._key(env) if kv[0] != FRAME))
+
+    def _def(self, qualname: str, env: values.Env) -> Expr:
+        """The function ``qualname`` of the current file, as its definition makes it (a closure
+        of the enclosing frame when it is nested), decorators applied."""
+        here = env.get(FRAME)
+        if here is None:
+            return UNKNOWN
+        summary = self.project.by_path.get(here.path)
+        if summary is None or qualname not in summary.functions:
+            return UNKNOWN
+        func = Func(here.path, qualname)
+        parent = qualname.rsplit(".", 1)[0] if "." in qualname else None
+        ctx = None
+        if parent is not None and parent in summary.functions:
+            e = env
+            while e is not None:  # the frame that defines it: this one, or one the closure came from
+                h = e.get(FRAME)
+                if h is not None and h.qualname == parent:
+                    ctx = self.ctx_of(e)
+                    break
+                outer = e.get(OUTER)
+                e = self._ctx_env(outer) if isinstance(outer, Ctx) else None
+        return self.defined(Closure(func, ctx) if ctx is not None else func)
+
+    # ------------------------------------------------------------------ globals
+    def global_value(self, dotted: str) -> Expr:
+        """What the dotted name ``dotted`` is: a function (decorated), a class, a module, a
+        module-level value, or a library object."""
+        found = self._globals.get(dotted)
+        if found is None:
+            self._globals[dotted] = BOTTOM  # a global defined by itself
+            found = self._globals[dotted] = self._global(dotted)
+        return found
+
+    def _global(self, dotted: str) -> Expr:
+        if dotted.startswith("builtins."):
+            return Ext(dotted)
+        project = self.project
+        head = dotted.split(".")[0]
+        if head == "torch" or head in ("typing", "functools", "collections", "dataclasses", "math", "types"):
+            if project.by_module.get(head) is None:
+                return Ext(dotted)
+        found = project.lookup(dotted)
+        if found is not None:
+            summary, rest = found
+            out = []
+            if rest in summary.functions and "." not in rest:
+                out.append(self.defined(Func(summary.path, rest)))
+            elif rest in summary.classes:
+                out.append(Cls(summary.path, rest))
+            elif "." in rest and rest.split(".")[0] in summary.classes:
+                cls_name, _, attr = rest.rpartition(".")
+                if cls_name in summary.classes:
+                    got = self.class_attr(Cls(summary.path, cls_name), attr, None, None)
+                    out.append(UNKNOWN if got is None else got)
+            name, _, attrs = rest.partition(".")
+            if name in summary.module_values and (not attrs or name not in summary.classes):
+                env = self.module_env(summary.path)
+                value = union(self._eval(v, env, None) for v in summary.module_values[name])
+                for attr in attrs.split(".") if attrs else ():
+                    value = self.attribute(value, attr, None)
+                out.append(value)
+            return union(out) if out else UNKNOWN
+        if project.module(dotted) is not None:
+            return Module(dotted)
+        if project.by_module.get(head) is None and (project.loader is None or project.module(head) is None):
+            return Ext(dotted)
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ decorators
+    def defined(self, func: Obj) -> Expr:
+        """``func`` (a :class:`Func` or :class:`Closure`) with its decorators applied, bottom
+        up: a decorator of the checked code is called, and what it returns is what the name
+        holds when that is a function; library decorators that keep the function
+        (:data:`gblint.semantics.TRANSPARENT_DECORATORS`) and those whose result gblint cannot
+        tell keep it as it is."""
+        found = self._defined.get(func)
+        if found is not None:
+            return found
+        self._defined[func] = func  # a decorator that refers back to the function
+        base = func.func if isinstance(func, Closure) else func
+        summary = self.project.by_path.get(base.path)
+        info = summary.functions.get(base.qualname) if summary is not None else None
+        value: Expr = func
+        if info is not None:
+            env = self._ctx_env(func.outer) if isinstance(func, Closure) else self.module_env(base.path)
+            for d in reversed(info.decorators):
+                if _transparent(d.qualname) or d.expr is None:
+                    continue
+                deco = self._eval(d.expr, env, None)
+                result = self.apply(deco, Args((value,)), None, want=True)
+                kept = [p for p in (result.parts if result.op == "union" else (result,)) if _callable(p)]
+                if kept:  # what it returns that can be called (an unknown part is no evidence of more)
+                    value = union(kept)
+        self._defined[func] = value
+        return value
+
+    # ------------------------------------------------------------------ attributes
+    def attribute(self, base: Expr, name: str, calls: Optional[list]) -> Expr:
+        """``base.name``; what reading it runs (a property's getter, ``__getattribute__``)
+        goes into ``calls``."""
+        if base.op == "union":
+            return union(self.attribute(p, name, calls) for p in base.parts)
+        if isinstance(base, Module):
+            return self.global_value(f"{base.name}.{name}")
+        if isinstance(base, Ext):
+            return Ext(f"{base.name}.{name}")
+        if isinstance(base, Cls):
+            got = self.class_attr(base, name, None, calls)
+            return UNKNOWN if got is None else got
+        if isinstance(base, Inst):
+            return self.instance_attr(base, name, calls)
+        if isinstance(base, Super):
+            got = self.class_attr(base.cls, name, base.recv, calls, after=True)
+            if got is None and name == "get" and isinstance(base.recv, Inst):
+                return Method(base.recv, "get")  # a Mapping's get: its __getitem__
+            return UNKNOWN if got is None else got
+        if base.op == "dict" and base.value in ("moduledict", "namespace"):
+            found = values._lookup(base, const(name))
+            if found is not None and found.op != "unknown":
+                return found
+        if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in ("seq", "dict", "filtered", "const"):
+            return Method(base, name)
+        return UNKNOWN
+
+    def _classes(self, cls: Cls):
+        """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
+        method-resolution order (depth first, as far as the bases resolve)."""
+        summary = self.project.by_path.get(cls.path)
+        info = summary.classes.get(cls.qualname) if summary is not None else None
+        if info is None:
+            return []
+        return list(self.project.mro(summary, info))
+
+    def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
+                   after: bool = False) -> Optional[Expr]:
+        """Attribute ``name`` looked up on class ``cls`` (from the class after it, for
+        ``super()``), bound to ``recv`` (an instance, or None for the class itself): a method,
+        a property's value (its getter is called), a classmethod or staticmethod, a class-body
+        value, a nested class. None when no class of the project defines it."""
+        mro = self._classes(cls)
+        if after:
+            mro = mro[1:]
+        for summary, info in mro:
+            if name in info.methods:
+                qual = info.methods[name]
+                fi = summary.functions.get(qual)
+                if fi is None:
+                    continue
+                names = {d.qualname for d in fi.decorators}
+                func = self.defined(Func(summary.path, qual))
+                if names & _PROPERTIES:
+                    if recv is None or not isinstance(recv, Inst):
+                        return UNKNOWN
+                    return self.apply(func, Args((recv,)), calls, want=True)
+                if "staticmethod" in names:
+                    return func
+                if "classmethod" in names:
+                    owner = recv.cls if isinstance(recv, Inst) else (recv if isinstance(recv, Cls) else cls)
+                    return Bound(owner, func)
+                return Bound(recv, func) if recv is not None else func
+            if name in info.values:
+                value = self._eval(info.values[name], self.module_env(summary.path), None)
+                if recv is not None and isinstance(value, (Func, Closure)):
+                    return Bound(recv, value)
+                return value
+            nested = f"{info.qualname}.{name}"
+            if nested in summary.classes:
+                return Cls(summary.path, nested)
+        return None
+
+    def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
+        """Attribute ``name`` of the instance ``inst`` (Python's order: a property of its class,
+        what its methods assign, a dataclass field, a class attribute or method, then
+        ``__getattr__``); reading it calls ``__getattribute__`` when its class defines one."""
+        mro = self._classes(inst.cls)
+        if calls is not None:
+            for summary, info in mro:
+                if "__getattribute__" in info.methods:
+                    self.apply(self.defined(Func(summary.path, info.methods["__getattribute__"])),
+                               Args((inst, const(name))), calls, want=False)
+                    break
+        for summary, info in mro:  # a property wins over the instance's own attributes
+            qual = info.methods.get(name)
+            if qual is not None:
+                fi = summary.functions.get(qual)
+                if fi is not None and {d.qualname for d in fi.decorators} & _PROPERTIES:
+                    return self.class_attr(inst.cls, name, inst, calls)
+                break
+        found = []
+        later = []  # what methods that do not build the instance assign
+        init = dict(inst.init)
+        for summary, info in mro:
+            building, other = self._assignments(summary, info, name)
+            for method, value in building or other:
+                got = self._eval(value, self._method_env(inst, summary, method), None)
+                if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
+                    got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
+                                for p in (got.parts if got.op == "union" else (got,)))
+                (found if building else later).append(got)
+            if name in info.fields:
+                found.append(init[name] if name in init else
+                             self._eval(info.values[name], self.module_env(summary.path), None)
+                             if name in info.values else UNKNOWN)
+            if found:  # the most derived class that sets it while building the instance decides
+                return union(found)
+        if later:
+            return union(later)
+        got = self.class_attr(inst.cls, name, inst, calls)
+        if got is not None:
+            return got
+        fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
+        if fallback is not None:
+            return self.apply(fallback, Args((const(name),)), calls, want=True)
+        if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
+            return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
+        return UNKNOWN
+
+    def _method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:
+        """The environment a method of ``inst``'s class runs in: ``self`` is ``inst``; for the
+        ``__init__`` that built it, the arguments it was built with."""
+        info = summary.functions.get(method)
+        if info is None or not info.params:
+            return self.frame_env(Frame(summary.path, info), {}) if info else self.module_env(summary.path)
+        env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
+        if info.name == "__init__":
+            owner = self.class_attr(inst.cls, "__init__", None, None)
+            if isinstance(owner, Func) and (owner.path, owner.qualname) == (summary.path, method):
+                env.update(dict(inst.init))
+        return self.frame_env(Frame(summary.path, info), env)
+
+    @staticmethod
+    def _assignments(summary: FileSummary, info, name: str):
+        """The assignments of ``self.name`` in class ``info``: ``(building, other)``, those made
+        while an instance is built (``__init__``, ``__post_init__``, ``__init_subclass__``, and
+        the methods ``__init__`` calls on ``self``), which hold when a compiled region first
+        runs on a new instance, and those of its other methods."""
+        assigned = info.assigned.get(name, ())
+        if not assigned:
+            return (), ()
+        building = {f"{info.qualname}.{m}" for m in _BUILDERS}
+        init = summary.functions.get(f"{info.qualname}.__init__")
+        for ev in init.events if init is not None else ():
+            if ev.func is not None and ev.func.op == "attr" and ev.func.parts and ev.func.parts[0].op == "param" \
+                    and init.params and ev.func.parts[0].value == init.params[0].name:
+                building.add(f"{info.qualname}.{ev.func.value}")
+        return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
+
+    @staticmethod
+    def _on_class(summary: FileSummary, method: str) -> bool:
+        """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
+        info = summary.functions.get(method)
+        return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)
+
+    # ------------------------------------------------------------------ items and iteration
+    def subscript(self, base: Expr, key: Expr, calls: Optional[list]) -> Expr:
+        """``base[key]``."""
+        if base.op == "union":
+            return union(self.subscript(p, key, calls) for p in base.parts)
+        if base.op == "seq":
+            if key.op == "slice":
+                return base
+            if key.op == "const" and isinstance(key.value, int) and not isinstance(key.value, bool):
+                if 0 <= key.value < len(base.parts) or (base.value not in values.OPEN
+                                                         and -len(base.parts) <= key.value < 0):
+                    return base.parts[key.value]
+                return UNKNOWN
+            if base.value in ("modulelist", "sequential") or len(set(base.parts)) == 1:
+                return union(base.parts) if base.parts else UNKNOWN  # one of the layers
+            return UNKNOWN  # an unknown index into a table of different things: no guess
+        if base.op == "filtered":
+            return base if key.op == "slice" else (base.parts[1] if len(base.parts) > 1 else UNKNOWN)
+        if base.op == "dict":  # an unknown key selects nothing gblint can name (no guess at the entry)
+            found = values._lookup(base, key)
+            return found if found is not None else UNKNOWN
+        if isinstance(base, (Inst, Cls)):
+            return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
+        return UNKNOWN
+
+    def iterate(self, base: Expr) -> Expr:
+        """An element of iterating ``base``."""
+        if base.op == "union":
+            return union(self.iterate(p) for p in base.parts)
+        if base.op == "seq":
+            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
+            return union(parts) if parts else BOTTOM
+        if base.op == "filtered":
+            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
+        if base.op == "dict":
+            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
+        return UNKNOWN
+
+    def unpack(self, base: Expr, index: int) -> Expr:
+        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
+        if base.op == "union":
+            return union(self.unpack(p, index) for p in base.parts)
+        if base.op == "seq" and 0 <= index < len(base.parts):
+            return base.parts[index]
+        return UNKNOWN
+
+_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
+_PROPERTIES = frozenset({"property", "functools.cached_property", "builtins.property"})
+
+
+def _transparent(qualname: str) -> bool:
+    """Whether a decorator of this name keeps the function for tracing (a library's, or a
+    property's ``setter``)."""
+    return qualname in TRANSPARENT_DECORATORS or qualname.endswith((".setter", ".deleter", ".getter")) or \
+        qualname.startswith(("torch.", "typing.", "abc.", "functools.", "contextlib.", "builtins."))
+
+
+def _callable(v: Expr) -> bool:
+    """Whether ``v`` is (or may be) something a call can run."""
+    if v.op == "union":
+        return any(_callable(p) for p in v.parts)
+    return isinstance(v, (Func, Closure, Bound, Partial, Inst, Disabled))

@@ -1,0 +1,440 @@
+"""Calls, for the object interpreter (:mod:`gblint.interp`): what calling an object runs.
+
+A function or closure runs its frame with its parameters bound; a bound method adds its
+receiver; a class builds an instance (``__init__``, a dataclass's ``__post_init__``; an
+``nn.Module`` built inside a compiled region is a break of its own); an instance runs its
+``forward`` and hooks (an ``nn.Module``) or ``__call__``; library functions that call or return
+what they are given are followed (``checkpoint``, ``functools.partial``, ``getattr``, the module
+containers, ``torch.compile``, ``torch.compiler.disable``). :class:`CallsMixin` is part of
+:class:`gblint.interp.Interpreter`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Sequence, Tuple
+
+from . import values
+from .model import Expr, FileSummary, Frame
+from .objects import (Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super, Wraps)
+from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SELF_RETURNING_METHODS
+from .values import OUTER, UNKNOWN, const, union
+
+BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
+_MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
+
+
+@dataclasses.dataclass
+class Target:
+    """What a call runs: ``frame`` with its parameters holding ``env``; ``flat`` when it runs
+    as a higher-order op's body (``checkpoint``: a break inside is one break of the caller).
+    Or, with ``frame`` None, the break the call itself is: ``kind`` ``construct`` (an
+    ``nn.Module`` built in the region, of class ``name``), ``disabled`` (a
+    ``torch.compiler.disable``d object), ``rnn`` (an RNN module Dynamo does not trace)."""
+
+    frame: Optional[Frame]
+    env: Optional[values.Env] = None
+    flat: bool = False
+    kind: str = ""
+    name: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Args:
+    """A call's arguments, evaluated: ``positional`` values, ``keywords`` pairs, and whether
+    more may come unseen (``star``, ``starstar``)."""
+
+    positional: Tuple[Expr, ...] = ()
+    keywords: Tuple[Tuple[str, Expr], ...] = ()
+    star: bool = False
+    starstar: bool = False
+
+    def prepend(self, value) -> "Args":
+        """These arguments after ``value`` (a bound method's receiver)."""
+        return dataclasses.replace(self, positional=(value,) + self.positional)
+
+
+UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known (the compiled entry's)
+
+
+
+class CallsMixin:
+    """Calling objects. Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``,
+    ``_eval``, ``attribute``, ``class_attr``, ``instance_attr``, ``iterate``, ``frame_env``,
+    ``module_env``, ``global_value``, ``_classes``, ``_method_env`` and ``_depth``."""
+
+    # ------------------------------------------------------------------ calls
+    def arguments(self, parts: Sequence[Expr], env: values.Env, calls: Optional[list]) -> Args:
+        """A ``callv``'s argument parts, evaluated (``*x``/``**x`` unpacked when their values are known)."""
+        positional: List[Expr] = []
+        keywords: List[Tuple[str, Expr]] = []
+        star = starstar = False
+        for p in parts:
+            if p.op == "kw":
+                keywords.append((p.value, self._eval(p.parts[0], env, calls)))
+            elif p.op == "star":
+                v = self._eval(p.parts[0], env, calls)
+                if v.op == "seq" and not star:
+                    positional.extend(v.parts)
+                    star = v.value in values.OPEN
+                else:
+                    star = True
+            elif p.op == "starstar":
+                v = self._eval(p.parts[0], env, calls)
+                if v.op == "dict" and all(kv.parts[0].op == "const" and isinstance(kv.parts[0].value, str)
+                                          for kv in v.parts):
+                    keywords.extend((kv.parts[0].value, kv.parts[1]) for kv in v.parts)
+                    starstar = starstar or v.value in values.OPEN
+                else:
+                    starstar = True
+            elif star:
+                star = True  # a positional argument after an unpacked `*x`: its place is not known
+            else:
+                positional.append(self._eval(p, env, calls))
+        return Args(tuple(positional), tuple(keywords), star, starstar)
+
+    def event_args(self, ev, env: values.Env, calls: Optional[list]) -> Args:
+        """The arguments of the call event ``ev`` (its :class:`gblint.model.CallArgs`), evaluated."""
+        return self.call_args(ev.args, env, calls)
+
+    def call_args(self, a, env: values.Env, calls: Optional[list] = None) -> Args:
+        """Recorded arguments (a :class:`gblint.model.CallArgs`, or None: not known), evaluated."""
+        if a is None:
+            return UNSEEN
+        parts = list(a.positional) + [Expr("kw", k, (v,)) for k, v in a.keywords]
+        parts += [Expr("star", parts=(r,)) for r in a.rest] + [Expr("starstar", parts=(r,)) for r in a.rest_kw]
+        args = self.arguments(parts, env, calls)
+        return dataclasses.replace(args, star=args.star or (a.star and not a.rest),
+                                   starstar=args.starstar or (a.starstar and not a.rest_kw))
+
+    def targets(self, frame: Frame, ev, env: Optional[values.Env]) -> List[Target]:
+        """What the call (or attribute read) ``ev`` of ``frame``, its parameters holding ``env``,
+        runs: the frames its function (and its arguments' attribute reads) lead to."""
+        env = self.frame_env(frame, env)
+        calls: List[Target] = []
+        if ev.func is None:
+            return calls
+        fn = self._eval(ev.func, env, calls)
+        if ev.read:
+            return calls
+        args = self.event_args(ev, env, calls)
+        self.apply(fn, args, calls, want=False)
+        if ev.func.op == "attr":  # hooks registered on a child module by its owner
+            owner = self._eval(ev.func.parts[0], env, None)
+            for part in owner.parts if owner.op == "union" else (owner,):
+                if isinstance(part, Inst):
+                    self._hooks(part, ev.func.value, args, calls)
+        return calls
+
+    def apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """Call ``fn`` with ``args``: what it runs goes into ``calls`` (when not None), and,
+        with ``want``, what it returns is returned."""
+        if fn.op == "union":
+            return union(self.apply(p, args, calls, want) for p in fn.parts)
+        if self._depth > _MAX_DEPTH:
+            return UNKNOWN
+        self._depth += 1
+        try:
+            return self._apply(fn, args, calls, want)
+        finally:
+            self._depth -= 1
+
+    def _apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr:
+        if isinstance(fn, (Func, Closure)):
+            return self._run(fn, args, calls, want)
+        if isinstance(fn, Bound):
+            return self.apply(fn.func, args.prepend(fn.recv), calls, want)
+        if isinstance(fn, Cls):
+            return self.instantiate(fn, args, calls)
+        if isinstance(fn, Inst):
+            return self.call_instance(fn, args, calls, want)
+        if isinstance(fn, Partial):
+            merged = Args(fn.args + args.positional, fn.keywords + args.keywords, args.star, args.starstar)
+            return self.apply(fn.func, merged, calls, want)
+        if isinstance(fn, Disabled):
+            if calls is not None:
+                calls.append(Target(None, kind="disabled", name=_label(fn.inner)))
+            return UNKNOWN
+        if isinstance(fn, Wraps):
+            return args.positional[0] if args.positional else UNKNOWN
+        if isinstance(fn, Ext):
+            return self.library_call(fn.name, args, calls, want)
+        if isinstance(fn, Method):
+            return self._builtin_method(fn, args, calls, want)
+        if fn.op == "seq" and fn.value == "sequential":
+            for layer in fn.parts:
+                self.apply(layer, args, calls, False)
+            return values.NOTNONE
+        if isinstance(fn, ExtInst):
+            if fn.name in RNN_MODULES and calls is not None:
+                calls.append(Target(None, kind="rnn", name=fn.name))
+            return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
+        return UNKNOWN
+
+    def _run(self, fn: Obj, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """Run the function ``fn`` (a :class:`Func` or :class:`Closure`) with ``args``."""
+        base = fn.func if isinstance(fn, Closure) else fn
+        summary = self.project.by_path.get(base.path)
+        info = summary.functions.get(base.qualname) if summary is not None else None
+        if info is None:
+            return UNKNOWN
+        env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False)
+        for name in info.mutated:  # a collection the function changes before (or while) reading it
+            if name in env and env[name].op in ("seq", "dict"):
+                del env[name]
+        if isinstance(fn, Closure) and fn.outer is not None:
+            env[OUTER] = fn.outer
+        frame = Frame(base.path, info)
+        env = self.frame_env(frame, env)
+        if calls is not None:
+            calls.append(Target(frame, env))
+        if not want:
+            return UNKNOWN
+        if not info.results:
+            return const(None)
+        return union(self._eval(r, env, None) for r in info.results)
+
+    def call_method(self, recv: Expr, name: Optional[str], args: Tuple[Expr, ...]) -> Expr:
+        """What ``recv.name(*args)`` returns (``name`` None: ``items``), for :mod:`gblint.values`."""
+        return self.apply(self.attribute(recv, name or "items", None), Args(tuple(args)), None, want=True)
+
+    def _call_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr:
+        """``recv.name(*args)`` when ``recv``'s class defines ``name``; else ``default``."""
+        if recv.op == "union":
+            return union(self._call_method(p, name, args, calls, default) for p in recv.parts)
+        if isinstance(recv, Inst):
+            method = self.class_attr(recv.cls, name, recv, None)
+        elif isinstance(recv, Cls):
+            meta = self._metaclass(recv)
+            method = self.class_attr(meta, name, recv, None) if meta is not None else None
+        else:
+            method = None
+        if method is None:
+            return default
+        return self.apply(method, args, calls, want=True)
+
+    def _metaclass(self, cls: Cls) -> Optional[Cls]:
+        for summary, info in self._classes(cls):
+            if info.metaclass:
+                found = self.global_value(info.metaclass)
+                return found if isinstance(found, Cls) else None
+        return None
+
+    def instantiate(self, cls: Cls, args: Args, calls: Optional[list]) -> Expr:
+        """``cls(*args)``: an nn.Module built inside a compiled region is a break of its own
+        (``construct``); any other class runs its metaclass's ``__call__``, ``__init__``, and a
+        dataclass's ``__post_init__``/``__setattr__``. Returns the instance."""
+        summary = self.project.by_path.get(cls.path)
+        info = summary.classes.get(cls.qualname) if summary is not None else None
+        if info is None:
+            return UNKNOWN
+        if self.project.is_module_class(summary, info):
+            if calls is not None:
+                calls.append(Target(None, kind="construct", name=cls.qualname))
+            return Inst(cls, self._init_values(cls, args))
+        inst = Inst(cls, self._init_values(cls, args))
+        meta = self._metaclass(cls)
+        if meta is not None:
+            call = self.class_attr(meta, "__call__", cls, None)
+            if call is not None:
+                self.apply(call, args, calls, want=False)
+        init = self.class_attr(cls, "__init__", inst, None)
+        if init is not None:
+            self.apply(init, args, calls, want=False)
+        elif self._is_dataclass(cls):
+            for hook in ("__post_init__",):
+                method = self.class_attr(cls, hook, inst, None)
+                if method is not None:
+                    self.apply(method, Args(), calls, want=False)
+            setattr_ = self.class_attr(cls, "__setattr__", inst, None)
+            if setattr_ is not None:
+                self.apply(setattr_, Args((UNKNOWN, UNKNOWN)), calls, want=False)
+        return inst
+
+    def _is_dataclass(self, cls: Cls) -> bool:
+        return any(any(d.qualname in _DATACLASS for d in info.decorators) for _, info in self._classes(cls))
+
+    def _init_values(self, cls: Cls, args: Args) -> Tuple[Tuple[str, Expr], ...]:
+        """What the instance is built with: the arguments bound to the parameters of the
+        ``__init__`` Python calls (or the dataclass fields), unknown ones left out."""
+        init = self.class_attr(cls, "__init__", None, None)
+        if isinstance(init, Func):
+            summary = self.project.by_path.get(init.path)
+            info = summary.functions.get(init.qualname) if summary is not None else None
+            if info is not None:
+                env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, True)
+                return tuple(sorted((k, v) for k, v in env.items() if not k.startswith("\0")))
+        if init is None and self._is_dataclass(cls):
+            fields = []
+            for _, info in reversed(self._classes(cls)):
+                fields.extend(f for f in info.fields if f not in fields)
+            given = dict(zip(fields, args.positional))
+            given.update((k, v) for k, v in args.keywords if k in fields)
+            return tuple(sorted((k, v) for k, v in given.items() if v.op != "unknown"))
+        return ()
+
+    def call_instance(self, inst: Inst, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """Calling the instance ``inst``: an ``nn.Module`` runs its pre-hooks, ``forward`` and
+        hooks (``torch/nn/modules/module.py`` ``_call_impl``); anything else its ``__call__``."""
+        summary = self.project.by_path.get(inst.cls.path)
+        info = summary.classes.get(inst.cls.qualname) if summary is not None else None
+        if info is None:
+            return UNKNOWN
+        if self.project.is_module_class(summary, info):
+            self._hooks(inst, "", args, calls, pre=True)
+            forward = self.instance_attr(inst, "forward", calls)
+            result = self.apply(forward, args, calls, want)
+            self._hooks(inst, "", args, calls, pre=False)
+            return result
+        call = self.class_attr(inst.cls, "__call__", inst, None)
+        return self.apply(call, args, calls, want) if call is not None else UNKNOWN
+
+    def _hooks(self, owner: Inst, attr: str, args: Args, calls: Optional[list], pre: Optional[bool] = None) -> None:
+        """The hooks the class of ``owner`` registers on itself (``attr`` empty) or on its
+        attribute ``attr``, called as the module calls them."""
+        if calls is None:
+            return
+        for summary, info in self._classes(owner.cls):
+            for kind in (("\0prehooks",) if pre else ("\0hooks",) if pre is False else ("\0prehooks", "\0hooks")):
+                for method, value in info.assigned.get(kind + attr, ()):
+                    hook = self._eval(value, self._method_env(owner, summary, method), None)
+                    self.apply(hook, Args((UNKNOWN,) * (2 if kind == "\0prehooks" else 3)), calls, want=False)
+
+    def library_call(self, name: str, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """A call of a library function or class gblint does not read: the ones that call or
+        return what they are given are followed (``checkpoint``, ``partial``, ``getattr``,
+        the module containers, ``torch.compile``, ``torch.compiler.disable``...)."""
+        first = args.positional[0] if args.positional else None
+        if name in COMPILE_NAMES:
+            return first if first is not None else UNKNOWN
+        if name in DISABLE:
+            return Disabled(first) if first is not None else UNKNOWN
+        if name == "functools.wraps":
+            return Wraps()
+        if name == "functools.partial" and first is not None:
+            return Partial(first, args.positional[1:], args.keywords)
+        if name in _CHECKPOINT and first is not None:
+            if calls is not None:
+                inner: List[Target] = []
+                self.apply(first, Args(args.positional[1:], tuple(kv for kv in args.keywords
+                                                                  if kv[0] not in _CHECKPOINT_OPTIONS)),
+                           inner, want=False)
+                calls.extend(dataclasses.replace(t, flat=True) for t in inner)
+            return values.NOTNONE
+        short = name.rsplit(".", 1)[-1]
+        if name.startswith("torch.nn.") and short in ("ModuleList", "ParameterList"):
+            items = self.iterate(first) if first is not None else BOTTOM
+            return Expr("seq", "modulelist", (items,)) if items.op not in ("union",) or items.parts else Expr("seq", "modulelist")
+        if name.startswith("torch.nn.") and short == "Sequential":
+            if len(args.positional) == 1 and args.positional[0].op == "dict":
+                return Expr("seq", "sequential", tuple(kv.parts[1] for kv in args.positional[0].parts))
+            return Expr("seq", "sequential", args.positional)
+        if name.startswith("torch.nn.") and short in ("ModuleDict", "ParameterDict"):
+            if first is not None and first.op == "dict":
+                return Expr("dict", "moduledict", first.parts)
+            return Expr("dict", "moduledict", ())
+        if name in ("builtins.dict", "collections.OrderedDict"):
+            base = first.parts if first is not None and first.op == "dict" else ()
+            return Expr("dict", None, base + tuple(Expr("kv", parts=(const(k), v)) for k, v in args.keywords))
+        if name == "types.SimpleNamespace":
+            return Expr("dict", "namespace", tuple(Expr("kv", parts=(const(k), v)) for k, v in args.keywords))
+        if name in ("builtins.list", "builtins.tuple") and first is not None:
+            return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
+        if name in ("builtins.iter", "builtins.reversed", "builtins.sorted") and first is not None:
+            return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
+        if name == "builtins.next" and first is not None:
+            return self.iterate(first)
+        if name == "builtins.enumerate" and first is not None:
+            return Expr("filtered", parts=(first, Expr("seq", parts=(UNKNOWN, self.iterate(first)))))
+        if name == "builtins.zip" and args.positional:
+            return Expr("filtered", parts=(args.positional[0],
+                                           Expr("seq", parts=tuple(self.iterate(a) for a in args.positional))))
+        if name == "builtins.getattr" and len(args.positional) >= 2 and args.positional[1].op == "const" \
+                and isinstance(args.positional[1].value, str):
+            got = self.attribute(first, args.positional[1].value, calls)
+            if len(args.positional) > 2 and (got.op == "unknown" or any(p.op == "unknown" for p in got.parts)):
+                return union((got, args.positional[2]))  # the attribute may be missing: then the default
+            return got
+        if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
+            return Super(first, args.positional[1])
+        if name == "builtins.type" and isinstance(first, Inst):
+            return first.cls
+        if name.startswith("torch.") and short[:1].isupper():
+            return ExtInst(name)
+        if name.startswith("torch."):
+            return values.NOTNONE
+        return ExtInst(name) if short[:1].isupper() else UNKNOWN
+
+    def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """A method of a container, a library instance or a constant."""
+        recv, name = fn.recv, fn.name
+        if recv.op == "dict":
+            if name == "items":
+                return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in recv.parts))
+            if name == "values":
+                return Expr("seq", parts=tuple(kv.parts[1] for kv in recv.parts))
+            if name == "keys":
+                return Expr("seq", parts=tuple(kv.parts[0] for kv in recv.parts))
+            if name in ("get", "pop", "setdefault") and args.positional:
+                found = values._lookup(recv, args.positional[0])
+                default = args.positional[1] if len(args.positional) > 1 else const(None)
+                return default if found is None else (union((found, default)) if found.op == "unknown" else found)
+        if isinstance(recv, Inst) and name == "get" and args.positional:
+            found = self._call_method(recv, "__getitem__", Args(args.positional[:1]), calls, default=UNKNOWN)
+            if found.op not in ("unknown", "union") or (found.op == "union" and found.parts
+                                                         and not any(p.op == "unknown" for p in found.parts)):
+                return found  # the key is there: `get` returns what `__getitem__` does
+            return union((found, args.positional[1] if len(args.positional) > 1 else const(None)))
+        if isinstance(recv, ExtInst) and recv.name.startswith("torch.nn.") and name in SELF_RETURNING_METHODS:
+            return recv
+        if isinstance(recv, Disabled) and name in SELF_RETURNING_METHODS:
+            return recv
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ regions
+    def compiled(self, summary: FileSummary, value: Expr, function: Optional[str]) -> List[Target]:
+        """The frames calling the compiled object ``value`` (written in ``function`` of
+        ``summary``, or at module level) runs first: its ``forward`` (through its decorators'
+        wrappers), or the function itself."""
+        return self.calls_of(self.compiled_object(summary, value, function), UNSEEN)
+
+    def compiled_object(self, summary: FileSummary, value: Expr, function: Optional[str]) -> Expr:
+        """The object ``value`` (written in ``function`` of ``summary``, or at module level) is."""
+        if function is not None and function in summary.functions:
+            env = self.frame_env(Frame(summary.path, summary.functions[function]), {})
+        else:
+            env = self.module_env(summary.path)
+        return self._eval(value, env, None)
+
+    def calls_of(self, obj: Expr, args: Args) -> List[Target]:
+        """The frames calling the compiled object ``obj`` with ``args`` runs first."""
+        calls: List[Target] = []
+        for part in obj.parts if obj.op == "union" else (obj,):
+            if isinstance(part, Cls):  # `torch.compile(Net)`: its instances' forward
+                part = Inst(part, ())
+            if isinstance(part, Inst) and self._is_module(part):
+                self.apply(self.instance_attr(part, "forward", None), args, calls, want=False)
+            elif isinstance(part, (Func, Closure, Bound, Partial)):
+                self.apply(part, args, calls, want=False)
+        return [t for t in calls if t.frame is not None]
+
+    def _is_module(self, inst: Inst) -> bool:
+        summary = self.project.by_path.get(inst.cls.path)
+        info = summary.classes.get(inst.cls.qualname) if summary is not None else None
+        return info is not None and self.project.is_module_class(summary, info)
+
+
+
+_DATACLASS = frozenset({"dataclasses.dataclass", "dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define",
+                        "attr.define", "huggingface_hub.dataclasses.strict"})
+_CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
+_CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
+
+
+def _label(v: Expr) -> str:
+    if isinstance(v, (Func, Cls)):
+        return v.qualname
+    if isinstance(v, (Ext, ExtInst)):
+        return v.name
+    if isinstance(v, Inst):
+        return v.cls.qualname
+    return "object"
