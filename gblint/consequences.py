@@ -487,7 +487,7 @@ class _RegionWalk:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         site_frame = site_frame or frame
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
-        if self.region.fullgraph or strict:
+        if self.region.fullgraph or strict or site.outcome == Outcome.ERROR:
             self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
             return Outcome.ERROR
         trace = self.trace(chain, site_frame, site) if chain else ()
@@ -525,15 +525,16 @@ class _RegionWalk:
                       f"{site.detail} in the `while` condition at line {wt.line}: on Python 3.12+ the resume "
                       f"frame that holds the loop is skipped (GB7000).", site.hint, site.gb_ids + ("GB7000",), trace)
             return Outcome.SKIP
-        blocker = next((b for b in blocks if b.kind == BlockKind.TRY or
+        blocker = next((b for b in blocks if b.kind in (BlockKind.TRY, BlockKind.HANDLER) or
                         (b.kind == BlockKind.WITH and b.manager is not None
                          and b.manager.kind != ManagerKind.RESUMABLE)), None)
         if blocker is not None or site.outcome == Outcome.TAIL:
             ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
             if blocker is None:
                 label, code, gb = "this point", site.code, site.gb_ids
-            elif blocker.kind == BlockKind.TRY:
-                label, code, gb = f"the `try` block at line {blocker.line}", "GBL202", site.gb_ids
+            elif blocker.kind in (BlockKind.TRY, BlockKind.HANDLER):
+                part = "block" if blocker.kind == BlockKind.TRY else "statement's except/else/finally clause"
+                label, code, gb = f"the `try` {part} at line {blocker.line}", "GBL202", site.gb_ids
             else:
                 label, code, gb = (f"`with {blocker.manager.label}` at line {blocker.line}", "GBL203",
                                    site.gb_ids + (blocker.manager.gb_id,))
@@ -541,7 +542,7 @@ class _RegionWalk:
             if blocker is None:
                 how = ""
             request = None
-            if blocker is not None and frame.path == path:
+            if blocker is not None and blocker.kind != BlockKind.HANDLER and frame.path == path:
                 request = BlockFix(blocker.kind, blocker.line, anchor.span.line, frame.name)
             if ops >= 2:
                 self.emit("GBL208" if blocker is not None else site.code, Outcome.TAIL, frame.name, path, site.span,
@@ -570,9 +571,13 @@ class _RegionWalk:
                        f"uncompiled), each re-traces down to it: {traced} break(s), {2 * traced} graphs "
                        "(nested_graph_breaks=False).")
             else:
+                # an error_on_graph_break decorator on the way is a wrapper frame of torch's own: it re-traces
+                # (one more break logged) but holds no ops (measured/v46_eogb_wrapper_frames.py)
+                wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))
+                extra = f" ({wrappers} of them `error_on_graph_break` wrappers, with no ops)" if wrappers else ""
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
-                       f"all {depth} frames on the way, each re-traces down to it: {depth} breaks, {2 * depth} "
-                       "graphs (nested_graph_breaks=False).")
+                       f"all {depth + wrappers} frames on the way{extra}, each re-traces down to it: "
+                       f"{depth + wrappers} breaks, {2 * depth} graphs (nested_graph_breaks=False).")
             self.emit("GBL301", Outcome.RESUME, frame.name, path, site.span, msg,
                       _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
@@ -643,14 +648,21 @@ class _RegionWalk:
         site_frame = site_frame or frame
         trace = self.trace(chain, site_frame, site) if chain else ()
         why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
-        code = "GBL401" if self.region.fullgraph else "GBL402"
-        exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
-               if site.needs_capture else "torch._dynamo.exc.Unsupported")
-        self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                  f"{detail}: under {why} this graph break is a compile error; calling `{self.region.entry.name}` "
-                  f"raises {exc}.",
-                  _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
-                             "this code."), tuple(gb_ids), trace)
+        if site.outcome == Outcome.ERROR:  # fails while traced, whatever the settings (rules/trace_errors.py)
+            why = "Dynamo's tracing (the op fails on fake tensors)"
+            self.emit(site.code, Outcome.ERROR, frame.name, site_frame.path, site.span,
+                      f"{detail}: if the op fails, it fails while Dynamo traces it, the `except` clause does not run "
+                      f"and calling `{self.region.entry.name}` raises torch._dynamo.exc.TorchRuntimeError.", hint,
+                      tuple(gb_ids), trace, name=site.rule_name)
+        else:
+            code = "GBL401" if self.region.fullgraph else "GBL402"
+            exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
+                   if site.needs_capture else "torch._dynamo.exc.Unsupported")
+            self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
+                      f"{detail}: under {why} this graph break is a compile error; calling "
+                      f"`{self.region.entry.name}` raises {exc}.",
+                      _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
+                                 "this code."), tuple(gb_ids), trace)
         for caller, call in chain:
             self.emit("GBL403", Outcome.ERROR, caller.name, caller.path, call.span,
                       f"`{call.call_text}(...)` leads to a graph break at line {site.span.line} that raises under "

@@ -110,6 +110,8 @@ class BlockKind(Words):
     GENEXPR = "genexpr"
     EAGER_ONLY = "eager_only"  # code that never runs under Dynamo (`if not is_compiling():`, a local class)
     ERROR_PATH = "error_path"  # runs only when an exception is raised: a branch that raises, an `except` body
+    HANDLER = "handler"  # an except/else/finally clause: a break there cannot resume, its try does not catch a raise
+    GATE = "gate"  # a break that happens only when its test (on the values called with) is known to hold
 
 
 class ManagerKind(Words):
@@ -379,7 +381,12 @@ class Expr:
     ``get`` (``d.get(key, default)``); ``filtered`` (a comprehension over ``parts[0]``);
     ``call`` (a call of the function ``value``, a dotted name, with positional ``parts``: decided
     when that function is one ``return`` of its parameters, such as ``def exists(v): return v is
-    not None``); ``training`` (``self.training``)."""
+    not None``); ``training`` (``self.training``); ``tensor`` (a value made by a torch op, its size
+    as ``const`` ``parts`` when a factory shows it, ``torch.randn(2, 3)``); ``op_fails`` (whether the
+    op ``value``, ``matmul`` or ``broadcast``, of ``parts[0]`` and ``parts[1]`` raises for their sizes);
+    ``dict`` (a dict display with constant keys: ``parts`` alternate key and value) and ``set``
+    (a set display of ``parts``); the tests ``holds_tensor`` (``parts[0]`` is or contains a
+    tensor) and ``tensor_set`` (``parts[0]`` is a set holding a tensor)."""
 
     op: str
     value: Union[None, bool, int, float, str] = None

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import tensors, value_syntax, values
-from .bindings import MUTATORS, READERS, ValuesMixin, single_return
+from .bindings import MUTATORS, READER_CALLS, READERS, ValuesMixin, single_return
 from .blocks import BlocksMixin
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
@@ -58,9 +58,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
         self._def_quals: Dict[int, str] = {}
-        self._event_nodes: Dict[int, Event] = {}
         self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
+        self.rule_notes: Dict[tuple, object] = {}  # what rules noted of names while reading the file (rules.notes)
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -123,11 +123,31 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
                             if isinstance(small.value, (cst.Set, cst.List, cst.Tuple)):
                                 value = tuple(self.imports.resolve(e.value) or "" for e in small.value.elements)
                             self.summary.config[q.rsplit(".", 1)[-1]] = value
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    self.config_addition(small.value)
+
+    def config_addition(self, call: cst.Call) -> None:
+        """``torch._dynamo.config.reorderable_logging_functions.add(f)`` (or ``.update({...})``) at
+        module level: the set setting, extended with the names added."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("add", "update") or len(call.args) != 1:
+            return
+        q = self.imports.resolve(func.value)
+        if not q or not q.startswith(DYNAMO_CONFIG_PREFIXES):
+            return
+        arg = call.args[0].value
+        items = [e.value for e in arg.elements] if func.attr.value == "update" and \
+            isinstance(arg, (cst.Set, cst.List, cst.Tuple)) else [arg]
+        name = q.rsplit(".", 1)[-1]
+        before = self.config_value(name, ())
+        before = before if isinstance(before, (tuple, list, set, frozenset)) else ()
+        self.summary.config[name] = tuple(before) + tuple(self.imports.resolve(e) or "" for e in items)
 
 
     # -- imports inside functions
     def visit_Import(self, node: cst.Import) -> None:
         if self.in_function():
+            self.record_rules(node)
             self.scope.imports.add_import(node)
             for alias in node.names:
                 bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
@@ -136,6 +156,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self.in_function():
+            self.record_rules(node)
             self.scope.imports.add_import_from(node)
 
     # -- classes
@@ -292,12 +313,6 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         scope = self.ctx
         for t in node.targets:
             self.bind(t.target, node.value, scope)
-        if self.in_function() and isinstance(node.value, cst.FormattedString) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, cst.Name) and scope.pending:
-            ev = scope.pending[-1]
-            if ev.kind == EventKind.BREAK and ev.code == "GBL123" and self._event_nodes.get(id(node.value)) is ev:
-                # Dynamo formats f-strings lazily: the failure surfaces where the string is first used
-                scope.deferred[node.targets[0].target.value] = ev
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.in_function() and not self.scope.info.uses_torch and node.value not in self.scope.env:
@@ -305,11 +320,6 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
             if target is not None and (target == "torch" or target.startswith("torch.")
                                        and target.rsplit(".", 1)[-1][:1].islower()):
                 self.scope.info.uses_torch = True  # Dynamo's has_tensor_in_frame: a torch module among the globals
-        if self.in_function() and self.scope.deferred:
-            ev = self.scope.deferred.pop(node.value, None)
-            if ev is not None:
-                ev.origin_line = ev.span.line
-                ev.span = self.span(node)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
@@ -410,7 +420,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
             self.note_mutated(func.value)
-        if not (isinstance(func, cst.Name) and func.value in READERS):
+        if not (isinstance(func, cst.Name) and func.value in READERS) and scope.resolve(func) not in READER_CALLS:
             for a in node.args:
                 if not a.star:  # handed on as an object (not unpacked): the callee may change it
                     self.note_mutated(a.value)
@@ -468,6 +478,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.in_function() and node.attr.value in ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "is_cuda"):
             self.scope.note_tensor_param(node.value)
+        if self.rule_notes:  # only rules that read notes look at attributes (rules/objects.py)
+            self.record_rules(node)
 
     def suppressed(self) -> bool:
         """Whether the current statement never runs under Dynamo."""
@@ -502,13 +514,21 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
             if not isinstance(found, (list, tuple)):
                 found = (found,)
             for site in found:
+                span = self.span(site.node)
+                blocks = tuple(self.scope.blocks)
+                if site.gate is not None:  # a break that happens only for some values of the call
+                    gate = Block(BlockKind.GATE if site.gate_kind == "gate" else BlockKind.BRANCH, span.line,
+                                 self.scope.ops, test=site.gate, condition=site.gate_text)
+                    blocks += (gate,)
+                    if any(b.kind == BlockKind.LOOP for b in self.scope.blocks):
+                        self.scope.in_loop_values.append(gate)
                 ev = Event(
-                    EventKind.BREAK, self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
+                    EventKind.BREAK, span, blocks, self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=Outcome(site.outcome), python_value=site.python_value, needs=site.needs,
-                    capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs)
+                    capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs,
+                    origin_line=site.origin_line)
                 self.add_event(ev)
-                self._event_nodes[id(site.node)] = ev
 
     # statements and expressions the rules look at
     def leave_If_test(self, node):
@@ -521,6 +541,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, Position
         self.record_rules(node)
 
     def visit_UnaryOperation(self, node):
+        self.record_rules(node)
+
+    def leave_Comparison(self, node):
         self.record_rules(node)
 
     def visit_FormattedString(self, node):

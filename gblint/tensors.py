@@ -27,6 +27,9 @@ PY_METHODS = frozenset({
     "is_floating_point", "is_complex", "data_ptr", "element_size", "get_device", "stride",
     "storage_offset", "__len__", "is_pinned", "is_shared", "is_signed", "untyped_storage",
     "numpy", "type", "__repr__", "__str__", "register_hook", "backward",
+    # nn.Module hook registrations (on a receiver not known to be a module): a handle, no op
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_backward_hook",
 })
 
 # Method names that, called on a parameter, show that the parameter is a tensor. Names

@@ -11,7 +11,7 @@ from typing import Tuple
 
 import libcst as cst
 
-from .model import BlockKind, CallArgs, Expr, Param
+from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .names import dotted
 from .values import NOTNONE, UNKNOWN, const
 
@@ -110,6 +110,9 @@ def expr_of(node: cst.BaseExpression, scope) -> Expr:
             return Expr("get", parts=(expr_of(node.func.value, scope), expr_of(args[0], scope), default))
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
         return Expr("filtered", parts=(expr_of(node.for_in.iter, scope),))
+    display = _display(node, scope)
+    if display is not None:
+        return display
     if isinstance(node, cst.Call) and not node.args:
         q = scope.resolve(node.func) or dotted(node.func)
         if q in _KNOWN_CALLS and _KNOWN_CALLS[q] is not None:
@@ -126,6 +129,48 @@ def expr_of(node: cst.BaseExpression, scope) -> Expr:
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
+
+
+def _display(node: cst.BaseExpression, scope):
+    """A dict display with constant string keys as ``dict``, a set display as ``set``, a call of a
+    torch op that makes a tensor as ``tensor`` (what a driver passes: ``f({"w": torch.ones(3)})``);
+    None for anything else."""
+    if isinstance(node, cst.Dict):
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in node.elements):
+            return None
+        parts = []
+        for e in node.elements:
+            key = literal_expr(e.key)
+            if key.op != "const":
+                return None
+            parts += [key, expr_of(e.value, scope)]
+        return Expr("dict", parts=tuple(parts))
+    if isinstance(node, cst.Set):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return Expr("set", parts=tuple(expr_of(e.value, scope) for e in node.elements))
+    if isinstance(node, cst.Call) and scope.kind(node) == Kind.TENSOR and (scope.resolve(node.func) or "").startswith("torch."):
+        return Expr("tensor", parts=_factory_shape(node, scope))
+    return None
+
+
+_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full"})
+
+
+def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
+    """The size of a tensor a factory with literal sizes makes (``torch.randn(2, 3)``,
+    ``torch.full((3,), 2.0)``) as ``const`` dims; ``()`` when not known (also for a 0-d tensor)."""
+    if scope.resolve(node.func) not in _FACTORIES:
+        return ()
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    if scope.resolve(node.func) == "torch.full":
+        args = args[:1]
+    if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+        args = [e.value for e in args[0].elements]
+    dims = tuple(literal_expr(a) for a in args)
+    if not dims or any(d.op != "const" or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
+        return ()
+    return dims
 
 
 _NOT_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "max", "min", "sum", "abs", "round", "tuple",

@@ -37,16 +37,16 @@ def const(value) -> Expr:
 
 def evaluate(e: Expr, env: Env) -> Expr:
     """The value of ``e`` with the parameters bound as in ``env``: a ``const``, ``notnone``,
-    a ``seq`` of values, or ``unknown``."""
+    ``tensor``, a ``seq``, ``dict`` or ``set`` of values, or ``unknown``."""
     op = e.op
-    if op in ("const", "notnone", "unknown"):
+    if op in ("const", "notnone", "unknown", "tensor"):
         return e
     if op == "param":
         return env.get(e.value, UNKNOWN)
     if op == "training":
         return UNKNOWN  # the mode (`.eval()` / `.train()`) is not known before the run yet
-    if op == "seq":
-        return Expr("seq", parts=tuple(evaluate(p, env) for p in e.parts))
+    if op in ("seq", "dict", "set"):
+        return Expr(op, parts=tuple(evaluate(p, env) for p in e.parts))
     if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
         first = evaluate(e.parts[0], env)
         truth = truth_of(first)
@@ -62,6 +62,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
         inner = evaluate(e.parts[0], env)
         if inner.op == "seq" and not inner.parts:  # an empty `**kwargs`: the default
             return evaluate(e.parts[2], env)
+        key = evaluate(e.parts[1], env)
+        if inner.op == "dict" and key.op == "const":
+            pairs = dict(zip(inner.parts[::2], inner.parts[1::2]))
+            return pairs.get(key, evaluate(e.parts[2], env))
         return UNKNOWN
     if op == "call":
         resolve = env.get(RESOLVER)
@@ -74,6 +78,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
         inner = evaluate(e.parts[0], env)
         if inner.op == "seq":
             return const(len(inner.parts))
+        if inner.op == "dict":
+            return const(len(inner.parts) // 2)
         if inner.op == "const" and isinstance(inner.value, str):
             return const(len(inner.value))
         return UNKNOWN
@@ -94,11 +100,13 @@ RESOLVER = "\0resolve"  # an Env key: the Resolver of helper functions (never a 
 
 
 def truth_of(v: Expr) -> Optional[bool]:
-    """Whether the value ``v`` is true (None: not known)."""
+    """Whether the value ``v`` is true (None: not known; a tensor's truth is data)."""
     if v.op == "const":
         return bool(v.value)
-    if v.op == "seq":
+    if v.op in ("seq", "dict"):
         return bool(v.parts)
+    if v.op == "set" and v.parts:
+        return True  # a display with elements (equal ones collapse, but one remains)
     return None
 
 
@@ -123,6 +131,15 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
     if op in ("in", "notin"):
         found = _member(evaluate(e.parts[0], env), evaluate(e.parts[1], env))
         return None if found is None else found == (op == "in")
+    if op == "op_fails":
+        return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
+    if op == "holds_tensor":
+        return holds_tensor(evaluate(e.parts[0], env))
+    if op == "tensor_set":
+        v = evaluate(e.parts[0], env)
+        if v.op == "set":
+            return holds_tensor(v)
+        return False if v.op in ("const", "seq", "dict", "tensor") else None
     if op in _PY_OPS:
         a, b = evaluate(e.parts[0], env), evaluate(e.parts[1], env)
         if a.op == "const" and b.op == "const":
@@ -142,13 +159,18 @@ def _identical(a: Expr, b: Expr) -> Optional[bool]:
         if a.value is None or b.value is None or isinstance(a.value, bool) or isinstance(b.value, bool):
             return a.value is b.value
         return None  # `is` between numbers or strings: interning decides, not gblint
-    if (a.op == "const" and a.value is None and b.op in ("notnone", "seq")) or \
-            (b.op == "const" and b.value is None and a.op in ("notnone", "seq")):
+    if (a.op == "const" and a.value is None and b.op in _NOT_NONE) or \
+            (b.op == "const" and b.value is None and a.op in _NOT_NONE):
         return False
     return None
 
 
+_NOT_NONE = ("notnone", "seq", "dict", "set", "tensor")
+
+
 def _member(item: Expr, container: Expr) -> Optional[bool]:
+    if container.op == "dict":  # a dict display's keys
+        container = Expr("seq", parts=container.parts[::2])
     if container.op != "seq" or item.op != "const" or any(p.op != "const" for p in container.parts):
         return None
     return any(p.value == item.value for p in container.parts)  # Python's `in`: `True in (1, 2)` holds
@@ -232,8 +254,37 @@ def forget_args(args: CallArgs, names) -> CallArgs:
 
 
 def is_constant(v: Expr) -> bool:
-    """Whether ``v`` is a known constant or a tuple of them (no tensor can hide in it)."""
-    return v.op == "const" or (v.op == "seq" and all(is_constant(p) for p in v.parts))
+    """Whether ``v`` is a known constant or a tuple, list, dict or set display of them (no tensor
+    can hide in it)."""
+    return v.op == "const" or (v.op in ("seq", "dict", "set") and all(is_constant(p) for p in v.parts))
+
+
+def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
+    """Whether the tensor op ``op`` (``matmul``, or ``broadcast`` for elementwise arithmetic) of
+    ``a`` and ``b`` raises for their sizes: known only for tensors whose sizes the call shows
+    (``torch.randn(2, 3)``); None otherwise."""
+    if a.op != "tensor" or b.op != "tensor" or not a.parts or not b.parts:
+        return None
+    sa, sb = [d.value for d in a.parts], [d.value for d in b.parts]
+    if op == "matmul":
+        inner = sb[-2] if len(sb) >= 2 else sb[0]
+        return sa[-1] != inner
+    if op == "broadcast":
+        return any(x != y and 1 not in (x, y) for x, y in zip(reversed(sa), reversed(sb)))
+    return None
+
+
+def holds_tensor(v: Expr) -> Optional[bool]:
+    """Whether the value ``v`` is or contains a tensor: True for a ``tensor`` or a display with
+    one inside, False for constants and displays of them, None when gblint cannot tell."""
+    if v.op == "tensor":
+        return True
+    if is_constant(v):
+        return False
+    if v.op in ("seq", "dict", "set"):
+        inner = [holds_tensor(p) for p in v.parts]
+        return True if True in inner else None
+    return None
 
 
 ERROR_PATH = "\0error-path"  # in a list of conditions: the site lies on an error path
