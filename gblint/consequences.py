@@ -571,8 +571,7 @@ class _RegionWalk:
                        f"uncompiled), each re-traces down to it: {traced} break(s), {2 * traced} graphs "
                        "(nested_graph_breaks=False).")
             else:
-                # an error_on_graph_break decorator on the way is a wrapper frame of torch's own: it re-traces
-                # (one more break logged) but holds no ops (measured/v46_eogb_wrapper_frames.py)
+                # each error_on_graph_break decorator on the way adds a wrapper frame with no ops (semantics.md §8.7)
                 wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))
                 extra = f" ({wrappers} of them `error_on_graph_break` wrappers, with no ops)" if wrappers else ""
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "

@@ -286,9 +286,11 @@ class FunctionScope:
             k = tensors.torch_call_kind(q)
             if k != Kind.UNKNOWN:
                 return k
-            if q.startswith("numpy.") and self.config("trace_numpy", True) and \
-                    any(maybe_tensor(self.kind(a.value)) for a in node.args):
-                return Kind.TENSOR  # NumPy on a traced ndarray is traced too
+            if q.startswith("numpy.") and self.config("trace_numpy", True):
+                ks = [self.kind(a.value) for a in node.args]
+                k = next((k for k in ks if maybe_tensor(k)), None)
+                if k is not None:
+                    return k  # NumPy on a traced ndarray is traced too (a tensor if the argument is one)
             if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",

@@ -132,8 +132,8 @@ MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "
 def mask_kind(node, ctx):
     """The kind of ``node`` (a libcst expression in ``ctx``, a
     :class:`gblint.scope.FunctionScope`) when it is a boolean mask made from a tensor (a
-    comparison, ``~``, ``&``/``|``, ``isnan``..., or a local bound to one, ``ctx.masks``); None
-    otherwise."""
+    comparison, ``~`` (also of a tensor not known to be a mask: ``~`` of an index makes it one),
+    ``&``/``|``, ``isnan``..., or a local bound to one, ``ctx.masks``); None otherwise."""
     import libcst as cst
     if isinstance(node, cst.Comparison):
         if all(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
@@ -144,7 +144,11 @@ def mask_kind(node, ctx):
                 return k
         return None
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-        return mask_kind(node.expression, ctx)
+        inner = mask_kind(node.expression, ctx)
+        if inner is None and isinstance(node.expression, cst.Name):  # `x[~keep]`: `~` of an index is a mask's
+            k = ctx.kind(node.expression)
+            return k if maybe_tensor(k) else None
+        return inner
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return mask_kind(node.left, ctx) or mask_kind(node.right, ctx)
     if isinstance(node, cst.Name):

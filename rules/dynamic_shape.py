@@ -43,6 +43,11 @@ class DynamicShapeOp(Rule):
         "    x = x.clone()\n"
         "    x[~keep] += 1  # expect: GBL106\n"
         "    return x.sum() + y.sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(h, keep):\n"
+        "    keep = keep.to(h.device)\n"
+        "    return h[~keep].sum()  # expect: GBL106\n",
     )
     examples_clean = (
         "import torch\n"

@@ -16,6 +16,7 @@ import sys
 
 import libcst as cst
 
+from gblint.model import BlockKind, Outcome
 from gblint.names import dotted
 
 from .base import Rule
@@ -46,13 +47,17 @@ def _beside(path: str, top: str) -> bool:
     return any(os.path.isfile(os.path.join(f, top + ".py")) or os.path.isdir(os.path.join(f, top)) for f in folders)
 
 
+GUARDS = (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH)
+
+
 class ImportFailure(Rule):
     code = "GBL126"
     name = "failed-import"
     gb_ids = ("GB0069",)
     node_types = (cst.Import, cst.ImportFrom)
-    summary = ("An `import` inside compiled code of a module that is neither among the project's files nor "
-               "installed where gblint runs (the usual `try: import fast_kernel` / `except ImportError:`).")
+    summary = ("An `import` inside compiled code, not behind a test, of a module that is neither among the "
+               "project's files nor installed where gblint runs (the usual `try: import fast_kernel` / "
+               "`except ImportError:`). An import behind `if is_available():` is left to the test.")
     why = ("Dynamo runs the import itself and cannot resume after it fails (GB0069): the graph up to the last "
            "checkpoint is kept and the rest of the frame runs eagerly; inside `try`, or with no checkpoint, the "
            "whole frame is skipped.")
@@ -85,6 +90,15 @@ class ImportFailure(Rule):
         "        path = None\n"
         "    return x * math.pi\n",
         "import torch\n"
+        "def kernels_available():\n"
+        "    return False\n"
+        "@torch.compile\n"
+        "def g(x):\n"
+        "    if kernels_available():\n"
+        "        import not_installed_kernels_pkg\n"
+        "        return not_installed_kernels_pkg.fused(x)\n"
+        "    return x * 2\n",
+        "import torch\n"
         "try:\n"
         "    from not_installed_kernels_pkg import fused\n"
         "except ImportError:\n"
@@ -95,6 +109,9 @@ class ImportFailure(Rule):
     )
 
     def check(self, node, ctx):
+        if ctx.returned_in_branch or any(b.kind in GUARDS for b in ctx.blocks) or \
+                any(ev.outcome == Outcome.RAISE for ev in ctx.pending):
+            return None  # behind a test (`if not is_bnb_available(): raise ...`): the values decide, not the import
         if isinstance(node, cst.ImportFrom):
             if node.relative or node.module is None:
                 return None  # a module of the project's own package

@@ -13,10 +13,20 @@ tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); 
 import libcst as cst
 
 from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.tensors import maybe_tensor
+from gblint.tensors import TENSOR_METHODS, maybe_tensor
 
 from .base import Rule
 from .notes import forget_local, instance_classes, local_note, note_local
+
+
+def tensor_size(node, ctx):
+    """The kind token of ``node`` when it is a size read out of tensor data: a reduction or other
+    tensor method called on a tensor (``lengths.max()``); None for names and arithmetic, whose value
+    may be a size Dynamo knows (a ``sequence_length`` parameter, deberta's
+    ``torch.tensor(min(q.size(-2), k.size(-2)))``: no break measured in the ecosystem harness)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS:
+        return ctx.known_tensor(node)
+    return None
 
 
 def random_value(node, ctx) -> bool:
@@ -98,8 +108,8 @@ class DataDependentSlice(Rule):
                 if random_value(bound, ctx):
                     return self.site(node, "a slice bound that is a traced `random` value", outcome="tail",
                                      gb_ids=("GB0213", "GB0124"))
-                k = ctx.kind(bound)
-                if maybe_tensor(k):
+                k = tensor_size(bound, ctx)
+                if k is not None:
                     return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
                                      outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"))
         return None
@@ -138,8 +148,8 @@ class DataDependentIndex(Rule):
             q = ctx.resolve(node.func)
             if q in ("torch.arange", "torch.range"):
                 for a in node.args:
-                    k = ctx.kind(a.value)
-                    if a.keyword is None and maybe_tensor(k):
+                    k = tensor_size(a.value, ctx)
+                    if a.keyword is None and k is not None:
                         return self.site(node, f"`{q}(...)` of a tensor: its length is data", needs=k)
             return None
         if not maybe_tensor(ctx.kind(node.value)):
