@@ -11,10 +11,17 @@ from . import value_syntax
 from .model import BlockKind, CallArgs, Expr
 from .names import dotted
 from .scope import FunctionScope
+from .tensors import maybe_tensor
 
 # Methods that change their object in place.
 MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault",
                       "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"})
+
+# Functions of modules that only read their arguments.
+READER_CALLS = frozenset({"copy.deepcopy", "copy.copy"})
+
+# Builtin types whose methods are C functions (a class attribute bound to one is no Python function).
+BUILTIN_TYPES = frozenset({"dict", "object", "list", "tuple", "str", "set", "frozenset", "type"})
 
 # Builtins that only read their arguments.
 READERS = frozenset({"len", "isinstance", "issubclass", "print", "str", "repr", "bool", "int", "float", "tuple",
@@ -30,6 +37,7 @@ class ValuesMixin:
         """At module level: a name bound to what a compile call returns holds that region (its
         calls are the driver's calls, :meth:`leave_Call`); a name bound to a tuple or a
         ``dict(...)`` / ``{...}`` of keywords may be unpacked into such a call."""
+        self.note_object_facts(name, value)
         regions = self.summary.regions
         if isinstance(value, cst.Call) and regions and regions[-1].function is None \
                 and regions[-1].span == self.span(value):
@@ -45,6 +53,25 @@ class ValuesMixin:
                 (e.key.evaluated_value, value_syntax.expr_of(e.value, self.module_scope)) for e in value.elements))
         else:
             self._module_args.pop(name, None)
+
+    def note_object_facts(self, name: str, value: cst.BaseExpression) -> None:
+        """What rules need to know of module and class names (``rules/notes.py``): a global set
+        display holding tensors (iterating it breaks, GB0222), and a class whose ``__getattr__`` is
+        bound to a builtin (``__getattr__ = dict.get``: attribute lookups on its instances break,
+        GB0256). Class-body assignments come here too: the class scope is the module's."""
+        notes = self.rule_notes
+        if self.class_stack:
+            if name == "__getattr__":
+                head = (dotted(value) or "").split(".")[0]
+                if head in BUILTIN_TYPES and not self.imports.is_imported(head):
+                    notes[("builtin-getattr", self.class_stack[-1].qualname)] = dotted(value)
+            return
+        holds = isinstance(value, cst.Set) and any(
+            not isinstance(e, cst.StarredElement) and maybe_tensor(self.module_scope.kind(e.value)) for e in value.elements)
+        if holds:
+            notes[("tensor-set", name)] = True
+        else:
+            notes.pop(("tensor-set", name), None)
 
     def module_call(self, node: cst.Call) -> None:
         """Record a call ``name(...)`` at module level (a driver calling a compiled model), its

@@ -7,6 +7,9 @@ of blocks around it. :class:`BlocksMixin` is part of :class:`gblint.summary.Summ
 """
 from __future__ import annotations
 
+import dataclasses
+from typing import List, Optional
+
 import libcst as cst
 
 from . import value_syntax
@@ -48,6 +51,7 @@ class BlocksMixin:
         self.note_loop(node.target, node.iter)
         if not self.in_function():
             return
+        self.record_rules(node)  # what the loop iterates is read once, before the loop
         if isinstance(node.target, cst.Name):
             k = self.scope.kind(node.iter)
             target = node.target.value
@@ -101,9 +105,28 @@ class BlocksMixin:
 
     def visit_Try(self, node: cst.Try) -> None:
         self.push(BlockKind.TRY, node)
+        self._try_nodes = getattr(self, "_try_nodes", []) + [node]
+        self.record_rules(node)
 
     def leave_Try(self, node: cst.Try) -> None:
         self.pop()
+        self._try_nodes = self._try_nodes[:-1]
+
+    def visit_Try_handlers(self, node: cst.Try) -> None:
+        self.leave_try_body()
+
+    def visit_Try_orelse(self, node: cst.Try) -> None:
+        self.leave_try_body()
+
+    def visit_Try_finalbody(self, node: cst.Try) -> None:
+        self.leave_try_body()
+
+    def leave_try_body(self) -> None:
+        """Past a ``try`` body, in its ``except``/``else``/``finally`` clauses: a break there still
+        cannot resume, but a ``raise`` there is not caught by the same statement's handlers
+        (``docs/semantics.md`` §3.2)."""
+        if self.in_function() and self.scope.blocks and self.scope.blocks[-1].kind == BlockKind.TRY:
+            self.scope.blocks[-1] = dataclasses.replace(self.scope.blocks[-1], kind=BlockKind.HANDLER)
 
     def visit_TryStar(self, node) -> None:
         self.push(BlockKind.TRY, node)
@@ -139,7 +162,9 @@ class BlocksMixin:
             self._pending_tests().append((self.scope.blocks[-1], node.test, True))
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        self.push(BlockKind.ERROR_PATH, node)
+        tries = getattr(self, "_try_nodes", None)
+        test = raises_test(tries[-1], node, self.scope) if tries and self.in_function() else None
+        self.push(BlockKind.ERROR_PATH, node, test=test)
 
     def leave_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         self.pop()
@@ -358,3 +383,72 @@ def _raises(suite) -> bool:
     a ``raise``."""
     return suite is not None and any(isinstance(small, cst.Raise) for stmt in getattr(suite, "body", ())
                                      if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
+
+
+# What an `except` clause catches of what a `try` body raises for sure (the builtins' hierarchy).
+_CATCH_KEY_ERROR = frozenset({"KeyError", "LookupError", "Exception", "BaseException"})
+
+
+def _caught(handler: cst.ExceptHandler) -> Optional[List[str]]:
+    """The exception classes ``handler`` names (last dotted part), None for a bare ``except:``."""
+    if handler.type is None:
+        return None
+    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    names = []
+    for item in items:
+        value = item.value if isinstance(item, cst.Element) else item
+        text = dotted(value)
+        names.append(text.rsplit(".", 1)[-1] if text else "")
+    return names
+
+
+def raises_test(try_node: cst.Try, handler: cst.ExceptHandler, scope) -> Optional[Expr]:
+    """When ``handler`` runs, as a test gblint may decide (:mod:`gblint.values`): the ``try`` body
+    raises what it catches for sure when one of its first simple statements (those before any
+    compound statement or ``return``) reads ``d["key"]`` of a dict the call passes without that key
+    (``KeyError``), or raises a class the handler names. None when nothing there decides it: the
+    body is an error path, as before. ``scope`` is the :class:`gblint.scope.FunctionScope`."""
+    caught = _caught(handler)
+    tests: List[Expr] = []
+    for stmt in try_node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            break
+        for small in stmt.body:
+            if isinstance(small, cst.Raise) and small.exc is not None:
+                exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
+                name = (dotted(exc) or "").rsplit(".", 1)[-1]
+                if caught is None or name in caught or "Exception" in caught or "BaseException" in caught:
+                    tests.append(Expr("const", True))
+                break
+            if caught is None or _CATCH_KEY_ERROR & set(caught):
+                tests.extend(_missing_keys(small, scope))
+            if isinstance(small, cst.Return):
+                break
+    if not tests:
+        return None
+    return tests[0] if len(tests) == 1 else Expr("or", parts=tuple(tests))
+
+
+def _missing_keys(small: cst.BaseSmallStatement, scope) -> List[Expr]:
+    """``"key" not in d`` for every ``d["key"]`` that ``small`` reads (not a target it assigns)."""
+    targets = set()
+    if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        for t in getattr(small, "targets", None) or [small]:
+            targets.add(id(t.target))
+    found: List[Expr] = []
+
+    class Reads(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if id(node) in targets or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                return
+            key = node.slice[0].slice.value
+            if isinstance(key, cst.SimpleString):
+                container = value_syntax.expr_of(node.value, scope)
+                if container.op in ("param", "dict"):
+                    found.append(Expr("notin", parts=(value_syntax.literal_expr(key), container)))
+
+        def visit_Lambda(self, node) -> bool:
+            return False  # runs later, if at all
+
+    small.visit(Reads())
+    return found

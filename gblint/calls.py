@@ -36,10 +36,14 @@ class CallValues:
         frame was called with (``env``, :mod:`gblint.values`), or it lies on an error path (a
         branch that raises unless its test is known true, an ``except`` body; ``docs/semantics.md``
         §0) and error paths are not reported. Dynamo traces only the branch the values take,
-        and a normal run does not take these."""
+        and a normal run does not take these. A gate (a break that happens only for some values,
+        such as iterating a set of tensors passed in) is left out unless its test is known true."""
         env = env or {}
         for b in ev.blocks:
-            if b.test is not None and values.decide(b.test, env) is False:
+            if b.test is None:
+                continue
+            truth = values.decide(b.test, env)
+            if truth is False or (truth is None and b.kind == BlockKind.GATE):
                 return True
         if ev.tensor_param is not None and values.not_tensor(env.get(ev.tensor_param)):
             return True  # a break on the parameter as a tensor, and the call passes something else
@@ -138,7 +142,7 @@ class CallValues:
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
         for name in info.mutated:  # a collection the function changes before (or while) testing it
-            if name in bound and bound[name].op in ("seq", "dict"):
+            if name in bound and bound[name].op in ("seq", "dict", "set"):
                 del bound[name]
         return bound
 

@@ -22,9 +22,9 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from . import registry, values
 from .codes import CODES
 from .diagnostics import Diagnostic, TraceFrame
-from .index import Resolved
-from .model import (Block, BlockFix, BlockKind, ConfigFix, DisabledCall, DisableFix, Event, EventKind, FixRequest, Frame,
-                    FunctionInfo, LoopFix, ManagerKind, NonstrictCall, Outcome, Region, Span, WhereFix)
+from .index import Resolved, disabled_function_break, nonstrict_break
+from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame,
+                    FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
 from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
@@ -143,11 +143,11 @@ class Consequences(CallValues):
             return [InnerBreak(frame, callee, ())]
         info = callee.info
         if info.decorator(*DISABLE):
-            return [InnerBreak(frame, _synthetic_break(ev, callee), ())]
+            return [InnerBreak(frame, disabled_function_break(ev, callee), ())]
         inner_env, alone = self.callee_values(ev, callee, env or {}, callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
-                return [InnerBreak(frame, _nonstrict_break(ev, callee), ())]
+                return [InnerBreak(frame, nonstrict_break(ev, callee), ())]
             return []
         found = []
         eogb = info.decorator(*EOGB)
@@ -190,28 +190,6 @@ def _eogb_value(dec) -> Optional[bool]:
     if "error_on_graph_break" in dec.kwargs:
         return {"True": True, "False": False}.get(dec.kwargs["error_on_graph_break"])
     return None
-
-
-def _synthetic_break(call: Event, callee: Frame) -> Event:
-    """The break Dynamo reports at the call of a ``torch.compiler.disable``d function."""
-    dec = callee.info.decorator(*DISABLE)
-    recursive = dec.kwargs.get("recursive", "True") != "False"
-    c = CODES["GBL119"]
-    gb = c.gb_ids[0] if recursive else c.gb_ids[1]  # GB0098, GB0099
-    what = "calls" if recursive else "calls (recursive=False)"
-    return dataclasses.replace(
-        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(gb,),
-        detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
-        hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
-
-
-def _nonstrict_break(call: Event, callee: Frame) -> Event:
-    c = CODES["GBL120"]
-    return dataclasses.replace(
-        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
-        detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
-                "fake-tensor tracing fails (GB0251) and the call breaks"),
-        hint=c.hint, outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))
 
 
 class _RegionWalk:
@@ -386,7 +364,7 @@ class _RegionWalk:
             info = callee.info
             dec = info.decorator(*DISABLE)
             if dec is not None:
-                brk = _synthetic_break(ev, callee)
+                brk = disabled_function_break(ev, callee)
                 verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
                                       conditions=self.owner.residual(ev.blocks, env))
                 skipped |= verdict == Outcome.SKIP
@@ -401,7 +379,7 @@ class _RegionWalk:
             if info.decorator(*NONSTRICT):
                 inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
-                    brk = _nonstrict_break(ev, callee)
+                    brk = nonstrict_break(ev, callee)
                     verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
                                           conditions=self.owner.residual(ev.blocks, env))
                     skipped |= verdict == Outcome.SKIP
@@ -491,7 +469,7 @@ class _RegionWalk:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         site_frame = site_frame or frame
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
-        if self.region.fullgraph or strict:
+        if self.region.fullgraph or strict or site.outcome == Outcome.ERROR:
             self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
             return Outcome.ERROR
         trace = self.trace(chain, site_frame, site) if chain else ()
@@ -529,15 +507,16 @@ class _RegionWalk:
                       f"{site.detail} in the `while` condition at line {wt.line}: on Python 3.12+ the resume "
                       f"frame that holds the loop is skipped (GB7000).", site.hint, site.gb_ids + ("GB7000",), trace)
             return Outcome.SKIP
-        blocker = next((b for b in blocks if b.kind == BlockKind.TRY or
+        blocker = next((b for b in blocks if b.kind in (BlockKind.TRY, BlockKind.HANDLER) or
                         (b.kind == BlockKind.WITH and b.manager is not None
                          and b.manager.kind != ManagerKind.RESUMABLE)), None)
         if blocker is not None or site.outcome == Outcome.TAIL:
             ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
             if blocker is None:
                 label, code, gb = "this point", site.code, site.gb_ids
-            elif blocker.kind == BlockKind.TRY:
-                label, code, gb = f"the `try` block at line {blocker.line}", "GBL202", site.gb_ids
+            elif blocker.kind in (BlockKind.TRY, BlockKind.HANDLER):
+                part = "block" if blocker.kind == BlockKind.TRY else "statement's except/else/finally clause"
+                label, code, gb = f"the `try` {part} at line {blocker.line}", "GBL202", site.gb_ids
             else:
                 label, code, gb = (f"`with {blocker.manager.label}` at line {blocker.line}", "GBL203",
                                    site.gb_ids + (blocker.manager.gb_id,))
@@ -545,7 +524,7 @@ class _RegionWalk:
             if blocker is None:
                 how = ""
             request = None
-            if blocker is not None and frame.path == path:
+            if blocker is not None and blocker.kind != BlockKind.HANDLER and frame.path == path:
                 request = BlockFix(blocker.kind, blocker.line, anchor.span.line, frame.name)
             if ops >= 2:
                 self.emit("GBL208" if blocker is not None else site.code, Outcome.TAIL, frame.name, path, site.span,
@@ -574,9 +553,12 @@ class _RegionWalk:
                        f"uncompiled), each re-traces down to it: {traced} break(s), {2 * traced} graphs "
                        "(nested_graph_breaks=False).")
             else:
+                # each error_on_graph_break decorator on the way adds a wrapper frame with no ops (semantics.md §8.7)
+                wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))
+                extra = f" ({wrappers} of them `error_on_graph_break` wrappers, with no ops)" if wrappers else ""
                 msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
-                       f"all {depth} frames on the way, each re-traces down to it: {depth} breaks, {2 * depth} "
-                       "graphs (nested_graph_breaks=False).")
+                       f"all {depth + wrappers} frames on the way{extra}, each re-traces down to it: "
+                       f"{depth + wrappers} breaks, {2 * depth} graphs (nested_graph_breaks=False).")
             self.emit("GBL301", Outcome.RESUME, frame.name, path, site.span, msg,
                       _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
@@ -647,14 +629,21 @@ class _RegionWalk:
         site_frame = site_frame or frame
         trace = self.trace(chain, site_frame, site) if chain else ()
         why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
-        code = "GBL401" if self.region.fullgraph else "GBL402"
-        exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
-               if site.needs_capture else "torch._dynamo.exc.Unsupported")
-        self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                  f"{detail}: under {why} this graph break is a compile error; calling `{self.region.entry.name}` "
-                  f"raises {exc}.",
-                  _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
-                             "this code."), tuple(gb_ids), trace)
+        if site.outcome == Outcome.ERROR:  # fails while traced, whatever the settings (rules/trace_errors.py)
+            why = "Dynamo's tracing (the op fails on fake tensors)"
+            self.emit(site.code, Outcome.ERROR, frame.name, site_frame.path, site.span,
+                      f"{detail}: if the op fails, it fails while Dynamo traces it, the `except` clause does not run "
+                      f"and calling `{self.region.entry.name}` raises torch._dynamo.exc.TorchRuntimeError.", hint,
+                      tuple(gb_ids), trace, name=site.rule_name)
+        else:
+            code = "GBL401" if self.region.fullgraph else "GBL402"
+            exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
+                   if site.needs_capture else "torch._dynamo.exc.Unsupported")
+            self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
+                      f"{detail}: under {why} this graph break is a compile error; calling "
+                      f"`{self.region.entry.name}` raises {exc}.",
+                      _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
+                                 "this code."), tuple(gb_ids), trace)
         for caller, call in chain:
             self.emit("GBL403", Outcome.ERROR, caller.name, caller.path, call.span,
                       f"`{call.call_text}(...)` leads to a graph break at line {site.span.line} that raises under "

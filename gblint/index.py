@@ -13,10 +13,10 @@ import os
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from .codes import CODES
-from .model import (Binding, CallTarget, ClassInfo, ContainerValue, Dotted, Event, EventKind, FileSummary, Frame,
+from .model import (Binding, CallTarget, ClassInfo, ContainerValue, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
                     InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
-                    SelfMethod, SuperMethod)
-from .semantics import RNN_MODULES
+                    NonstrictCall, SelfMethod, SuperMethod)
+from .semantics import DISABLE, RNN_MODULES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
 Resolved = Union[Frame, Event]
@@ -286,3 +286,27 @@ def rnn_break(ev: Event, q: str) -> Event:
         ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=f"`{ev.call_text}(...)` calls a `{q.rsplit('.', 1)[-1]}` module, which Dynamo does not trace",
         hint=c.hint, outcome=Outcome.RESUME)
+
+
+def disabled_function_break(call: Event, callee: Frame) -> Event:
+    """The break Dynamo reports at the call of a ``torch.compiler.disable``d function (GB0098;
+    GB0099 with ``recursive=False``)."""
+    dec = callee.info.decorator(*DISABLE)
+    recursive = dec.kwargs.get("recursive", "True") != "False"
+    c = CODES["GBL119"]
+    gb = c.gb_ids[0] if recursive else c.gb_ids[1]  # GB0098, GB0099
+    what = "calls" if recursive else "calls (recursive=False)"
+    return dataclasses.replace(
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(gb,),
+        detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
+        hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
+
+
+def nonstrict_break(call: Event, callee: Frame) -> Event:
+    """The break of calling a ``nonstrict_trace``d function that turns tensors into Python values (GB0251)."""
+    c = CODES["GBL120"]
+    return dataclasses.replace(
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
+        detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
+                "fake-tensor tracing fails (GB0251) and the call breaks"),
+        hint=c.hint, outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))

@@ -87,7 +87,7 @@ class Interpreter(CallsMixin):
 
     def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
-        if op in ("const", "notnone", "unknown", "obj", "slice"):
+        if op in ("const", "notnone", "unknown", "obj", "slice", "tensor"):
             return e
         key = (e, self._key(env), calls is not None)
         found = self._memo.get(key)

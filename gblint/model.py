@@ -111,6 +111,8 @@ class BlockKind(Words):
     EAGER_ONLY = "eager_only"  # code that never runs under Dynamo (`if not is_compiling():`, a local class)
     ERROR_PATH = "error_path"  # runs only when an exception is raised: a branch that raises, an `except` body
     AFTER_RETURN = "after_return"  # after an `if` whose body returns: runs only when its test was false
+    HANDLER = "handler"  # an except/else/finally clause: a break there cannot resume, its try does not catch a raise
+    GATE = "gate"  # a break that happens only when its test (on the values called with) is known to hold
 
 
 class ManagerKind(Words):
@@ -395,7 +397,13 @@ class Expr:
     ``iter`` (an element of iterating ``parts[0]``), ``unpack`` (item ``value`` of unpacking
     ``parts[0]``), ``def`` (the function of this file whose qualified name is ``value``),
     ``super`` (``super()`` in a method of class ``value``, ``parts[0]`` the method's first
-    parameter), ``enter`` (what ``with parts[0] as x`` binds)."""
+    parameter), ``enter`` (what ``with parts[0] as x`` binds).
+
+    Added by the catalogue rules: ``tensor`` (a value made by a torch op, its size as ``const``
+    ``parts`` when a factory shows it, ``torch.randn(2, 3)``); ``op_fails`` (whether the op
+    ``value``, ``matmul`` or ``broadcast``, of ``parts[0]`` and ``parts[1]`` raises for their
+    sizes); ``set`` (a set display of ``parts``); the tests ``holds_tensor`` (``parts[0]`` is or
+    contains a tensor) and ``tensor_set`` (``parts[0]`` is a set holding a tensor)."""
 
     op: str
     value: Union[None, bool, int, float, str] = None

@@ -45,6 +45,8 @@ MATCHING = {
     cst.SetComp: (ast.SetComp,),
     cst.DictComp: (ast.DictComp,),
     cst.GeneratorExp: (ast.GeneratorExp,),
+    cst.Import: (ast.Import,),
+    cst.ImportFrom: (ast.ImportFrom,),
 }
 if hasattr(cst, "TryStar") and hasattr(ast, "TryStar"):
     MATCHING[cst.TryStar] = (ast.TryStar,)

@@ -77,7 +77,7 @@ class FunctionScope:
         self.ops = 0
         self.pending: List[Event] = []
         self.is_generator = False
-        self.deferred: Dict[str, Event] = {}  # name bound to a lazily formatted string -> its break
+        self.notes: Dict[str, object] = {}  # local name -> what a rule noted it holds (rules.notes)
         self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
         self.resolving: Optional[Dict[int, Optional[str]]] = None  # resolve() memo while the rules run (read only)
         self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
@@ -284,6 +284,8 @@ class FunctionScope:
             if likely_tensor(recv):
                 if method == "item":
                     return Kind.SCALAR
+                if method == "numpy" and self.config("trace_numpy", True):
+                    return recv  # Dynamo traces the ndarray as a tensor (torch._numpy, semantics.md §7.1)
                 if method in tensors.PY_METHODS:
                     return Kind.PYTHON
                 return recv
@@ -294,6 +296,11 @@ class FunctionScope:
             k = tensors.torch_call_kind(q)
             if k != Kind.UNKNOWN:
                 return k
+            if q.startswith("numpy.") and self.config("trace_numpy", True):
+                ks = [self.kind(a.value) for a in node.args]
+                k = next((k for k in ks if maybe_tensor(k)), None)
+                if k is not None:
+                    return k  # NumPy on a traced ndarray is traced too (a tensor if the argument is one)
             if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",

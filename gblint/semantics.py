@@ -83,3 +83,10 @@ CALLS_ARGUMENT = {"torch.utils.checkpoint.checkpoint": 0}
 SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "xpu", "mps", "half", "float", "double",
                                     "bfloat16", "type", "requires_grad_", "share_memory", "to_empty", "apply",
                                     "zero_grad"})
+
+#: ``random`` functions Dynamo traces (their values become graph inputs, 0-d tensors in effect:
+#: measured on 2.13, semantics.md §8.4); ``random.random()``, ``choice`` and ``gauss`` are skipped
+#: instead (GB0007). ``RANDOM_METHODS`` are the methods a ``random.Random`` instance traces
+#: (``RandomVariable._supported_fn_names`` in ``torch/_dynamo/variables/misc.py``).
+TRACED_RANDOM = frozenset({"random.uniform", "random.randint", "random.randrange"})
+RANDOM_METHODS = frozenset({"random", "randint", "randrange", "uniform"})

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import tensors, value_syntax, values
-from .bindings import MUTATORS, READERS, ValuesMixin, single_return
+from .bindings import MUTATORS, READER_CALLS, READERS, ValuesMixin, single_return
 from .flows import FlowsMixin
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
@@ -59,13 +59,14 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
         self._def_quals: Dict[int, str] = {}
-        self._event_nodes: Dict[int, Event] = {}
         self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
+        self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
         self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
         self._call_depth = 0  # calls being visited around the current node (attribute reads in them are the call's)
         self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
+        self.rule_notes: Dict[tuple, object] = {}  # what rules noted of names while reading the file (rules.notes)
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -128,12 +129,32 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                             if isinstance(small.value, (cst.Set, cst.List, cst.Tuple)):
                                 value = tuple(self.imports.resolve(e.value) or "" for e in small.value.elements)
                             self.summary.config[q.rsplit(".", 1)[-1]] = value
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    self.config_addition(small.value)
+
+    def config_addition(self, call: cst.Call) -> None:
+        """``torch._dynamo.config.reorderable_logging_functions.add(f)`` (or ``.update({...})``) at
+        module level: the set setting, extended with the names added."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("add", "update") or len(call.args) != 1:
+            return
+        q = self.imports.resolve(func.value)
+        if not q or not q.startswith(DYNAMO_CONFIG_PREFIXES):
+            return
+        arg = call.args[0].value
+        items = [e.value for e in arg.elements] if func.attr.value == "update" and \
+            isinstance(arg, (cst.Set, cst.List, cst.Tuple)) else [arg]
+        name = q.rsplit(".", 1)[-1]
+        before = self.config_value(name, ())
+        before = before if isinstance(before, (tuple, list, set, frozenset)) else ()
+        self.summary.config[name] = tuple(before) + tuple(self.imports.resolve(e) or "" for e in items)
 
 
     # -- imports inside functions
     def visit_Import(self, node: cst.Import) -> None:
         self._in_import += 1
         if self.in_function():
+            self.record_rules(node)
             self.scope.imports.add_import(node)
             for alias in node.names:
                 bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
@@ -143,6 +164,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._in_import += 1
         if self.in_function():
+            self.record_rules(node)
             self.scope.imports.add_import_from(node)
 
     # -- classes
@@ -317,12 +339,6 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         for t in node.targets:
             self.note_target(t.target, value)
             self.bind(t.target, node.value, scope)
-        if self.in_function() and isinstance(node.value, cst.FormattedString) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, cst.Name) and scope.pending:
-            ev = scope.pending[-1]
-            if ev.kind == EventKind.BREAK and ev.code == "GBL123" and self._event_nodes.get(id(node.value)) is ev:
-                # Dynamo formats f-strings lazily: the failure surfaces where the string is first used
-                scope.deferred[node.targets[0].target.value] = ev
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.in_function() and not self.scope.info.uses_torch and node.value not in self.scope.env:
@@ -330,11 +346,6 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             if target is not None and (target == "torch" or target.startswith("torch.")
                                        and target.rsplit(".", 1)[-1][:1].islower()):
                 self.scope.info.uses_torch = True  # Dynamo's has_tensor_in_frame: a torch module among the globals
-        if self.in_function() and self.scope.deferred:
-            ev = self.scope.deferred.pop(node.value, None)
-            if ev is not None:
-                ev.origin_line = ev.span.line
-                ev.span = self.span(node)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
@@ -376,6 +387,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
             if scope is self.module_scope and self.class_stack:
+                self.note_object_facts(target.value, value)
                 return  # a class-body name (ClassInfo.values), not a module global
             if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
                 self.module_now[target.value] = self.value_ref(value, scope)
@@ -441,7 +453,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
             self.note_mutated(func.value)
-        if not (isinstance(func, cst.Name) and func.value in READERS):
+        if not (isinstance(func, cst.Name) and func.value in READERS) and scope.resolve(func) not in READER_CALLS:
             for a in node.args:
                 if not a.star:  # handed on as an object (not unpacked): the callee may change it
                     self.note_mutated(a.value)
@@ -472,7 +484,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             ref = self.callee_ref(node.func, scope)
             external = isinstance(ref, Dotted) and ref.name and self.is_external(ref.name) \
                 and ref.name not in CALLS_ARGUMENT
-            if (ref is not None and not external) or (ref is None and id(node) not in self._event_nodes
+            if (ref is not None and not external) or (ref is None and id(node) not in self._site_nodes
                                                       and self.may_follow(node)):  # a break site is not inlined
                 partial = isinstance(node.func, cst.Name) and isinstance(
                     scope.values.get(node.func.value) or self.summary.module_names.get(node.func.value), PartialValue)
@@ -506,6 +518,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.note_chain(node)
         if self.in_function() and node.attr.value in ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "is_cuda"):
             self.scope.note_tensor_param(node.value)
+        if self.rule_notes:  # only rules that read notes look at attributes (rules/objects.py)
+            self.record_rules(node)
 
     def suppressed(self) -> bool:
         """Whether the current statement never runs under Dynamo."""
@@ -540,13 +554,22 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             if not isinstance(found, (list, tuple)):
                 found = (found,)
             for site in found:
+                span = self.span(site.node)
+                blocks = tuple(self.scope.blocks)
+                if site.gate is not None:  # a break that happens only for some values of the call
+                    gate = Block(BlockKind.GATE if site.gate_kind == "gate" else BlockKind.BRANCH, span.line,
+                                 self.scope.ops, test=site.gate, condition=site.gate_text)
+                    blocks += (gate,)
+                    if any(b.kind == BlockKind.LOOP for b in self.scope.blocks):
+                        self.scope.in_loop_values.append(gate)
                 ev = Event(
-                    EventKind.BREAK, self.span(site.node), tuple(self.scope.blocks), self.scope.ops,
+                    EventKind.BREAK, span, blocks, self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=Outcome(site.outcome), python_value=site.python_value, needs=site.needs,
-                    capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs)
+                    capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs,
+                    origin_line=site.origin_line)
                 self.add_event(ev)
-                self._event_nodes[id(site.node)] = ev
+                self._site_nodes.add(id(site.node))
 
     # statements and expressions the rules look at
     def leave_If_test(self, node):
@@ -559,6 +582,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.record_rules(node)
 
     def visit_UnaryOperation(self, node):
+        self.record_rules(node)
+
+    def leave_Comparison(self, node):
         self.record_rules(node)
 
     def visit_FormattedString(self, node):

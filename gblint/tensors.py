@@ -27,6 +27,9 @@ PY_METHODS = frozenset({
     "is_floating_point", "is_complex", "data_ptr", "element_size", "get_device", "stride",
     "storage_offset", "__len__", "is_pinned", "is_shared", "is_signed", "untyped_storage",
     "numpy", "type", "__repr__", "__str__", "register_hook", "backward",
+    # nn.Module hook registrations (on a receiver not known to be a module): a handle, no op
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_backward_hook",
 })
 
 # Method names that, called on a parameter, show that the parameter is a tensor. Names
@@ -129,8 +132,8 @@ MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "
 def mask_kind(node, ctx):
     """The kind of ``node`` (a libcst expression in ``ctx``, a
     :class:`gblint.scope.FunctionScope`) when it is a boolean mask made from a tensor (a
-    comparison, ``~``, ``&``/``|``, ``isnan``..., or a local bound to one, ``ctx.masks``); None
-    otherwise."""
+    comparison, ``~`` (also of a tensor not known to be a mask: ``~`` of an index makes it one),
+    ``&``/``|``, ``isnan``..., or a local bound to one, ``ctx.masks``); None otherwise."""
     import libcst as cst
     if isinstance(node, cst.Comparison):
         if all(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
@@ -141,7 +144,11 @@ def mask_kind(node, ctx):
                 return k
         return None
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-        return mask_kind(node.expression, ctx)
+        inner = mask_kind(node.expression, ctx)
+        if inner is None and isinstance(node.expression, cst.Name):  # `x[~keep]`: `~` of an index is a mask's
+            k = ctx.kind(node.expression)
+            return k if maybe_tensor(k) else None
+        return inner
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return mask_kind(node.left, ctx) or mask_kind(node.right, ctx)
     if isinstance(node, cst.Name):

@@ -171,14 +171,14 @@ class PositionedVisitor(cst.CSTVisitor):
             self._index[id(node)] = key
             self._open.append(key)
             self._open_ids.append(id(node))
-        elif t is cst.Import or t is cst.ImportFrom:
-            self._import_depth += 1
+        if t is cst.Import or t is cst.ImportFrom:
+            self._import_depth += 1  # a module's dotted name is no ast Attribute
 
     def _leave_index(self, node) -> None:
         if self._open_ids and self._open_ids[-1] == id(node):
             self._open.pop()
             self._open_ids.pop()
-        elif type(node) is cst.Import or type(node) is cst.ImportFrom:
+        if type(node) is cst.Import or type(node) is cst.ImportFrom:
             self._import_depth -= 1
 
 

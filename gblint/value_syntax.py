@@ -11,7 +11,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from .model import BlockKind, CallArgs, Expr, Param
+from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .names import dotted
 from .values import NOTNONE, UNKNOWN, const
 
@@ -157,6 +157,8 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
         return Expr("xor", parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
     if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
         return Expr("seq", parts=tuple(expr_of(e.value, scope) for e in node.elements))
+    if isinstance(node, cst.Set) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+        return Expr("set", parts=tuple(expr_of(e.value, scope) for e in node.elements))
     if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) for e in node.elements):
         return Expr("dict", parts=tuple(Expr("kv", parts=(expr_of(e.key, scope), expr_of(e.value, scope)))
                                         for e in node.elements))
@@ -205,6 +207,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
         if cls is not None and first:
             return Expr("super", cls.qualname, (name_expr(first, scope),))
         return UNKNOWN
+    if scope.kind(node) == Kind.TENSOR and (scope.resolve(func) or "").startswith("torch."):
+        return Expr("tensor", parts=_factory_shape(node, scope))  # a tensor a torch op makes (its size, if shown)
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -268,6 +272,25 @@ def _key(node: cst.Subscript, scope) -> Expr:
         else:
             keys.append(Expr("slice"))
     return keys[0] if len(keys) == 1 else Expr("seq", parts=tuple(keys))
+
+
+_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full"})
+
+
+def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
+    """The size of a tensor a factory with literal sizes makes (``torch.randn(2, 3)``,
+    ``torch.full((3,), 2.0)``) as ``const`` dims; ``()`` when not known (also for a 0-d tensor)."""
+    if scope.resolve(node.func) not in _FACTORIES:
+        return ()
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    if scope.resolve(node.func) == "torch.full":
+        args = args[:1]
+    if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
+        args = [e.value for e in args[0].elements]
+    dims = tuple(literal_expr(a) for a in args)
+    if not dims or any(d.op != "const" or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
+        return ()
+    return dims
 
 
 _NOT_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "max", "min", "sum", "abs", "round", "tuple",

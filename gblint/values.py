@@ -39,16 +39,16 @@ def const(value) -> Expr:
 # known unless an interpreter rides in the environment under RESOLVER).
 OBJECT_OPS = frozenset({"local", "free", "global", "attr", "sub", "callv", "iter", "unpack", "def", "super", "enter",
                         "kw", "star", "starstar", "slice"})
-_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "filtered", "obj"})
+_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "set", "tensor", "filtered", "obj"})
 
 
 def evaluate(e: Expr, env: Env) -> Expr:
     """The value of ``e`` with the parameters bound as in ``env``: a ``const``, ``notnone``,
-    a ``seq`` or ``dict`` of values, an object (:mod:`gblint.objects`), a ``union`` of those,
-    or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
+    ``tensor``, a ``seq``, ``dict`` or ``set`` of values, an object (:mod:`gblint.objects`), a
+    ``union`` of those, or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
     :data:`RESOLVER` (:class:`gblint.interp.Interpreter`)."""
     op = e.op
-    if op in ("const", "notnone", "unknown", "obj"):
+    if op in ("const", "notnone", "unknown", "obj", "tensor"):
         return e
     if op == "param":
         return env.get(e.value, UNKNOWN)
@@ -57,8 +57,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op in OBJECT_OPS:
         interp = env.get(RESOLVER)
         return interp.value(e, env) if interp is not None else UNKNOWN
-    if op == "seq":
-        return Expr("seq", e.value, tuple(evaluate(p, env) for p in e.parts))
+    if op in ("seq", "set"):
+        return Expr(op, e.value, tuple(evaluate(p, env) for p in e.parts))
     if op == "dict":
         return Expr("dict", e.value, tuple(Expr("kv", parts=(evaluate(kv.parts[0], env), evaluate(kv.parts[1], env)))
                                            for kv in e.parts))
@@ -141,11 +141,13 @@ def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
 
 
 def truth_of(v: Expr) -> Optional[bool]:
-    """Whether the value ``v`` is true (None: not known)."""
+    """Whether the value ``v`` is true (None: not known; a tensor's truth is data)."""
     if v.op == "const":
         return bool(v.value)
     if v.op in ("seq", "dict"):
         return bool(v.parts) if v.value not in OPEN or v.parts else None
+    if v.op == "set" and v.parts:
+        return True  # a display with elements (equal ones collapse, but one remains)
     if v.op == "obj":
         return v.truth
     if v.op == "union" and v.parts:
@@ -175,6 +177,15 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
     if op in ("in", "notin"):
         found = _member(evaluate(e.parts[0], env), evaluate(e.parts[1], env))
         return None if found is None else found == (op == "in")
+    if op == "op_fails":
+        return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
+    if op == "holds_tensor":
+        return holds_tensor(evaluate(e.parts[0], env))
+    if op == "tensor_set":
+        v = evaluate(e.parts[0], env)
+        if v.op == "set":
+            return holds_tensor(v)
+        return False if v.op in ("const", "seq", "dict", "tensor") else None
     if op in _PY_OPS:
         a, b = evaluate(e.parts[0], env), evaluate(e.parts[1], env)
         if a.op == "const" and b.op == "const":
@@ -322,6 +333,37 @@ def forget_args(args: CallArgs, names) -> CallArgs:
                     tuple((k, forget(v, names)) for k, v in args.keywords), args.star, args.starstar)
 
 
+def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
+    """Whether the tensor op ``op`` (``matmul``, or ``broadcast`` for elementwise arithmetic) of
+    ``a`` and ``b`` raises for their sizes: known only for tensors whose sizes the call shows
+    (``torch.randn(2, 3)``); None otherwise."""
+    if a.op != "tensor" or b.op != "tensor" or not a.parts or not b.parts:
+        return None
+    sa, sb = [d.value for d in a.parts], [d.value for d in b.parts]
+    if op == "matmul":
+        inner = sb[-2] if len(sb) >= 2 else sb[0]
+        return sa[-1] != inner
+    if op == "broadcast":
+        return any(x != y and 1 not in (x, y) for x, y in zip(reversed(sa), reversed(sb)))
+    return None
+
+
+def holds_tensor(v: Expr) -> Optional[bool]:
+    """Whether the value ``v`` is or contains a tensor: True for a ``tensor`` or a display with
+    one inside, False for constants and displays of them, None when gblint cannot tell."""
+    if v.op == "tensor":
+        return True
+    if is_constant(v):
+        return False
+    if v.op in ("seq", "set"):
+        inner = [holds_tensor(p) for p in v.parts]
+        return True if True in inner else None
+    if v.op == "dict":
+        inner = [holds_tensor(kv.parts[1]) for kv in v.parts]
+        return True if True in inner else None
+    return None
+
+
 def not_tensor(v: Optional[Expr]) -> bool:
     """Whether the value ``v`` (None: not known) is certainly not a tensor: a constant, a
     container, a program object (:mod:`gblint.objects`) other than a library's instance."""
@@ -331,14 +373,15 @@ def not_tensor(v: Optional[Expr]) -> bool:
         return bool(v.parts) and all(not_tensor(p) for p in v.parts)
     if v.op == "obj":
         return type(v).__name__ not in ("ExtInst", "Method")
-    return v.op in ("const", "seq", "dict")
+    return v.op in ("const", "seq", "dict", "set")
 
 
 def is_constant(v: Expr) -> bool:
-    """Whether ``v`` is a known constant or a tuple or dict of them (no tensor can hide in it)."""
+    """Whether ``v`` is a known constant or a tuple, list, dict or set display of them (no tensor
+    can hide in it)."""
     if v.op in ("seq", "dict") and v.value in OPEN:
         return False
-    return v.op == "const" or (v.op == "seq" and all(is_constant(p) for p in v.parts)) or \
+    return v.op == "const" or (v.op in ("seq", "set") and all(is_constant(p) for p in v.parts)) or \
         (v.op == "dict" and all(is_constant(kv.parts[1]) for kv in v.parts))
 
 

@@ -5,19 +5,29 @@ node types they inspect and runs them all in a single traversal.
 """
 from .autograd import BackwardCall, DataAssignment, TensorHook
 from .base import BreakSite, Rule
-from .builtins import DeepcopyTensor, FormatTensor, LoggingCall, PrintCall, ReprOfTensor, SkippedModuleCall
+from .builtins import DeepcopyTensor, LoggingCall, PrintCall, ReprOfTensor, SkippedModuleCall
 from .control_flow import DataDependentBranch
 from .dynamic_shape import DynamicShapeOp
+from .dynamo_api import DynamoApiInRegion
 from .explicit import ExplicitGraphBreak, SkipFrameMarker, StepUnsupportedMarker
+from .formatting import FormatTensor
+from .hooks import BackwardHookedModule, HookHandleUse, ModuleHookInRegion, OptimizerCall
+from .imports import ImportFailure
+from .indexing import DataDependentIndex, DataDependentSlice
 from .language import ClassStatement, ModuleConstruction, SortedWithKey, UncaughtRaise
+from .objects import BuiltinGetattr, ClassAssignment, ContextVarCall, DictIteratorAcrossBreak, TensorSetUse
 from .scalars import NumpyConversion, ScalarExtraction, ToList
 from .tensor_methods import UnsupportedTensorMethod
+from .trace_errors import OpFailsInTry
 
 ALL_RULES = [
     ExplicitGraphBreak(), ScalarExtraction(), ToList(), NumpyConversion(), DataDependentBranch(),
     DynamicShapeOp(), PrintCall(), ReprOfTensor(), LoggingCall(), SkippedModuleCall(), DeepcopyTensor(),
     ClassStatement(), ModuleConstruction(), SortedWithKey(), BackwardCall(), TensorHook(), DataAssignment(),
     SkipFrameMarker(), StepUnsupportedMarker(), FormatTensor(), UncaughtRaise(), UnsupportedTensorMethod(),
+    ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
+    BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
+    DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

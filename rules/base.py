@@ -37,6 +37,14 @@ class BreakSite:
     # kind tokens that must all turn out to be tensors for the rule's rewrite (torch.where) to
     # apply; None: no rewrite
     fix_needs: Optional[Tuple[str, ...]] = None
+    # a test on the values the frame is called with (:class:`gblint.model.Expr`): with
+    # ``gate_kind`` "gate" the break happens only where the test is known true (a set of tensors
+    # passed in); with "branch" it is left out where the test is known false (a deepcopy of
+    # constants); ``gate_text`` says the test in words for the diagnostic's certainty
+    gate: Optional[object] = None
+    gate_kind: str = "gate"
+    gate_text: str = ""
+    origin_line: int = 0  # where what breaks was written, when the site is its use (a lazily formatted string)
 
 
 class Rule:

@@ -6,8 +6,9 @@ Source: ``torch/_dynamo/trace_rules.py`` (skip lists), ``variables/builtin.py``,
 """
 import libcst as cst
 
-from gblint.model import LoggerValue
+from gblint.model import Expr, Kind, LoggerValue
 from gblint.names import dotted
+from gblint.semantics import TRACED_RANDOM
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
@@ -15,10 +16,27 @@ from .base import Rule
 SKIPPED_MODULES = ("warnings.", "time.", "random.", "os.", "pdb.", "tqdm.", "pandas.", "socket.", "subprocess.",
                    "shutil.", "json.", "pickle.", "datetime.", "uuid.", "threading.", "sys.stdout", "sys.stderr",
                    "traceback.", "psutil.")
-NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "time.monotonic_ns"}
-SKIPPED_CALLS = {"torch.manual_seed", "torch.seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
-                 "torch.cuda.synchronize", "input", "breakpoint", "open", "exec"}
+NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "time.monotonic_ns",
+               *TRACED_RANDOM}
+SKIPPED_CALLS = {"torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.get_rng_state",
+                 "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
+                 "torch.cuda.synchronize", "input", "breakpoint", "open", "exec", "copy.copy"}
+# C functions of the standard library that Dynamo has no rule for: skipped (GB0007), like a skipped
+# module (torch/_dynamo/trace_rules.py: not builtins, operator, math or a polyfill); base64 is Python
+# that calls binascii. struct.pack / struct.unpack are polyfilled (traced).
+STDLIB_C_MODULES = ("zlib.", "binascii.", "hashlib.", "bisect.", "base64.", "struct.", "unicodedata.", "array.")
+POLYFILLED = {"struct.pack", "struct.unpack"}
+# torch.* functions that return a Python number Dynamo does not constant-fold (GB0208)
+NON_TENSOR_TORCH = {"torch.initial_seed", "torch.random.initial_seed"}
 LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+
+
+def configured(ctx, name: str) -> bool:
+    """Whether the file (or the settings) lists ``name`` in ``torch._dynamo.config``'s
+    ``reorderable_logging_functions`` (Dynamo runs it after the graph) or ``ignore_logging_functions``
+    (Dynamo drops the call): either way the call does not break the graph (semantics.md §8.10)."""
+    return any(name in (ctx.config(setting, ()) or ()) for setting in
+               ("reorderable_logging_functions", "ignore_logging_functions"))
 
 
 class PrintCall(Rule):
@@ -50,13 +68,19 @@ class PrintCall(Rule):
         "def f(x):\n"
         "    print('step')\n"
         "    return x + 1\n",
+        "import torch\n"
+        "torch._dynamo.config.reorderable_logging_functions.add(print)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    print('step', x.sum())\n"
+        "    return x + 1\n",
     )
 
     def check(self, node, ctx):
         q = ctx.resolve(node.func)
         if q == "print":
-            if "print" in (ctx.config("reorderable_logging_functions", ()) or ()):
-                return None  # Dynamo moves it after the graph instead of breaking
+            if configured(ctx, "print"):
+                return None  # Dynamo moves it after the graph (reorderable) or drops it (ignored)
             return self.site(node, "`print(...)`")
         if q == "str" and len(node.args) == 1:
             k = ctx.kind(node.args[0].value)
@@ -97,56 +121,6 @@ class ReprOfTensor(Rule):
         return None
 
 
-class FormatTensor(Rule):
-    code = "GBL123"
-    name = "tensor-format"
-    gb_ids = ("GB0088",)
-    effect = "skip"
-    node_types = (cst.FormattedString, cst.BinaryOperation)
-    summary = "An f-string or `%` formatting of a tensor value."
-    why = ("Formatting raises inside Dynamo's tracer (Observed exception); the frame cannot resume and is skipped. "
-           "An f-string is formatted lazily: the failure is reported where the string is first used.")
-    hint = "Format the value outside the compiled region, or format `t.shape` / a constant instead."
-    source = "torch/_dynamo/variables/builtin.py (str.format / __format__); semantics.md §1"
-    examples_fire = (
-        "import torch\n"
-        "@torch.compile\n"
-        "def f(x):\n"
-        "    x = x.relu()\n"
-        "    label = f'value={x.sum()}'\n"
-        "    return x + len(label)  # expect: GBL123\n",
-        "import torch\n"
-        "@torch.compile\n"
-        "def f(x):\n"
-        "    return x, 'mean=%s' % x.mean()  # expect: GBL123\n",
-    )
-    examples_clean = (
-        "import torch\n"
-        "@torch.compile\n"
-        "def f(x):\n"
-        "    label = f'shape={x.shape}'\n"
-        "    return x + len(label)\n",
-    )
-
-    def check(self, node, ctx):
-        if isinstance(node, cst.FormattedString):
-            for part in node.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    k = ctx.kind(part.expression)
-                    if maybe_tensor(k):
-                        return self.site(node, "an f-string formats a tensor", needs=k, outcome="skip")
-            return None
-        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
-            right = node.right
-            items = [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
-            for item in items:
-                k = ctx.kind(item)
-                if maybe_tensor(k):
-                    return self.site(node, "`%` formatting of a tensor", needs=k, outcome="skip",
-                                     gb_ids=("GB0088", "GB0208"))
-        return None
-
-
 class LoggingCall(Rule):
     code = "GBL109"
     name = "logging-call"
@@ -154,9 +128,9 @@ class LoggingCall(Rule):
     node_types = (cst.Call,)
     summary = "A `logging` call (`logger.info(...)`, `logging.warning(...)`) inside compiled code."
     why = "logging.Logger methods are not traced: the graph ends here."
-    hint = ("Log outside the compiled region, or list the function in "
-            "`torch._dynamo.config.reorderable_logging_functions`.")
-    source = "torch/_dynamo/variables/misc.py: LoggingLoggerVariable; semantics.md §1"
+    hint = ("Log outside the compiled region, or list the method in `torch._dynamo.config.ignore_logging_functions` "
+            "(`torch._dynamo.config.ignore_logging_functions.add(logger.info)`: Dynamo drops the call).")
+    source = "torch/_dynamo/variables/misc.py: LoggingLoggerVariable; semantics.md §1, §8.10"
     examples_fire = (
         "import logging\n"
         "import torch\n"
@@ -174,18 +148,27 @@ class LoggingCall(Rule):
         "@torch.compile\n"
         "def f(x):\n"
         "    return x + 1\n",
+        "import logging\n"
+        "import torch\n"
+        "log = logging.getLogger(__name__)\n"
+        "torch._dynamo.config.ignore_logging_functions.add(log.info)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    log.info('step')\n"
+        "    return x + 1\n",
     )
 
     def check(self, node, ctx):
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in LOGGER_METHODS:
             return None
-        reorderable = ctx.config("reorderable_logging_functions", ()) or ()
         q = ctx.resolve(func) or ""
         if q.startswith("logging."):
-            if q in reorderable:
+            if configured(ctx, q):
                 return None
             return self.site(node, f"`{q}(...)`")
+        if q in (ctx.config("ignore_logging_functions", ()) or ()):
+            return None  # a Logger method is only dropped when ignored: reordering it is not supported
         base = func.value
         if isinstance(base, cst.Name):
             ref = ctx.builder.summary.module_names.get(base.value)
@@ -202,9 +185,11 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208")
     node_types = (cst.Call,)
-    summary = "A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`...) or `torch.manual_seed`."
+    summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`...), a C "
+               "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), or "
+               "`torch.manual_seed` / `torch.initial_seed`.")
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
     source = "torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST; semantics.md §1"
@@ -219,23 +204,45 @@ class SkippedModuleCall(Rule):
         "    start = time.time()  # expect: GBL110\n"
         "    noise = random.random()  # expect: GBL110\n"
         "    return x * noise + start\n",
+        "import binascii\n"
+        "import copy\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, sizes):\n"
+        "    salt = binascii.crc32(b'layer-3') % 7  # expect: GBL110\n"
+        "    local = copy.copy(sizes)  # expect: GBL110\n"
+        "    return x * salt + local[0]\n",
     )
     examples_clean = (
         "import math\n"
+        "import struct\n"
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
-        "    return x * math.sqrt(2.0)\n",
+        "    s = torch.seed()\n"
+        "    return x * math.sqrt(2.0) + len(struct.pack('i', 3)), s\n",
+        "import warnings\n"
+        "import torch\n"
+        "torch._dynamo.config.reorderable_logging_functions.add(warnings.warn)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    warnings.warn('slow path')\n"
+        "    return x + 1\n",
     )
 
     def check(self, node, ctx):
         q = ctx.resolve(node.func)
-        if not q:
+        if not q or configured(ctx, q):
             return None
         if q in SKIPPED_CALLS and q not in ("open", "exec"):
-            return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo")
+            return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo", gb_ids=("GB0007",))
         if q.startswith(SKIPPED_MODULES) and not q.startswith("os.path.") and q not in NOT_SKIPPED:
-            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips")
+            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips", gb_ids=("GB0007",))
+        if q.startswith(STDLIB_C_MODULES) and q not in POLYFILLED:
+            return self.site(node, f"`{q}(...)` is a C function of the standard library Dynamo has no rule for",
+                             gb_ids=("GB0007",))
+        if q in NON_TENSOR_TORCH:
+            return self.site(node, f"`{q}()` returns a Python number from the C library", gb_ids=("GB0208",))
         if q == "exec":
             return self.site(node, "`exec(...)`", gb_ids=("GB0059",))
         if q == "torch.use_deterministic_algorithms" and any(
@@ -254,8 +261,10 @@ class DeepcopyTensor(Rule):
     name = "deepcopy-tensor"
     gb_ids = ("GB4198",)
     node_types = (cst.Call,)
-    summary = "`copy.deepcopy(...)` of a tensor inside compiled code."
-    why = "`copy` is a skipped module; deepcopy of a tensor breaks the graph."
+    summary = ("`copy.deepcopy(...)` of a tensor, or of a container that holds one, inside compiled code (of an "
+               "argument: unless the call passes plain numbers and strings).")
+    why = ("Dynamo traces deepcopy of plain containers, but not the copy of a tensor (GB4198): the graph ends "
+           "here.")
     hint = "Use `t.clone()` (or `t.detach().clone()`)."
     source = "torch/_dynamo/variables/builtin.py; semantics.md §1"
     examples_fire = (
@@ -272,9 +281,44 @@ class DeepcopyTensor(Rule):
         "def f(x):\n"
         "    before = x.clone()\n"
         "    return x * 2 - before\n",
+        "import copy\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, opts):\n"
+        "    local = copy.deepcopy(opts)\n"
+        "    return x * local['scale']\n"
+        "def main():\n"
+        "    f(torch.ones(2), {'scale': 2.0})\n",
     )
 
     def check(self, node, ctx):
-        if ctx.resolve(node.func) in ("copy.deepcopy", "copy.copy"):
-            return self.site(node, "`copy.deepcopy(...)`")
-        return None
+        if ctx.resolve(node.func) != "copy.deepcopy" or not node.args:
+            return None
+        arg = node.args[0].value
+        k = ctx.kind(arg)
+        if maybe_tensor(k) and not (isinstance(arg, cst.Name) and arg.value in ctx.params):
+            return self.site(node, "`copy.deepcopy(...)` of a tensor", needs=k)
+        if isinstance(arg, cst.Name) and arg.value in ctx.params and arg.value not in ctx.rebound:
+            if k == Kind.TENSOR:
+                return self.site(node, "`copy.deepcopy(...)` of a tensor")
+            # what the call passes decides: a dict of numbers is copied in the graph, a tensor is not
+            return self.site(node, f"`copy.deepcopy({arg.value})`", gate_kind="branch",
+                             gate=Expr("holds_tensor", parts=(Expr("param", arg.value),)),
+                             gate_text=f"`{arg.value}` holds a tensor")
+        if _plain_display(arg, ctx):
+            return None
+        return self.site(node, "`copy.deepcopy(...)`")
+
+
+def _plain_display(node, ctx) -> bool:
+    """Whether ``node`` is a literal display of numbers, strings and displays of them (no tensor)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return all(not isinstance(e, cst.StarredElement) and _plain_display(e.value, ctx) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and _plain_display(e.key, ctx) and _plain_display(e.value, ctx)
+                   for e in node.elements)
+    return False

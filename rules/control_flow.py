@@ -9,6 +9,7 @@ import libcst as cst
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
+from .indexing import random_value
 
 
 class DataDependentBranch(Rule):
@@ -34,8 +35,30 @@ class DataDependentBranch(Rule):
         "    y = x * 2 if x.mean() > 0 else -x  # expect: GBL105\n"
         "    ok = (y.min() > -10) and (y.max() < 10)  # expect: GBL105\n"
         "    return y * ok\n",
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, p):\n"
+        "    x = x * 2\n"
+        "    if random.uniform(0, 1) < p:  # expect: GBL105\n"
+        "        return x\n"
+        "    return x + 1\n",
+        "import numpy as np\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    a = x.detach().numpy()\n"
+        "    if np.abs(a).max() > 10:  # expect: GBL105\n"
+        "        return x / 10\n"
+        "    return x\n",
     )
     examples_clean = (
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    scale = random.uniform(0.5, 1.5)  # traced, used as a tensor: no Python branch\n"
+        "    return x * scale\n",
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
@@ -72,6 +95,9 @@ class DataDependentBranch(Rule):
         else:
             test = node.left
         k = ctx.kind(test)
+        if _random_test(test, ctx):
+            what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}.get(type(node), "`and`/`or`")
+            return self.site(test, f"{what} on a traced `random` value (data-dependent branching)")
         if k == "S":
             # a branch on `.item()`: a real Python value after the `.item()` break, but a data-dependent
             # guard where scalars are captured (fullgraph=True, capture_scalar_outputs=True)
@@ -106,6 +132,16 @@ class DataDependentBranch(Rule):
             return None
         tokens = tuple(ctx.known_tensor(e) for e in (node.test, then[1], other))
         return None if None in tokens else tokens
+
+
+def _random_test(test, ctx) -> bool:
+    """Whether ``test`` compares (or is) a value of ``random`` Dynamo traces (``random.uniform(0, 1) < p``):
+    a graph input, so the branch is data-dependent (semantics.md §8.4)."""
+    if isinstance(test, cst.Comparison):
+        return any(random_value(p, ctx) for p in [test.left] + [c.comparator for c in test.comparisons])
+    if isinstance(test, cst.UnaryOperation):
+        return _random_test(test.expression, ctx)
+    return random_value(test, ctx)
 
 
 def single_assign(block):

@@ -33,12 +33,21 @@ class DynamicShapeOp(Rule):
         "    return idx.sum() + pos.sum() + u.sum()\n",
         "import torch\n"
         "@torch.compile\n"
+        "def f(labels):\n"
+        "    return (labels == 2).nonzero(as_tuple=True)[0]  # expect: GBL106\n",
+        "import torch\n"
+        "@torch.compile\n"
         "def f(x, y):\n"
         "    keep = x[0] != x[1]\n"
         "    y = y[:, keep]  # expect: GBL106\n"
         "    x = x.clone()\n"
         "    x[~keep] += 1  # expect: GBL106\n"
         "    return x.sum() + y.sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(h, keep):\n"
+        "    keep = keep.to(h.device)\n"
+        "    return h[~keep].sum()  # expect: GBL106\n",
     )
     examples_clean = (
         "import torch\n"
@@ -52,6 +61,11 @@ class DynamicShapeOp(Rule):
         "    x[x > 0] = 0  # a masked write needs no data-dependent size\n"
         "    return x * 2\n",
         "import torch\n"
+        "@torch.compile(fullgraph=True)\n"
+        "def f(x):\n"
+        "    idx = torch.nonzero(x > 0.5).squeeze(-1)\n"
+        "    return x.index_select(0, idx).sum() + x[x > 0].sum() + torch.repeat_interleave(x, 2).sum()\n",
+        "import torch\n"
         "torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
         "@torch.compile\n"
         "def f(x):\n"
@@ -59,8 +73,16 @@ class DynamicShapeOp(Rule):
     )
 
     def check(self, node, ctx):
+        """The sites are ``capturable``: under fullgraph=True Dynamo captures dynamic output shapes
+        (semantics.md §8.1) and nothing breaks."""
         if ctx.config("capture_dynamic_output_shape_ops", False):
             return None
+        site = self._check(node, ctx)
+        if site is not None:
+            site.capturable = True
+        return site
+
+    def _check(self, node, ctx):
         if isinstance(node, cst.Subscript):
             if id(node) in ctx.store_targets or not maybe_tensor(ctx.kind(node.value)):
                 return None  # `x[mask] = v` writes in place: no data-dependent size (`x[mask] += v` reads)
@@ -75,6 +97,16 @@ class DynamicShapeOp(Rule):
         q = ctx.resolve(func)
         if q in DYNAMIC_FUNCS:
             return self.site(node, f"`{q}(...)` has a data-dependent output shape")
+        if q == "torch.repeat_interleave":
+            args = [a.value for a in node.args if a.keyword is None]
+            repeats = next((a.value for a in node.args if a.keyword and a.keyword.value == "repeats"), None)
+            repeats = repeats if repeats is not None else (args[1] if len(args) > 1 else args[0] if args else None)
+            if repeats is not None and not any(a.keyword and a.keyword.value == "output_size" for a in node.args):
+                k = ctx.kind(repeats)
+                if maybe_tensor(k):
+                    return self.site(node, "`torch.repeat_interleave` with tensor repeats and no `output_size`",
+                                     needs=k)
+            return None
         if q == "torch.nn.functional.one_hot" and len(node.args) < 2 and \
                 not any(a.keyword and a.keyword.value == "num_classes" for a in node.args):
             return self.site(node, "`F.one_hot(x)` without `num_classes` has a data-dependent output shape",
@@ -83,6 +115,8 @@ class DynamicShapeOp(Rule):
             return self.site(node, "`torch.where(cond)` with one argument has a data-dependent output shape")
         if isinstance(func, cst.Attribute) and func.attr.value in DYNAMIC_METHODS:
             k = ctx.kind(func.value)
+            if maybe_tensor(k) and mask_kind(func.value, ctx) is not None and func.attr.value != "unique":
+                k = "T"  # `(labels == 2).nonzero()`: a Python comparison gives a bool, which has no `.nonzero()`
             if maybe_tensor(k) or (k == "?" and func.attr.value in ("nonzero", "masked_select", "argwhere")):
                 return self.site(node, f"`.{func.attr.value}()` has a data-dependent output shape",
                                  needs=k if maybe_tensor(k) else None)

@@ -148,7 +148,30 @@ class UncaughtRaise(Rule):
         "    except ValueError:\n"
         "        pass\n",
     )
+    examples_fire = examples_fire + (
+        "import torch\n"
+        "@torch.compile\n"
+        "def pick(batch):\n"
+        "    try:\n"
+        "        return batch['ids'] * 2\n"
+        "    except KeyError as err:\n"
+        "        raise ValueError('no ids') from err  # expect: GBL124\n"
+        "def main():\n"
+        "    try:\n"
+        "        pick({'mask': torch.ones(3)})\n"
+        "    except ValueError:\n"
+        "        pass\n",
+    )
     examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def pick(batch):\n"
+        "    try:\n"
+        "        return batch['ids'] * 2\n"
+        "    except KeyError:\n"
+        "        raise\n"
+        "def main():\n"
+        "    pick({'ids': torch.ones(3)})\n",
         "import torch\n"
         "def parse(mode):\n"
         "    if mode not in ('sum', 'mean'):\n"
@@ -172,6 +195,6 @@ class UncaughtRaise(Rule):
     )
 
     def check(self, node, ctx):
-        if node.exc is None:
-            return None  # a bare re-raise sits in an except block
+        if node.exc is None:  # a re-raise: in an `except` body, which runs only when the `try` body is known to raise
+            return self.site(node, "`raise` re-raises an exception that leaves the compiled frame", outcome="raise")
         return self.site(node, "`raise` of an exception that leaves the compiled frame", outcome="raise")

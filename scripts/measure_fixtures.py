@@ -5,7 +5,8 @@ gblint's predictions against.
 Usage:
     python3 scripts/measure_fixtures.py                  # measure every program, write observed.json
     python3 scripts/measure_fixtures.py --check          # measure, compare with observed.json, exit 1 on a change
-    python3 scripts/measure_fixtures.py b01_callable_object.py ...   # only these programs (--check or -o)
+    python3 scripts/measure_fixtures.py b01_callable_object.py ...   # only these programs (--check, -o or --update)
+    python3 scripts/measure_fixtures.py --update v30_x.py ...        # measure these, keep the others' records
 
 Needs torch (measured with torch 2.13.0 CPU, Python 3.11; ``pip install -e ".[test]"``) and gblint
 installed (``pip install -e .``). Each program runs in a fresh Python process, with
@@ -274,9 +275,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare with observed.json instead of writing it")
     ap.add_argument("-o", "--output", default=OBSERVED, help="where to write (default: observed.json)")
     ap.add_argument("--workers", type=int, default=2, help="programs measured side by side (default 2)")
+    ap.add_argument("--update", action="store_true",
+                    help="write the programs named into observed.json, keep the other records, drop removed programs")
     a = ap.parse_args(argv)
     paths = [os.path.join(MEASURED, n) for n in a.names] if a.names else programs()
     doc = measure(paths, a.workers)
+    if a.update:
+        with open(OBSERVED, encoding="utf-8") as fh:
+            old = json.load(fh)
+        if old["meta"] != doc["meta"]:
+            ap.error(f"--update under another torch/Python ({doc['meta']}) than observed.json ({old['meta']}): "
+                     "measure every program instead")
+        present = {os.path.basename(p) for p in programs()}
+        merged = {n: o for n, o in old["programs"].items() if n in present}
+        merged.update(doc["programs"])
+        doc["programs"] = {k: merged[k] for k in sorted(merged)}
+        with open(OBSERVED, "w", encoding="utf-8") as fh:
+            fh.write(dump(doc))
+        print(f"updated {OBSERVED}: {len(a.names or paths)} programs measured, {len(doc['programs'])} recorded")
+        return 0
     if a.check:
         with open(OBSERVED, encoding="utf-8") as fh:
             old = json.load(fh)

@@ -100,7 +100,7 @@ def test_a_rule_s_effect_is_what_its_examples_report():
                 if d.code == rule.code:
                     assert d.effect == rule.effect, (rule.code, example)
                     seen.add(rule.effect)
-    assert seen == {"break", "skip"}
+    assert {"break", "skip"} <= seen <= {"break", "skip", "error"}
 
 
 def test_reported_names_are_the_registry_s():

@@ -1,0 +1,160 @@
+"""Sizes and positions that are data: a slice bound that is a tensor, ``torch.arange`` of a tensor,
+and the values of ``random`` that Dynamo traces (``random.uniform``, ``random.Random(s).randint``)
+used where Python needs an int.
+
+A tensor (or a traced random value, which Dynamo passes into the graph as a 0-d tensor) used as a
+slice bound must become a Python int: an implicit ``.item()`` (GB0124; GB0213 when arithmetic on it
+comes first) raised where Dynamo cannot resume, so the graph up to the last checkpoint is kept and
+the rest of the frame runs eagerly. Indexing with a traced random int (GB0033) and
+``torch.arange(t)`` of a tensor (GB0033, "Data dependent operator") break and resume; ``range(n)``
+of a traced random int fails like a slice bound (GB4841). Source: ``torch/_dynamo/variables/
+tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); semantics.md §8.4.
+"""
+import libcst as cst
+
+from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
+from gblint.tensors import TENSOR_METHODS, maybe_tensor
+
+from .base import Rule
+from .notes import forget_local, instance_classes, local_note, note_local
+
+
+def tensor_size(node, ctx):
+    """The kind token of ``node`` when it is a size read out of tensor data: a reduction or other
+    tensor method called on a tensor (``lengths.max()``); None for names and arithmetic, whose value
+    may be a size Dynamo knows (a ``sequence_length`` parameter, deberta's
+    ``torch.tensor(min(q.size(-2), k.size(-2)))``: no break measured in the ecosystem harness)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS:
+        return ctx.known_tensor(node)
+    return None
+
+
+def random_value(node, ctx) -> bool:
+    """Whether ``node`` is a value of ``random`` that Dynamo traces: a call of ``random.uniform``,
+    ``randint`` or ``randrange``, a traced method of a ``random.Random`` instance, a local bound to
+    one, or arithmetic on one."""
+    if isinstance(node, cst.Call):
+        if ctx.resolve(node.func) in TRACED_RANDOM:
+            return True
+        func = node.func
+        return isinstance(func, cst.Attribute) and func.attr.value in RANDOM_METHODS and \
+            "random.Random" in instance_classes(func.value, ctx)
+    if isinstance(node, cst.Name):
+        return bool(local_note(ctx, "random", node.value))
+    if isinstance(node, cst.BinaryOperation):
+        return random_value(node.left, ctx) or random_value(node.right, ctx)
+    if isinstance(node, cst.UnaryOperation):
+        return random_value(node.expression, ctx)
+    return False
+
+
+class DataDependentSlice(Rule):
+    code = "GBL135"
+    name = "data-dependent-slice"
+    gb_ids = ("GB0124", "GB0213", "GB4841")
+    node_types = (cst.Subscript, cst.Call, cst.Assign)
+    effect = "skip"
+    summary = ("A slice bound that is a tensor or a traced `random` value (`x[:lengths.max()]`, "
+               "`x[gen.randint(0, 2):]`), or `range()` of a traced `random` int.")
+    why = ("Python needs an int that is data, and turns it into one where Dynamo cannot resume: the graph up to the "
+           "last checkpoint is kept and the rest of the frame runs eagerly (all of it without a checkpoint).")
+    hint = ("Keep sizes Python ints known before the run (shapes, arguments), draw random offsets outside the "
+            "compiled function, or use masks of a fixed shape.")
+    source = "torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4"
+    examples_fire = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, lengths):\n"
+        "    return x[: lengths.max()]  # expect: GBL135\n",
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def crop(x):\n"
+        "    gen = random.Random(0)\n"
+        "    start = gen.randint(0, 2)\n"
+        "    return x[start:start + 2] * 2  # expect: GBL135\n",
+    )
+    examples_clean = (
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    jitter = random.uniform(0, 1)\n"
+        "    return x[: x.shape[0] // 2] * jitter\n",
+    )
+
+    def check(self, node, ctx):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    if random_value(node.value, ctx):
+                        note_local(ctx, "random", t.target.value)
+                    else:
+                        forget_local(ctx, "random", t.target.value)
+            return None
+        if isinstance(node, cst.Call):
+            if ctx.resolve(node.func) == "range" and any(random_value(a.value, ctx) for a in node.args):
+                return self.site(node, "`range()` of a traced `random` value", gb_ids=("GB4841",), outcome="tail")
+            return None
+        if not maybe_tensor(ctx.kind(node.value)):
+            return None
+        for element in node.slice:
+            s = element.slice
+            if not isinstance(s, cst.Slice):
+                continue
+            for bound in (s.lower, s.upper, s.step):
+                if bound is None:
+                    continue
+                if random_value(bound, ctx):
+                    return self.site(node, "a slice bound that is a traced `random` value", outcome="tail",
+                                     gb_ids=("GB0213", "GB0124"))
+                k = tensor_size(bound, ctx)
+                if k is not None:
+                    return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
+                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"))
+        return None
+
+
+class DataDependentIndex(Rule):
+    code = "GBL139"
+    name = "data-dependent-index"
+    gb_ids = ("GB0033",)
+    node_types = (cst.Subscript, cst.Call)
+    summary = "An index that is a traced `random` int (`x[random.randint(0, 2)]`), or `torch.arange` of a tensor."
+    why = "Both need a Python int that is data (GB0033 Data dependent operator): the graph breaks and resumes."
+    hint = "Draw the index outside the compiled function, or use a size known before the run for `torch.arange`."
+    source = "torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4"
+    examples_fire = (
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    start = random.randint(0, 2)\n"
+        "    return x[start] * 2  # expect: GBL139\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, n):\n"
+        "    return torch.arange(n.max()) + x.sum()  # expect: GBL139\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, n: int):\n"
+        "    return x[0] + torch.arange(n) + torch.arange(x.shape[0])\n",
+    )
+
+    def check(self, node, ctx):
+        if isinstance(node, cst.Call):
+            q = ctx.resolve(node.func)
+            if q in ("torch.arange", "torch.range"):
+                for a in node.args:
+                    k = tensor_size(a.value, ctx)
+                    if a.keyword is None and k is not None:
+                        return self.site(node, f"`{q}(...)` of a tensor: its length is data", needs=k)
+            return None
+        if not maybe_tensor(ctx.kind(node.value)):
+            return None
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and random_value(element.slice.value, ctx):
+                return self.site(node, "an index that is a traced `random` int")
+        return None
