@@ -15,9 +15,20 @@ from .base import Rule
 SKIPPED_MODULES = ("warnings.", "time.", "random.", "os.", "pdb.", "tqdm.", "pandas.", "socket.", "subprocess.",
                    "shutil.", "json.", "pickle.", "datetime.", "uuid.", "threading.", "sys.stdout", "sys.stderr",
                    "traceback.", "psutil.")
-NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "time.monotonic_ns"}
+# traced on every measured release (tests/fixtures/measured/n01_random_functions.py); time.monotonic_ns breaks
+# like the other clocks (n10_time_functions.py)
+NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "random.randint",
+               "random.uniform", "random.randrange"}
 SKIPPED_CALLS = {"torch.manual_seed", "torch.seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
                  "torch.cuda.synchronize", "input", "breakpoint", "open", "exec"}
+# skipped-module functions that break only where a version-dependent fact holds (gblint.versions.FACTS)
+TRACED_FROM = {"random.random": "random-state-breaks", "random.seed": "random-state-breaks",
+               "random.shuffle": "random-state-breaks"}
+# Dynamo's clock functions (torch/_dynamo/variables/functions.py: _TIME_FUNCTION_NAMES, 2.15), which
+# break as GB9193 "Call to a time function" where fact "time-call-gb9193" holds
+CLOCKS = frozenset(f"time.{n}" for n in ("clock_gettime", "clock_gettime_ns", "monotonic", "monotonic_ns",
+                                          "perf_counter", "perf_counter_ns", "process_time", "process_time_ns",
+                                          "thread_time", "thread_time_ns", "time", "time_ns"))
 LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 
 
@@ -202,7 +213,7 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB9193")
     node_types = (cst.Call,)
     summary = "A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`...) or `torch.manual_seed`."
     why = "Functions of skipped files run in Python: the graph ends at the call."
@@ -217,15 +228,16 @@ class SkippedModuleCall(Rule):
         "def f(x):\n"
         "    warnings.warn('jitter')  # expect: GBL110\n"
         "    start = time.time()  # expect: GBL110\n"
-        "    noise = random.random()  # expect: GBL110\n"
+        "    noise = random.gauss(0.0, 1.0)  # expect: GBL110\n"
         "    return x * noise + start\n",
     )
     examples_clean = (
         "import math\n"
+        "import random\n"
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
-        "    return x * math.sqrt(2.0)\n",
+        "    return x * math.sqrt(2.0) + random.randint(0, 3)\n",
     )
 
     def check(self, node, ctx):
@@ -233,9 +245,13 @@ class SkippedModuleCall(Rule):
         if not q:
             return None
         if q in SKIPPED_CALLS and q not in ("open", "exec"):
-            return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo")
+            return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo", gb_ids=("GB0007",))
         if q.startswith(SKIPPED_MODULES) and not q.startswith("os.path.") and q not in NOT_SKIPPED:
-            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips")
+            if q in TRACED_FROM and not ctx.holds(TRACED_FROM[q]):
+                return None
+            if q in CLOCKS and ctx.holds("time-call-gb9193"):
+                return self.site(node, f"`{q}()` reads a clock", gb_ids=("GB9193",))
+            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips", gb_ids=("GB0007",))
         if q == "exec":
             return self.site(node, "`exec(...)`", gb_ids=("GB0059",))
         if q == "torch.use_deterministic_algorithms" and any(
