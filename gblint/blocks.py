@@ -15,7 +15,7 @@ import libcst as cst
 from . import value_syntax
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .names import dotted
-from .semantics import GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
+from .semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
 from .tensors import maybe_tensor
 from .traversal import code_of, literal, names_in
 
@@ -236,9 +236,9 @@ class BlocksMixin:
             return
         for item in node.items:  # the managers are built (visited) before the body is entered
             m = self.classify_manager(item.item)
-            if m.kind == ManagerKind.UNSUPPORTED:
+            if m.kind in (ManagerKind.UNSUPPORTED, ManagerKind.FAILS):
                 self.add_event(Event(EventKind.WITH, self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
-                                     manager=m, gb_ids=(m.gb_id,), detail=f"`with {m.label}`"))
+                                     manager=m, gb_ids=(m.gb_id,) if m.gb_id else (), detail=f"`with {m.label}`"))
         for item in node.items:
             m = self.classify_manager(item.item)
             span = self.span(node)
@@ -261,6 +261,8 @@ class BlocksMixin:
         label = code_of(expr)
         if isinstance(expr, cst.Call):
             q = scope.resolve(expr.func)
+            if q in FAILING_MANAGERS and self.holds(FAILING_MANAGERS[q]):
+                return Manager(ManagerKind.FAILS, label)
             if q in RESUMABLE_MANAGERS:
                 strict = None
                 if q == "torch._dynamo.error_on_graph_break" and expr.args:
@@ -280,10 +282,12 @@ class BlocksMixin:
                 kind = ManagerKind.RESUMABLE if q in RESUMABLE_MANAGERS else \
                     ManagerKind.UNSUPPORTED if q in UNSUPPORTED_MANAGERS else ManagerKind.GENERIC
                 return Manager(kind, label, gb_id="GB0142" if kind == ManagerKind.UNSUPPORTED else "GB0066")
+            # a manager object from a global or a closure (what Dynamo reports changed in 2.14)
+            gb = "GB0008" if self.holds("global-manager-gb0008") else "GB0142"
             if scope.lookup(name) is None and name in self.summary.module_names:
-                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id=gb)
             if scope.lookup(name) is None and scope.parent is not None:
-                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id=gb)
         return Manager(ManagerKind.GENERIC, label)
 
     # -- comprehensions and generator expressions
@@ -299,6 +303,11 @@ class BlocksMixin:
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items",):
             over_items = True
         if isinstance(it, cst.Call) and dotted(it.func) == "enumerate":
+            over_items = True
+        # a dict comprehension over anything but a sequence display or range() may iterate a dict
+        # (measured/b14_dictcomp_keys.py); over a list of keys it is a plain comprehension (n07)
+        if kind == "dict" and not isinstance(it, (cst.List, cst.Tuple)) and not (
+                isinstance(it, cst.Call) and dotted(it.func) == "range"):
             over_items = True
         bound = set()
         f = node.for_in

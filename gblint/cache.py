@@ -31,7 +31,7 @@ from . import __version__
 from . import model as _model
 from .diagnostics import Edit, Fix
 
-FORMAT = 6
+FORMAT = 7
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)
@@ -425,12 +425,15 @@ def default_cache_dir(root: str) -> str:
 
 
 def settings_fingerprint(settings) -> str:
-    """What besides a file's text decides its summary: dynamo config, the torch version, the
-    size limit, and gblint's own code (sizes and mtimes of its modules, so an edited rule never
+    """What besides a file's text decides its summary: dynamo config, the torch and Python
+    versions, the size limit, and gblint's own code (sizes and mtimes of its modules, so an edited rule never
     reads a stale summary)."""
+    from .versions import torch_of
     items = sorted((k, repr(v)) for k, v in settings.dynamo_config.items())
-    # the size limit decides whether a file is summarised at all (GBL002 instead)
-    return repr(items) + repr(settings.torch_version) + repr(getattr(settings, "max_file_size", None)) + _code_stamp()
+    # the versions choose the rules and the facts they read; the size limit decides whether a file
+    # is summarised at all (GBL002 instead)
+    return (repr(items) + repr(torch_of(settings)) + repr(tuple(settings.python_version))
+            + repr(getattr(settings, "max_file_size", None)) + _code_stamp())
 
 
 def _code_stamp() -> str:

@@ -15,8 +15,9 @@ from typing import List, Optional
 
 from . import __version__
 from .config import (ConfigError, Settings, display_path, find_pyproject, load_settings, parse_code_list,
-                     parse_python_version)
+                     parse_python_version, parse_torch_version, settle_versions)
 from .interrupts import Terminated
+from .versions import FROM_OPTION
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +28,13 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ignore", help="comma-separated code prefixes to leave out")
     parser.add_argument("--config", help="pyproject.toml to read [tool.gblint] from")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    parser.add_argument("--python-version", help="Python version whose semantics to predict (e.g. 3.11)")
+    parser.add_argument("--python-version", help="Python version whose semantics to predict (e.g. 3.11; default: the "
+                                                 "running interpreter if requires-python admits it, else the oldest "
+                                                 "it admits)")
+    parser.add_argument("--torch-version", help="torch version whose Dynamo to predict (e.g. 2.14; default: the torch "
+                                                "installed where gblint runs)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="also print the torch and Python versions predicted for (on standard error)")
     parser.add_argument("--nested-graph-breaks", action="store_true", default=None,
                    help="predict as if torch._dynamo.config.nested_graph_breaks=True")
     parser.add_argument("--stdin-filename", help="file name to report for '-'")
@@ -116,6 +123,17 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.ignore += parse_code_list(args.ignore, "--ignore")
     if args.python_version:
         settings.python_version = parse_python_version(args.python_version, "--python-version")
+        settings.python_source = FROM_OPTION
+    if args.torch_version:
+        settings.torch_version = parse_torch_version(args.torch_version, "--torch-version")
+        settings.torch_source = FROM_OPTION
+    memo = None
+    if settings.cache and not args.no_cache:
+        from .cache import default_cache_dir
+        memo = os.path.join(args.cache_dir or default_cache_dir(settings.root), "environment.json")
+        memo = memo if os.path.isdir(os.path.dirname(memo)) else None  # written once the cache folder exists
+    first = paths[0] if paths and paths[0] != "-" else (getattr(args, "stdin_filename", None) or os.getcwd())
+    settle_versions(settings, first, project=not args.isolated, memo=memo)
     if args.nested_graph_breaks:
         settings.dynamo_config["nested_graph_breaks"] = True
     if args.no_respect_gitignore:
@@ -149,10 +167,18 @@ def paths_and_settings(args, paths: List[str]) -> Optional[Settings]:
             print(f"gblint: error: {p}: no such file or directory", file=sys.stderr)
             return None
     try:
-        return settings_for(args, paths)
+        settings = settings_for(args, paths)
     except ConfigError as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return None
+    from . import versions
+    if getattr(args, "verbose", False):
+        print(f"gblint: {versions.sentence(settings)}", file=sys.stderr)
+    elif not versions.is_supported(settings.torch_version):
+        print(f"gblint: warning: torch {settings.torch_version} is none of the releases gblint was measured on "
+              f"({', '.join(versions.SUPPORTED_TORCH)}); predicting with torch "
+              f"{versions.release_for(settings.torch_version)}'s facts (--torch-version chooses)", file=sys.stderr)
+    return settings
 
 
 def cmd_check(args) -> int:
@@ -466,7 +492,11 @@ def cmd_rules(args) -> int:
     else:
         for r in rows:
             ids = ",".join(r["gb_ids"]) or "-"
-            print(f"{r['code']}  {r['name']:<30} {r['effect']:<6} {ids:<16} {r['summary']}")
+            torch = f"torch {r['torch_versions']}" if r["torch_versions"] else "torch any"
+            python = f" Python {r['python_versions']}" if r["python_versions"] else ""
+            print(f"{r['code']}  {r['name']:<30} {r['effect']:<6} {ids:<16} {torch + python:<14} {r['summary']}")
+            for f in r["facts"]:
+                print(f"{'':8}{'':<30} on {f['versions']}: {f['text']}")
     return 0
 
 

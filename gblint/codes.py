@@ -21,8 +21,10 @@ BREAK_SOURCE = "break source"
 class Code:
     """One code: ``name`` (kebab-case), ``effect`` (:data:`gblint.diagnostics.EFFECTS`),
     ``gb_ids`` (PyTorch registry ids), ``summary`` (what it reports), ``why`` (what it costs),
-    ``hint`` (the rewrite), ``source`` (what it rests on) and ``family`` (:data:`CONSEQUENCE`
-    or :data:`BREAK_SOURCE`)."""
+    ``hint`` (the rewrite), ``source`` (what it rests on), ``family`` (:data:`CONSEQUENCE`
+    or :data:`BREAK_SOURCE`), and the versions it holds for: ``torch_versions`` and
+    ``python_versions``, PEP 440 specifiers (``""``: every version; the facts that change part of
+    what it reports are in :data:`gblint.versions.FACTS`)."""
 
     code: str
     name: str
@@ -33,6 +35,8 @@ class Code:
     hint: str = ""
     source: str = "docs/semantics.md"
     family: str = CONSEQUENCE
+    torch_versions: str = ""
+    python_versions: str = ""
 
 
 _FOLLOWED = "docs/semantics.md §3.4"  # breaks found at a call by following it
@@ -64,7 +68,7 @@ CODES: Dict[str, Code] = {c.code: c for c in (
     Code("GBL203", "break-in-with", "skip",
          "A graph break inside a `with` whose manager cannot resume skips the frame (GB0066).", ("GB0066",)),
     Code("GBL204", "unsupported-context-manager", "skip",
-         "A `with` of a manager Dynamo cannot wrap skips the frame even without a break (GB0142).", ("GB0142",)),
+         "A `with` of a manager Dynamo cannot wrap skips the frame even without a break (GB0142).", ("GB0142", "GB0008")),
     Code("GBL205", "generator-frame", "skip",
          "A generator frame (compiled generator, consumed generator or @contextmanager) is skipped.", ("GB0003",)),
     Code("GBL206", "break-in-comprehension", "skip",
@@ -78,6 +82,10 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          "Under torch._dynamo.error_on_graph_break(True) a graph break raises."),
     Code("GBL403", "call-raises", "error",
          "This call leads to a graph break that raises under fullgraph / error_on_graph_break."),
+    Code("GBL404", "dynamo-internal-error", "error",
+         "A construct whose trace raises inside Dynamo (`with torch.cpu.amp.autocast()` on Python 3.13): the "
+         "compiled call raises an internal error.", hint="Use `torch.autocast(\"cpu\")` instead.",
+         source="docs/semantics.md §8.13", python_versions=">=3.13"),
     Code("GBL409", "region-fails-to-compile", "skip",
-         "The compiled region cannot compile: its first call raises and no graph is produced."),
+         "The compiled region cannot compile: its first call raises and no graph is produced past the failure."),
 )}

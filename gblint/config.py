@@ -18,6 +18,8 @@ import re
 import sys
 from typing import Dict, Optional, Sequence, Tuple
 
+from .versions import FROM_CONFIG, FROM_OPTION, PYTHON_RANGE
+
 try:  # Python 3.11+
     import tomllib
 except ImportError:  # pragma: no cover - Python < 3.11
@@ -36,7 +38,7 @@ DYNAMO_KEYS = {
     "reorderable-logging-functions": "reorderable_logging_functions",
 }
 #: the Python versions whose semantics gblint predicts
-PYTHON_VERSIONS = ((3, 9), (3, 14))
+PYTHON_VERSIONS = PYTHON_RANGE
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "config.schema.json")
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
                    ".pytest_cache", "build", "dist", "node_modules", ".eggs", "site-packages")
@@ -51,7 +53,12 @@ class Settings:
     per_file_ignores: Dict[str, Tuple[str, ...]] = dataclasses.field(default_factory=dict)
     exclude: Tuple[str, ...] = ()
     python_version: Tuple[int, int] = sys.version_info[:2]
-    torch_version: Optional[str] = None
+    torch_version: Optional[str] = None  # None: the installed torch (gblint.versions.torch_of)
+    # where the versions came from (gblint.versions.describe): "" until an option, the table,
+    # requires-python or the installed torch decides
+    python_source: str = ""
+    python_requires: str = ""  # the checked project's requires-python, when it chose the Python
+    torch_source: str = ""
     respect_gitignore: bool = True
     dynamo_config: Dict[str, object] = dataclasses.field(default_factory=dict)
     entry_points: Tuple[str, ...] = ()
@@ -193,6 +200,81 @@ def parse_python_version(text: str, where: str = "python-version") -> Tuple[int,
         raise ConfigError(f"{where}: {text!r} is not a Python version gblint predicts "
                           f"(allowed: {low[0]}.{low[1]} to {high[0]}.{high[1]})")
     return major, minor
+
+
+def parse_torch_version(text: str, where: str = "torch-version") -> str:
+    """A torch version as ``--torch-version`` and ``torch-version`` take it (``"2.14"``,
+    ``"2.15.0"``, ``"2.15.0+cu132"``, ``"2.16.0a0"``): a PEP 440 version from 2.0 on, returned as
+    written. ``where`` names the option or key for the message. Raises ConfigError."""
+    from packaging.version import InvalidVersion, Version
+    from .versions import SUPPORTED_TORCH
+    t = str(text).strip()
+    try:
+        ok = Version(t).release[:1] == (2,) and len(Version(t).release) >= 2
+    except InvalidVersion:
+        ok = False
+    if not ok:
+        raise ConfigError(f"{where}: {text!r} is not a torch version such as \"2.14\" or \"2.15.0\" "
+                          f"(measured releases: {', '.join(SUPPORTED_TORCH)})")
+    return t
+
+
+def settle_versions(settings: Settings, start: Optional[str], project: bool = True,
+                    memo: Optional[str] = None) -> Settings:
+    """Decide the versions ``settings`` leaves open (:mod:`gblint.versions`): the Python from
+    the ``requires-python`` of the nearest ``pyproject.toml`` with a ``[project]`` table above
+    ``start`` (not with ``project=False``: ``--isolated``), and the torch installed where gblint
+    runs (``memo``: see :func:`gblint.versions.installed_torch`). Returns ``settings``. Raises
+    ConfigError for a ``requires-python`` that is not a PEP 440 specifier."""
+    from . import versions
+    if not settings.python_source:
+        settings.python_source = versions.FROM_INTERPRETER
+        found = find_requires_python(start) if project and start is not None else None
+        if found is not None:
+            path, requires = found
+            try:
+                chosen = versions.python_for(requires, sys.version_info)
+            except ValueError as exc:
+                raise ConfigError(f"{path}: [project] requires-python = {json.dumps(requires)}: not a version "
+                                  f"specifier ({exc})") from None
+            if chosen is not None:
+                settings.python_version, settings.python_source = chosen, versions.FROM_REQUIRES
+                settings.python_requires = requires
+    if settings.torch_version is None:
+        installed = versions.installed_torch(memo)
+        settings.torch_version = installed or versions.NEWEST_TORCH
+        settings.torch_source = versions.FROM_INSTALLED if installed else versions.FROM_DEFAULT
+    elif not settings.torch_source:
+        settings.torch_source = FROM_OPTION
+    return settings
+
+
+def find_requires_python(start: str) -> Optional[Tuple[str, str]]:
+    """``(pyproject path, requires-python)`` of the checked project: the nearest
+    ``pyproject.toml`` with a ``[project]`` table, walking up from ``start``; None when there is
+    none or it declares no ``requires-python``. Raises ConfigError for a ``pyproject.toml`` on the
+    way that is not valid TOML (as :func:`find_pyproject`)."""
+    d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    while True:
+        candidate = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as fh:
+                    data = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{candidate}: not valid TOML: {exc}") from None
+            except UnicodeDecodeError:
+                raise ConfigError(f"{candidate}: not valid TOML: a TOML file must be UTF-8") from None
+            except OSError:
+                data = {}
+            table = data.get("project") if isinstance(data, dict) else None
+            if isinstance(table, dict):
+                requires = table.get("requires-python")
+                return (candidate, requires) if isinstance(requires, str) and requires.strip() else None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 def validate_table(table: object, where: str) -> None:
@@ -390,8 +472,10 @@ def apply_table(settings: Settings, table: dict) -> None:
             settings.exclude += tuple(table[key])
     if "python-version" in table:
         settings.python_version = parse_python_version(table["python-version"], "[tool.gblint] python-version")
+        settings.python_source = FROM_CONFIG
     if "torch-version" in table:
-        settings.torch_version = str(table["torch-version"])
+        settings.torch_version = parse_torch_version(table["torch-version"], "[tool.gblint] torch-version")
+        settings.torch_source = FROM_CONFIG
     if "respect-gitignore" in table:
         settings.respect_gitignore = bool(table["respect-gitignore"])
     if "entry-points" in table:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import registry, values
+from . import registry, values, versions
 from .codes import CODES
 from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
@@ -198,6 +198,7 @@ class _RegionWalk:
     def __init__(self, owner: Consequences, region: Region):
         self.owner = owner
         self.region = region
+        self.release = versions.release_for(region.torch_version or versions.NEWEST_TORCH)
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.reported_sites: Set[Tuple[str, int]] = set()
@@ -243,14 +244,14 @@ class _RegionWalk:
             return  # the same break, already reported from a caller's point of view
         self.reported_sites.add(site)
         self.emitted.add(key)
-        ids = tuple(dict.fromkeys(gb_ids))
-        if ids and registry.gb_type(ids[0]):
-            message = f"{message} [{ids[0]}: {registry.gb_type(ids[0])}]"
+        ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
+        if ids and registry.gb_type(ids[0], self.release):
+            message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
         how, condition = values.certainty_of(self.conditions) if self.conditions is not None else ("", "")
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=message,
-            frame=frame_name, gb_ids=tuple(dict.fromkeys(gb_ids)), hint=hint, trace=trace, fix_request=fix_request,
+            frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
             certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else ""))
 
     # -------------------------------------------------------------- frames
@@ -286,13 +287,15 @@ class _RegionWalk:
                     self.fresh_callees(frame, ev, env)
                 continue
             ev_strict = self.strict_at(ev.blocks, strict)
+            if ev.kind == EventKind.WITH and ev.manager is not None and ev.manager.kind == ManagerKind.FAILS:
+                return self.internal_error(frame, ev, ())  # the call raises: nothing after it runs
             if ev.kind == EventKind.WITH:
                 if fullgraph or ev_strict:
                     self.error_at(frame, ev, (), ev.detail + " is an unsupported context manager", ev.gb_ids,
                                   "Enter the manager outside the compiled function.", ev_strict)
                     continue
                 self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
-                          f"{ev.detail}: Dynamo cannot wrap this context manager (GB0142), so frame "
+                          f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
                           f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
                           "Enter the manager outside the compiled function, or create it inside with a supported "
                           "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
@@ -468,6 +471,9 @@ class _RegionWalk:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         site_frame = site_frame or frame
+        if site.kind == EventKind.WITH and site.manager is not None and site.manager.kind == ManagerKind.FAILS:
+            self.internal_error(frame, site, chain, site_frame)
+            return Outcome.ERROR
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
         if self.region.fullgraph or strict or site.outcome == Outcome.ERROR:
             self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
@@ -585,8 +591,8 @@ class _RegionWalk:
         """Comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)."""
         path = site_frame.path
         py = self.region.python_version
-        caller_skips = comp.kind == BlockKind.GENEXPR or (py >= (3, 12) and comp.comp_kind == "set") or \
-            (py < (3, 12) and (comp.over_items or comp.comp_kind == "dict"))
+        inlined = versions.holds("comprehension-inlined", self.region.torch_version or versions.NEWEST_TORCH, py)
+        caller_skips = comp.kind == BlockKind.GENEXPR or comp.over_items or (inlined and comp.comp_kind == "set")
         if caller_skips:
             what = "generator expression" if comp.kind == BlockKind.GENEXPR else f"{comp.comp_kind} comprehension"
             gb = ("GB8335",) if comp.kind == BlockKind.GENEXPR else ("GB0092",)
@@ -596,7 +602,7 @@ class _RegionWalk:
                       _join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
                                  "the break out of it."), site.gb_ids + gb, trace)
             return Outcome.SKIP
-        if py < (3, 12) and comp.holds_tensor:
+        if not inlined and comp.holds_tensor:
             comp_frame = f"<{comp.comp_kind}comp>"
             self.emit("GBL206", Outcome.SKIP, comp_frame, path, site.span,
                       f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line} of "
@@ -623,37 +629,47 @@ class _RegionWalk:
 
     # -------------------------------------------------------------- errors
     def error_at(self, frame: Frame, site: Event, chain, detail: str, gb_ids, hint: str, strict: bool,
-                 site_frame: Optional[Frame] = None) -> None:
-        """Report a break that is a compile error here (fullgraph or error_on_graph_break),
-        the calls leading to it, and (once) that the region fails to compile."""
+                 site_frame: Optional[Frame] = None, failure: str = "") -> None:
+        """Report a break that is a compile error here (fullgraph or error_on_graph_break; or,
+        with ``failure``, a construct whose trace raises inside Dynamo, GBL404), the calls leading
+        to it, and (once) that the region fails to compile."""
         site_frame = site_frame or frame
         trace = self.trace(chain, site_frame, site) if chain else ()
-        why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
-        if site.outcome == Outcome.ERROR:  # fails while traced, whatever the settings (rules/trace_errors.py)
+        why = "an internal Dynamo error" if failure else "fullgraph=True" if self.region.fullgraph \
+            else "torch._dynamo.error_on_graph_break(True)"
+        if site.outcome == Outcome.ERROR and not failure:  # fails while traced, whatever the settings (rules/trace_errors.py)
             why = "Dynamo's tracing (the op fails on fake tensors)"
             self.emit(site.code, Outcome.ERROR, frame.name, site_frame.path, site.span,
                       f"{detail}: if the op fails, it fails while Dynamo traces it, the `except` clause does not run "
                       f"and calling `{self.region.entry.name}` raises torch._dynamo.exc.TorchRuntimeError.", hint,
                       tuple(gb_ids), trace, name=site.rule_name)
         else:
-            code = "GBL401" if self.region.fullgraph else "GBL402"
-            exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)"
-                   if site.needs_capture else "torch._dynamo.exc.Unsupported")
+            code = "GBL404" if failure else "GBL401" if self.region.fullgraph else "GBL402"
+            exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)" if site.needs_capture
+                   else "torch._dynamo.exc.InternalTorchDynamoError" if failure else "torch._dynamo.exc.Unsupported")
             self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                      f"{detail}: under {why} this graph break is a compile error; calling "
-                      f"`{self.region.entry.name}` raises {exc}.",
-                      _join_hint(hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for "
-                                 "this code."), tuple(gb_ids), trace)
+                      f"{detail}: {failure + ', so this is' if failure else f'under {why} this graph break is'} a "
+                      f"compile error; calling `{self.region.entry.name}` raises {exc}.", hint if failure else _join_hint(
+                          hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for this code."),
+                      tuple(gb_ids), trace)
         for caller, call in chain:
             self.emit("GBL403", Outcome.ERROR, caller.name, caller.path, call.span,
-                      f"`{call.call_text}(...)` leads to a graph break at line {site.span.line} that raises under "
-                      f"{why}.", "Fix the break in the callee (see the related diagnostic).", tuple(gb_ids), trace)
+                      f"`{call.call_text}(...)` leads to {'the failure' if failure else 'a graph break'} at line "
+                      f"{site.span.line} that raises {'(' + why + ')' if failure else 'under ' + why}.",
+                      "Fix the break in the callee (see the related diagnostic).", tuple(gb_ids), trace)
         if not self.region_failed:
             self.region_failed = True
             entry = self.region.entry
             self.emit("GBL409", Outcome.SKIP, entry.name, entry.path, entry.info.span,
                       f"`{entry.name}` cannot compile: its first call raises at line {site.span.line} ({why}); "
-                      "no graph is produced for this frame.", "Fix the reported graph breaks.", tuple(gb_ids), ())
+                      f"no graph is produced for {'what follows' if failure else 'this frame'}.",
+                      "Fix the reported graph breaks.", tuple(gb_ids), ())
+
+    def internal_error(self, frame: Frame, site: Event, chain, site_frame: Optional[Frame] = None) -> None:
+        """A manager whose trace raises an internal Dynamo error here (ManagerKind.FAILS, §8.13)."""
+        where = f"torch {self.region.torch_version or versions.NEWEST_TORCH} on Python %d.%d" % self.region.python_version
+        self.error_at(frame, site, chain, site.detail, (), "Use `torch.autocast(\"cpu\")` instead.", False, site_frame,
+                      failure=f"Dynamo fails while tracing this manager on {where} (KeyError: 'dtype')")
 
     # -------------------------------------------------------------- traces
     def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:

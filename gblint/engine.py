@@ -36,6 +36,7 @@ from .incremental import summarize_incremental
 from .index import Project, module_name
 from .model import FileSummary
 from .noqa import noqa_lines, suppressed
+from .versions import describe as describe_versions, torch_of
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -85,32 +86,35 @@ class Report:
     errors: List[Dict[str, str]]
     coverage: Optional[Dict[str, list]] = None
     hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
+    versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
 
     def to_json(self) -> dict:
         """The report as the JSON output prints it."""
-        out = {"version": 1, "files_checked": self.files_checked,
+        out = {"version": 1, "files_checked": self.files_checked, **({"versions": self.versions} if self.versions else {}),
                "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
         if self.coverage is not None:
             out["coverage"] = self.coverage
         return out
 
 
-_RULES_BY_TYPE: Dict[str, Dict[type, list]] = {}
+_RULES_BY_TYPE: Dict[tuple, Dict[type, list]] = {}
 
 
-def rules_by_type(torch_version: Optional[str] = None) -> Dict[type, list]:
-    """The rules that hold for ``torch_version`` (default: the registry data's), by node type."""
+def rules_by_type(torch_version: Optional[str] = None, python_version: Optional[Tuple[int, int]] = None) -> Dict[type, list]:
+    """The rules whose ``torch_versions`` hold for ``torch_version`` (default: the installed
+    torch's) and ``python_versions`` for ``python_version`` (default: any), by node type."""
     from gblint import registry
     from gblint.rules import ALL_RULES
-    version = torch_version or registry.torch_version()
-    if version not in _RULES_BY_TYPE:
+    key = (torch_version or torch_of(Settings()), "%d.%d" % tuple(python_version) if python_version else "")
+    if key not in _RULES_BY_TYPE:
         table: Dict[type, list] = {}
         for rule in ALL_RULES:
-            if registry.in_range(version, rule.torch_versions):
+            if registry.in_range(key[0], rule.torch_versions) and (not key[1] or registry.in_range(
+                    key[1], rule.python_versions)):
                 for t in rule.node_types:
                     table.setdefault(t, []).append(rule)
-        _RULES_BY_TYPE[version] = table
-    return _RULES_BY_TYPE[version]
+        _RULES_BY_TYPE[key] = table
+    return _RULES_BY_TYPE[key]
 
 
 # ------------------------------------------------------------------ files
@@ -184,7 +188,7 @@ def _summarize(text: str, path: str, settings: Settings, module, ast_positions: 
     check_size(text, path, settings.max_file_size)  # before libcst, whose cost per token is high
     tree = parse_source(text, path, None)
     name, is_package = module if module is not None else module_name(path)
-    rules = rules_by_type(settings.torch_version)
+    rules = rules_by_type(torch_of(settings), settings.python_version)
     builder = SummaryBuilder(path, name, is_package, rules, settings)
     try:
         positions = AstPositions(text) if ast_positions else None
@@ -666,7 +670,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings))
-    report = Report(kept, count, errors, hidden=hidden)
+    report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings))
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,

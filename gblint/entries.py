@@ -11,6 +11,7 @@ from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from .values import ERROR_PATH, certainty_of
+from .versions import torch_of
 
 
 def find_regions(project: Project, settings: Settings, summaries: Optional[List[FileSummary]] = None) -> List[Region]:
@@ -26,7 +27,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
         regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
-                              tuple((summary.path, n) for n in names), env, obj))
+                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings)))
 
     for summary in checked:
         for decl in summary.regions:

@@ -13,7 +13,7 @@ whatever flake8's working directory); flake8's own ``--select``, ``--ignore``,
 ``--extend-ignore``, ``per-file-ignores`` and ``# noqa`` then apply to what is left, as for any
 plugin, so a code is reported only when both let it through.
 Columns are 0-based, as flake8 expects. Options (command line or ``[flake8]`` config):
-``--gblint-python-version``, ``--gblint-nested-graph-breaks``, ``--gblint-config``.
+``--gblint-python-version``, ``--gblint-torch-version``, ``--gblint-nested-graph-breaks``, ``--gblint-config``.
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class GblintChecker:
     name = "gblint"
     version = __version__
     python_version = None
+    torch_version = None
     nested_graph_breaks = False
     config_path = None
     filenames: List[str] = []
@@ -42,6 +43,8 @@ class GblintChecker:
     def add_options(cls, manager) -> None:
         manager.add_option("--gblint-python-version", parse_from_config=True, default=None,
                            help="Python version whose Dynamo semantics gblint predicts (e.g. 3.11)")
+        manager.add_option("--gblint-torch-version", parse_from_config=True, default=None,
+                           help="torch version whose Dynamo gblint predicts (e.g. 2.14; default: the installed torch)")
         manager.add_option("--gblint-nested-graph-breaks", parse_from_config=True, action="store_true",
                            default=False, help="predict with torch._dynamo.config.nested_graph_breaks=True")
         manager.add_option("--gblint-config", parse_from_config=True, default=None,
@@ -51,6 +54,7 @@ class GblintChecker:
     @classmethod
     def parse_options(cls, options) -> None:
         cls.python_version = getattr(options, "gblint_python_version", None)
+        cls.torch_version = getattr(options, "gblint_torch_version", None)
         cls.nested_graph_breaks = bool(getattr(options, "gblint_nested_graph_breaks", False))
         cls.config_path = getattr(options, "gblint_config", None)
         cls.filenames = list(getattr(options, "filenames", None) or [])
@@ -67,13 +71,19 @@ class GblintChecker:
     @classmethod
     def _settings(cls, start: str):
         """The run's settings. Raises :class:`gblint.config.ConfigError` for a bad configuration."""
-        from .config import find_pyproject, load_settings, parse_python_version
+        from .config import find_pyproject, load_settings, parse_python_version, parse_torch_version, settle_versions
+        from .versions import FROM_OPTION
         settings = load_settings(cls.config_path or find_pyproject(start))
         settings.jobs = 1  # flake8's own workers are daemonic: they cannot start a process pool
         # select/ignore/per-file-ignores stay as the table sets them: the engine filters with them
         # (Settings.selected, from the configuration root), flake8 filters what is left
         if cls.python_version:
             settings.python_version = parse_python_version(cls.python_version, "--gblint-python-version")
+            settings.python_source = FROM_OPTION
+        if cls.torch_version:
+            settings.torch_version = parse_torch_version(cls.torch_version, "--gblint-torch-version")
+            settings.torch_source = FROM_OPTION
+        settle_versions(settings, start)
         if cls.nested_graph_breaks:
             settings.dynamo_config["nested_graph_breaks"] = True
         return settings

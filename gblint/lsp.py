@@ -46,7 +46,7 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .cache import SummaryCache, maybe_cache
-from .config import ConfigError, Settings, find_pyproject, load_settings
+from .config import ConfigError, Settings, find_pyproject, load_settings, settle_versions
 from .diagnostics import Diagnostic
 from .engine import SourceFile, check_sources
 from .fixes import attach_fixes
@@ -217,12 +217,12 @@ class GblintLanguageServer(LanguageServer):
         pyproject = self._pyproject_for_dir[directory]
         if pyproject not in self._settings:
             try:
-                settings = load_settings(pyproject)
+                settings = settle_versions(load_settings(pyproject), directory)
             except ConfigError as exc:
                 if pyproject not in self._reported_config_errors:
                     self._reported_config_errors.add(pyproject)
                     self._show(f"gblint: {exc}; using the default settings", lsp.MessageType.Error)
-                settings = Settings()
+                settings = settle_versions(Settings(), None)
                 settings.root = os.path.dirname(pyproject) if pyproject else "."
             settings.jobs = 1  # never a process pool forked from inside the server
             self._settings[pyproject] = settings

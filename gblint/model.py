@@ -121,6 +121,7 @@ class ManagerKind(Words):
     RESUMABLE = "resumable"  # a break inside resumes
     GENERIC = "generic"  # a break inside cannot resume (GB0066)
     UNSUPPORTED = "unsupported"  # Dynamo cannot wrap it: the frame is skipped even without a break (GB0142)
+    FAILS = "fails"  # Dynamo's trace of it raises an internal error: the call raises (semantics §8.13)
 
 
 # ----------------------------------------------------------------------------- call targets
@@ -471,7 +472,7 @@ class Block:
     manager: Optional[Manager] = None
     comp_kind: str = ""  # list | set | dict | gen
     holds_tensor: bool = False
-    over_items: bool = False
+    over_items: bool = False  # iterates a dict view, enumerate(...) or (a dict comprehension) maybe a dict
     column: int = 1
     condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
     test: Optional[Expr] = None  # the same test as a value gblint may decide (None: not a branch)
@@ -642,3 +643,4 @@ class Region:
     holders: Tuple[Tuple[str, str], ...] = ()  # (path, module-level name) that hold the compiled object
     env: Optional[dict] = None  # what the entry's parameters and closure hold (the instance as ``self``...)
     compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)
+    torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release

@@ -1,8 +1,12 @@
-"""PyTorch's graph-break registry, as packaged data (``gblint/data/gb_registry.json``).
+"""PyTorch's graph-break registry, as packaged data: one file per measured torch release
+(``gblint/data/gb_registry-2.13.0.json``, ``-2.14.1.json``, ``-2.15.0.json``; :data:`RELEASES`).
 
-The file is written by ``scripts/update_gb_registry.py`` from the installed torch's
+Each file is written by ``scripts/update_gb_registry.py`` from that release's
 ``torch/_dynamo/graph_break_registry.json``; gblint reads it at run time and never imports
 torch. Each entry: ``gb_type`` (the first line of Dynamo's message), ``explanation``, ``hints``.
+Ids are stable across releases, but releases add ids (2.14 has 561, 2.15 has 592), drop some
+(GB0060 is gone in 2.14) and reword some: a diagnostic cites the ids and texts of the release in
+force (:func:`gblint.versions.release_for`).
 """
 from __future__ import annotations
 
@@ -16,30 +20,47 @@ if TYPE_CHECKING:  # imported on first use: only a cache miss chooses rules by v
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "gb_registry.json")
+#: the torch releases gblint has registry data and measured facts for, oldest first
+RELEASES = ("2.13.0", "2.14.1", "2.15.0")
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
-@functools.lru_cache(maxsize=1)
-def load() -> dict:
-    """``{"torch_version": str, "entries": {id: {...}}}``; raises OSError if the data file is missing."""
-    with open(DATA, encoding="utf-8") as fh:
+def data_file(release: str) -> str:
+    """The packaged registry file of ``release`` (``"2.14.1"``)."""
+    return os.path.join(DATA_DIR, f"gb_registry-{release}.json")
+
+
+@functools.lru_cache(maxsize=None)
+def load(release: Optional[str] = None) -> dict:
+    """``{"torch_version": str, "entries": {id: {...}}}`` of ``release`` (one of :data:`RELEASES`;
+    default the newest); raises OSError if its data file is missing (a release gblint has no
+    data for)."""
+    with open(data_file(release or RELEASES[-1]), encoding="utf-8") as fh:
         return json.load(fh)
 
 
-def torch_version() -> str:
-    """The torch version the packaged registry was written from, such as ``"2.13.0"``."""
-    return load()["torch_version"]
+def torch_version(release: Optional[str] = None) -> str:
+    """The torch version a packaged registry was written from, such as ``"2.13.0"``."""
+    return load(release)["torch_version"]
 
 
-def entry(gb_id: str) -> Optional[Dict[str, object]]:
-    """The registry's entry for ``gb_id`` (``"GB0025"``), or None for an unknown id."""
-    return load()["entries"].get(gb_id)
+def entry(gb_id: str, release: Optional[str] = None) -> Optional[Dict[str, object]]:
+    """``release``'s entry for ``gb_id`` (``"GB0025"``), or None for an id it does not have."""
+    return load(release)["entries"].get(gb_id)
 
 
-def gb_type(gb_id: str) -> str:
-    """The first line of Dynamo's message for ``gb_id``; ``""`` for an unknown id."""
-    e = entry(gb_id)
+def gb_type(gb_id: str, release: Optional[str] = None) -> str:
+    """The first line of Dynamo's message for ``gb_id`` in ``release``; ``""`` for an id it does
+    not have."""
+    e = entry(gb_id, release)
     return str(e["gb_type"]) if e else ""
+
+
+def known(gb_ids, release: Optional[str] = None) -> tuple:
+    """The ids of ``gb_ids`` that ``release`` has, in order (a diagnostic never cites an id its
+    release does not define)."""
+    entries = load(release)["entries"]
+    return tuple(i for i in gb_ids if i in entries)
 
 
 def in_range(version: str, spec: str) -> bool:

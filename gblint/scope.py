@@ -121,6 +121,11 @@ class FunctionScope:
         """The Dynamo config value ``name`` for this file (module-level overrides, then settings)."""
         return self.builder.config_value(name, default)
 
+    def holds(self, fact: str) -> bool:
+        """Whether the version-dependent fact ``fact`` (:data:`gblint.versions.FACTS`) holds for
+        the torch and Python predicted for. Raises KeyError for an unknown fact."""
+        return self.builder.holds(fact)
+
     def compiling_guard(self, test: cst.BaseExpression) -> Optional[bool]:
         """The value ``test`` has under Dynamo when it only depends on an is-compiling check
         (``torch.compiler.is_compiling()``, transformers' ``is_tracing(x)``...), else None.

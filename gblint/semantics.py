@@ -29,6 +29,9 @@ UNSUPPORTED_MANAGERS = frozenset({
 })
 NON_RESUMABLE_GB = {"warnings.catch_warnings": "GB0092", "torch.autograd.forward_ad.dual_level": "GB0092",
                     "torch.fx.traceback.annotate": "GB0279"}
+# Managers whose trace raises an internal Dynamo error where the fact named holds (gblint.versions.FACTS):
+# the compiled call raises (docs/semantics.md §8.13)
+FAILING_MANAGERS = {"torch.cpu.amp.autocast": "cpu-amp-autocast-fails"}
 CONTEXTMANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
 IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling",
                           "torch.compiler.is_dynamo_compiling", "torch._utils.is_compiling"})

@@ -75,6 +75,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             return self.summary.config[name]
         return self.settings.dynamo_config.get(name, default)
 
+    def holds(self, fact: str) -> bool:
+        """Whether ``fact`` (:data:`gblint.versions.FACTS`) holds for the settings' versions."""
+        from .versions import holds, torch_of
+        return holds(fact, torch_of(self.settings), self.settings.python_version)
+
     @property
     def ctx(self) -> FunctionScope:
         """The scope rules see: the current function's, or the module's outside functions."""

@@ -56,7 +56,10 @@ class Rule:
     break does to its own frame: ``"break"``, or ``"skip"`` when Dynamo cannot resume after
     it; see :mod:`gblint.diagnostics`), ``examples_fire``
     / ``examples_clean`` (whole modules; a line that must be reported ends with
-    ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
+    ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on),
+    ``torch_versions`` / ``python_versions`` (PEP 440 specifiers: the versions the rule holds for,
+    :func:`gblint.registry.in_range`; a fact that changes only part of what the rule reports is a
+    :class:`gblint.versions.Fact` the rule asks ``ctx.holds(name)`` about).
     """
 
     code: ClassVar[str] = ""
@@ -68,7 +71,8 @@ class Rule:
     hint: ClassVar[str] = ""
     source: ClassVar[str] = ""
     effect: ClassVar[str] = "break"  # what the break does to its own frame, for `gblint rules`
-    torch_versions: ClassVar[str] = ">=2.6"
+    torch_versions: ClassVar[str] = ">=2.6"  # PEP 440 specifier: the torch releases the rule holds for
+    python_versions: ClassVar[str] = ""  # the Pythons it holds for ("": every one), e.g. ">=3.12"
     examples_fire: ClassVar[Tuple[str, ...]] = ()
     examples_clean: ClassVar[Tuple[str, ...]] = ()
 

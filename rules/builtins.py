@@ -16,11 +16,21 @@ from .base import Rule
 SKIPPED_MODULES = ("warnings.", "time.", "random.", "os.", "pdb.", "tqdm.", "pandas.", "socket.", "subprocess.",
                    "shutil.", "json.", "pickle.", "datetime.", "uuid.", "threading.", "sys.stdout", "sys.stderr",
                    "traceback.", "psutil.")
-NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "time.monotonic_ns",
-               *TRACED_RANDOM}
+# traced on every measured release (tests/fixtures/measured/n01_random_functions.py); time.monotonic_ns breaks
+# like the other clocks (n10_time_functions.py)
+NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os.getenv", "random.randint",
+               "random.uniform", "random.randrange", *TRACED_RANDOM}
 SKIPPED_CALLS = {"torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.get_rng_state",
                  "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
                  "torch.cuda.synchronize", "input", "breakpoint", "open", "exec", "copy.copy"}
+# skipped-module functions that break only where a version-dependent fact holds (gblint.versions.FACTS)
+TRACED_FROM = {"random.random": "random-state-breaks", "random.seed": "random-state-breaks",
+               "random.shuffle": "random-state-breaks"}
+# Dynamo's clock functions (torch/_dynamo/variables/functions.py: _TIME_FUNCTION_NAMES, 2.15), which
+# break as GB9193 "Call to a time function" where fact "time-call-gb9193" holds
+CLOCKS = frozenset(f"time.{n}" for n in ("clock_gettime", "clock_gettime_ns", "monotonic", "monotonic_ns",
+                                          "perf_counter", "perf_counter_ns", "process_time", "process_time_ns",
+                                          "thread_time", "thread_time_ns", "time", "time_ns"))
 # C functions of the standard library that Dynamo has no rule for: skipped (GB0007), like a skipped
 # module (torch/_dynamo/trace_rules.py: not builtins, operator, math or a polyfill); base64 is Python
 # that calls binascii. struct.pack / struct.unpack are polyfilled (traced).
@@ -185,7 +195,7 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193")
     node_types = (cst.Call,)
     summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`...), a C "
                "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), or "
@@ -202,7 +212,7 @@ class SkippedModuleCall(Rule):
         "def f(x):\n"
         "    warnings.warn('jitter')  # expect: GBL110\n"
         "    start = time.time()  # expect: GBL110\n"
-        "    noise = random.random()  # expect: GBL110\n"
+        "    noise = random.gauss(0.0, 1.0)  # expect: GBL110\n"
         "    return x * noise + start\n",
         "import binascii\n"
         "import copy\n"
@@ -228,6 +238,12 @@ class SkippedModuleCall(Rule):
         "def f(x):\n"
         "    warnings.warn('slow path')\n"
         "    return x + 1\n",
+        "import math\n"
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x * math.sqrt(2.0) + random.randint(0, 3)\n",
     )
 
     def check(self, node, ctx):
@@ -237,6 +253,10 @@ class SkippedModuleCall(Rule):
         if q in SKIPPED_CALLS and q not in ("open", "exec"):
             return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo", gb_ids=("GB0007",))
         if q.startswith(SKIPPED_MODULES) and not q.startswith("os.path.") and q not in NOT_SKIPPED:
+            if q in TRACED_FROM and not ctx.holds(TRACED_FROM[q]):
+                return None
+            if q in CLOCKS and ctx.holds("time-call-gb9193"):
+                return self.site(node, f"`{q}()` reads a clock", gb_ids=("GB9193",))
             return self.site(node, f"`{q}(...)` lives in a module Dynamo skips", gb_ids=("GB0007",))
         if q.startswith(STDLIB_C_MODULES) and q not in POLYFILLED:
             return self.site(node, f"`{q}(...)` is a C function of the standard library Dynamo has no rule for",

@@ -4,7 +4,7 @@
 are meant to run once, outside: called while Dynamo traces, each is a function marked as skipped
 (GB0007), and calling what ``disable`` returned is a call of a disabled function (GB0098, or GB0099
 with ``recursive=False``). Source: ``torch/_dynamo/trace_rules.py`` (``torch._dynamo`` is skipped),
-``torch/_dynamo/decorators.py``; semantics.md §8.15.
+``torch/_dynamo/decorators.py``; semantics.md §8.18.
 """
 import libcst as cst
 
@@ -40,7 +40,7 @@ class DynamoApiInRegion(Rule):
            "function it returned breaks it again (GB0098; GB0099 with recursive=False).")
     hint = ("Apply `allow_in_graph` / `torch.compiler.disable` once at module level (as a decorator, or "
             "`fn = torch.compiler.disable(fn)`) and only call the result in the region.")
-    source = "torch/_dynamo/trace_rules.py; torch/_dynamo/decorators.py; semantics.md §8.15"
+    source = "torch/_dynamo/trace_rules.py; torch/_dynamo/decorators.py; semantics.md §8.18"
     examples_fire = (
         "import torch\n"
         "def clip(t):\n"

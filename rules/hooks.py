@@ -6,7 +6,7 @@ Source: ``torch/utils/hooks.py`` (``RemovableHandle``: registering a hook in the
 represented, GB0013), ``torch/_dynamo/variables/distributed.py`` (``BackwardHookVariable``:
 module-level backward hooks need compiled autograd, GB0083), ``torch/optim/optimizer.py``
 (``step`` breaks with ``graph_break()`` in its wrapper, ``zero_grad`` is skipped, GB0008);
-semantics.md §8.14.
+semantics.md §8.17.
 """
 import libcst as cst
 
@@ -37,7 +37,7 @@ class ModuleHookInRegion(Rule):
     summary = "A module hook registered inside compiled code (`m.register_forward_hook(...)`...)."
     why = "Registering builds a `RemovableHandle`, a `setattr()` Dynamo refuses (GB0467): the graph breaks."
     hint = "Register and remove hooks outside the compiled function (once, around the calls that need them)."
-    source = "torch/utils/hooks.py: RemovableHandle; semantics.md §8.14"
+    source = "torch/utils/hooks.py: RemovableHandle; semantics.md §8.17"
     examples_fire = (
         "import torch\n"
         "def show(m, args):\n"
@@ -86,7 +86,7 @@ class HookHandleUse(Rule):
            "and Dynamo cannot represent it (GB0013): not at an instruction it can resume at, so the graph up to "
            "the last checkpoint is kept and the rest runs eagerly (the whole frame without a checkpoint).")
     hint = "Register and remove hooks outside the compiled function (once, around the calls that need them)."
-    source = "torch/_dynamo/variables/builder.py: wrap_removable_handle; semantics.md §8.14"
+    source = "torch/_dynamo/variables/builder.py: wrap_removable_handle; semantics.md §8.17"
     examples_fire = (
         "import torch\n"
         "def show(m, args):\n"
@@ -127,7 +127,7 @@ class BackwardHookedModule(Rule):
            "`register_backward_hook`): the graph breaks at the call, and under fullgraph=True the call fails.")
     hint = ("Use tensor hooks (`out.register_hook(...)`) on the submodule's output, or enable compiled autograd "
             "(`torch._dynamo.config.compiled_autograd = True`).")
-    source = "torch/_dynamo/variables/distributed.py: BackwardHookVariable.create; semantics.md §8.14"
+    source = "torch/_dynamo/variables/distributed.py: BackwardHookVariable.create; semantics.md §8.17"
     examples_fire = (
         "import torch\n"
         "class Net(torch.nn.Module):\n"
@@ -188,7 +188,7 @@ class OptimizerCall(Rule):
     why = ("`Optimizer.step` breaks the graph in its wrapper (`torch._dynamo.graph_break()`, GB0025) and "
            "`zero_grad` is a function Dynamo skips (GB0008): each call breaks the graph.")
     hint = "Compile the forward and loss; call `optimizer.step()` and `zero_grad()` outside the compiled function."
-    source = "torch/optim/optimizer.py: Optimizer.profile_hook_step, zero_grad; semantics.md §8.14"
+    source = "torch/optim/optimizer.py: Optimizer.profile_hook_step, zero_grad; semantics.md §8.17"
     examples_fire = (
         "import torch\n"
         "model = torch.nn.Linear(3, 1)\n"

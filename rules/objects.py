@@ -3,7 +3,7 @@
 
 Source: ``torch/_dynamo/variables/user_defined.py`` (``__class__`` assignment GB4271,
 non-function ``__getattr__`` GB0256), ``variables/builder.py`` (wrapping a set with tensors
-GB0222), ``variables/base.py`` (an unsupported method, GB0156); semantics.md §8.3, §8.6, §8.13.
+GB0222), ``variables/base.py`` (an unsupported method, GB0156); semantics.md §8.3, §8.6, §8.16.
 """
 import libcst as cst
 
@@ -20,13 +20,14 @@ CONSUMERS = frozenset({"len", "list", "tuple", "sorted", "sum", "set", "frozense
 
 class ContextVarCall(Rule):
     code = "GBL127"
+    torch_versions = "<2.14"  # traced from 2.14 (docs/semantics.md §8.11)
     name = "context-var"
     gb_ids = ("GB0156",)
     node_types = (cst.Call,)
     summary = "`.get()`, `.set()` or `.reset()` of a `contextvars.ContextVar` inside compiled code."
     why = "Dynamo has no model of context variables: each call is an unsupported method call and breaks the graph."
     hint = "Read the context variable before calling the compiled function and pass the value in."
-    source = "torch/_dynamo/variables/base.py: call_method (Unsupported method call); semantics.md §8.13"
+    source = "torch/_dynamo/variables/base.py: call_method (Unsupported method call); semantics.md §8.16"
     examples_fire = (
         "import contextvars\n"
         "import torch\n"
@@ -64,7 +65,7 @@ class ClassAssignment(Rule):
     summary = "Assigning `obj.__class__` inside compiled code."
     why = "Dynamo does not trace swapping an object's class: the graph ends here."
     hint = "Swap the class before calling the compiled function, or build an object of the right class."
-    source = "torch/_dynamo/variables/user_defined.py: __class__ assignment; semantics.md §8.13"
+    source = "torch/_dynamo/variables/user_defined.py: __class__ assignment; semantics.md §8.16"
     examples_fire = (
         "import torch\n"
         "class A:\n"
@@ -227,7 +228,7 @@ class DictIteratorAcrossBreak(Rule):
            "dict-view iterator (GB0092 Reconstruction failure): the break cannot resume and the frame is skipped. "
            "Without a break in between, `next(iter(d.values()))` traces fine.")
     hint = "Take the values with `list(d.values())` (or index the dict by key) instead of keeping an iterator."
-    source = "torch/_dynamo/variables/iter.py, symbolic_convert.py: create_call_resume_at; semantics.md §8.17"
+    source = "torch/_dynamo/variables/iter.py, symbolic_convert.py: create_call_resume_at; semantics.md §8.20"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

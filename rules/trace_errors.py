@@ -5,7 +5,7 @@ Dynamo runs each op on fake tensors while it traces. When the op raises (mismatc
 it: the fake-tensor call fails with ``TorchRuntimeError`` (GB4315 "RuntimeError when making fake
 tensor call"), which is no graph break but a compile error that reaches the caller. Code that
 works eagerly, by catching the error, fails compiled. Source: ``torch/_dynamo/utils.py``
-(``get_fake_value``); semantics.md §8.16.
+(``get_fake_value``); semantics.md §8.19.
 """
 import libcst as cst
 
@@ -34,6 +34,7 @@ def _catches_runtime(node: cst.Try) -> bool:
 
 class OpFailsInTry(Rule):
     code = "GBL136"
+    torch_versions = "<2.14"  # traced from 2.14 (docs/semantics.md §8.11)
     name = "op-fails-in-try"
     gb_ids = ("GB4315",)
     node_types = (cst.Try, cst.BinaryOperation, cst.Call)
@@ -44,7 +45,7 @@ class OpFailsInTry(Rule):
            "compiling raises `torch._dynamo.exc.TorchRuntimeError` to the caller (GB4315) and no graph is made.")
     hint = ("Decide between the two ops with a test Dynamo can evaluate (shapes, `is_contiguous()`), or compute "
             "the fallback unconditionally (`reshape` instead of `view`).")
-    source = "torch/_dynamo/utils.py: get_fake_value (TorchRuntimeError); semantics.md §8.16"
+    source = "torch/_dynamo/utils.py: get_fake_value (TorchRuntimeError); semantics.md §8.19"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

@@ -1,18 +1,27 @@
-"""Measure what PyTorch does with the programs of tests/fixtures/measured and write
-tests/fixtures/measured/observed.json, the runtime truth that tests/test_measured.py scores
-gblint's predictions against.
+"""Measure what PyTorch does with the programs of tests/fixtures/measured (or of another folder of
+programs with a ``main()``: tests/cases/found, tests/cases/real) and write the folder's observation
+file, the runtime truth that tests/test_measured.py scores gblint's predictions against.
 
 Usage:
-    python3 scripts/measure_fixtures.py                  # measure every program, write observed.json
-    python3 scripts/measure_fixtures.py --check          # measure, compare with observed.json, exit 1 on a change
+    python3 scripts/measure_fixtures.py                  # measure every program, write its observation file
+    python3 scripts/measure_fixtures.py --check          # measure, compare with that file, exit 1 on a change
     python3 scripts/measure_fixtures.py b01_callable_object.py ...   # only these programs (--check, -o or --update)
     python3 scripts/measure_fixtures.py --update v30_x.py ...        # measure these, keep the others' records
+    python3 scripts/measure_fixtures.py --folder tests/cases/found --python .venv-t215/bin/python
 
-Needs torch (measured with torch 2.13.0 CPU, Python 3.11; ``pip install -e ".[test]"``) and gblint
-installed (``pip install -e .``). Each program runs in a fresh Python process, with
-``torch.manual_seed(0)`` and the ``TORCH_LOGS``/``TORCHDYNAMO_*``/``TORCH_COMPILE_*`` variables unset:
-its module is loaded from the file and its ``main()`` called. Every ``torch.compile`` region is compiled
-with the ``eager`` backend.
+The observation file is named after the torch and Python the programs ran under
+(:func:`observation_name`): ``observed.json`` for torch 2.13 on Python 3.11 (the reference),
+``observed-2.14.json`` for torch 2.14 on 3.11, ``observed-2.15-py3.12.json`` for torch 2.15 on 3.12,
+as the truth files of tests/cases/examples are named. ``--python`` runs the programs under another
+interpreter (a virtual environment with another torch, or another Python); that interpreter needs
+torch and gblint (``pip install --no-deps -e .`` in it is enough: the child imports only
+``gblint.runtime_check``).
+
+Each program runs in a fresh Python process, with ``torch.manual_seed(0)`` and the
+``TORCH_LOGS``/``TORCHDYNAMO_*``/``TORCH_COMPILE_*`` variables unset: its folder is put first on
+``sys.path`` (so that it imports its helper modules as it would when run as a script), its module is
+loaded from the file and its ``main()`` called. Every ``torch.compile`` region is compiled with the
+``eager`` backend.
 
 What is recorded comes from gblint's runtime observer (``gblint.runtime_check.observer.Observer``,
 the same hooks ``gblint confirm`` uses; its docstring names the PyTorch source of each), plus one
@@ -54,6 +63,7 @@ from typing import Any, Dict, List, Optional, Sequence
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEASURED = os.path.join(ROOT, "tests", "fixtures", "measured")
 OBSERVED = os.path.join(MEASURED, "observed.json")
+REFERENCE = ("2.13", "3.11")  # the torch and Python whose observation file is plain observed.json
 BACKEND = "eager"
 TIMEOUT = 300.0
 SEVERITY = {"resumed": 0, "prefix": 1, "skipped": 2}
@@ -62,6 +72,27 @@ SEVERITY = {"resumed": 0, "prefix": 1, "skipped": 2}
 def programs(folder: str = MEASURED) -> List[str]:
     """The programs of ``folder`` (``*.py``), sorted by name."""
     return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
+
+
+def observation_name(torch_version: str, python_version: str) -> str:
+    """The observation file's name for programs measured under ``torch_version`` (``"2.15.0+cpu"``)
+    on ``python_version`` (``"3.12.1"``): ``observed.json`` for torch 2.13 on Python 3.11,
+    ``observed-2.15.json`` for 2.15 on 3.11, ``observed-2.15-py3.12.json`` for 2.15 on 3.12."""
+    torch_mm = ".".join(torch_version.split("+")[0].split(".")[:2])
+    py_mm = ".".join(python_version.split(".")[:2])
+    if (torch_mm, py_mm) == REFERENCE:
+        return "observed.json"
+    return f"observed-{torch_mm}{'' if py_mm == REFERENCE[1] else '-py' + py_mm}.json"
+
+
+def interpreter_versions(python: str = sys.executable) -> Dict[str, Optional[str]]:
+    """``{"torch": ..., "python": ...}`` of the interpreter ``python``: its torch read from the installed
+    distribution's metadata (torch is not imported; None when it has none) and its ``X.Y.Z``."""
+    code = ("import importlib.metadata as m, json, sys\n"
+            "try:\n    t = m.version('torch')\nexcept m.PackageNotFoundError:\n    t = None\n"
+            "print(json.dumps({'torch': t, 'python': '%d.%d.%d' % sys.version_info[:3]}))")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(out.stdout)
 
 
 # ---------------------------------------------------------------------------- child side
@@ -116,6 +147,7 @@ def _child(program: str, events_path: str) -> None:
     convert_frame.format_error_msg = format_error_msg
 
     torch.manual_seed(0)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     name = os.path.splitext(os.path.basename(program))[0]
     escaped = None
     try:
@@ -271,31 +303,41 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _child(argv[1], argv[2])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("names", nargs="*", help="program file names in tests/fixtures/measured (default: all)")
-    ap.add_argument("--check", action="store_true", help="compare with observed.json instead of writing it")
-    ap.add_argument("-o", "--output", default=OBSERVED, help="where to write (default: observed.json)")
+    ap.add_argument("names", nargs="*", help="program file names in the folder (default: all)")
+    ap.add_argument("--folder", default=MEASURED, help="the programs' folder (default: tests/fixtures/measured)")
+    ap.add_argument("--python", default=sys.executable,
+                    help="the interpreter to run them with (default: this one); it needs torch and gblint")
+    ap.add_argument("--check", action="store_true", help="compare with the observation file instead of writing it")
+    ap.add_argument("-o", "--output", help="where to write (default: the folder's observation file for the "
+                                           "interpreter's torch and Python, observation_name)")
     ap.add_argument("--workers", type=int, default=2, help="programs measured side by side (default 2)")
     ap.add_argument("--update", action="store_true",
                     help="write the programs named into observed.json, keep the other records, drop removed programs")
     a = ap.parse_args(argv)
-    paths = [os.path.join(MEASURED, n) for n in a.names] if a.names else programs()
-    doc = measure(paths, a.workers)
+    folder = os.path.abspath(a.folder)
+    python = os.path.abspath(a.python) if os.sep in a.python else a.python  # the children run elsewhere
+    versions = interpreter_versions(python)
+    if not versions["torch"]:
+        ap.error(f"{python} has no torch installed")
+    observed = os.path.join(folder, observation_name(versions["torch"], versions["python"]))
+    paths = [os.path.join(folder, n) for n in a.names] if a.names else programs(folder)
+    doc = measure(paths, a.workers, python)
     if a.update:
-        with open(OBSERVED, encoding="utf-8") as fh:
+        with open(observed, encoding="utf-8") as fh:
             old = json.load(fh)
         if old["meta"] != doc["meta"]:
-            ap.error(f"--update under another torch/Python ({doc['meta']}) than observed.json ({old['meta']}): "
+            ap.error(f"--update under another torch/Python ({doc['meta']}) than {observed} ({old['meta']}): "
                      "measure every program instead")
-        present = {os.path.basename(p) for p in programs()}
+        present = {os.path.basename(p) for p in programs(folder)}
         merged = {n: o for n, o in old["programs"].items() if n in present}
         merged.update(doc["programs"])
         doc["programs"] = {k: merged[k] for k in sorted(merged)}
-        with open(OBSERVED, "w", encoding="utf-8") as fh:
+        with open(observed, "w", encoding="utf-8") as fh:
             fh.write(dump(doc))
-        print(f"updated {OBSERVED}: {len(a.names or paths)} programs measured, {len(doc['programs'])} recorded")
+        print(f"updated {observed}: {len(a.names or paths)} programs measured, {len(doc['programs'])} recorded")
         return 0
     if a.check:
-        with open(OBSERVED, encoding="utf-8") as fh:
+        with open(observed, encoding="utf-8") as fh:
             old = json.load(fh)
         changed = sorted(n for n, obs in doc["programs"].items() if old["programs"].get(n) != obs)
         for n in changed:
@@ -304,11 +346,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{len(doc['programs']) - len(changed)} of {len(doc['programs'])} programs as recorded "
               f"(torch {doc['meta']['torch']}, Python {doc['meta']['python']})")
         return 1 if changed else 0
-    if a.names and os.path.abspath(a.output) == OBSERVED:
+    output = a.output or observed
+    if a.names and os.path.abspath(output) == observed:
         ap.error("measuring some programs only: write them elsewhere with -o, or use --check")
-    with open(a.output, "w", encoding="utf-8") as fh:
+    with open(output, "w", encoding="utf-8") as fh:
         fh.write(dump(doc))
-    print(f"wrote {a.output}: {len(doc['programs'])} programs (torch {doc['meta']['torch']})")
+    print(f"wrote {output}: {len(doc['programs'])} programs (torch {doc['meta']['torch']}, "
+          f"Python {doc['meta']['python']})")
     return 0
 
 

@@ -1,9 +1,12 @@
-"""Write gblint's copy of PyTorch's graph-break registry.
+"""Write gblint's copy of PyTorch's graph-break registry for the installed torch release.
 
 Reads ``torch/_dynamo/graph_break_registry.json`` from the installed torch *as a file*
 (torch is located with ``importlib.util.find_spec`` and never imported) and writes
-``gblint/data/gb_registry.json``: ``{"torch_version": str, "entries": {"GB0025":
-{"gb_type", "explanation", "hints"}}}``.  gblint reads that file at run time.
+``gblint/data/gb_registry-X.Y.Z.json`` for its release: ``{"torch_version": str, "entries":
+{"GB0025": {"gb_type", "explanation", "hints"}}}`` (the current version of each entry). gblint
+reads the file of the release in force at run time (``gblint.registry``). Run it once under each
+measured release (``gblint.registry.RELEASES``), e.g. ``.venv-t215/bin/python
+scripts/update_gb_registry.py``: it needs only the standard library.
 
 Usage: python scripts/update_gb_registry.py [--check]
   --check   exit 1 when the packaged file differs from the installed torch's registry.
@@ -16,7 +19,12 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, os.pardir, "gblint", "data", "gb_registry.json")
+DATA = os.path.join(HERE, os.pardir, "gblint", "data")
+
+
+def out_file(version: str) -> str:
+    """The packaged file of torch ``version`` (``"2.14.1"``)."""
+    return os.path.normpath(os.path.join(DATA, f"gb_registry-{version}.json"))
 
 
 def build() -> dict:
@@ -45,12 +53,16 @@ def main() -> None:
     args = ap.parse_args()
     data = build()
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    out = out_file(data["torch_version"])
     if args.check:
-        with open(OUT, encoding="utf-8") as fh:
-            sys.exit(0 if fh.read() == text else 1)
-    with open(OUT, "w", encoding="utf-8") as fh:
+        try:
+            with open(out, encoding="utf-8") as fh:
+                sys.exit(0 if fh.read() == text else 1)
+        except FileNotFoundError:
+            sys.exit(f"{out}: no registry data for torch {data['torch_version']}")
+    with open(out, "w", encoding="utf-8") as fh:
         fh.write(text)
-    print(f"wrote {len(data['entries'])} entries for torch {data['torch_version']} to {os.path.normpath(OUT)}")
+    print(f"wrote {len(data['entries'])} entries for torch {data['torch_version']} to {out}")
 
 
 if __name__ == "__main__":

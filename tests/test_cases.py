@@ -129,3 +129,52 @@ def test_semantics_doc_cites_existing_programs():
     assert sorted(examples - {n for p, n in cited if p == ""}) == []
     for name in set(re.findall(r"`(truth[-\w.]*\.json)`", text)):
         assert os.path.isfile(os.path.join(CASES, name)), name
+
+
+#: (truth file, torch, Python): every combination whose example truth is stored (tests/cases/README.md)
+COMBINATIONS = [("truth.json", "2.13", "3.11"), ("truth-2.14.json", "2.14", "3.11"), ("truth-2.15.json", "2.15", "3.11"),
+                ("truth-2.15-py3.12.json", "2.15", "3.12"), ("truth-2.15-py3.13.json", "2.15", "3.13")]
+
+
+@pytest.mark.parametrize("truth_file,torch,python", COMBINATIONS)
+def test_score_on_every_measured_combination(tmp_path, truth_file, torch, python):
+    """`gblint check --torch-version T --python-version P` on the examples scores precision and recall of at
+    least 0.98 on break sites, skipped frames and compile errors against the truth measured on T and P, and
+    the JSON says which versions it predicted for."""
+    import json
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json", "--torch-version",
+                           torch, "--python-version", python, CASES], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1, proc.stderr
+    versions = json.loads(proc.stdout)["versions"]
+    assert (versions["torch"], versions["python"], versions["torch_from"]) == (torch, python, "option")
+    out = tmp_path / "out.json"
+    out.write_text(proc.stdout)
+    score = subprocess.run([sys.executable, SCORE, os.path.join(CASES, truth_file), str(out), "--min-precision", "0.98",
+                            "--min-recall", "0.98"], capture_output=True, text=True)
+    assert score.returncode == 0, score.stdout + score.stderr
+
+
+@pytest.mark.parametrize("truth_file,torch,python", COMBINATIONS)
+def test_gb_ids_match_each_release(truth_file, torch, python):
+    """At every break site of the truth that gblint reports, the GB id of the gb_type Dynamo reported there (in
+    that release's registry) is among the ids gblint gives: the ids and texts follow the release in force
+    (031: GB0142 on 2.13, GB0008 from 2.14; 066: time.time is GB9193 on 2.15)."""
+    import json
+    from gblint import registry, versions
+    release = versions.release_for(torch)
+    ids = {e["gb_type"]: gid for gid, e in sorted(registry.load(release)["entries"].items(), reverse=True)}
+    with open(os.path.join(CASES, truth_file), encoding="utf-8") as fh:
+        cases = json.load(fh)["cases"]
+    report = check_paths([CASES], Settings(python_version=tuple(int(p) for p in python.split(".")), torch_version=torch))
+    said = {}
+    for d in report.diagnostics:
+        said.setdefault((os.path.basename(d.path), d.line), set()).update(d.gb_ids)
+    observed = {}  # a line where Dynamo logged two breaks (032: GB0059, then GB0142 in the resume frame) has both
+    for name, case in cases.items():
+        for b in case["graph_breaks"]:
+            if ids.get(b["gb_type"]) and not b.get("cause_gb_type"):
+                observed.setdefault((name, b["case_line"]), set()).add(ids[b["gb_type"]])
+    wrong = [f"{name}:{line}: {sorted(gids)} observed, gblint says {sorted(said[(name, line)])}"
+             for (name, line), gids in sorted(observed.items()) if said.get((name, line)) and not gids & said[(name, line)]]
+    assert wrong == []
+    assert len(observed) >= 70
