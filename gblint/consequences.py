@@ -105,6 +105,7 @@ class Consequences(CallValues):
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self._helpers: Dict[str, object] = {}
+        self.calls = {}  # every call resolved, with its targets (CallValues.resolve)
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
@@ -129,7 +130,7 @@ class Consequences(CallValues):
             elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
-                for target in self.project.resolve_call(frame, ev):
+                for target in self.resolve(frame, ev):
                     out.extend(self._through_call(frame, ev, target, stack, env))
         self._inner[key] = out
         return out
@@ -227,6 +228,12 @@ class _RegionWalk:
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
+
+    @property
+    def unresolved(self) -> List[Tuple[Frame, Event]]:
+        """The calls this region reaches that gblint could not follow (no target resolved):
+        ``(caller frame, call event)``, in the order of :meth:`Consequences.reached_calls`."""
+        return [(f, ev) for f, ev, targets in self.owner.reached_calls(self.region.entry) if not targets]
 
     def report_for(self, frame: Frame) -> FrameReport:
         """The report of ``frame`` in this walk, created on first use."""
@@ -359,7 +366,7 @@ class _RegionWalk:
 
     def fresh_callees(self, frame: Frame, ev: Event, env: Optional[values.Env] = None) -> None:
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
-        for callee in self.owner.project.resolve_call(frame, ev):
+        for callee in self.owner.resolve(frame, ev):
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
                 inner_env, alone = self.owner.callee_values(ev, callee, env or {})
                 if not alone:
@@ -374,7 +381,7 @@ class _RegionWalk:
         env = env or {}
         self.last_call_resumed = False
         skipped = False
-        for callee in self.owner.project.resolve_call(frame, ev):
+        for callee in self.owner.resolve(frame, ev):
             if isinstance(callee, Event):
                 verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, (),
                                       conditions=self.owner.residual(ev.blocks, env))
