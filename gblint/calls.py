@@ -8,7 +8,7 @@ called with, and whether Dynamo compiles a callee alone when it runs eagerly aft
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import values
 from .index import Resolved, construct_break, disabled_break, rnn_break
@@ -23,13 +23,38 @@ _KEPT = (values.RESOLVER, values.FRAME, values.OUTER)
 class CallValues:
     """Value-dependent reach for the consequence walk. Needs ``self.project`` (a
     :class:`gblint.index.Project`), ``self.error_paths`` (bool), and the memo dicts
-    ``self._reads`` and ``self._entry_envs``."""
+    ``self._reads``, ``self._entry_envs`` and ``self.calls``."""
 
     project = None
     error_paths = False
     _reads: Dict[Tuple[str, str], Set[str]]
     _entry_envs: Dict[Tuple[str, str], values.Env]
     _helpers: Dict[str, object]
+    # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
+    calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
+
+    def resolved_calls(self, frame: Frame) -> List[Tuple[Event, tuple]]:
+        """``(call event, targets)`` for each call of ``frame`` a walk resolved, in source order."""
+        done = self.calls.get((frame.path, frame.name), {})
+        return [done[id(ev)] for ev in frame.info.events if id(ev) in done]
+
+    def reached_calls(self, entry: Frame) -> Iterator[Tuple[Frame, Event, tuple]]:
+        """``(caller, call event, targets)`` for every call the walks resolved (:meth:`call_targets`)
+        in the frames reachable from ``entry`` through them: each frame once, depth first in
+        source order, its calls in source order. Calls a false test guards were never resolved
+        and are not listed."""
+        seen = {(entry.path, entry.name)}
+        todo: List[Frame] = [entry]
+        while todo:
+            frame = todo.pop()
+            found = self.resolved_calls(frame)
+            for ev, targets in found:
+                yield frame, ev, targets
+            for ev, targets in reversed(found):
+                for t in reversed(targets):
+                    if isinstance(t, Frame) and (t.path, t.name) not in seen:
+                        seen.add((t.path, t.name))
+                        todo.append(t)
 
     def skips(self, ev: Event, env: Optional[values.Env] = None) -> bool:
         """Whether the walk leaves ``ev`` out: a test around it is false for the values the
@@ -111,7 +136,8 @@ class CallValues:
         """What the call ``ev`` of ``frame`` (its parameters holding ``env``) runs: the frames
         the interpreter finds its function to be (:mod:`gblint.interp`), with what their
         parameters hold, or the break the call itself is; else what the summary's own callee
-        ref resolves to (:meth:`gblint.index.Project.resolve_call`)."""
+        ref resolves to (:meth:`gblint.index.Project.resolve_call`). Each call is recorded in
+        :attr:`calls`, so that a region's call tree can be drawn (:meth:`reached_calls`)."""
         out: List[CallTarget] = []
         seen = set()
         if ev.func is not None:
@@ -129,6 +155,8 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
+            self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
         return out
 
     @staticmethod

@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="check files and folders (default command)")
     add_common_options(c)
-    c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    c.add_argument("--format", choices=("text", "json", "sarif", "github", "html"), default="text",
+                   help="html: one self-contained page of each compiled region's frames, graphs and breaks "
+                        "(needs gblint[html]; use with -o FILE)")
     from gblint.runtime_check.cli import add_check_options, add_confirm_parser
     add_check_options(c)  # --confirm: runs the regions under torch.compile (gblint[runtime])
     add_confirm_parser(sub)
@@ -216,7 +218,7 @@ def cmd_check(args) -> int:
         progress = Progress(sys.stderr, enabled=not args.quiet and len(sources) > 50)
         try:
             report, project, regions, walks = run(sources, settings, cache,
-                                                  fixes=args.format in ("json", "sarif") and not args.statistics,
+                                                  fixes=args.format in ("json", "sarif", "html") and not args.statistics,
                                                   progress=progress, coverage=args.format == "json")
         finally:
             progress.close()
@@ -244,10 +246,19 @@ def cmd_check(args) -> int:
             print(f"gblint: error: no compiled entry named {args.explain!r}", file=sys.stderr)
             return 2
         return 0
+    if args.format == "html" and not args.statistics:
+        from .html_report import HtmlUnavailable, environment, write_html
+        try:
+            environment()
+        except HtmlUnavailable as exc:
+            print(f"gblint: error: {exc}", file=sys.stderr)
+            return 2
     if args.confirm:
         from gblint.runtime_check.cli import cmd_check_with_confirm
         return cmd_check_with_confirm(args, settings, report, regions,
-                                      lambda out: write_text(report, out, show_hints=not args.no_hints))
+                                      lambda out: write_text(report, out, show_hints=not args.no_hints),
+                                      write_html=(lambda out, section: write_html(report, walks, out, section))
+                                      if args.format == "html" else None)
     buf = io.StringIO()
     if args.statistics:
         write_statistics(report, buf, "json" if args.format == "json" else "text")
@@ -259,6 +270,8 @@ def cmd_check(args) -> int:
     elif args.format == "github":
         from .output import write_github
         write_github(report, buf)
+    elif args.format == "html":
+        write_html(report, walks, buf)
     else:
         to_tty = not args.output_file and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         write_text(report, buf, color=to_tty, show_hints=not args.no_hints, quiet=args.quiet)

@@ -23,7 +23,7 @@ from . import registry, values, versions
 from .codes import CODES
 from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
-from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame,
+from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
 from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
@@ -61,37 +61,6 @@ class InnerBreak:
         return self.event.span.line
 
 
-@dataclasses.dataclass
-class FrameReport:
-    """What one compiled frame of a region gets: ``outcome`` is None (compiled, maybe split),
-    ``SKIP``, ``TAIL`` (a prefix compiled, the rest eager) or ``ERROR`` (:attr:`status` gives
-    the word); ``splits`` lists ``(line, what)`` of its graph breaks in order; ``graphs``
-    estimates its FX graphs."""
-
-    frame: Frame
-    outcome: Optional[Outcome] = None
-    reason: str = ""
-    splits: List[Tuple[int, str]] = dataclasses.field(default_factory=list)
-    split_ops: List[int] = dataclasses.field(default_factory=list)
-    tail_ops: Optional[int] = None
-
-    @property
-    def status(self) -> str:
-        """``compiled``, ``skipped``, ``tail`` or ``failed``."""
-        return self.outcome.status if self.outcome is not None else Outcome.RESUME.status
-
-    @property
-    def graphs(self) -> int:
-        """The FX graphs the frame is expected to produce."""
-        if self.outcome in (Outcome.SKIP, Outcome.ERROR):
-            return 0
-        bounds = [0] + self.split_ops + [self.tail_ops if self.tail_ops is not None else self.frame.info.ops_total]
-        segments = [b - a for a, b in zip(bounds, bounds[1:])]
-        if self.tail_ops is not None:
-            return max(1, sum(1 for n in segments if n > 0))
-        return sum(1 for n in segments if n > 0)
-
-
 class Consequences(CallValues):
     """Walks compiled regions and turns events into diagnostics.
 
@@ -105,6 +74,7 @@ class Consequences(CallValues):
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
+        self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
@@ -207,6 +177,12 @@ class _RegionWalk:
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
+
+    @property
+    def unresolved(self) -> List[Tuple[Frame, Event]]:
+        """The calls this region reaches that gblint could not follow (no target resolved):
+        ``(caller frame, call event)``, in the order of :meth:`Consequences.reached_calls`."""
+        return [(f, ev) for f, ev, targets in self.owner.reached_calls(self.region.entry) if not targets]
 
     def report_for(self, frame: Frame) -> FrameReport:
         """The report of ``frame`` in this walk, created on first use."""

@@ -274,9 +274,10 @@ def write_check_confirm_text(section: Dict[str, Any], paths: Sequence[str], out)
     write_text(section["runs"], section, paths, out, section.get("unrunnable", ()))
 
 
-def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int:
+def cmd_check_with_confirm(args, settings, report, regions, write_report, write_html=None) -> int:
     """Run the static report through ``--confirm``: JSON gains ``status`` on each diagnostic
-    and a ``confirm`` section; text gains a confirmation section. ``write_report(buf)`` writes
+    and a ``confirm`` section; text gains a confirmation section; HTML (``write_html(buf,
+    section)``) shows the observations beside the predictions. ``write_report(buf)`` writes
     the ordinary report. Returns the exit code (as ``check``, or 1 under ``--strict``, or 2 with
     one line on stderr when nothing ran: see :func:`.report.nothing_ran`)."""
     paths = list(args.paths or ["."])
@@ -305,6 +306,8 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report) -> int
         doc["confirm"] = display_paths(section)
         json.dump(doc, buf, indent=2, default=str)
         buf.write("\n")
+    elif args.format == "html" and write_html is not None:
+        write_html(buf, section)
     else:
         write_report(buf)
         write_check_confirm_text(section, files, buf)

@@ -1,0 +1,267 @@
+"""The call tree of a compiled region, as the consequence walk left it: which functions Dynamo
+traces from the compiled entry, which of them it compiles as frames of their own and with what
+outcome, and which calls gblint could not follow. The HTML report (:mod:`gblint.html_report`)
+draws it; nothing here decides a consequence again.
+
+Each node's outcome comes from the walk (:class:`gblint.model.FrameReport`):
+
+- a frame Dynamo compiles on its own (the entry, a callee split by a nested break, a callee of
+  a skipped frame) has a report: ``compiled``, ``pieces`` (more than one graph, or a compiled
+  prefix and an eager tail), ``skipped`` or ``error``;
+- a callee without a report is inlined into its caller's graph (``compiled``), or is called
+  from a frame that runs eagerly or fails (``skipped``/``error``, the caller's: the walk predicts
+  no graph for it); a ``torch.compiler.disable``d callee
+  always runs eagerly (``skipped``);
+- a call whose target gblint could not resolve is ``unresolved`` ("not followed"), except a
+  call of a ``torch.nn`` module or another library class, which Dynamo traces as ops and gblint
+  never reads (listed on its caller as a library call).
+
+Each frame is expanded once, where it is first reached (depth first, calls in source order);
+a later call of it is a leaf pointing to the first one, so the tree is as large as the calls.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from .model import (ContainerValue, Dotted, Event, Frame, InstanceCall, Method, ModuleAttr, Modules, NnModuleAttr,
+                    SelfAttrMethod, SelfMethod)
+from .semantics import DISABLE, EXTERNAL_HEADS
+
+#: node outcomes, in the order the legend shows them
+OUTCOMES = ("compiled", "pieces", "skipped", "error", "unresolved")
+
+
+@dataclasses.dataclass
+class CallNode:
+    """One node of a region's call tree, in preorder.
+
+    ``index`` is its position, ``parent`` its parent's (-1 for a root), ``end`` the index of its
+    last descendant (itself for a leaf). ``frame`` is None for a call gblint did not follow;
+    ``call`` is the call event of the parent that leads here (None for the entry). ``report`` is
+    the frame's :class:`gblint.model.FrameReport` when Dynamo compiles it as a frame of
+    its own; ``how`` says in words how the node got its outcome. ``repeat_of`` is the index of
+    the node that expands the same frame, for a frame called again. ``library`` lists the
+    frame's calls of library code: ``(line, call text, dotted name)``."""
+
+    index: int
+    depth: int
+    parent: int
+    frame: Optional[Frame]
+    call: Optional[Event]
+    outcome: str
+    how: str
+    report: object = None
+    repeat_of: Optional[int] = None
+    end: int = 0
+    library: List[Tuple[int, str, str]] = dataclasses.field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """The frame's qualified name, or the text of the call not followed."""
+        if self.frame is not None:
+            return self.frame.name
+        return f"{self.call.call_text}(...)" if self.call is not None else "?"
+
+    @property
+    def key(self) -> Optional[Tuple[str, str]]:
+        """``(path, qualname)`` of the frame (None for a call not followed)."""
+        return (self.frame.path, self.frame.name) if self.frame is not None else None
+
+
+@dataclasses.dataclass
+class RegionTree:
+    """A region's call tree and its counts. ``walk`` is the region's
+    :class:`gblint.consequences._RegionWalk`; ``nodes`` the tree in preorder."""
+
+    walk: object
+    nodes: List[CallNode]
+
+    @property
+    def region(self):
+        """The :class:`gblint.model.Region`."""
+        return self.walk.region
+
+    @property
+    def frames(self) -> int:
+        """Distinct functions in the tree (the entry, everything it traces)."""
+        return sum(1 for n in self.nodes if n.frame is not None and n.repeat_of is None)
+
+    @property
+    def dynamo_frames(self) -> int:
+        """Frames Dynamo compiles on their own (each with a report)."""
+        return len(self.walk.frames)
+
+    @property
+    def graphs(self) -> int:
+        """Predicted FX graphs, over the region's frames (as ``--explain`` counts them)."""
+        return sum(fr.graphs for fr in self.walk.frames)
+
+    @property
+    def breaks(self) -> int:
+        """Predicted graph breaks that split a frame and resume."""
+        return sum(len(fr.splits) for fr in self.walk.frames)
+
+    @property
+    def skipped(self) -> int:
+        """Frames predicted to be skipped (run eagerly)."""
+        return sum(1 for fr in self.walk.frames if fr.status == "skipped")
+
+    @property
+    def unresolved(self) -> int:
+        """Calls gblint could not follow."""
+        return sum(1 for n in self.nodes if n.outcome == "unresolved")
+
+    @property
+    def followed(self) -> int:
+        """Calls gblint followed into a function of the analysed code."""
+        return sum(1 for n in self.nodes if n.call is not None and n.frame is not None)
+
+    @property
+    def coverage(self) -> Optional[float]:
+        """Followed calls over followed and unresolved ones (library calls do not count); None
+        when the region makes no such call."""
+        total = self.followed + self.unresolved
+        return self.followed / total if total else None
+
+    @property
+    def outcome(self) -> str:
+        """The entry's outcome (the colour of the region)."""
+        return self.nodes[0].outcome if self.nodes else "compiled"
+
+
+def call_tree(walk) -> RegionTree:
+    """The call tree of one region's walk (:meth:`gblint.consequences.Consequences.walk`),
+    built from the calls the walk resolved (:meth:`gblint.calls.CallValues.resolved_calls`)."""
+    owner = walk.owner
+    reports: Dict[Tuple[str, str], object] = {(fr.frame.path, fr.frame.name): fr for fr in walk.frames}
+    nodes: List[CallNode] = []
+    first: Dict[Tuple[str, str], int] = {}
+    entry = walk.region.entry
+    # (frame, call, caller node index, depth); a stack, children pushed in reverse source order
+    todo: List[Tuple[Optional[Frame], Optional[Event], int, int]] = [(entry, None, -1, 0)]
+    extra = [fr.frame for fr in walk.frames]  # frames the walk compiled, should a call to them not be recorded
+    while todo or extra:
+        if not todo:
+            frame = extra.pop(0)
+            if (frame.path, frame.name) not in first:
+                todo.append((frame, None, -1, 0))
+            continue
+        frame, call, parent, depth = todo.pop()
+        index = len(nodes)
+        caller = nodes[parent] if parent >= 0 else None
+        if frame is None:
+            nodes.append(CallNode(index, depth, parent, None, call, "unresolved",
+                                  "gblint could not tell what this call runs, so it was not followed"))
+            continue
+        key = (frame.path, frame.name)
+        outcome, how = _outcome(frame, reports.get(key), caller, nodes)
+        node = CallNode(index, depth, parent, frame, call, outcome, how, reports.get(key))
+        nodes.append(node)
+        if key in first:
+            node.repeat_of = first[key]
+            node.how = f"{how}; expanded where first called"
+            continue
+        first[key] = index
+        children: List[Tuple[Optional[Frame], Optional[Event], int, int]] = []
+        for ev, targets in owner.resolved_calls(frame):
+            callees = [t for t in targets if isinstance(t, Frame)]
+            if not targets:
+                library = _library_name(owner.project, frame, ev)
+                if library is not None:
+                    node.library.append((ev.span.line, ev.call_text, library))
+                    continue
+                children.append((None, ev, index, depth + 1))
+            children.extend((t, ev, index, depth + 1) for t in callees)
+        todo.extend(reversed(children))
+    for node in reversed(nodes):  # the last descendant of each node, children before parents
+        node.end = max(node.end, node.index)
+        if node.parent >= 0:
+            nodes[node.parent].end = max(nodes[node.parent].end, node.end)
+    return RegionTree(walk, nodes)
+
+
+def _outcome(frame: Frame, report, caller: Optional[CallNode], nodes: List[CallNode]) -> Tuple[str, str]:
+    """``(outcome, how)`` of a frame node (see the module doc)."""
+    if report is not None:
+        status = report.status
+        if status == "failed":
+            return "error", "fails to compile"
+        if status == "skipped":
+            return "skipped", "skipped: runs eagerly"
+        if status == "tail":
+            return "pieces", "a prefix is compiled, the rest runs eagerly"
+        own = "compiled as its own frame" if caller is not None else "compiled"
+        if report.graphs > 1 or report.splits:
+            return "pieces", f"{own}, in {max(report.graphs, 1)} graphs"
+        return "compiled", own
+    if frame.info.decorator(*DISABLE) is not None:
+        return "skipped", "`torch.compiler.disable`d: runs eagerly, a graph break at the call"
+    if caller is None:
+        return "compiled", "compiled"
+    if caller.outcome == "skipped":
+        return "skipped", f"called from `{caller.label}`, which runs eagerly: no graph is predicted for it"
+    if caller.outcome == "error":
+        return "error", f"called from `{caller.label}`, which fails to compile"
+    holder = caller
+    while holder.report is None and holder.parent >= 0:  # the frame whose graph the inlined call joins
+        holder = nodes[holder.parent]
+    return "compiled", f"inlined: traced into the graph of `{holder.label}`"
+
+
+def _library_name(project, frame: Frame, ev: Event) -> Optional[str]:
+    """The dotted name of the library class or function a call runs (a ``torch.nn`` module held
+    by ``self``, a layer of a container of them), when that is all the call can run; None for a
+    call of unknown target. Library code is traced by Dynamo as ops and not read by gblint."""
+    ref = ev.callee
+    summary = project.by_path.get(frame.path)
+    if summary is None:
+        return None
+    if isinstance(ref, (SelfMethod, SelfAttrMethod)):
+        cls = summary.classes.get(ref.cls) if ref.cls else None
+        if cls is None:
+            return None
+        attr = project.attr(summary, cls, ref.name if isinstance(ref, SelfMethod) else ref.attr)
+        if isinstance(attr, NnModuleAttr):
+            return attr.name if isinstance(ref, SelfMethod) else f"{attr.name}.{ref.name}"
+        if isinstance(attr, (ModuleAttr, ContainerValue)):
+            return _external(attr.classes)
+        return None
+    if isinstance(ref, Modules):
+        return _external(ref.classes)
+    if isinstance(ref, (InstanceCall, Method)):
+        return _external((ref.cls,))
+    return None
+
+
+def _external(classes) -> Optional[str]:
+    """The first name of ``classes`` when all are dotted names of libraries gblint does not follow."""
+    names = [c.name for c in classes if isinstance(c, Dotted) and c.name]
+    if names and len(names) == len(classes) and all(n.split(".")[0] in EXTERNAL_HEADS for n in names):
+        return names[0]
+    return None
+
+
+def graph_boundaries(report) -> List[dict]:
+    """The graphs and breaks of a frame compiled on its own, in source order: ``{"kind":
+    "graph", "ops", "counted"}`` (``ops`` 0: an empty stretch, no graph), ``{"kind": "break", "line",
+    "what"}``, and last ``{"kind": "eager", "what"}`` for an eager tail, a skipped frame or a
+    compile error (``"error"``). ``report`` is a :class:`gblint.model.FrameReport`;
+    a graph stretch has ``counted`` when its ``graphs`` counts it."""
+    if report.status in ("skipped", "failed"):
+        return [{"kind": "error" if report.status == "failed" else "eager", "what": report.reason}]
+    end = report.tail_ops if report.tail_ops is not None else report.frame.info.ops_total
+    bounds = [0] + list(report.split_ops) + [end]
+    out: List[dict] = []
+    for i, (line, what) in enumerate(report.splits):
+        out.append({"kind": "graph", "ops": max(bounds[i + 1] - bounds[i], 0)})
+        out.append({"kind": "break", "line": line, "what": what})
+    out.append({"kind": "graph", "ops": max(bounds[-1] - bounds[-2], 0)})
+    graphs = [b for b in out if b["kind"] == "graph"]
+    for b in graphs:
+        b["counted"] = b["ops"] > 0
+    if report.status == "tail":
+        if not any(b["counted"] for b in graphs):  # a compiled prefix is one graph however small
+            graphs[-1]["counted"] = True
+        out.append({"kind": "eager", "what": report.reason})
+    return out
