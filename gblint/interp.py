@@ -145,6 +145,8 @@ class Interpreter(CallsMixin):
             return Expr("dict", e.value, tuple(Expr("kv", parts=(self._eval(kv.parts[0], env, None),
                                                                  self._eval(kv.parts[1], env, calls)))
                                                for kv in e.parts))
+        if op == "comp":
+            return self._comprehension(e, env, calls)
         if op == "filtered" and len(e.parts) > 1:
             return Expr("filtered", parts=(self._eval(e.parts[0], env, None), self._eval(e.parts[1], env, calls)))
         if op == "slice":
@@ -152,6 +154,36 @@ class Interpreter(CallsMixin):
         if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
             return UNKNOWN
         return values.evaluate(e, env)
+
+    def _comprehension(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
+        """A ``comp`` value: over a known, finite iterable, each element bound to the target,
+        kept when the test holds (all known: the exact list, set or dict); else what any
+        element makes, of unknown length (``filtered``)."""
+        source, target, test = e.parts[0], e.parts[1], e.parts[2]
+        it = self._eval(source, env, None)
+        items = None
+        if it.op in ("seq", "dict") and it.value not in values.OPEN and len(it.parts) <= _MAX_ITEMS:
+            items = [kv.parts[0] for kv in it.parts] if it.op == "dict" else list(it.parts)
+        if items is not None:
+            kept = []
+            for item in items:
+                scope = dict(env)
+                if not _bind_target(scope, target, item):
+                    items = None
+                    break
+                truth = values.decide(test, scope)
+                if truth is None:
+                    items = None
+                    break
+                if truth:
+                    kept.append(scope)
+        if items is None:
+            elt = self._eval(e.parts[3], env, calls)
+            return Expr("filtered", parts=(it, elt) if e.value != "dict" else (it,))
+        if e.value == "dict":
+            return Expr("dict", None, tuple(Expr("kv", parts=(self._eval(e.parts[3], sc, None),
+                                                              self._eval(e.parts[4], sc, calls))) for sc in kept))
+        return Expr("set" if e.value == "set" else "seq", None, tuple(self._eval(e.parts[3], sc, calls) for sc in kept))
 
     def _param(self, name: str, env: values.Env) -> Expr:
         bound = env.get(name)
@@ -178,6 +210,9 @@ class Interpreter(CallsMixin):
         return UNKNOWN
 
     def _local(self, name: str, env: values.Env) -> Expr:
+        bound = env.get(LOCAL + name)  # a comprehension's target, bound to one element
+        if bound is not None:
+            return bound
         summary, info = self._info(env)
         if info is None:
             return UNKNOWN
@@ -526,6 +561,21 @@ class Interpreter(CallsMixin):
         return UNKNOWN
 
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
+LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
+_MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
+
+
+def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
+    """Bind the comprehension target ``target`` to ``item`` in ``env``; False when a tuple
+    target cannot be matched with ``item``."""
+    if target.op == "local":
+        env[LOCAL + target.value] = item
+        return True
+    if item.op != "seq" or item.value in values.OPEN or len(item.parts) != len(target.parts):
+        return False
+    return all(_bind_target(env, t, i) for t, i in zip(target.parts, item.parts))
+
+
 _PROPERTIES = frozenset({"property", "functools.cached_property", "builtins.property"})
 
 

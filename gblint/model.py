@@ -403,7 +403,8 @@ class Expr:
     Added by the catalogue rules: ``tensor`` (a value made by a torch op, its size as ``const``
     ``parts`` when a factory shows it, ``torch.randn(2, 3)``); ``op_fails`` (whether the op
     ``value``, ``matmul`` or ``broadcast``, of ``parts[0]`` and ``parts[1]`` raises for their
-    sizes); ``set`` (a set display of ``parts``); the tests ``holds_tensor`` (``parts[0]`` is or
+    sizes); ``set`` (a set display of ``parts``); ``concat`` (an f-string of ``parts``); ``comp`` (a comprehension,
+    see :func:`gblint.value_syntax.comp_expr`); the tests ``holds_tensor`` (``parts[0]`` is or
     contains a tensor) and ``tensor_set`` (``parts[0]`` is a set holding a tensor)."""
 
     op: str

@@ -174,10 +174,13 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
         return Expr("def", qual) if qual else NOTNONE
     if isinstance(node, cst.Call):
         return call_expr(node, scope)
-    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        return Expr("filtered", parts=(expr_of(node.for_in.iter, scope), expr_of(node.elt, scope)))
-    if isinstance(node, cst.DictComp):
-        return Expr("filtered", parts=(expr_of(node.for_in.iter, scope),))
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        return comp_expr(node, scope)
+    if isinstance(node, cst.FormattedString) and all(
+            isinstance(p, cst.FormattedStringText) or (p.format_spec is None and p.conversion is None)
+            for p in node.parts):  # f"output_{k}": a string when every part is known
+        return Expr("concat", parts=tuple(const(p.value) if isinstance(p, cst.FormattedStringText)
+                                          else expr_of(p.expression, scope) for p in node.parts))
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
@@ -187,6 +190,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
     """A call as a value: the forms :mod:`gblint.values` reads directly (``len(x)``,
     ``d.items()``, ``d.get(k, v)``, ``torch.jit.is_scripting()``), else ``callv``."""
     func = node.func
+    if scope.info is not None and scope.compiling_guard(node) is not None:
+        return const(scope.compiling_guard(node))  # `torch.compiler.is_compiling()` and its aliases: True under Dynamo
     if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
             and isinstance(func, cst.Name) and func.value == "len" and scope.lookup("len") is None:
         return Expr("len", parts=(expr_of(node.args[0].value, scope),))
@@ -221,6 +226,34 @@ def call_expr(node: cst.Call, scope) -> Expr:
         else:
             parts.append(value)
     return Expr("callv", parts=tuple(parts))
+
+
+def comp_expr(node, scope) -> Expr:
+    """A comprehension with one ``for``: ``comp`` (``value`` its kind: ``list``, ``set``, ``gen``,
+    ``dict``; ``parts`` the iterable, the target as ``local`` names (a ``seq`` of them for a
+    tuple), the ``if`` tests joined by ``and`` (``True`` without one), the element, and for a
+    dict its value), which :mod:`gblint.interp` evaluates element by element when the iterable
+    is known; more ``for``s: ``filtered`` over the first iterable."""
+    f = node.for_in
+    kind = {cst.ListComp: "list", cst.SetComp: "set", cst.GeneratorExp: "gen", cst.DictComp: "dict"}[type(node)]
+    target = _target(f.target)
+    elt = (expr_of(node.key, scope), expr_of(node.value, scope)) if kind == "dict" else (expr_of(node.elt, scope),)
+    if f.inner_for_in is not None or target is None or f.asynchronous is not None:
+        return Expr("filtered", parts=(expr_of(f.iter, scope), elt[0]) if kind != "dict" else (expr_of(f.iter, scope),))
+    tests = [expr_of(c.test, scope) for c in f.ifs]
+    test = const(True) if not tests else tests[0] if len(tests) == 1 else Expr("and", parts=tuple(tests))
+    return Expr("comp", kind, (expr_of(f.iter, scope), target, test) + elt)
+
+
+def _target(node) -> Optional[Expr]:
+    """A comprehension's target as ``local`` names (a ``seq`` of them for a tuple); None for others."""
+    if isinstance(node, cst.Name):
+        return Expr("local", node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        parts = [_target(e.value) for e in node.elements if not isinstance(e, cst.StarredElement)]
+        if len(parts) == len(node.elements) and None not in parts:
+            return Expr("seq", parts=tuple(parts))
+    return None
 
 
 def annotation_expr(node: cst.BaseExpression, scope) -> Optional[Expr]:

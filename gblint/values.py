@@ -91,6 +91,18 @@ def evaluate(e: Expr, env: Env) -> Expr:
                 return Expr("seq", parts=tuple(kv.parts[1] for kv in inner.parts))
             return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in inner.parts))
         return UNKNOWN
+    if op == "concat":  # an f-string: known when every part is a string or a number
+        pieces = [evaluate(p, env) for p in e.parts]
+        if all(p.op == "const" and isinstance(p.value, (str, int)) and not isinstance(p.value, bool) for p in pieces):
+            return const("".join(str(p.value) for p in pieces))
+        return NOTNONE
+    if op == "comp":
+        if RESOLVER in env:
+            return env[RESOLVER].value(e, env)
+        inner = evaluate(e.parts[0], env)
+        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
+            return Expr("dict" if e.value == "dict" else "seq")  # a comprehension over nothing is empty
+        return NOTNONE
     if op == "filtered":
         inner = evaluate(e.parts[0], env)
         if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
