@@ -49,6 +49,12 @@ class Rule:
     it; see :mod:`gblint.diagnostics`), ``examples_fire``
     / ``examples_clean`` (whole modules; a line that must be reported ends with
     ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
+
+    The rule page (``gblint rule CODE``) also shows ``use_instead`` (the first firing example
+    rewritten so that it is not reported), ``measured`` (a program under ``tests/cases/`` or
+    ``tests/fixtures/measured/`` whose behaviour under torch was recorded and shows the break)
+    and ``docs`` (PyTorch documentation pages; the graph-break pages of ``gb_ids`` are always
+    linked). ``tests/test_rule_pages.py`` checks each against the engine.
     """
 
     code: ClassVar[str] = ""
@@ -63,6 +69,9 @@ class Rule:
     torch_versions: ClassVar[str] = ">=2.6"
     examples_fire: ClassVar[Tuple[str, ...]] = ()
     examples_clean: ClassVar[Tuple[str, ...]] = ()
+    use_instead: ClassVar[str] = ""
+    measured: ClassVar[str] = ""
+    docs: ClassVar[Tuple[str, ...]] = ()
 
     def check(self, node: cst.CSTNode, ctx) -> Optional[Iterable[BreakSite]]:
         """Return the break sites at ``node`` (a BreakSite, an iterable of them, or None).

@@ -30,6 +30,16 @@ class PrintCall(Rule):
     why = "Dynamo cannot trace the builtin: the graph ends here (a frame skip inside a loop)."
     hint = "Remove the print, guard it with `if not torch.compiler.is_compiling():`, or log outside the region."
     source = "torch/_dynamo/variables/builtin.py; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    print('step', x.shape)  # outside the compiled region\n"
+        "    return f(x)\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -74,6 +84,16 @@ class ReprOfTensor(Rule):
     why = "Formatting needs the tensor's values: the graph ends here."
     hint = "Format the tensor outside the compiled region."
     source = "torch/_dynamo/variables/builtin.py: call_repr; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    y = f(x)\n"
+        "    return y, repr(y)  # outside the compiled region\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -108,6 +128,15 @@ class FormatTensor(Rule):
            "An f-string is formatted lazily: the failure is reported where the string is first used.")
     hint = "Format the value outside the compiled region, or format `t.shape` / a constant instead."
     source = "torch/_dynamo/variables/builtin.py (str.format / __format__); semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    x = x.relu()\n"
+        "    label = f'value of shape {tuple(x.shape)}'\n"
+        "    return x + len(label)\n"
+    )
+    measured = "tests/cases/examples/067_fstring_of_tensor.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -157,6 +186,18 @@ class LoggingCall(Rule):
     hint = ("Log outside the compiled region, or list the function in "
             "`torch._dynamo.config.reorderable_logging_functions`.")
     source = "torch/_dynamo/variables/misc.py: LoggingLoggerVariable; semantics.md §1"
+    use_instead = (
+        "import logging\n"
+        "import torch\n"
+        "log = logging.getLogger(__name__)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    log.info('step')  # outside the compiled region\n"
+        "    return f(x)\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import logging\n"
         "import torch\n"
@@ -208,6 +249,16 @@ class SkippedModuleCall(Rule):
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
     source = "torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST; semantics.md §1"
+    use_instead = (
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, noise, start):\n"
+        "    return x * noise + start\n"
+        "def step(x, start):\n"
+        "    return f(x, random.random(), start)  # drawn outside, passed in\n"
+    )
+    measured = "tests/cases/examples/066_warnings_time_random.py"
     examples_fire = (
         "import random\n"
         "import time\n"
@@ -258,6 +309,14 @@ class DeepcopyTensor(Rule):
     why = "`copy` is a skipped module; deepcopy of a tensor breaks the graph."
     hint = "Use `t.clone()` (or `t.detach().clone()`)."
     source = "torch/_dynamo/variables/builtin.py; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    before = x.clone()\n"
+        "    return x * 2 - before\n"
+    )
+    measured = "tests/cases/examples/068_deepcopy_tensor.py"
     examples_fire = (
         "import copy\n"
         "import torch\n"
