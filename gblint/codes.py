@@ -1,4 +1,5 @@
-"""The codes no rule class defines: gblint's own (``GBL0xx``), the consequences (``GBL2xx``-
+"""The codes no rule class defines: gblint's own (``GBL0xx``: ``GBL004`` is an unused ``# noqa``
+code, :mod:`gblint.noqa_edits`), the consequences (``GBL2xx``-
 ``GBL4xx``, :mod:`gblint.consequences`) and the breaks found by following calls rather than by
 a rule reading one node (``GBL118``-``GBL120``, :mod:`gblint.index` and
 :mod:`gblint.consequences`).

@@ -4,7 +4,8 @@ Codes are ``GBL`` + three digits; the hundreds digit is the *consequence family*
 
 =======  ==========================================================================
 GBL0xx   gblint itself: ``GBL000`` internal error in a rule, ``GBL001`` syntax error,
-         ``GBL002`` unreadable file or undecodable text.
+         ``GBL002`` unreadable file or undecodable text, ``GBL003`` unresolved compile call,
+         ``GBL004`` unused ``# noqa`` code.
 GBL1xx   a resumable graph break in the frame that holds it (the source kind is the
          last two digits: ``GBL101`` explicit ``graph_break()``, ``GBL102`` ``.item()``...).
 GBL2xx   the frame (or its tail) runs eagerly: a break in a loop, ``try`` block,
@@ -17,8 +18,9 @@ GBL4xx   a compile error: a break under ``fullgraph=True`` or
 Effects (the ``effect`` field of the JSON output): ``"break"`` the frame's graph is
 split and tracing resumes (a prefix compiled with the rest of the frame eager also
 counts here, since the frame keeps a graph); ``"skip"`` the frame gets no compiled
-code: Dynamo skips it and runs it eagerly, or its compile fails; ``"error"``
-``torch.compile`` raises; ``"info"`` advice, no cost predicted.
+code: Dynamo skips it and runs it eagerly; ``"error"`` ``torch.compile`` raises (the
+diagnostic's frame gets no compiled code; its trace is the error's user stack); ``"info"``
+advice, no cost predicted.
 """
 from __future__ import annotations
 

@@ -650,7 +650,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
-                                                  predict=graph_counter(run, SourceFile, settings)))
+                                                  predict=graph_counter(run, SourceFile, settings, loader.cache)))
     report = Report(kept, count, errors, hidden=hidden)
     if coverage:
         report.coverage = {

@@ -19,27 +19,50 @@ from .diagnostics import Edit, Fix
 Predictor = Callable[[str, str, str], Optional[Tuple[int, int]]]
 
 
-def graph_counter(run, source_file, settings) -> Predictor:
+def graph_counter(run, source_file, settings, cache=None) -> Predictor:
     """A predictor that checks one file's text with ``run`` (:func:`gblint.engine.run`, fed
     ``source_file(path, text)`` records), the frame as its only compiled entry (``--entry
-    MODULE:QUALNAME``); memoised per text and frame."""
+    MODULE:QUALNAME``); memoised per text and frame. ``cache`` (a summary cache) is read, never
+    written: the text as it is comes from it, the fixed text (seen once) is not stored."""
+    reading = _ReadOnly(cache) if cache is not None else None
     memo: Dict[Tuple[str, int, str], Optional[Tuple[int, int]]] = {}
 
     def predict(path: str, text: str, frame: str) -> Optional[Tuple[int, int]]:
         key = (path, hash(text), frame)
         if key not in memo:
-            memo[key] = _predict(run, source_file, settings, path, text, frame)
+            memo[key] = _predict(run, source_file, settings, path, text, frame, reading)
         return memo[key]
     return predict
 
 
-def _predict(run, source_file, settings, path: str, text: str, frame: str) -> Optional[Tuple[int, int]]:
+class _ReadOnly:
+    """A summary cache that answers from what it holds and stores nothing."""
+
+    def __init__(self, cache):
+        self.cache = cache
+
+    def key(self, *args, **kwargs):
+        return self.cache.key(*args, **kwargs)
+
+    def get(self, key, fix: bool = False):
+        c = self.cache
+        counts = (c.hits, c.misses, c.fix_hits, c.fix_misses)
+        try:
+            return c.get(key, fix)
+        finally:  # the cache's counts describe the run's own reads, not the prediction's
+            c.hits, c.misses, c.fix_hits, c.fix_misses = counts
+
+    def put(self, key, value) -> None:
+        pass
+
+
+def _predict(run, source_file, settings, path: str, text: str, frame: str, cache=None) -> Optional[Tuple[int, int]]:
     from .index import module_name
     module = module_name(path)[0]
-    alone = dataclasses.replace(settings, entry_points=(f"{module}:{frame}",), jobs=1, cache=False,
+    alone = dataclasses.replace(settings, entry_points=(f"{module}:{frame}",), jobs=1,
                                 select=("GBL",), ignore=(), per_file_ignores={})
     try:
-        _, _, _, walks = run([source_file(path, text)], alone, None, fixes=False)
+        _, _, _, walks = run([source_file(path, text)], alone, cache, fixes=False)
     except Exception:  # a prediction is a courtesy: never a reason for the fix, or the run, to fail
         return None
     mine = [w for w in walks if w.region.entry.name == frame and w.region.entry.path == path]

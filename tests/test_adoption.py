@@ -104,6 +104,13 @@ def test_add_noqa_keeps_crlf_line_endings_and_refuses_standard_input(tmp_path):
 
 def test_flake8_reads_the_added_comments(tmp_path):
     cwd = project(tmp_path)
+    before = subprocess.run([sys.executable, "-m", "flake8", "--select", "GBL", "model.py"], capture_output=True,
+                            text=True, cwd=cwd)
+    lines = before.stdout.splitlines()
+    assert before.returncode == 1 and len(lines) >= 6
+    for line in lines:  # flake8 shows gblint's one-line message
+        message = line.split(": GBL", 1)[1].split(" ", 1)[1]
+        assert len(message) <= 120, line
     gblint("check", "--no-cache", "--add-noqa", ".", cwd=cwd)
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "GBL", "model.py"], capture_output=True,
                           text=True, cwd=cwd)
