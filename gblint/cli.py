@@ -161,6 +161,11 @@ def paths_and_settings(args, paths: List[str]) -> Optional[Settings]:
 
 
 def cmd_check(args) -> int:
+    from . import cli_adoption
+    why = cli_adoption.refused(args, args.paths or ["."])
+    if why:
+        print(f"gblint: error: {why}", file=sys.stderr)
+        return 2
     if args.fix or args.diff:
         return cmd_fix(args)
     from .cache import maybe_cache
@@ -174,11 +179,6 @@ def cmd_check(args) -> int:
         return 2
     if args.statistics and args.format not in ("text", "json"):
         print(f"gblint: error: --statistics prints text or json, not {args.format}", file=sys.stderr)
-        return 2
-    from . import cli_adoption
-    why = cli_adoption.refused(args, paths)
-    if why:
-        print(f"gblint: error: {why}", file=sys.stderr)
         return 2
     settings = paths_and_settings(args, paths)
     if settings is None:

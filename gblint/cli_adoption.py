@@ -151,6 +151,6 @@ def refused(args, paths: List[str]) -> Optional[str]:
         return "--add-noqa and --write-baseline each write files: pass one of them"
     if chosen and paths == ["-"]:
         return f"{chosen.pop()} writes files; it cannot take standard input ('-')"
-    if chosen and (args.explain or args.statistics or getattr(args, "confirm", False)):
-        return f"{chosen.pop()} is not a view of a report: leave out --explain, --statistics and --confirm"
+    if chosen and (args.explain or args.statistics or getattr(args, "confirm", False) or args.fix or args.diff):
+        return f"{chosen.pop()} is not a view of a report: leave out --explain, --statistics, --confirm and --fix"
     return None

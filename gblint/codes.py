@@ -113,7 +113,8 @@ CODES: Dict[str, Code] = {c.code: c for c in (
     Code("GBL118", "rnn-module", "skip", "A call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module.", ("GB0014",),
          why="Dynamo does not trace recurrent modules, and cannot resume after the call either: the frame that "
              "calls the module is skipped and runs eagerly (0 graphs; measured on 2.13, with or without work "
-             "before the call).",
+             "before the call). A frame that reaches the call through another is split there instead (a nested "
+             "graph break) and only the frame that calls the module is skipped.",
          hint="Compile the code around the RNN instead, or replace it with an explicit cell loop.",
          source=_FOLLOWED, family=BREAK_SOURCE,
          example=("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"

@@ -26,7 +26,7 @@ from .index import Resolved
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisabledCall, DisableFix, Event, EventKind, FixRequest, Frame,
                     FunctionInfo, LoopFix, ManagerKind, NonstrictCall, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
-from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
+from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
 CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
@@ -156,7 +156,9 @@ class Consequences(CallValues):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
-            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
+            event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
+                and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
+            found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
                                     self.residual(ev.blocks, env or {}) + ib.conditions))
         return found
 
