@@ -21,12 +21,15 @@ def unresolved_notes(project, summaries, settings, loader) -> List[Diagnostic]:
     out = []
     for summary, decl in unresolved_regions(project, summaries):
         excluded = excluded_target(decl, loader.excluded)
+        reason = f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports, loader.excluded)}"
+        # the reason says what to do (`pass --follow-imports PKG`): the line when it fits, else the consequence
+        short = reason if len(reason) <= messages.LIMIT else \
+            messages.short_message("GBL003", "info", f"`{decl.spelling}`", "")
         out.append(Diagnostic(
             path=summary.path, line=decl.span.line, column=decl.span.column, end_line=decl.span.end_line,
             end_column=decl.span.end_column, code="GBL003", name="unresolved-compile", effect="info",
-            message=messages.short_message("GBL003", "info", f"`{decl.spelling}`", ""),
-            explanation=f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports, loader.excluded)}; "
-                        "nothing it compiles is analysed, so no break there can be reported.",
+            message=short,
+            explanation=f"{reason}; nothing it compiles is analysed, so no break there can be reported.",
             hint="Remove the file from `exclude`/`extend-exclude` to check it, or --entry module:Class to name what is "
                  "compiled." if excluded else
                  "Pass --follow-imports PACKAGE, or --entry module:Class to name what is compiled."))
