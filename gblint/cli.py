@@ -1,4 +1,5 @@
-"""``gblint`` command line: ``check``, ``rules``.
+"""``gblint`` command line: ``check``, ``fix``, ``rules``, ``rule`` (:mod:`gblint.cli_adoption`), ``lsp``,
+``confirm``.
 
 Exit codes: 0 no diagnostics, 1 diagnostics reported, 2 usage, configuration or internal error,
 130 interrupted (SIGINT), 143 terminated (SIGTERM).
@@ -16,6 +17,7 @@ from typing import List, Optional
 from . import __version__
 from .config import (ConfigError, Settings, display_path, find_pyproject, load_settings, parse_code_list,
                      parse_python_version, parse_torch_version, settle_versions)
+from .cli_adoption import write_stdout
 from .interrupts import Terminated
 from .versions import FROM_OPTION
 
@@ -90,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=("text", "json", "sarif", "github", "html"), default="text",
                    help="html: one self-contained page of each compiled region's frames, graphs and breaks "
                         "(needs gblint[html]; use with -o FILE)")
+    from . import cli_adoption
+    cli_adoption.add_check_options(c)
     from gblint.runtime_check.cli import add_check_options, add_confirm_parser
     add_check_options(c)  # --confirm: runs the regions under torch.compile (gblint[runtime])
     add_confirm_parser(sub)
@@ -106,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="format of the report on what is left after fixing")
     r = sub.add_parser("rules", help="list every rule with its codes and GB ids")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    cli_adoption.add_rule_parser(sub)
     return p
 
 
@@ -184,6 +189,11 @@ def paths_and_settings(args, paths: List[str]) -> Optional[Settings]:
 
 
 def cmd_check(args) -> int:
+    from . import cli_adoption
+    why = cli_adoption.refused(args, args.paths or ["."])
+    if why:
+        print(f"gblint: error: {why}", file=sys.stderr)
+        return 2
     if args.fix or args.diff:
         return cmd_fix(args)
     from .cache import maybe_cache
@@ -218,7 +228,8 @@ def cmd_check(args) -> int:
         progress = Progress(sys.stderr, enabled=not args.quiet and len(sources) > 50)
         try:
             report, project, regions, walks = run(sources, settings, cache,
-                                                  fixes=args.format in ("json", "sarif", "html") and not args.statistics,
+                                                  fixes=not args.statistics and not args.add_noqa
+                                                  and not args.write_baseline,
                                                   progress=progress, coverage=args.format == "json")
         finally:
             progress.close()
@@ -234,6 +245,14 @@ def cmd_check(args) -> int:
     if paths == ["-"] and not sources:
         report.diagnostics.append(stdin_error)
         report.files_checked = 1
+    if args.write_baseline:
+        return cli_adoption.write_baseline(args, report)
+    problem = cli_adoption.apply_baseline(args, settings, report)
+    if problem:
+        print(f"gblint: error: {problem}", file=sys.stderr)
+        return 2
+    if args.add_noqa:
+        return cli_adoption.add_noqa(report, settings)
     if args.explain:
         buf = io.StringIO()
         try:
@@ -274,7 +293,8 @@ def cmd_check(args) -> int:
         write_html(report, walks, buf)
     else:
         to_tty = not args.output_file and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        write_text(report, buf, color=to_tty, show_hints=not args.no_hints, quiet=args.quiet)
+        write_text(report, buf, color=to_tty, show_hints=not args.no_hints, quiet=args.quiet,
+                   show_source=args.show_source)
     if not emit(buf.getvalue(), args.output_file):
         return 2
     if report.errors:
@@ -301,17 +321,6 @@ def _output_problem(output: str, paths: List[str]) -> Optional[str]:
                 os.path.commonpath([os.path.realpath(p), target]) == os.path.realpath(p):
             return "that is a Python file under a checked folder; it would be overwritten"
     return None
-
-
-def write_stdout(text: str) -> None:
-    """Write ``text`` to standard output whatever its encoding (``PYTHONIOENCODING=ascii``, a C
-    locale): a character it cannot represent is written as a backslash escape, as Python writes
-    standard error, instead of ending the run with UnicodeEncodeError."""
-    try:
-        sys.stdout.write(text)
-    except UnicodeEncodeError:  # the wrapper encodes the whole text before writing any of it
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def emit(text: str, output_file: Optional[str]) -> bool:
@@ -495,13 +504,14 @@ def _fix_stdin(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    from .catalog import catalog, render_markdown
+    from .catalog import catalog
     rows = catalog()
     if args.format == "json":
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.format == "markdown":
-        sys.stdout.write(render_markdown(rows))
+        from .rule_pages import render_index
+        sys.stdout.write(render_index(rows))
     else:
         for r in rows:
             ids = ",".join(r["gb_ids"]) or "-"
@@ -513,7 +523,7 @@ def cmd_rules(args) -> int:
     return 0
 
 
-COMMANDS = ("check", "fix", "rules", "lsp", "confirm")
+COMMANDS = ("check", "fix", "rules", "rule", "lsp", "confirm")
 
 
 def unknown_command(word: str) -> Optional[str]:
@@ -547,6 +557,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.command == "rules":
             return cmd_rules(args)
+        if args.command == "rule":
+            from .cli_adoption import cmd_rule
+            return cmd_rule(args)
         if args.command == "fix":
             return cmd_fix(args)
         if args.command == "lsp":

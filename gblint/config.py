@@ -2,7 +2,8 @@
 
 Keys (kebab-case, as ruff spells them): ``select``, ``ignore``, ``extend-select``,
 ``per-file-ignores`` (glob -> codes), ``exclude`` (globs), ``python-version`` ("3.11"),
-``torch-version``, ``respect-gitignore`` (bool), and dynamo config overrides
+``torch-version``, ``respect-gitignore`` (bool), ``baseline`` (a file of known diagnostics,
+:mod:`gblint.baseline`), and dynamo config overrides
 ``nested-graph-breaks``, ``capture-scalar-outputs``, ``capture-dynamic-output-shape-ops``,
 ``trace-numpy``, ``reorderable-logging-functions``, and ``max-file-size`` (bytes; larger files,
 or files with an enormous line or token count, get ``GBL002`` instead of being parsed; 0: no limit).
@@ -69,17 +70,23 @@ class Settings:
     cache: bool = True  # the summary cache (``cache = false`` in the table, ``--no-cache``)
     error_paths: bool = False  # also report breaks that happen only when an exception is raised
     incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
+    baseline: Optional[str] = None  # a baseline file (gblint.baseline): its diagnostics are not reported
     root: str = "."
 
-    def selected(self, code: str, path: Optional[str] = None) -> bool:
-        """True when ``code`` passes select/ignore and the per-file ignores of ``path``; an
-        ignore as specific as the select that matches wins (``--select GBL --ignore GBL``)."""
-        if not _matches(code, self.select) or _longest(code, self.ignore) >= _longest(code, self.select):
+    def selected(self, code: str, path: Optional[str] = None, effect: Optional[str] = None) -> bool:
+        """True when ``code`` (a diagnostic of ``effect``, when given) passes select/ignore and
+        the per-file ignores of ``path``; an ignore as specific as the select that matches wins
+        (``--select GBL --ignore GBL``). A selector is a code prefix or a consequence
+        (:data:`EFFECT_SELECTORS`: ``skip``, ``error``, ``break``, ``info``), which matches the
+        diagnostics of that effect whatever their code and is as specific as ``GBL``
+        (``--select skip --ignore GBL205``: every frame skip but GBL205's)."""
+        if _longest(code, self.select, effect) < 0 or \
+                _longest(code, self.ignore, effect) >= _longest(code, self.select, effect):
             return False
         if path is not None and self.per_file_ignores:
             rel = _relpath(path, self.root)
             for pattern, codes in self.per_file_ignores.items():
-                if _glob(rel, pattern) and _matches(code, codes):
+                if _glob(rel, pattern) and _longest(code, codes, effect) >= 0:
                     return False
         return True
 
@@ -125,12 +132,22 @@ def _glob(rel: str, pattern: str) -> bool:
         any(fnmatch.fnmatch(part, pattern) for part in rel.split("/"))
 
 
-def _matches(code: str, prefixes: Sequence[str]) -> bool:
-    return any(code.startswith(p) for p in prefixes if p)
+#: the consequences select/ignore accept besides code prefixes (a diagnostic's ``effect``)
+EFFECT_SELECTORS = ("break", "skip", "error", "info")
+_EFFECT_SPECIFICITY = len("GBL")
 
 
-def _longest(code: str, prefixes: Sequence[str]) -> int:
-    return max((len(p) for p in prefixes if p and code.startswith(p)), default=-1)
+def _longest(code: str, selectors: Sequence[str], effect: Optional[str] = None) -> int:
+    """How specifically ``selectors`` match a diagnostic of ``code`` and ``effect``: the length of
+    the longest matching code prefix, 3 (as ``GBL``) for a matching consequence, -1 for none."""
+    best = -1
+    for p in selectors:
+        if p in EFFECT_SELECTORS:
+            if effect == p:
+                best = max(best, _EFFECT_SPECIFICITY)
+        elif p and code.startswith(p):
+            best = max(best, len(p))
+    return best
 
 
 def find_pyproject(start: str) -> Optional[str]:
@@ -166,17 +183,19 @@ def known_codes() -> Tuple[str, ...]:
 
 def check_codes(codes: Sequence[str], where: str, empty_ok: bool = True) -> Tuple[str, ...]:
     """``codes`` upper-cased, each checked to be a prefix of some known code (``GBL``, ``GBL1``,
-    ``GBL102``). ``where`` names the option or key for the message; ``empty_ok=False``: an empty
-    list is an error too (a selection of nothing would report nothing). Raises ConfigError."""
-    out = tuple(c.strip().upper() for c in codes)
+    ``GBL102``), or a consequence (:data:`EFFECT_SELECTORS`, in any case, kept lower-case).
+    ``where`` names the option or key for the message; ``empty_ok=False``: an empty list is an
+    error too (a selection of nothing would report nothing). Raises ConfigError."""
+    out = tuple(c.strip().lower() if c.strip().lower() in EFFECT_SELECTORS else c.strip().upper() for c in codes)
     if not out and not empty_ok:
         raise ConfigError(f"{where}: selects no code at all, so nothing could be reported "
                           "(`--exit-zero` or `ignore` say what you mean)")
     known = known_codes()
     for code in out:
-        if not any(k.startswith(code) for k in known):
-            raise ConfigError(f"{where}: {code!r} is not a gblint code or code prefix "
-                              f"(codes run from {min(known)} to {max(known)}; `gblint rules` lists them)")
+        if code not in EFFECT_SELECTORS and not any(k.startswith(code) for k in known):
+            raise ConfigError(f"{where}: {code!r} is not a gblint code, code prefix or consequence "
+                              f"(codes run from {min(known)} to {max(known)}, `gblint rules` lists them; "
+                              f"consequences: {', '.join(EFFECT_SELECTORS)})")
     return out
 
 
@@ -490,6 +509,8 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.error_paths = table["report-error-paths"]
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
+    if "baseline" in table:
+        settings.baseline = os.path.join(settings.root, table["baseline"])
     for key, name in DYNAMO_KEYS.items():
         if key in table:
             settings.dynamo_config[name] = table[key]

@@ -19,14 +19,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import registry, values, versions
+from . import messages, registry, values, versions
 from .codes import CODES
 from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
-from .semantics import DISABLE, EOGB, LOGGING_RULES, NONSTRICT
+from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
 CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
@@ -127,7 +127,9 @@ class Consequences(CallValues):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
-            found.append(InnerBreak(ib.frame, ib.event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
+            event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
+                and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
+            found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
                                     self.residual(ev.blocks, env or {}) + ib.conditions))
         return found
 
@@ -174,7 +176,9 @@ class _RegionWalk:
         self.reported_sites: Set[Tuple[str, int]] = set()
         self.emitted: Set[tuple] = set()
         self.region_failed = False
+        self.first_error: Optional[Tuple[str, int]] = None  # (path, line) of the region's first compile error
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
+        self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
 
@@ -208,9 +212,11 @@ class _RegionWalk:
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None,
-             fix_request: Optional[FixRequest] = None) -> None:
+             fix_request: Optional[FixRequest] = None, subject: Optional[str] = None) -> None:
         """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect),
-        once per code, site and frame."""
+        once per code, site and frame. ``message`` is the whole explanation; the one-line message
+        is composed from ``subject`` (what breaks; default: the site being decided) by
+        :func:`gblint.messages.short_message`."""
         effect = outcome.effect
         key = (code, path, span.line, frame_name)
         if key in self.emitted:
@@ -224,10 +230,13 @@ class _RegionWalk:
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
         how, condition = values.certainty_of(self.conditions) if self.conditions is not None else ("", "")
+        subject = subject if subject is not None else self.subject
+        short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
+            if subject else messages.fit(message)
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
-            code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=message,
-            frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
+            code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
+            explanation=message, frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
             certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else ""))
 
     # -------------------------------------------------------------- frames
@@ -250,7 +259,8 @@ class _RegionWalk:
                 self.emit("GBL205", Outcome.SKIP, frame.name, frame.path, info.span,
                           f"`{frame.name}` is a generator function: Dynamo does not trace generator frames (GB0003), "
                           "so the whole function runs eagerly.", "Return a tensor or a list instead of yielding, "
-                          "or compile the code that consumes the generator.", ("GB0003",), ())
+                          "or compile the code that consumes the generator.", ("GB0003",), (),
+                          subject=f"`{frame.name}` is a generator function")
             self.note(frame, Outcome.SKIP, _def_event(info), "generator function (GB0003)")
             return
         skipped = False
@@ -275,7 +285,7 @@ class _RegionWalk:
                           f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
                           "Enter the manager outside the compiled function, or create it inside with a supported "
                           "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
-                          ev.gb_ids, ())
+                          ev.gb_ids, (), subject=ev.detail)
                 self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)")
                 skipped = True
                 continue
@@ -385,7 +395,8 @@ class _RegionWalk:
                           f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
                           f"`{frame.name}` is skipped and runs eagerly.",
                           "Move the break out of the generator, or build the list in a plain loop-free helper.",
-                          first.event.gb_ids, trace)
+                          first.event.gb_ids, trace,
+                          subject=f"{first.event.detail} inside generator `{callee.name}`")
                 self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks")
                 skipped = True
                 continue
@@ -440,12 +451,13 @@ class _RegionWalk:
             return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
                                  uncompiled)
         finally:
-            self.conditions = None
+            self.conditions = self.subject = None
 
     def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
                  chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int) -> Outcome:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
+        self.subject = site.detail
         site_frame = site_frame or frame
         if site.kind == EventKind.WITH and site.manager is not None and site.manager.kind == ManagerKind.FAILS:
             self.internal_error(frame, site, chain, site_frame)
@@ -601,45 +613,45 @@ class _RegionWalk:
                 self.emit("GBL205", Outcome.SKIP, callee.name, callee.path, callee.info.span,
                           f"`{callee.name}` is a generator (@contextmanager) entered by the skipped frame "
                           f"`{frame.name}`: Dynamo does not trace generator frames (GB0003); it runs eagerly.",
-                          "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), ())
+                          "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), (),
+                          subject=f"@contextmanager `{callee.name}`, entered in skipped `{frame.name}`")
 
     # -------------------------------------------------------------- errors
     def error_at(self, frame: Frame, site: Event, chain, detail: str, gb_ids, hint: str, strict: bool,
                  site_frame: Optional[Frame] = None, failure: str = "") -> None:
-        """Report a break that is a compile error here (fullgraph or error_on_graph_break; or,
-        with ``failure``, a construct whose trace raises inside Dynamo, GBL404), the calls leading
-        to it, and (once) that the region fails to compile."""
+        """Report a break that is a compile error here (fullgraph or error_on_graph_break; with
+        ``failure``, a construct whose trace raises inside Dynamo, GBL404; an op that fails while
+        traced, its rule's own code): one diagnostic at the break, whose trace holds the calls
+        leading to it and whose frame is the one that gets no compiled code."""
         site_frame = site_frame or frame
         trace = self.trace(chain, site_frame, site) if chain else ()
-        why = "an internal Dynamo error" if failure else "fullgraph=True" if self.region.fullgraph \
-            else "torch._dynamo.error_on_graph_break(True)"
+        entry = self.region.entry.name
+        calls = "; ".join(f"`{call.call_text}(...)` at line {call.span.line} of `{caller.name}` leads to it"
+                          for caller, call in chain)
+        calls = f" ({calls})" if calls else ""
+        first = self.first_error
+        if first is None:
+            self.first_error = first = (site_frame.path, site.span.line)
+            region_note = f"`{frame.name}` gets no compiled graph: its compile fails"
+        else:
+            region_note = f"the first call already fails at line {first[1]}"
+        self.region_failed = True
         if site.outcome == Outcome.ERROR and not failure:  # fails while traced, whatever the settings (rules/trace_errors.py)
-            why = "Dynamo's tracing (the op fails on fake tensors)"
             self.emit(site.code, Outcome.ERROR, frame.name, site_frame.path, site.span,
                       f"{detail}: if the op fails, it fails while Dynamo traces it, the `except` clause does not run "
-                      f"and calling `{self.region.entry.name}` raises torch._dynamo.exc.TorchRuntimeError.", hint,
-                      tuple(gb_ids), trace, name=site.rule_name)
-        else:
-            code = "GBL404" if failure else "GBL401" if self.region.fullgraph else "GBL402"
-            exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)" if site.needs_capture
-                   else "torch._dynamo.exc.InternalTorchDynamoError" if failure else "torch._dynamo.exc.Unsupported")
-            self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                      f"{detail}: {failure + ', so this is' if failure else f'under {why} this graph break is'} a "
-                      f"compile error; calling `{self.region.entry.name}` raises {exc}.", hint if failure else _join_hint(
-                          hint, "Remove the break, or drop fullgraph=True / error_on_graph_break(True) for this code."),
-                      tuple(gb_ids), trace)
-        for caller, call in chain:
-            self.emit("GBL403", Outcome.ERROR, caller.name, caller.path, call.span,
-                      f"`{call.call_text}(...)` leads to {'the failure' if failure else 'a graph break'} at line "
-                      f"{site.span.line} that raises {'(' + why + ')' if failure else 'under ' + why}.",
-                      "Fix the break in the callee (see the related diagnostic).", tuple(gb_ids), trace)
-        if not self.region_failed:
-            self.region_failed = True
-            entry = self.region.entry
-            self.emit("GBL409", Outcome.SKIP, entry.name, entry.path, entry.info.span,
-                      f"`{entry.name}` cannot compile: its first call raises at line {site.span.line} ({why}); "
-                      f"no graph is produced for {'what follows' if failure else 'this frame'}.",
-                      "Fix the reported graph breaks.", tuple(gb_ids), ())
+                      f"and calling `{entry}` raises torch._dynamo.exc.TorchRuntimeError{calls}, and {region_note}.",
+                      hint, tuple(gb_ids), trace, name=site.rule_name, subject=detail)
+            return
+        why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
+        code = "GBL404" if failure else "GBL401" if self.region.fullgraph else "GBL402"
+        exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)" if site.needs_capture
+               else "torch._dynamo.exc.InternalTorchDynamoError" if failure else "torch._dynamo.exc.Unsupported")
+        lead = f"{failure}, so this is a compile error" if failure else f"under {why} this graph break is a compile error"
+        self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
+                  f"{detail}: {lead}; calling `{entry}` raises {exc}{calls}, and {region_note}.",
+                  hint if failure else _join_hint(hint, "Remove the break, or drop fullgraph=True / "
+                                                  "error_on_graph_break(True) for this code."),
+                  tuple(gb_ids), trace, subject=detail)
 
     def internal_error(self, frame: Frame, site: Event, chain, site_frame: Optional[Frame] = None) -> None:
         """A manager whose trace raises an internal Dynamo error here (ManagerKind.FAILS, §8.13)."""

@@ -4,7 +4,8 @@ Codes are ``GBL`` + three digits; the hundreds digit is the *consequence family*
 
 =======  ==========================================================================
 GBL0xx   gblint itself: ``GBL000`` internal error in a rule, ``GBL001`` syntax error,
-         ``GBL002`` unreadable file or undecodable text.
+         ``GBL002`` unreadable file or undecodable text, ``GBL003`` unresolved compile call,
+         ``GBL004`` unused ``# noqa`` code.
 GBL1xx   a resumable graph break in the frame that holds it (the source kind is the
          last two digits: ``GBL101`` explicit ``graph_break()``, ``GBL102`` ``.item()``...).
 GBL2xx   the frame (or its tail) runs eagerly: a break in a loop, ``try`` block,
@@ -17,21 +18,29 @@ GBL4xx   a compile error: a break under ``fullgraph=True`` or
 Effects (the ``effect`` field of the JSON output): ``"break"`` the frame's graph is
 split and tracing resumes (a prefix compiled with the rest of the frame eager also
 counts here, since the frame keeps a graph); ``"skip"`` the frame gets no compiled
-code: Dynamo skips it and runs it eagerly, or its compile fails; ``"error"``
-``torch.compile`` raises; ``"info"`` advice, no cost predicted.
+code: Dynamo skips it and runs it eagerly; ``"error"`` ``torch.compile`` raises (the
+diagnostic's frame gets no compiled code; its trace is the error's user stack); ``"info"``
+advice, no cost predicted.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from . import messages
 from .codes import CODES, CONSEQUENCE
 
 if TYPE_CHECKING:
     from .model import FixRequest
 
 GB_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
-DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules.md#{}"
+#: gblint's own page of a code (``docs/rules/GBL201.md``, written by ``gblint rule --all``)
+DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules/{}.md"
+
+
+def rule_url(code: str) -> str:
+    """The page of ``code`` in gblint's rule reference."""
+    return DOCS_URL.format(code.upper())
 
 EFFECTS = ("break", "skip", "error", "info")
 #: each effect in words, as the text output and the editor show it
@@ -83,11 +92,30 @@ class Fix:
 
 
 @dataclasses.dataclass(frozen=True)
+class Related:
+    """Another diagnostic of the same break: its code, the frame it is about, its effect and line."""
+
+    code: str
+    frame: Optional[str]
+    effect: str
+    line: int
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "frame": self.frame, "effect": self.effect, "line": self.line}
+
+
+@dataclasses.dataclass(frozen=True)
 class Diagnostic:
     """One finding. Lines and columns are 1-based; ``end_column`` is exclusive.
 
-    ``frame`` names the function whose graph is split, skipped or fails (``Class.method``
-    or ``function``); ``trace`` runs from the compiled entry to the break.
+    ``message`` is one line of at most :data:`gblint.messages.LIMIT` characters (what breaks
+    and what it costs); ``explanation`` the whole text (why, with the numbers). A longer
+    ``message`` given without an explanation becomes the explanation and the message is cut
+    to fit (:func:`gblint.messages.fit`), so every diagnostic, wherever it is built, keeps the
+    limit. ``frame`` names the function whose graph is split, skipped or fails
+    (``Class.method`` or ``function``); ``trace`` runs from the compiled entry to the break;
+    ``related`` names the other diagnostics of the same break (a nested break that splits the
+    caller and skips the callee's frame).
     """
 
     path: str
@@ -108,15 +136,44 @@ class Diagnostic:
     # gblint cannot decide; ``condition`` says which), "error-path" (only when raising); "" for notes
     certainty: str = ""
     condition: str = ""
+    explanation: str = ""
+    related: Tuple[Related, ...] = ()
     # what a rewrite needs to build this diagnostic's fix (see gblint.fixes); not part of the output
     fix_request: Optional[FixRequest] = dataclasses.field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if len(self.message) > messages.LIMIT or "\n" in self.message:
+            if not self.explanation:
+                object.__setattr__(self, "explanation", self.message)
+            object.__setattr__(self, "message", messages.fit(self.message))
+
     @property
     def url(self) -> str:
-        """The PyTorch graph-break page of the first GB id, else gblint's rule reference."""
+        """The PyTorch graph-break page of the first GB id, else gblint's rule page."""
         if self.gb_ids:
             return GB_URL.format(self.gb_ids[0].lower())
-        return DOCS_URL.format(self.code.lower())
+        return self.rule_url
+
+    @property
+    def rule_url(self) -> str:
+        """gblint's page of this diagnostic's code (what editors link the code to)."""
+        return rule_url(self.code)
+
+    @property
+    def headline(self) -> str:
+        """The message with its condition, as one-line outputs show it (at most
+        :data:`gblint.messages.LIMIT` characters)."""
+        return messages.headline(self.message, self.condition)
+
+    @property
+    def long_text(self) -> str:
+        """The explanation, or the message when there is nothing more to say."""
+        return self.explanation or self.message
+
+    @property
+    def fixable(self) -> Optional[str]:
+        """``"safe"`` or ``"unsafe"`` when the diagnostic has a fix with edits, else None."""
+        return self.fix.applicability if self.fix is not None and self.fix.edits else None
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code, self.frame or "")
@@ -134,12 +191,15 @@ class Diagnostic:
             "frame": self.frame,
             "gb_ids": list(self.gb_ids),
             "message": self.message,
+            "explanation": self.long_text,
             "hint": self.hint,
             "url": self.url,
+            "rule_url": self.rule_url,
             "trace": [t.to_json() for t in self.trace],
             "fix": self.fix.to_json() if self.fix else None,
             "certainty": self.certainty or None,
             "condition": self.condition or None,
+            "related": [r.to_json() for r in self.related],
         }
 
 
@@ -148,3 +208,36 @@ class Diagnostic:
 #: ``code -> (name, effect, summary)`` of the consequence codes (families 0, 2, 3, 4), read
 #: from :data:`gblint.codes.CODES`.
 CONSEQUENCE_CODES = {c.code: (c.name, c.effect, c.summary) for c in CODES.values() if c.family == CONSEQUENCE}
+
+
+def link_related(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
+    """The diagnostics, each naming the others reported at the same break (same file, line and
+    column, another code or frame): a nested break that splits the caller (``GBL301``) and
+    skips the callee's frame (``GBL202``) is two diagnostics that name each other, in
+    ``related``, in the explanation and, where it fits, in the one-line message. Order is kept."""
+    groups: Dict[tuple, List[int]] = {}
+    for i, d in enumerate(diagnostics):
+        groups.setdefault((d.path, d.line, d.column), []).append(i)
+    out = list(diagnostics)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            d = diagnostics[i]
+            others = [diagnostics[j] for j in members if j != i and
+                      (diagnostics[j].code, diagnostics[j].frame) != (d.code, d.frame)]
+            if not others:
+                continue
+            related = tuple(Related(o.code, o.frame, o.effect, o.line) for o in others)
+            said = "; ".join(f"{o.code} ({EFFECT_WORDS.get(o.effect, o.effect)}"
+                             f"{f' in `{o.frame}`' if o.frame else ''})" for o in others)
+            message = d.message
+            for short in (False, True):  # "GBL301 in `pipeline`", else "GBL301"; "in `<setcomp>`" for its own code
+                names = [(f"in `{o.frame}`" if o.code == d.code else o.code if short or not o.frame
+                          else f"{o.code} in `{o.frame}`") for o in others]
+                message = messages.also(d.message, names)
+                if message != d.message:
+                    break
+            out[i] = dataclasses.replace(d, related=related, message=message,
+                                         explanation=f"{d.long_text} The same break is also reported as {said}.")
+    return out

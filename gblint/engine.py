@@ -31,11 +31,13 @@ from .cache import cached_fixes, settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
 from .diagnostics import Diagnostic
+from .fix_effects import graph_counter
 from .gitignore import GitIgnore
 from .incremental import summarize_incremental
 from .index import Project, module_name
 from .model import FileSummary
-from .noqa import noqa_lines, suppressed
+from .noqa import noqa_lines
+from .reporting import select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
@@ -87,6 +89,7 @@ class Report:
     coverage: Optional[Dict[str, list]] = None
     hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
     versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
+    baselined: int = 0  # diagnostics found but left out because the baseline file lists them
 
     def to_json(self) -> dict:
         """The report as the JSON output prints it."""
@@ -636,15 +639,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     diagnostics = loader.diagnostics
     errors = loader.errors
     regions = find_regions(project, settings, summaries)
-    for summary, decl in unresolved_regions(project, summaries):
-        loader.diagnostics.append(Diagnostic(
-            path=summary.path, line=decl.span.line, column=decl.span.column, end_line=decl.span.end_line,
-            end_column=decl.span.end_column, code="GBL003", name="unresolved-compile", effect="info",
-            message=f"`{decl.spelling}`: {unresolved_reason(project, decl, settings.follow_imports, loader.excluded)}; "
-                    "nothing it compiles is analysed, so no break there can be reported.",
-            hint="Remove the file from `exclude`/`extend-exclude` to check it, or --entry module:Class to name what is "
-                 "compiled." if excluded_target(decl, loader.excluded) else
-                 "Pass --follow-imports PACKAGE, or --entry module:Class to name what is compiled."))
+    loader.diagnostics.extend(unresolved_notes(project, summaries, settings, loader))
     walks = []
     for region in regions:
         try:
@@ -655,21 +650,12 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             errors.append({"path": region.entry.path, "message": f"internal error in region "
                                                                   f"{region.entry.name}: {describe_exception(exc)}"})
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
-    kept = []
-    hidden = 0
-    for d in _dedupe(diagnostics):
-        if (not settings.selected(d.code, d.path) and not d.code.startswith("GBL00")) or \
-                suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
-            hidden += 1
-            continue
-        if d.effect in ("break", "skip", "error") and not d.certainty:  # the walk sets it where it knows the values
-            how, condition = certainty(project, d.path, d.frame, d.line, d.trace)
-            d = dataclasses.replace(d, certainty=how, condition=condition)
-        kept.append(d)
-    kept.sort(key=Diagnostic.sort_key)
+    kept, hidden = select_diagnostics(_dedupe(diagnostics), settings, project, regions, summaries, loader,
+                                      list(model.visited.values()))
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
-                            lambda todo: run_deep(attach_fixes, todo, loader.texts, settings))
+                            lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
+                                                  predict=graph_counter(run, SourceFile, settings, loader.cache)))
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings))
     if coverage:
         report.coverage = {

@@ -114,6 +114,7 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
         if not pending:
             complete = True
             break
+    report.diagnostics = list(diags)  # with their fixes, as `gblint check` shows them ([*], fixable counts)
     return FixResult(texts, dict(paths_texts), applied, reverted, report, complete)
 
 

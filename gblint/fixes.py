@@ -15,6 +15,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
+from .fix_effects import with_graphs
 from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LoopFix, WhereFix
 from .rules import rewrites
 from .source import compile_error, restore_line_endings, split_lines
@@ -168,8 +169,9 @@ def _loop(request: LoopFix, module: cst.Module, pos: _Positions, settings: Setti
     if new is None:
         func = pos.enclosing_function(request.line)
         if func is not None:
-            new = rewrites.isolate_loop(module, func, loop, request.line)
-            title = f"Move the loop at line {request.line} into a helper so only the helper's frame is skipped"
+            helper = rewrites.helper_name(func, "loop")
+            new = rewrites.isolate_loop(module, func, loop, helper)
+            title = f"Move the loop at line {request.line} into a helper `{helper}` so only the helper's frame is skipped"
     return (new, title, "safe") if new is not None else None
 
 
@@ -188,7 +190,19 @@ def _block(request: BlockFix, module: cst.Module, pos: _Positions, settings: Set
     else:
         new = rewrites.split_try(module, block, stmt)
         title = f"Move the breaking statement out of the `try` block at line {request.line}"
-    return (new, title, "unsafe") if new is not None else None
+    if new is not None:
+        return new, title, "unsafe"
+    # the statement is all the block holds: splitting would drop the manager or the handlers, so the
+    # whole block (handlers included) moves into a helper whose frame alone is skipped
+    func = pos.enclosing_function(request.line)
+    if func is None or not isinstance(block.body, cst.IndentedBlock) or len(block.body.body) != 1:
+        return None
+    what = "with" if is_with else "try"
+    helper = rewrites.helper_name(func, what)
+    new = rewrites.isolate_statement(module, func, block, helper)
+    title = (f"Move the `{what}` block at line {request.line} into a helper `{helper}` so only the helper's "
+             "frame is skipped")
+    return (new, title, "safe") if new is not None else None
 
 
 def _disable(request: DisableFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
@@ -223,8 +237,11 @@ def _bare_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings) -> List[Diagnostic]:
-    """Return the diagnostics with ``fix`` filled in where a fix request can be honoured."""
+def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings,
+                 predict=None) -> List[Diagnostic]:
+    """Return the diagnostics with ``fix`` filled in where a fix request can be honoured.
+    ``predict`` (:func:`gblint.fix_effects.graph_counter`): the title of a loop or block fix
+    also says the graphs of its frame before and after it."""
     out = []
     cache: Dict[str, Optional[_Positions]] = {}
     for d in diagnostics:
@@ -243,5 +260,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
                 cache[d.path] = None
         fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
             if is_config or cache.get(d.path) else None
+        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix)):
+            fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict)
         out.append(dataclasses.replace(d, fix=fix) if fix else d)
     return out

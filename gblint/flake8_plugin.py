@@ -12,8 +12,10 @@ exactly as in ``gblint check`` (``per-file-ignores`` matched relative to the con
 whatever flake8's working directory); flake8's own ``--select``, ``--ignore``,
 ``--extend-ignore``, ``per-file-ignores`` and ``# noqa`` then apply to what is left, as for any
 plugin, so a code is reported only when both let it through.
-Columns are 0-based, as flake8 expects. Options (command line or ``[flake8]`` config):
-``--gblint-python-version``, ``--gblint-torch-version``, ``--gblint-nested-graph-breaks``, ``--gblint-config``.
+Each message is gblint's one-line message (at most 120 characters; ``gblint check --show-source``
+and the editor's hover give the whole explanation). Columns are 0-based, as flake8 expects. Options (command line
+or ``[flake8]`` config): ``--gblint-python-version``, ``--gblint-torch-version``, ``--gblint-nested-graph-breaks``,
+``--gblint-config``.
 """
 from __future__ import annotations
 
@@ -121,8 +123,7 @@ class GblintChecker:
         for d in diagnostics:
             if d.code == "GBL001":
                 continue  # flake8 reports syntax errors itself (E999)
-            condition = f" ({d.condition})" if d.condition else ""
-            yield d.line, max(0, d.column - 1), f"{d.code} {d.message}{condition}", type(self)
+            yield d.line, max(0, d.column - 1), f"{d.code} {d.headline}", type(self)  # one line; the rest: --show-source
 
     @staticmethod
     def _on_disk(path: str, text: str) -> bool:

@@ -48,7 +48,8 @@ from . import __version__
 from .cache import SummaryCache, maybe_cache
 from .config import ConfigError, Settings, find_pyproject, load_settings, settle_versions
 from .diagnostics import Diagnostic
-from .engine import SourceFile, check_sources
+from .engine import SourceFile, check_sources, run
+from .fix_effects import graph_counter
 from .fixes import attach_fixes
 from .lsp_actions import (FIX_ALL_KIND, fix_action, fix_all_action, kind_allowed, noqa_action, noqa_edit,
                           safe_edits, to_text_edits)
@@ -133,7 +134,7 @@ def resolve_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], sett
     engine has no deferred fixes. ``texts`` maps each diagnostic's path to the analysed text."""
     if not any(d.fix is None and d.fix_request is not None for d in diagnostics):
         return list(diagnostics)
-    return list(attach_fixes(list(diagnostics), texts, settings))
+    return list(attach_fixes(list(diagnostics), texts, settings, predict=graph_counter(run, SourceFile, settings)))
 
 
 def _big_stack_executor(megabytes: int = 512) -> concurrent.futures.ThreadPoolExecutor:

@@ -6,8 +6,6 @@ client's position encoding.
 """
 from __future__ import annotations
 
-import io
-import tokenize
 from typing import Iterable, List, Optional, Sequence
 
 from lsprotocol import types as lsp
@@ -15,7 +13,7 @@ from pygls.workspace import PositionCodec
 
 from .diagnostics import Diagnostic, Edit
 from .lsp_documents import to_range
-from .noqa import ALL, NOQA, match_codes, statement_lines
+from .noqa_edits import noqa_insertion
 
 FIX_ALL_KIND = "source.fixAll.gblint"
 
@@ -50,53 +48,22 @@ def noqa_edit(d: Diagnostic, lines: Sequence[str], codec: Optional[PositionCodec
     """The edit that silences ``d`` with ``# noqa: CODE``: the code added to the ``# noqa`` that
     already covers the diagnostic's statement, else a comment at the end of the statement's last
     physical line (never inside a string that starts on the reported line: flake8 and gblint
-    read a ``# noqa`` anywhere on a multi-line statement). None when the statement is silenced
-    already, or when the text does not tokenize (where a comment may go is then unknown).
+    read a ``# noqa`` anywhere on a multi-line statement); as ``gblint check --add-noqa`` writes
+    it (:func:`gblint.noqa_edits.noqa_insertion`). None when the statement is silenced already,
+    or when the text does not tokenize (where a comment may go is then unknown).
 
     Args:
         d: the diagnostic (1-based ``line``).
         lines: the document's lines, without their line breaks (:func:`split_lines`).
         codec: the client's position encoding (default UTF-16)."""
     codec = codec or PositionCodec()
-    if not 0 < d.line <= len(lines):
+    spot = noqa_insertion(lines, d.line, [d.code])
+    if spot is None:
         return None
-    span = statement_lines("\n".join(lines), d.line)
-    if span is None:
-        return None
-    first, last = span[0], min(span[1], len(lines))
-    joined = "\n".join(lines[first - 1:last])
-    m = NOQA.search(joined)
-    if m is not None:
-        codes = match_codes(m)
-        if codes is ALL or d.code.startswith(tuple(codes)):
-            return None
-        if not _in_comment(joined, m.start()):  # the first `# noqa` is text in a string: it decides, and
-            return None                          # cannot take a code without changing the string
-        listed = m.group("codes").split("\n")[0].rstrip(", \t\f\v\r")  # the list on the comment's own line
-        offset = m.start("codes") + len(listed)
-        row = first - 1 + joined.count("\n", 0, offset)
-        column = offset - (joined.rfind("\n", 0, offset) + 1)
-        at = lsp.Position(line=row, character=codec.client_num_units(lines[row][:column]))
-        return lsp.TextEdit(range=lsp.Range(start=at, end=at), new_text=f",{d.code}")
-    row = last - 1
-    text = lines[row]
-    body = text.rstrip()
-    start = lsp.Position(line=row, character=codec.client_num_units(body))
-    end = lsp.Position(line=row, character=codec.client_num_units(text))
-    return lsp.TextEdit(range=lsp.Range(start=start, end=end), new_text=f"  # noqa: {d.code}")
-
-
-def _in_comment(fragment: str, offset: int) -> bool:
-    """Whether ``offset`` of ``fragment`` (whole statements) falls inside a comment token."""
-    row = fragment.count("\n", 0, offset) + 1
-    column = offset - (fragment.rfind("\n", 0, offset) + 1)
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(fragment + "\n").readline):
-            if tok.type == tokenize.COMMENT and tok.start[0] == row and tok.start[1] <= column < tok.end[1]:
-                return True
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return False
+    row, start, end, text = spot
+    return lsp.TextEdit(range=lsp.Range(start=lsp.Position(line=row, character=codec.client_num_units(lines[row][:start])),
+                                        end=lsp.Position(line=row, character=codec.client_num_units(lines[row][:end]))),
+                        new_text=text)
 
 
 def noqa_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,

@@ -16,7 +16,7 @@ from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
-from .diagnostics import EFFECT_WORDS, Diagnostic
+from .diagnostics import EFFECT_WORDS, GB_URL, Diagnostic
 from .source import split_lines as _split_lines
 
 SOURCE = "gblint"
@@ -142,10 +142,10 @@ def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[Posit
             message=f"trace {i}/{n}: {where} in `{t.function}` (line {t.line})"))
     return lsp.Diagnostic(
         range=to_range(lines, d.line, d.column, d.end_line, d.end_column, codec),
-        message=d.message + (f" ({d.condition})" if d.condition else ""),
+        message=d.headline,
         severity=severity_for(d.effect, break_severity, d.certainty),
         code=d.code,
-        code_description=lsp.CodeDescription(href=d.url),
+        code_description=lsp.CodeDescription(href=d.rule_url),
         source=SOURCE,
         related_information=related or None,
         data={"name": d.name, "effect": d.effect, "fixable": has_fix(d), "certainty": d.certainty or None},
@@ -153,8 +153,11 @@ def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[Posit
 
 
 def has_fix(d: Diagnostic) -> bool:
-    """Whether ``d`` carries a fix with edits, or a request the engine turns into one on demand."""
-    return bool(d.fix and d.fix.edits) or (d.fix is None and d.fix_request is not None)
+    """Whether ``d`` carries a fix with edits, or a request the engine may turn into edits on
+    demand (advice alone, such as a config setting, is no fix)."""
+    from .model import ConfigFix
+    return bool(d.fix and d.fix.edits) or (d.fix is None and d.fix_request is not None
+                                          and not isinstance(d.fix_request, ConfigFix))
 
 
 def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:
@@ -165,16 +168,20 @@ def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:
         head = f"**{d.code}** `{d.name}`: {EFFECT_WORDS.get(d.effect, d.effect)}"
         if d.frame:
             head += f" in `{d.frame}`"
-        block = [head, "", d.message]
+        block = [head, "", d.long_text]
+        if d.condition:
+            block += ["", f"Only {d.condition}."]
         if d.trace and len(d.trace) > 1:
             block += ["", "Call chain: " + " → ".join(f"`{t.function}:{t.line}`" for t in d.trace)]
         if d.hint:
             block += ["", f"**Rewrite:** {d.hint}"]
         if d.fix is not None and d.fix.edits:
             block += ["", f"**Fix available:** {d.fix.title} ({d.fix.applicability})"]
+        elif d.fix is not None:
+            block += ["", f"**Advice:** {d.fix.title}"]
         elif has_fix(d):
             block += ["", "**Fix available:** see the quick fixes"]
-        label = ", ".join(d.gb_ids) or d.code
-        block += ["", f"[{label}]({d.url})"]
+        links = [f"[{gb}]({GB_URL.format(gb.lower())})" for gb in d.gb_ids]
+        block += ["", " · ".join(links + [f"[{d.code} rule page]({d.rule_url})"])]
         parts.append("\n".join(block))
     return "\n\n---\n\n".join(parts)

@@ -16,28 +16,25 @@ COLORS = {"break": "33", "skip": "31", "error": "1;31", "info": "36"}
 
 
 def write_text(report: Report, out: TextIO, color: bool = False, show_hints: bool = True,
-               quiet: bool = False) -> None:
-    """The report as text, ruff-like: one diagnostic a few lines, then a summary. Paths print
-    relative to the working directory. ``quiet`` (``-q``): the diagnostics' first lines and
-    errors only, no trace, hints or summary."""
+               quiet: bool = False, show_source: bool = False) -> None:
+    """The report as text, as ruff and flake8 print it: one line per diagnostic
+    (``path:line:col: CODE [*] message``, ``[*]`` on a diagnostic ``gblint fix`` fixes), then a
+    summary with the counts of fixable diagnostics. Paths print relative to the working
+    directory. ``show_source`` (``--show-source``) adds, under each line, the source line with
+    the span marked, the whole explanation, the call chain, the hint, the fix and the links
+    (``show_hints=False``, ``--no-hints``: without hint, fix and links). ``quiet`` (``-q``): the
+    diagnostics' lines and errors only, no summary."""
     def c(code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
+    sources = _SourceLines()
     for d in report.diagnostics:
         path = display_path(d.path)
-        head = f"{c('1', path)}:{d.line}:{d.column}: {c(COLORS.get(d.effect, '0'), d.code)} " \
-               f"[{EFFECT_LABEL.get(d.effect, d.effect)}] {d.message}{f' ({d.condition})' if d.condition else ''}"
-        out.write(head + "\n")
-        if quiet:
-            continue
-        if d.trace and len(d.trace) > 1:
-            chain = " -> ".join(f"{t.function}:{t.line}" for t in d.trace)
-            out.write(f"    trace: {chain}\n")
-        if show_hints and d.hint:
-            out.write(f"    hint: {d.hint}\n")
-        if show_hints and (d.gb_ids or d.code[3] != "0"):
-            ids = ", ".join(d.gb_ids)
-            out.write(f"    {ids + ': ' if ids else ''}{d.url}\n")
+        mark = " [*]" if d.fixable == "safe" else ""
+        out.write(f"{c('1', path)}:{d.line}:{d.column}: {c(COLORS.get(d.effect, '0'), d.code)}{c('32', mark)} "
+                  f"{d.headline}\n")
+        if show_source and not quiet:
+            _write_details(d, sources, out, show_hints, c)
     n = len(report.diagnostics)
     if quiet:
         pass
@@ -47,16 +44,85 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
                           for e in ("error", "skip", "break", "info") if by_effect.get(e))
         out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
                   f"file{'s' if report.files_checked != 1 else ''}.\n")
-    elif getattr(report, "hidden", 0):  # not "no graph breaks predicted": some were, and were filtered out
-        hidden = report.hidden
+        fixable = fix_counts(report.diagnostics)
+        if fixable["safe"]:
+            more = f" ({fixable['unsafe']} more with `gblint fix --unsafe-fixes`)" if fixable["unsafe"] else ""
+            out.write(f"[*] {fixable['safe']} fixable with `gblint fix`{more}.\n")
+        elif fixable["unsafe"]:
+            out.write(f"{fixable['unsafe']} fixable with `gblint fix --unsafe-fixes`.\n")
+    elif getattr(report, "hidden", 0) or getattr(report, "baselined", 0):
+        # not "no graph breaks predicted": some were, and were filtered out
+        why = []
+        if report.hidden:
+            why.append(f"{report.hidden} hidden by select/ignore/per-file-ignores or noqa")
+        if report.baselined:
+            why.append(f"{report.baselined} by the baseline")
         out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}; "
-                  f"{hidden} diagnostic{'s' if hidden != 1 else ''} hidden by select/ignore/per-file-ignores "
-                  "or noqa.\n")
+                  f"{', '.join(why)} (diagnostic{'s' if report.hidden + report.baselined != 1 else ''} "
+                  "found but not shown).\n")
     else:
         out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}, "
                   "no graph breaks predicted.\n")
+    if not quiet and n and getattr(report, "baselined", 0):
+        out.write(f"{report.baselined} more hidden by the baseline.\n")
     for e in report.errors:
         out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
+
+
+def fix_counts(diagnostics) -> dict:
+    """``{"safe": n, "unsafe": m}``: the diagnostics whose fix ``gblint fix`` applies, and those
+    it applies only with ``--unsafe-fixes`` (a fix with edits; advice alone is not counted)."""
+    counts = collections.Counter(d.fixable for d in diagnostics)
+    return {"safe": counts.get("safe", 0), "unsafe": counts.get("unsafe", 0)}
+
+
+class _SourceLines:
+    """The lines of the files the report names, read once each (None for a file that cannot
+    be read, such as standard input)."""
+
+    def __init__(self):
+        self.files: dict = {}
+
+    def line(self, path: str, n: int):
+        if path not in self.files:
+            from .source import SourceError, read_source, split_lines
+            try:
+                self.files[path] = split_lines(read_source(path), keepends=False)
+            except (SourceError, OSError, ValueError):
+                self.files[path] = None
+        lines = self.files[path]
+        return lines[n - 1] if lines and 0 < n <= len(lines) else None
+
+
+def _write_details(d, sources: _SourceLines, out: TextIO, show_hints: bool, c) -> None:
+    """The ``--show-source`` block under a diagnostic's line: the source line with the span
+    marked, then ``= why``, ``= trace``, ``= related``, ``= hint``, ``= fix`` and the links."""
+    text = sources.line(d.path, d.line)
+    gutter = " " * len(str(d.line))
+    if text is not None:
+        shown = text.expandtabs(1)
+        start = max(d.column - 1, 0)
+        end = d.end_column - 1 if d.end_line == d.line and d.end_column > d.column else len(shown.rstrip())
+        width = max(1, min(end, len(shown)) - start)
+        out.write(f"{gutter} |\n{d.line} | {shown}\n{gutter} | {' ' * start}{c(COLORS.get(d.effect, '0'), '^' * width)}\n")
+    out.write(f"{gutter} = {EFFECT_LABEL.get(d.effect, d.effect)}: {d.long_text}\n")
+    if d.condition:
+        out.write(f"{gutter} = only {d.condition}\n")
+    if d.trace and len(d.trace) > 1:
+        out.write(f"{gutter} = trace: {' -> '.join(f'{t.function}:{t.line}' for t in d.trace)}\n")
+    for r in d.related:
+        out.write(f"{gutter} = same break: {r.code} ({EFFECT_LABEL.get(r.effect, r.effect)}"
+                  f"{f' in `{r.frame}`' if r.frame else ''})\n")
+    if not show_hints:
+        return
+    if d.hint:
+        out.write(f"{gutter} = hint: {d.hint}\n")
+    if d.fix is not None:
+        how = f"fix ({d.fix.applicability})" if d.fix.edits else "advice"
+        out.write(f"{gutter} = {how}: {d.fix.title}\n")
+    if d.gb_ids:
+        out.write(f"{gutter} = {', '.join(d.gb_ids)}: {d.url}\n")
+    out.write(f"{gutter} = rule: `gblint rule {d.code}` ({d.rule_url})\n")
 
 
 def report_json(report: Report) -> dict:
@@ -178,11 +244,6 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict:
     return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
 
 
-def _rule_help_uri(code: str, gb_ids) -> str:
-    from .diagnostics import DOCS_URL, GB_URL
-    return GB_URL.format(gb_ids[0].lower()) if gb_ids else DOCS_URL.format(code.lower())
-
-
 def sarif_log(report: Report) -> dict:
     """The report as a SARIF 2.1.0 log (one run): every rule of the catalogue in
     ``tool.driver.rules``, one result per diagnostic with its location, the call chain as
@@ -190,32 +251,38 @@ def sarif_log(report: Report) -> dict:
     import pathlib
     from . import __version__
     from .catalog import catalog
+    from .diagnostics import rule_url
 
     rules, index = [], {}
     for row in catalog():
         index[row["code"]] = len(rules)
+        full = " ".join(t for t in (row["summary"], row.get("why")) if t)
         rule = {"id": row["code"], "name": row["name"], "shortDescription": {"text": row["summary"]},
-                "helpUri": _rule_help_uri(row["code"], row["gb_ids"]),
+                "fullDescription": {"text": full},
+                "helpUri": rule_url(row["code"]),
                 "defaultConfiguration": {"level": SARIF_LEVEL.get(row["effect"], "warning")},
                 "properties": {"effect": row["effect"], "gbIds": list(row["gb_ids"]),
                                "tags": ["torch.compile", "performance"]}}
-        if row.get("why"):
-            rule["fullDescription"] = {"text": row["why"]}
-        if row.get("hint"):
-            rule["help"] = {"text": row["hint"]}
+        if row.get("hint") or row.get("use_instead"):
+            example = f"\n\nUse instead:\n\n```python\n{row['use_instead'].rstrip()}\n```" \
+                if row.get("use_instead") else ""
+            rule["help"] = {"text": row.get("hint") or row["summary"],
+                            "markdown": f"{row.get('hint') or row['summary']}{example}\n\n[{row['code']}]"
+                                        f"({rule_url(row['code'])})"}
         rules.append(rule)
     results = []
     for d in report.diagnostics:
         if d.code not in index:
             index[d.code] = len(rules)
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name},
-                          "helpUri": d.url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
+                          "helpUri": d.rule_url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
         result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVEL.get(d.effect, "warning"),
-                  "message": {"text": d.message + (f" ({d.condition})" if d.condition else "")},
+                  "message": {"text": d.headline},
                   "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path),
                                                       "region": _region(d.line, d.column, d.end_line, d.end_column)}}],
                   "properties": {"effect": d.effect, "frame": d.frame, "gbIds": list(d.gb_ids), "hint": d.hint,
-                                 "url": d.url, "certainty": d.certainty or None, "condition": d.condition or None}}
+                                 "explanation": d.long_text, "url": d.url, "certainty": d.certainty or None,
+                                 "condition": d.condition or None}}
         if d.trace:
             result["relatedLocations"] = [
                 {"id": i, "message": {"text": f"{t.function}:{t.line}"},
@@ -265,7 +332,9 @@ def write_github(report: Report, out: TextIO) -> None:
     for d in report.diagnostics:
         props = [("file", display_path(d.path)), ("line", str(d.line)), ("col", str(d.column)),
                  ("endLine", str(d.end_line)), ("endColumn", str(d.end_column)), ("title", f"{d.code} {d.name}")]
-        body = d.message + (f" ({d.condition})" if d.condition else "")
+        body = d.headline
+        if d.explanation:
+            body += f"\n{d.explanation}"
         if d.hint:
             body += f"\nhint: {d.hint}"
         body += f"\n{d.url}"

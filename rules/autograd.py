@@ -6,6 +6,7 @@ method_requires_grad_, setattr of data); semantics.md §1.
 """
 import libcst as cst
 
+from gblint.model import Kind, param_kind
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
@@ -20,6 +21,17 @@ class BackwardCall(Rule):
     why = "Dynamo does not trace the backward call: the graph ends here (compiled autograd aside)."
     hint = "Compile the forward and loss only; call `.backward()` outside the compiled function."
     source = "torch/_dynamo/variables/tensor.py: method_backward; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def loss_of(x, w):\n"
+        "    return (x @ w).sum()\n"
+        "def step(x, w):\n"
+        "    loss = loss_of(x, w)\n"
+        "    loss.backward()  # outside the compiled function\n"
+        "    return loss\n"
+    )
+    measured = "tests/fixtures/measured/r01_backward_in_region.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -57,6 +69,16 @@ class TensorHook(Rule):
     why = "Hooks and requires_grad changes on intermediates break the graph."
     hint = "Register hooks and set requires_grad outside the compiled function."
     source = "torch/_dynamo/variables/tensor.py: method_register_hook / method_requires_grad_; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, y):\n"
+        "    return x * y\n"
+        "def step(x):\n"
+        "    y = torch.ones(3).requires_grad_()  # outside the compiled function\n"
+        "    return f(x, y)\n"
+    )
+    measured = "tests/fixtures/measured/r02_requires_grad_in_region.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -86,16 +108,28 @@ class DataAssignment(Rule):
     name = "tensor-data-assignment"
     gb_ids = ("GB0056",)
     node_types = (cst.Assign,)
-    summary = "Assignment to `t.data` inside the region."
-    why = "Mutating `.data` is not traceable: the graph ends here."
+    summary = "Assignment to `t.data` of a tensor created inside the region."
+    why = ("Mutating `.data` of a tensor the graph computed is not traceable: the graph ends here (+1 graph). "
+           "On a graph input, a global or a module's parameter Dynamo traces it (measured on 2.13).")
     hint = "Use `with torch.no_grad(): t.copy_(value)` instead."
     source = "torch/_dynamo/variables/tensor.py (setattr data); semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = x * 2\n"
+        "    with torch.no_grad():\n"
+        "        y.copy_(torch.ones(3))\n"
+        "    return y + 1\n"
+    )
+    measured = "tests/fixtures/measured/r03_data_assignment.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
-        "def f(x, w):\n"
-        "    w.data = w * 0.5  # expect: GBL117\n"
-        "    return x @ w\n",
+        "def f(x):\n"
+        "    y = x * 2\n"
+        "    y.data = torch.ones(3)  # expect: GBL117\n"
+        "    return y + 1\n",
     )
     examples_clean = (
         "import torch\n"
@@ -104,13 +138,19 @@ class DataAssignment(Rule):
         "    with torch.no_grad():\n"
         "        w.copy_(w * 0.5)\n"
         "    return x @ w\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, w):\n"
+        "    w.data = w * 0.5\n"
+        "    return x @ w\n",
     )
 
     def check(self, node, ctx):
         for t in node.targets:
             tgt = t.target
-            if isinstance(tgt, cst.Attribute) and tgt.attr.value == "data":
+            # only a tensor the frame computed: `.data` of an input, a global or a parameter is traced
+            if isinstance(tgt, cst.Attribute) and tgt.attr.value == "data" and isinstance(tgt.value, cst.Name):
                 k = ctx.kind(tgt.value)
-                if maybe_tensor(k) or k == "?":
-                    return self.site(tgt, "assignment to `.data`")
+                if k == Kind.TENSOR or (maybe_tensor(k) and k != param_kind(tgt.value.value)):
+                    return self.site(tgt, "assignment to `.data`", needs=None if k == Kind.TENSOR else k)
         return None

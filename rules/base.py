@@ -60,6 +60,13 @@ class Rule:
     ``torch_versions`` / ``python_versions`` (PEP 440 specifiers: the versions the rule holds for,
     :func:`gblint.registry.in_range`; a fact that changes only part of what the rule reports is a
     :class:`gblint.versions.Fact` the rule asks ``ctx.holds(name)`` about).
+    ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
+
+    The rule page (``gblint rule CODE``) also shows ``use_instead`` (the first firing example
+    rewritten so that it is not reported), ``measured`` (a program under ``tests/cases/`` or
+    ``tests/fixtures/measured/`` whose behaviour under torch was recorded and shows the break)
+    and ``docs`` (PyTorch documentation pages; the graph-break pages of ``gb_ids`` are always
+    linked). ``tests/test_rule_pages.py`` checks each against the engine.
     """
 
     code: ClassVar[str] = ""
@@ -75,6 +82,9 @@ class Rule:
     python_versions: ClassVar[str] = ""  # the Pythons it holds for ("": every one), e.g. ">=3.12"
     examples_fire: ClassVar[Tuple[str, ...]] = ()
     examples_clean: ClassVar[Tuple[str, ...]] = ()
+    use_instead: ClassVar[str] = ""
+    measured: ClassVar[str] = ""
+    docs: ClassVar[Tuple[str, ...]] = ()
 
     def check(self, node: cst.CSTNode, ctx) -> Optional[Iterable[BreakSite]]:
         """Return the break sites at ``node`` (a BreakSite, an iterable of them, or None).

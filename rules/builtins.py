@@ -58,6 +58,16 @@ class PrintCall(Rule):
     why = "Dynamo cannot trace the builtin: the graph ends here (a frame skip inside a loop)."
     hint = "Remove the print, guard it with `if not torch.compiler.is_compiling():`, or log outside the region."
     source = "torch/_dynamo/variables/builtin.py; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    print('step', x.shape)  # outside the compiled region\n"
+        "    return f(x)\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -108,6 +118,16 @@ class ReprOfTensor(Rule):
     why = "Formatting needs the tensor's values: the graph ends here."
     hint = "Format the tensor outside the compiled region."
     source = "torch/_dynamo/variables/builtin.py: call_repr; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    y = f(x)\n"
+        "    return y, repr(y)  # outside the compiled region\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -141,6 +161,18 @@ class LoggingCall(Rule):
     hint = ("Log outside the compiled region, or list the method in `torch._dynamo.config.ignore_logging_functions` "
             "(`torch._dynamo.config.ignore_logging_functions.add(logger.info)`: Dynamo drops the call).")
     source = "torch/_dynamo/variables/misc.py: LoggingLoggerVariable; semantics.md §1, §8.10"
+    use_instead = (
+        "import logging\n"
+        "import torch\n"
+        "log = logging.getLogger(__name__)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "def step(x):\n"
+        "    log.info('step')  # outside the compiled region\n"
+        "    return f(x)\n"
+    )
+    measured = "tests/cases/examples/065_print_repr_logging.py"
     examples_fire = (
         "import logging\n"
         "import torch\n"
@@ -203,6 +235,16 @@ class SkippedModuleCall(Rule):
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
     source = "torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST; semantics.md §1"
+    use_instead = (
+        "import random\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, noise, start):\n"
+        "    return x * noise + start\n"
+        "def step(x, start):\n"
+        "    return f(x, random.random(), start)  # drawn outside, passed in\n"
+    )
+    measured = "tests/cases/examples/066_warnings_time_random.py"
     examples_fire = (
         "import random\n"
         "import time\n"
@@ -287,6 +329,14 @@ class DeepcopyTensor(Rule):
            "here.")
     hint = "Use `t.clone()` (or `t.detach().clone()`)."
     source = "torch/_dynamo/variables/builtin.py; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    before = x.clone()\n"
+        "    return x * 2 - before\n"
+    )
+    measured = "tests/cases/examples/068_deepcopy_tensor.py"
     examples_fire = (
         "import copy\n"
         "import torch\n"

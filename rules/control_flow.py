@@ -21,6 +21,14 @@ class DataDependentBranch(Rule):
     why = "Python must know the tensor's value to pick a branch: the graph ends here (a frame skip inside a loop)."
     hint = "Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`."
     source = "torch/_dynamo/symbolic_convert.py: generic_jump; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(g, max_norm):\n"
+        "    norm = g.norm()\n"
+        "    return torch.where(norm > max_norm, g * (max_norm / norm), g)\n"
+    )
+    measured = "tests/cases/examples/057_tensor_if_branch.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

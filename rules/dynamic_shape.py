@@ -23,6 +23,14 @@ class DynamicShapeOp(Rule):
     hint = ("Use a fixed-shape form (`torch.where(mask, x, 0)`, `repeat_interleave(..., output_size=n)`), or set "
             "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`.")
     source = "torch/_dynamo/variables/torch.py; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    pos = torch.where(x > 0, x, 0)  # same shape as x\n"
+        "    return pos.sum()\n"
+    )
+    measured = "tests/cases/examples/064_dynamic_shape_ops.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

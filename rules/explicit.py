@@ -33,6 +33,15 @@ class ExplicitGraphBreak(_MarkerRule):
     why = "Ends the current graph: +1 graph and a resume frame; a frame skip inside loops, `try` or some `with` blocks."
     hint = "Remove the `torch._dynamo.graph_break()` call."
     source = "torch/_dynamo/decorators.py: graph_break; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "import torch._dynamo as dynamo\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    x = x + 1\n"
+        "    return x * 2\n"
+    )
+    measured = "tests/cases/examples/003_torch_alias_break_mid_function.py"
     examples_fire = (
         "import torch\n"
         "import torch._dynamo as dynamo\n"
@@ -76,6 +85,14 @@ class SkipFrameMarker(_MarkerRule):
     why = "Dynamo throws away the graph traced so far and skips the frame."
     hint = "Remove the `torch._dynamo.skip_frame()` call, or use `torch.compiler.disable` on a helper."
     source = "torch/_dynamo/decorators.py: skip_frame; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    x = x.sin()\n"
+        "    return x\n"
+    )
+    measured = "tests/cases/examples/004_skip_frame_marker.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -103,6 +120,15 @@ class StepUnsupportedMarker(_MarkerRule):
     why = "Dynamo keeps the graph up to the last checkpoint (>= 2 ops) and runs the rest of the frame eagerly; without a checkpoint the frame is skipped."
     hint = "Remove the `torch._dynamo.step_unsupported()` call."
     source = "torch/_dynamo/decorators.py: step_unsupported; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, w):\n"
+        "    h = torch.matmul(x, w)\n"
+        "    h = h.relu()\n"
+        "    return h + x\n"
+    )
+    measured = "tests/cases/examples/005_step_unsupported_marker.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

@@ -20,6 +20,15 @@ class ClassStatement(Rule):
     why = "Dynamo cannot trace `__build_class__`: the graph ends here."
     hint = "Define the class at module level."
     source = "torch/_dynamo/variables/builtin.py: __build_class__; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "class Config:\n"
+        "    scale = 2.0\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x * Config.scale\n"
+    )
+    measured = "tests/cases/examples/069_class_and_linear_inside.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -50,6 +59,14 @@ class ModuleConstruction(Rule):
     why = "Creating parameters inside the region is not traceable: the graph ends here."
     hint = "Construct modules once in `__init__` and only call them in `forward`."
     source = "torch/_dynamo/variables/torch.py: nn.Parameter constructor; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "layer = torch.nn.Linear(4, 4)  # built once, outside\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return layer(x)\n"
+    )
+    measured = "tests/cases/examples/069_class_and_linear_inside.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -86,6 +103,15 @@ class SortedWithKey(Rule):
     why = "Sorting by a non-constant key needs tensor values in Python: the graph ends here."
     hint = "Stack the tensors and use `torch.sort` / `torch.argsort` on the keys."
     source = "torch/_dynamo/variables/builtin.py: call_sorted; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(a, b, c):\n"
+        "    stacked = torch.stack([a, b, c])\n"
+        "    order = torch.argsort(stacked.sum(dim=tuple(range(1, stacked.dim()))))\n"
+        "    return stacked[order[0]] * 2\n"
+    )
+    measured = "tests/cases/examples/070_sorted_key_lambda.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -134,6 +160,18 @@ class UncaughtRaise(Rule):
     hint = ("Validate inputs before calling the compiled function, or use `torch._check(...)` for tensor "
             "conditions.")
     source = "torch/_dynamo/symbolic_convert.py: RAISE_VARARGS (Observed exception); semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, limit):\n"
+        "    x = x * 2\n"
+        "    return x.clamp(max=limit)\n"
+        "def step(x, limit):\n"
+        "    if limit < 0:  # validated before the compiled call\n"
+        "        raise ValueError('negative')\n"
+        "    return f(x, limit)\n"
+    )
+    measured = "tests/cases/examples/071_uncaught_raise.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

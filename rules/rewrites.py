@@ -338,9 +338,24 @@ def rebinds_range(module: cst.Module) -> bool:
 # ------------------------------------------------------------------ isolate a loop in a helper
 
 
-def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int) -> Optional[cst.Module]:
-    """Move a loop that breaks into a nested helper, so that only the helper's frame is skipped and
-    the code before and after the loop in ``func`` stays compiled.
+def helper_name(func: cst.FunctionDef, what: str) -> str:
+    """The name of a helper made for ``func``'s ``what`` (``"loop"``, ``"try"``, ``"with"``): after
+    the function, ``_refine_loop`` in ``refine``, then ``_refine_loop_2``... for the next one, the
+    first name ``func`` neither binds nor reads (a name that does not move when lines do)."""
+    info = scan(_statements(func.body))
+    used = info.binds | info.reads | set(_param_names(func))
+    base = f"_{func.name.value.strip('_') or 'f'}_{what}"
+    name, n = base, 1
+    while name in used:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, helper: str) -> Optional[cst.Module]:
+    """Move a loop that breaks into a nested helper ``helper`` (:func:`helper_name`), so that only
+    the helper's frame is skipped and the code before and after the loop in ``func`` stays
+    compiled. The same move serves a ``try`` or ``with`` statement (:func:`isolate_statement`).
 
     Names the loop assigns that are bound before it are passed in; those read after it are
     returned. Declines (returns None) unless the move provably keeps behaviour: on
@@ -393,7 +408,6 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int
         outside.merge(info)
     if (assigned - params - outside.binds - set(returned)) & outside.reads:
         return None  # no longer bound in `func`, the name would be looked up as a global there
-    helper = f"_loop_{loop_line}"
     if helper in whole.binds | whole.reads:
         return None
     args = ", ".join(passed)
@@ -406,6 +420,9 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, loop_line: int
     call = f"{helper}({args})"
     call_stmt = _stmt(f"{ret} = {call}\n" if returned else f"{call}\n")
     return replace(module, loop, cst.FlattenSentinel([helper_def, call_stmt]))
+
+
+isolate_statement = isolate_loop  # a `try`/`with` statement of func's body moves the same way
 
 
 # Calls and names that see the frame they run in: moved into a helper, they would see the helper's
@@ -530,12 +547,16 @@ def split_with(module: cst.Module, block: cst.With, stmt: cst.BaseStatement) -> 
 
 
 def _split_block(module: cst.Module, block, stmt: cst.BaseStatement) -> Optional[cst.Module]:
-    """``block: pre; S; post`` -> ``block: pre`` / ``S`` / ``block: post`` (an empty side is dropped)."""
+    """``block: pre; S; post`` -> ``block: pre`` / ``S`` / ``block: post`` (an empty side is dropped).
+    Declines when S is the whole block: the split would drop the manager or the ``except``
+    handlers altogether (the block moves into a helper instead, :func:`isolate_statement`)."""
     if not isinstance(block.body, cst.IndentedBlock) or stmt not in block.body.body:
         return None
     body = list(block.body.body)
     i = body.index(stmt)
     pre, post = body[:i], body[i + 1:]
+    if not pre and not post:
+        return None
     out: List[cst.BaseStatement] = []
     if pre:
         out.append(block.with_changes(body=block.body.with_changes(body=pre)))

@@ -21,6 +21,15 @@ class ScalarExtraction(Rule):
             "`torch._dynamo.config.capture_scalar_outputs = True`.")
     source = ("torch/_dynamo/variables/tensor.py: method_item; semantics.md §1. Under fullgraph=True the scalar "
               "is captured symbolically (measured on 2.13): no error unless Python branches on it.")
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    m = x.mean()  # stays a 0-d tensor\n"
+        "    p = x.abs().max()\n"
+        "    return x - m - p\n"
+    )
+    measured = "tests/cases/examples/060_scalar_extraction.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -68,6 +77,14 @@ class ToList(Rule):
     why = "Builds Python numbers from tensor data: the graph ends here."
     hint = "Keep the data in a tensor; index it instead of converting it to a list."
     source = "torch/_dynamo/variables/tensor.py: method_tolist; semantics.md §1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    top = x.max()\n"
+        "    return x / top\n"
+    )
+    measured = "tests/cases/examples/060_scalar_extraction.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -99,6 +116,13 @@ class NumpyConversion(Rule):
     why = "With NumPy tracing off, the conversion and every NumPy call break the graph."
     hint = "Leave `trace_numpy` on (the default) or use torch ops instead of NumPy."
     source = "torch/_dynamo/variables/tensor.py: method_numpy; semantics.md §7.1"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return torch.linalg.norm(x)\n"
+    )
+    measured = "tests/cases/examples/062_numpy_trace_numpy_off.py"
     examples_fire = (
         "import numpy as np\n"
         "import torch\n"

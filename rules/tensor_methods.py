@@ -29,6 +29,14 @@ class UnsupportedTensorMethod(Rule):
     why = "Each is refused by Dynamo's tensor tracker: the graph ends here."
     hint = "Do storage changes and sparse construction outside the compiled region; use out-of-place ops inside."
     source = "torch/_dynamo/variables/tensor.py; docs/gb_registry.md"
+    use_instead = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, buf):\n"
+        "    buf = buf[:4] * 1  # out of place: no storage change\n"
+        "    return buf + x.sum()\n"
+    )
+    measured = "tests/fixtures/measured/r05_resize_in_region.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

@@ -30,8 +30,10 @@ its branch was not taken in the runs. ``info`` diagnostics are not matched.
 
 Every observation in a checked file (a break site, a skipped frame, a compile error) that no
 diagnostic explains is *missed*: a site is explained by a diagnostic at the same line (any
-effect but ``info``); a skipped frame by a ``skip``/``error`` diagnostic naming that frame; an
-error by an ``error`` diagnostic on a line of its stack.
+effect but ``info``), or by an ``error`` diagnostic whose trace has a call there (a compile
+error is one diagnostic at its break; its trace is the error's user stack); a skipped frame by
+a ``skip``/``error`` diagnostic naming that frame; an error by an ``error`` diagnostic on a line
+of its stack.
 
 precision = confirmed / (confirmed + refuted); recall = explained observations / observations
 (each ``None`` when its denominator is 0: there was nothing to measure).
@@ -301,6 +303,11 @@ def _get(d: Any, key: str, default: Any = None) -> Any:
     return d.get(key, default) if isinstance(d, dict) else getattr(d, key, default)
 
 
+def _trace_get(t: Any, key: str) -> Any:
+    """A field of a trace frame (a :class:`gblint.diagnostics.TraceFrame` or its JSON form)."""
+    return t.get(key) if isinstance(t, dict) else getattr(t, key)
+
+
 def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
     """``(status, why)`` for one diagnostic (a :class:`gblint.diagnostics.Diagnostic` or its
     JSON form) against the observations; status is ``confirmed``, ``refuted`` or ``not_reached``."""
@@ -359,6 +366,9 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
                         "why": why})
     # observations and what explains them
     at_line: Set[Site] = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags}
+    for d in diags:  # a compile error is one diagnostic: the calls of its trace are its user stack
+        if _get(d, "effect") == "error":
+            at_line |= {(norm(_trace_get(t, "path")), int(_trace_get(t, "line"))) for t in _get(d, "trace") or ()}
     skip_diags = [(d, diagnostic_frame(d)) for d in diags if _get(d, "effect") in ("skip", "error")]
     error_lines = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags if _get(d, "effect") == "error"}
     missed, items, outside = [], [], 0

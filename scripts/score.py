@@ -19,7 +19,11 @@ the file name of their "path" (the shallowest file of that name: a helper file w
 name in a subfolder is not the case). A diagnostic counts by its "effect":
   "break" / "skip" / "error"  a claimed break site at its line
   "skip"                      also a claimed skipped frame: the last dotted part of "frame"
-  "error"                     also a claimed compile error for that case
+  "error"                     also a claimed compile error for that case, a claimed break site at
+                              each line of its "trace" in the case file (the calls on the error's
+                              user stack), and a claimed skipped frame: its "frame", whose compile
+                              fails (one diagnostic says all of it: the truth records the failing
+                              frame as skipped and the stack's lines as sites)
 Other effects ("info", advice) are not scored.
 
 A claimed break site that is not in the truth is a false positive, except a "skip"
@@ -88,6 +92,10 @@ def pred_items(diags, case_names):
             breaks.add(site)
         if eff == "error":
             errors.add(name)
+            skips.add((name, frame_name(d.get("frame"))))
+            for t in d.get("trace") or []:
+                if os.path.basename(t["path"]) == name and os.path.normpath(t["path"]) == os.path.normpath(d["path"]):
+                    breaks.add((name, t["line"]))
     return breaks, skips, errors, skip_sites
 
 

@@ -78,11 +78,10 @@ EXACT = {
                                                    ("GBL119", 29, "break", "driver")],
     "050_nonstrict_trace_helpers.py": [("GBL102", 13, "break", "maybe_shift"),
                                        ("GBL120", 22, "break", "use_opaque")],
-    "051_error_on_graph_break_decorator.py": [("GBL402", 8, "error", "train_step"),
-                                              ("GBL403", 15, "error", "train_step"),
-                                              ("GBL409", 13, "skip", "train_step")],
+    # one diagnostic per compile error: the call at line 15 is its trace, `train_step` its failing frame
+    "051_error_on_graph_break_decorator.py": [("GBL402", 8, "error", "train_step")],
     "053_error_on_graph_break_false_callee.py": [("GBL301", 9, "break", "strict_outer")],
-    "054_fullgraph_print.py": [("GBL401", 8, "error", "debug_forward"), ("GBL409", 6, "skip", "debug_forward")],
+    "054_fullgraph_print.py": [("GBL401", 8, "error", "debug_forward")],
     "058_tensor_while_condition.py": [("GBL105", 8, "break", "halve_until_small")],
     "067_fstring_of_tensor.py": [("GBL123", 9, "skip", "labelled")],  # Dynamo formats lazily: first use
     "071_uncaught_raise.py": [("GBL124", 9, "skip", "checked")],
@@ -98,7 +97,16 @@ def test_exact_predictions(report, name):
 def test_nested_trace_and_graph_count(report):
     (d,) = _by_case(report)["041_nested_depth3_default.py"]
     assert [(t.function, t.line) for t in d.trace] == [("top", 20), ("mid", 13), ("leaf", 7)]
-    assert "3 breaks, 6 graphs" in d.message
+    assert "3 breaks, 6 graphs" in d.explanation
+
+
+def test_a_compile_error_is_one_diagnostic_with_its_call_chain(report):
+    """The compile error names the calls that lead to it (its trace, the error's user stack) and the frame that
+    gets no compiled code, in one diagnostic; nothing else is reported for it."""
+    (d,) = _by_case(report)["051_error_on_graph_break_decorator.py"]
+    assert [(t.function, t.line) for t in d.trace] == [("train_step", 15), ("strict_step", 8)]
+    assert "`train_step` gets no compiled graph" in d.explanation and "at line 15" in d.explanation
+    assert d.message.endswith("calling `train_step` raises") and len(d.message) <= 120
 
 
 def test_while_condition_on_312_skips(truth):

@@ -29,7 +29,7 @@ def test_exit_codes(tmp_path):
     assert run_cli("check", write(tmp_path, "clean.py", CLEAN)).returncode == 0
     proc = run_cli("check", write(tmp_path, "bad.py", BREAK_IN_LOOP))
     assert proc.returncode == 1
-    assert "bad.py:7:9: GBL201 [frame skipped]" in proc.stdout
+    assert "bad.py:7:9: GBL201 [*] `torch._dynamo.graph_break()` in a loop: frame `f` is skipped" in proc.stdout
     assert run_cli("check", str(tmp_path / "missing.py")).returncode == 2
     assert run_cli("check", "--format", "xml", str(tmp_path)).returncode == 2
     assert run_cli("check", "--exit-zero", str(tmp_path / "bad.py")).returncode == 0
@@ -41,7 +41,11 @@ def test_json_format(tmp_path):
     assert data["version"] == 1 and data["files_checked"] == 1 and data["errors"] == []
     (d,) = data["diagnostics"]
     assert set(d) == {"path", "line", "column", "end_line", "end_column", "code", "name", "effect", "frame",
-                      "gb_ids", "message", "hint", "url", "trace", "fix", "certainty", "condition"}
+                      "gb_ids", "message", "explanation", "hint", "url", "rule_url", "trace", "fix", "certainty",
+                      "condition", "related"}
+    assert len(d["message"]) <= 120 and "Dynamo cannot resume inside a loop" in d["explanation"]
+    assert d["rule_url"].endswith("/docs/rules/GBL201.md") and d["related"] == []
+    assert d["fix"]["applicability"] == "safe" and d["fix"]["edits"]
     assert (d["code"], d["line"], d["column"], d["end_line"], d["end_column"]) == ("GBL201", 7, 9, 7, 36)
     assert d["effect"] == "skip" and d["frame"] == "f" and d["gb_ids"] == ["GB0025", "GB7000"]
     assert d["url"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0025.html"
@@ -127,7 +131,7 @@ def test_rules_listing():
     for code in ("GBL101", "GBL201", "GBL301", "GBL401", "GBL000"):
         assert code in proc.stdout
     rows = json.loads(run_cli("rules", "--format", "json").stdout)
-    assert {r["code"] for r in rows} >= {"GBL101", "GBL102", "GBL105", "GBL206", "GBL409"}
+    assert {r["code"] for r in rows} >= {"GBL101", "GBL102", "GBL105", "GBL206", "GBL401", "GBL004"}
 
 
 def test_statistics_and_output_file(tmp_path):

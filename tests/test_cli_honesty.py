@@ -48,12 +48,12 @@ def test_fix_reports_in_json(tmp_path):
     proc = run_cli("fix", "--no-cache", "--format", "json", "m.py", cwd=str(tmp_path))
     doc = json.loads(proc.stdout)
     assert doc["files_checked"] == 1 and "Applied 1 fix in 1 file." in proc.stderr
-    assert "_loop_" in (tmp_path / "m.py").read_text()
+    assert "_f_loop(" in (tmp_path / "m.py").read_text()
 
 
 def test_fix_reads_standard_input_and_writes_the_fixed_source(tmp_path):
     proc = run_cli("fix", "--no-cache", "-", stdin=LOOP, cwd=str(tmp_path))
-    assert "def _loop_7(x):" in proc.stdout and proc.stdout.startswith("import torch\n")
+    assert "def _f_loop(x):" in proc.stdout and proc.stdout.startswith("import torch\n")
     compile(proc.stdout, "<fixed>", "exec")
     assert "Applied 1 fix." in proc.stderr
     clean = "import torch\n\nx = 1\n"

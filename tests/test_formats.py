@@ -84,9 +84,12 @@ def test_sarif_validates_and_carries_results(project, validator):
     rules = driver["rules"]
     assert [r["id"] for r in rules] == [r["code"] for r in catalog()]
     by_id = {r["id"]: r for r in rules}
-    assert by_id["GBL201"]["helpUri"] == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb7000.html"
-    assert by_id["GBL001"]["helpUri"].endswith("#gbl001")
+    # the code's link is gblint's own page; the rule's long text is its fullDescription
+    assert by_id["GBL201"]["helpUri"] == "https://github.com/gblint/gblint/blob/main/docs/rules/GBL201.md"
+    assert by_id["GBL001"]["helpUri"].endswith("/docs/rules/GBL001.md")
     assert all(r["shortDescription"]["text"] for r in rules)
+    assert "Dynamo cannot resume inside a loop" in by_id["GBL201"]["fullDescription"]["text"]
+    assert "Use instead" in by_id["GBL201"]["help"]["markdown"]
 
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): r
                for r in run["results"]}
@@ -97,7 +100,8 @@ def test_sarif_validates_and_carries_results(project, validator):
         "startLine": 2, "startColumn": 5, "endLine": 2, "endColumn": 13}
     assert [(x["physicalLocation"]["artifactLocation"]["uri"], x["physicalLocation"]["region"]["startLine"])
             for x in loop["relatedLocations"]] == [("main.py", 8), ("helpers.py", 2)]
-    assert "Dynamo cannot resume inside a loop" in loop["message"]["text"]
+    assert len(loop["message"]["text"]) <= 120 and "in a loop" in loop["message"]["text"]
+    assert "Dynamo cannot resume inside a loop" in loop["properties"]["explanation"]
     assert results[("GBL401", "main.py")]["level"] == "error"
     assert run["invocations"][0]["executionSuccessful"] is True
 
@@ -158,7 +162,7 @@ def test_github_levels_and_escaping():
     write_github(report, out)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("::notice file=a%2Cb%3Ac%25.py,line=3,col=5,endLine=3,endColumn=17,"
-                               "title=GBL102 tensor-item::50%25 of%0D%0Ait: x, y%0A")
+                               "title=GBL102 tensor-item::50%25 of it: x, y%0A50%25 of%0D%0Ait: x, y%0A")
     assert lines[1].startswith("::error ") and lines[2].startswith("::warning ")
     assert lines[3] == "::error file=x.py,title=gblint internal error::internal error: a%0Ab"
     assert github_escape_property("t:1,2%\n") == "t%3A1%2C2%25%0A"

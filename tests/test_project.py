@@ -23,13 +23,13 @@ def test_cross_file_nested_break_with_trace():
         (os.path.join("mypkg", "layers.py"), 20, "Block.forward"),
         (os.path.join("mypkg", "util", "helpers.py"), 5, "log_stats"),
     ]
-    assert "3 breaks, 6 graphs" in d.message
+    assert "3 breaks, 6 graphs" in d.explanation
 
 
 def test_nested_graph_breaks_setting_changes_the_count():
     report = check_paths([PROJ], Settings(python_version=(3, 11), dynamo_config={"nested_graph_breaks": True}))
     (d,) = report.diagnostics
-    assert "1 break, 2 graphs" in d.message
+    assert "1 break, 2 graphs" in d.explanation
 
 
 def test_entry_point_without_compile_call(tmp_path):

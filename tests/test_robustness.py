@@ -280,7 +280,8 @@ def test_form_feed_in_indentation_is_named_as_a_parser_limit_not_a_syntax_error(
     compile(text, "m.py", "exec")  # Python accepts it
     [d] = check_sources([SourceFile("m.py", text)], Settings()).diagnostics
     assert (d.code, d.line) == ("GBL001", 5)
-    assert "syntax error" not in d.message and "Python accepts it" in d.message and "form feed" in d.message
+    assert "syntax error" not in d.long_text and "Python accepts it" in d.message and "form feed" in d.long_text
+    assert len(d.message) <= 120
     assert "form feed" in d.hint
 
 

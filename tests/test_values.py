@@ -179,7 +179,7 @@ def test_a_helper_without_tensors_is_not_compiled_alone(tmp_path):
     found = check(tmp_path, src.format(args="'a', 'b'"))
     assert [(d[0], d[1]) for d in found] == [(7, "GBL301")]
     (tmp_path / "m.py").write_text(textwrap.dedent(src.format(args="'a', 'b'")))
-    text = run_cli("check", "--isolated", "--no-cache", "m.py", cwd=str(tmp_path)).stdout
+    text = run_cli("check", "--isolated", "--no-cache", "--show-source", "m.py", cwd=str(tmp_path)).stdout
     assert "1 break(s), 2 graphs" in text and "frame skipped" not in text
     found = check(tmp_path, src.format(args="x"))  # a tensor in the frame: compiled alone, its loop skips it
     assert ("GBL201" in [d[1] for d in found])

@@ -4,10 +4,10 @@ import torch
 @torch.compile
 def sum_features(feats, scale):
     out = torch.zeros_like(feats[0])
-    def _loop_7(out):
+    def _sum_features_loop(out):
         for f in feats:
             out = out + f.abs()
             print("feature", f.shape)
         return out
-    out = _loop_7(out)
+    out = _sum_features_loop(out)
     return out * scale

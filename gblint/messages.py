@@ -1,0 +1,106 @@
+"""The one-line message of a diagnostic, derived in one place from its structured fields.
+
+Every diagnostic carries two texts: ``message``, one line of at most :data:`LIMIT` characters
+that says what breaks and what it costs (what editors show inline, flake8 prints and the JSON
+``message`` holds), and ``explanation``, the whole story (the verbose text output, the editor's
+hover, SARIF and the rule page). The consequence model (:mod:`gblint.consequences`) states what
+breaks (the site's ``subject``, such as ``"`.item()` turns a tensor into a Python scalar"``),
+the code, the verdict for the frame and the frame; :func:`short_message` composes the line from
+them, with the code's ``brief`` template from :data:`gblint.codes.CODES` when it has one, else
+the template of the verdict (:data:`DEFAULT_BRIEF`). A diagnostic built anywhere else with a
+longer message is cut to fit by :func:`fit` (see :class:`gblint.diagnostics.Diagnostic`), its
+whole text kept as the explanation.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .codes import CODES
+
+#: the most characters a one-line message (with its condition) may take
+LIMIT = 120
+
+#: the short message's template for a verdict (``gblint.model.Outcome`` words), used for every
+#: code whose entry in ``CODES`` has no ``brief`` (the break sources of ``rules/``).
+#: ``{subject}`` is what breaks, ``{frame}`` the frame that pays, ``{via}`` `` via N calls``
+#: when the break is reached through calls.
+DEFAULT_BRIEF = {
+    "resume": "{subject}{via}: graph break in `{frame}` (+1 graph)",
+    "tail": "{subject}{via}: the rest of `{frame}` runs eagerly (after the last checkpoint)",
+    "skip": "{subject}{via}: frame `{frame}` is skipped (runs eagerly)",
+    "raise": "{subject}{via}: frame `{frame}` is skipped (runs eagerly)",
+    "error": "{subject}{via}: compile error, calling `{frame}` raises",
+}
+_ELLIPSIS = "…"
+
+
+def via(calls: int) -> str:
+    """`` via N calls`` for a break reached through ``calls`` calls, ``""`` for none."""
+    if calls <= 0:
+        return ""
+    return f" via {calls} call{'s' if calls != 1 else ''}"
+
+
+def short_message(code: str, outcome: str, subject: str, frame: str, calls: int = 0,
+                  limit: int = LIMIT) -> str:
+    """The one-line message of a consequence: the ``brief`` template of ``code`` (or of the
+    verdict ``outcome``, :data:`DEFAULT_BRIEF`) filled with ``subject`` (what breaks), ``frame``
+    (the function that pays) and ``calls`` (how many calls lead from ``frame`` to the break).
+    ``subject`` is shortened first when the line would exceed ``limit`` characters, so the
+    consequence is always read in full; the result is at most ``limit`` characters."""
+    entry = CODES.get(code)
+    template = (entry.brief if entry is not None and entry.brief else "") or \
+        DEFAULT_BRIEF.get(outcome, DEFAULT_BRIEF["resume"])
+    rest = template.replace("{frame}", frame or "?").replace("{via}", via(calls))
+    room = limit - (len(rest) - len("{subject}"))
+    if room < 12:  # a frame name so long that nothing would be left of the subject
+        return fit(rest.replace("{subject}", subject), limit)
+    return rest.replace("{subject}", clip(subject, room))
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters: a closing parenthetical remark goes first
+    (``"`if` on a tensor value (data-dependent branching)"`` -> ``"`if` on a tensor value"``),
+    else it is cut at a word boundary and ends in ``…``; a code span (backticks) left open by
+    the cut is closed."""
+    if len(text) <= limit:
+        return text
+    if text.endswith(")") and " (" in text:
+        head = text[:text.rindex(" (")]
+        if head.count("`") % 2 == 0 and head.count("(") == head.count(")") and len(head) >= 8:
+            return clip(head, limit)
+    cut = text[:max(limit - 2, 1)]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    cut = cut.rstrip(" ,;:(")
+    if cut.count("`") % 2:
+        cut += "`"
+    return (cut + _ELLIPSIS)[:limit]
+
+
+def fit(text: str, limit: int = LIMIT) -> str:
+    """``text`` as one line of at most ``limit`` characters: its lines joined, cut at a word
+    boundary when longer (:func:`clip`)."""
+    return clip(" ".join(text.split()), limit)
+
+
+def headline(message: str, condition: Optional[str], limit: int = LIMIT) -> str:
+    """The message as front ends show it on one line: with its condition (``(when `x`)``) when
+    it has one, the condition shortened so the whole stays within ``limit`` characters."""
+    if not condition:
+        return message
+    room = limit - len(message) - 3
+    if room < 12:
+        return message
+    return f"{message} ({clip(condition, room)})"
+
+
+def also(message: str, others) -> str:
+    """``message`` naming the other diagnostics of the same break (``(also GBL202)``) when that
+    fits in :data:`LIMIT`; ``others`` are their codes."""
+    codes = ", ".join(dict.fromkeys(others))
+    if not codes:
+        return message
+    longer = f"{message} (also {codes})"
+    return longer if len(longer) <= LIMIT else message

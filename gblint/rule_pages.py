@@ -1,0 +1,212 @@
+"""Rule pages: one page per code, generated from the code registry, as ``ruff rule`` prints them.
+
+``gblint rule GBL201`` (``--all`` for every code) prints the page of a code in Markdown, and
+``scripts/gen_rule_docs.py`` writes the same pages to ``docs/rules/GBLnnn.md`` with the index
+``docs/rules.md`` (``tests/test_rule_pages.py`` fails when they drift from the registry). A page
+reads everything from :func:`gblint.catalog.catalog` (the rule classes of ``rules/`` and
+:data:`gblint.codes.CODES`): what the code reports, why it costs, an example that is reported
+(with what gblint says about it, checked as Python 3.11 with no configuration), what to write
+instead, the fix ``gblint fix`` applies (:data:`FIXES`), the PyTorch graph-break ids with their
+pages, the torch versions the code holds for, the program under ``tests/`` whose behaviour
+under torch it rests on, and PyTorch's documentation. It cites nothing outside gblint's
+repository but PyTorch's own pages.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from typing import Dict, List, Optional, Tuple
+
+from . import registry
+from .codes import GRAPH_BREAKS_DOC, SKIPPED_DOC
+from .diagnostics import EFFECT_WORDS, GB_URL, rule_url
+
+#: What ``gblint fix`` does for a code: ``(applicability, what it does)``, in the order it
+#: tries them; ``advice`` is a fix without edits (shown, never applied). Codes absent here have
+#: no fix. ``tests/test_rule_pages.py`` checks each page's example gets only these.
+FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
+    "GBL004": (("safe", "Removes the unused codes from the `# noqa` comment, or the `# noqa` when none is "
+                        "left (the rest of the comment stays)."),),
+    "GBL102": (("advice", "Suggests `torch._dynamo.config.capture_scalar_outputs = True` (Dynamo then traces "
+                          "`.item()` as a symbolic scalar); no edit."),),
+    "GBL105": (("unsafe", "Rewrites `if c: x = a` (with an optional `else: x = b`) as "
+                          "`x = torch.where(c, a, x or b)` when `c`, `a` and `x` are known to be tensors and both "
+                          "sides are pure; unsafe: both sides are computed and must broadcast."),),
+    "GBL106": (("advice", "Suggests `torch._dynamo.config.capture_dynamic_output_shape_ops = True`; no "
+                          "edit."),),
+    "GBL201": (("safe", "Unrolls `for i in range(K)` when K is at most `max-unroll` (default 8) and the body "
+                        "has no `break`/`continue`/`global`: the frame is compiled again, with one graph break "
+                        "per iteration instead of no graph at all (the fix's title gives the graphs before and "
+                        "after)."),
+               ("safe", "Otherwise moves the loop into a nested helper named after the function "
+                        "(`_refine_loop` in `refine`), so that only the helper's frame is skipped and the code "
+                        "before and after the loop stays compiled; it declines unless behaviour provably stays "
+                        "the same (no `return`/`yield`/`await`/`global` in the loop, no name that may be unbound, "
+                        "no closure reading what the loop assigns, no `locals()`/`super()`/frame inspection)."),),
+    "GBL202": (("unsafe", "Splits the `try` around the breaking statement: the handlers stay on the code before "
+                          "and after it, the statement runs outside the `try` (an exception it raises is no "
+                          "longer handled). Declines with `finally`/`else`."),
+               ("safe", "When the breaking statement is all the `try` protects, moves the whole `try` statement, "
+                        "handlers included, into a nested helper (`_<function>_try`), so that only the helper's "
+                        "frame is skipped; same conditions as the loop helper of GBL201."),),
+    "GBL203": (("unsafe", "Splits the `with` block around the breaking statement: the manager is entered twice "
+                          "and the statement runs outside it. Declines when the manager binds `as` a name."),),
+    "GBL208": (("unsafe", "Splits the `try`/`with` block around the breaking statement, as for GBL202 and "
+                          "GBL203."),),
+    "GBL301": (("safe", "Decorates a callee whose breaks are all printing/logging with "
+                        "`@torch.compiler.disable`: one clean break instead of one per frame."),
+               ("advice", "Otherwise suggests `torch._dynamo.config.nested_graph_breaks = True` (one break and "
+                          "2 graphs instead of 2 per frame); no edit."),),
+}
+
+#: where the runtime truth of a measured program is recorded, by the folder it lives in
+TRUTH_FILES = {"tests/cases/examples/": "tests/cases/examples/truth.json",
+               "tests/cases/found/": "tests/cases/found/truth.json",
+               "tests/cases/real/": "tests/cases/real/truth.json",
+               "tests/fixtures/measured/": "tests/fixtures/measured/observed.json"}
+EXAMPLE_PYTHON = (3, 11)
+
+
+def rows() -> Dict[str, dict]:
+    """The catalogue's rows by code (:func:`gblint.catalog.catalog`)."""
+    from .catalog import catalog
+    return {r["code"]: r for r in catalog()}
+
+
+def example_output(source: str) -> List[str]:
+    """What ``gblint check`` prints for ``source`` saved as ``example.py`` (one line per
+    diagnostic, no summary), checked as Python 3.11 with the default configuration."""
+    from .config import Settings
+    from .engine import SourceFile, check_sources
+    from .source import SourceError, decode_source
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "example.py")
+        with open(path, "wb") as fh:
+            fh.write(source.encode("utf-8"))
+        settings = Settings(python_version=EXAMPLE_PYTHON, root=tmp, cache=False)
+        try:
+            sources = [SourceFile(path, decode_source(source.encode("utf-8"), path))]
+            report = check_sources(sources, settings)
+        except SourceError as exc:  # the example is a file gblint cannot read
+            from .engine import Report
+            report = Report([exc.diagnostic], 1, [])
+        out = []
+        for d in report.diagnostics:
+            mark = " [*]" if d.fixable == "safe" else ""
+            out.append(f"example.py:{d.line}:{d.column}: {d.code}{mark} {d.headline}")
+        return out
+
+
+def page(code: str, row: Optional[dict] = None) -> dict:
+    """The page of ``code`` as data: every field :func:`render` prints. Raises KeyError for a
+    code gblint does not have."""
+    row = row or rows()[code.upper()]
+    example = row["examples_fire"][0] if row["examples_fire"] else ""
+    example = re.sub(r"  # expect: GBL\d+", "", example)
+    return {
+        "code": row["code"], "name": row["name"], "effect": row["effect"], "summary": row["summary"],
+        "why": row["why"], "hint": row["hint"], "example": example,
+        "reported": example_output(example) if example else [], "use_instead": row["use_instead"],
+        "no_example": row["no_example"], "fixes": list(FIXES.get(row["code"], ())),
+        "gb_ids": [(i, registry.gb_type(i), GB_URL.format(i.lower())) for i in row["gb_ids"]],
+        "torch_versions": row["torch_versions"], "python_versions": row.get("python_versions", ""),
+        "versions": row.get("versions", ""), "facts": list(row.get("facts", ())), "measured": row["measured"],
+        "truth": next((t for folder, t in TRUTH_FILES.items() if row["measured"].startswith(folder)), ""),
+        "source": row["source"], "docs": list(row["docs"]) or _default_docs(row["effect"], row["code"]),
+        "url": rule_url(row["code"]),
+    }
+
+
+def _default_docs(effect: str, code: str) -> List[str]:
+    if code.startswith("GBL0"):
+        return []
+    return [SKIPPED_DOC] if effect == "skip" else [GRAPH_BREAKS_DOC]
+
+
+def _code_block(text: str) -> str:
+    return f"```python\n{text.rstrip()}\n```\n"
+
+
+def render(p: dict, links: bool = False) -> str:
+    """A page as Markdown: the terminal's ``gblint rule`` and ``docs/rules/CODE.md``.
+    ``links``: relative links to the repository's files, for the page in ``docs/rules/``."""
+    def repo(path: str) -> str:
+        return f"[`{path}`](../../{path})" if links else f"`{path}`"
+
+    out = [f"# {p['code']} {p['name']}\n",
+           f"Effect: **{EFFECT_WORDS.get(p['effect'], p['effect'])}** (`{p['effect']}`)."
+           f"{' Holds for ' + p['versions'] + '.' if p['versions'] else ''}\n",
+           "## What it does\n", f"{p['summary']}\n"]
+    for f in p["facts"]:
+        out.append(f"On {f['versions']}: {f['text']} (`docs/semantics.md` {f['section']}).\n")
+    if p["why"]:
+        out += ["## Why it costs\n", f"{p['why']}\n"]
+    out.append("## Example\n")
+    if p["example"]:
+        out.append(_code_block(p["example"]))
+        if p["reported"]:
+            out.append("gblint reports:\n")
+            out.append("```console\n" + "\n".join(p["reported"]) + "\n```\n")
+    else:
+        out.append(f"None: {p['no_example']}\n")
+    out.append("## Use instead\n")
+    if p["hint"]:
+        out.append(f"{p['hint']}\n")
+    if p["use_instead"]:
+        out.append(_code_block(p["use_instead"]))
+    out.append("## Fix\n")
+    if p["fixes"]:
+        labels = {"safe": "safe fix** (`gblint fix`)", "unsafe": "unsafe fix** (`gblint fix --unsafe-fixes`)",
+                  "advice": "advice** (no edit)"}
+        for how, what in p["fixes"]:
+            out.append(f"- **{labels[how]}: {what}\n")
+    else:
+        out.append("No automatic fix: rewrite the code as shown above.\n")
+    out.append("## Graph-break ids\n")
+    if p["gb_ids"]:
+        for gb, kind, url in p["gb_ids"]:
+            out.append(f"- [{gb}]({url}){': ' + kind if kind else ''}\n")
+    else:
+        out.append("None: PyTorch's graph-break registry has no id for this.\n")
+    out.append("## Measured\n")
+    if p["measured"]:
+        out.append(f"{repo(p['measured'])} shows it; what torch did with it is recorded in {repo(p['truth'])}.\n")
+    else:
+        out.append("Not a PyTorch behaviour: this code is about gblint's own reading of the files.\n")
+    out += ["## Rests on\n", f"{_cite(p['source'], links)}\n"]
+    if p["docs"]:
+        out.append("## PyTorch documentation\n")
+        out += [f"- <{url}>\n" for url in p["docs"]]
+    out.append(f"\nThis page: <{p['url']}>\n")
+    return "\n".join(out)
+
+
+def _cite(source: str, links: bool) -> str:
+    """``source`` with gblint's own documents linked (``semantics.md §3`` -> ``docs/semantics.md``)."""
+    if not links:
+        return source
+    return re.sub(r"(?:docs/)?semantics\.md((?: §[0-9.]+)?)", r"[semantics.md\1](../semantics.md)", source)
+
+
+def render_index(all_rows: List[dict]) -> str:
+    """``docs/rules.md``: one line per code, linking its page."""
+    out = ["# gblint rules\n",
+           "Generated by `scripts/gen_rule_docs.py` from the code registry; do not edit by hand. "
+           "Each code has a page under [`rules/`](rules/), also printed by `gblint rule CODE`.\n",
+           "| code | name | effect | GB ids | what it reports |", "|---|---|---|---|---|"]
+    for r in all_rows:
+        ids = ", ".join(r["gb_ids"]) or "-"
+        summary = r["summary"].replace("|", "\\|")
+        out.append(f"| [{r['code']}](rules/{r['code']}.md) | {r['name']} | {r['effect']} | {ids} | {summary} |")
+    return "\n".join(out) + "\n"
+
+
+def generated_docs() -> Dict[str, str]:
+    """Every generated file of the reference, by path relative to the repository:
+    ``docs/rules.md`` and ``docs/rules/CODE.md`` for each code."""
+    by_code = rows()
+    files = {"docs/rules.md": render_index(list(by_code.values()))}
+    for code, row in by_code.items():
+        files[f"docs/rules/{code}.md"] = render(page(code, row), links=True)
+    return files
