@@ -32,6 +32,7 @@ class CallValues:
     _helpers: Dict[str, object]
     # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
     calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
+    reasons: Dict[int, Optional[str]]  # id(call event) resolved to nothing -> why (gblint.interp.Interpreter.unfollowed)
 
     def resolved_calls(self, frame: Frame) -> List[Tuple[Event, tuple]]:
         """``(call event, targets)`` for each call of ``frame`` a walk resolved, in source order."""
@@ -157,6 +158,8 @@ class CallValues:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
+        if not out and not ev.read and id(ev) not in self.reasons:
+            self.reasons[id(ev)] = self.project.interp.unfollowed(frame, ev, env)
         return out
 
     @staticmethod

@@ -75,6 +75,7 @@ class Consequences(CallValues):
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
+        self.reasons = {}  # why a call resolved to nothing
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),

@@ -89,6 +89,7 @@ class Report:
     coverage: Optional[Dict[str, list]] = None
     hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
     versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
+    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see unfollowed_calls
     baselined: int = 0  # diagnostics found but left out because the baseline file lists them
 
     def to_json(self) -> dict:
@@ -657,13 +658,33 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings))
+    report.unfollowed = unfollowed_calls(model, walks)
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
                          "spelling": r.spelling} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
-                          for f in model.visited.values()]}
+                          for f in model.visited.values()],
+            "unfollowed": report.unfollowed}
     return report, project, regions, walks
+
+
+def unfollowed_calls(model: Consequences, walks) -> List[Dict[str, object]]:
+    """The calls the compiled regions reach that gblint could not follow, each once, in call
+    order, with why (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk):
+    ``{"path", "line", "function", "call", "reason"}``. A library's own calls are not listed."""
+    out, seen = [], set()
+    for walk in walks:
+        for frame, ev in walk.unresolved:
+            key = (frame.path, ev.span.line, ev.call_text)
+            if key in seen:
+                continue
+            seen.add(key)
+            reason = model.reasons.get(id(ev))
+            if reason is not None:
+                out.append({"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
+                            "reason": reason})
+    return out
 
 
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:

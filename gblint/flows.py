@@ -57,12 +57,15 @@ class FlowsMixin:
             self.note_target(target.value, UNKNOWN)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and self.in_function():
             scope = self.scope
-            if scope.self_name and target.value.value == scope.self_name and scope.class_info is not None:
+            if scope.self_name and target.value.value == scope.self_name and scope.class_info is not None \
+                    and not self.suppressed():
                 assigned = scope.class_info.assigned
                 assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
 
     def _note_name(self, name: str, value: Expr) -> None:
         if self.in_function():
+            if self.suppressed():
+                return  # never runs under Dynamo (`if not is_compiling():`)
             info = self.scope.info
             info.locals[name] = info.locals.get(name, ()) + (value,)
             self.scope.bound_names.add(name)
@@ -116,7 +119,7 @@ class FlowsMixin:
     # -- returns
     def note_return(self, node: cst.Return) -> None:
         """Record what a ``return`` returns."""
-        if self.in_function():
+        if self.in_function() and not self.suppressed():  # an eager-only `return` is never taken under Dynamo
             info = self.scope.info
             value = self.value_of(node.value) if node.value is not None else const(None)
             tests = [b.test for b in self.scope.blocks if b.test is not None and b.kind in _GUARDS]

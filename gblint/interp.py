@@ -491,6 +491,25 @@ class Interpreter(CallsMixin):
                 env.update(dict(inst.init))
         return self.frame_env(Frame(summary.path, info), env)
 
+    def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
+        """Why the call ``ev`` of ``frame`` (its parameters holding ``env``), which resolved to
+        nothing, was not followed, in words
+        with what would fix it; None when it is a library's own call (torch, the standard
+        library, a container's method): no gap in what was analysed."""
+        if ev.func is None:
+            return None
+        fn = self._eval(ev.func, self.frame_env(frame, env), None)
+        parts = fn.parts if fn.op == "union" else (fn,)
+        for p in parts:
+            if isinstance(p, Ext):
+                head = p.name.split(".")[0]
+                if head not in _LIBRARY_HEADS and self.project.loader is not None \
+                        and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
+                    return f"package `{head}` is not followed: pass --follow-imports {head}"
+        if any(isinstance(p, (Ext, ExtInst, Method)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
+            return None
+        return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
     @staticmethod
     def _assignments(summary: FileSummary, info, name: str):
         """The assignments of ``self.name`` in class ``info``: ``(building, other)``, those made
@@ -561,6 +580,8 @@ class Interpreter(CallsMixin):
         return UNKNOWN
 
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
+_LIBRARY_HEADS = frozenset(getattr(__import__("sys"), "stdlib_module_names", ())) | {"torch", "builtins", "typing",
+                                                                                 "numpy", "np", "triton", "__future__"}
 LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 

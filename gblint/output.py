@@ -65,8 +65,21 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
                   "no graph breaks predicted.\n")
     if not quiet and n and getattr(report, "baselined", 0):
         out.write(f"{report.baselined} more hidden by the baseline.\n")
+    if not quiet and getattr(report, "unfollowed", None):
+        out.write(unfollowed_line(report.unfollowed) + "\n")
     for e in report.errors:
         out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
+
+
+def unfollowed_line(unfollowed) -> str:
+    """One line saying how many calls of the compiled regions were not followed, and why (the
+    packages to follow first): a break behind them cannot be reported."""
+    packages = sorted({u["reason"].split("`")[1] for u in unfollowed if u["reason"].startswith("package `")})
+    n = len(unfollowed)
+    text = f"{n} call{'s' if n != 1 else ''} not followed (no break behind {'them' if n != 1 else 'it'} can be reported"
+    if packages:
+        text += "; pass " + " ".join(f"--follow-imports {p}" for p in packages)
+    return text + "; --format json lists them under coverage.unfollowed)."
 
 
 def fix_counts(diagnostics) -> dict:
@@ -198,6 +211,12 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
         out.write(f"  predicted: ~{total} graph{'s' if total != 1 else ''}, {breaks} graph break"
                   f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
+        gaps = [(f, ev, w.owner.reasons.get(id(ev))) for f, ev in w.unresolved]
+        gaps = [(f, ev, why) for f, ev, why in gaps if why]
+        if gaps:
+            out.write(f"  not followed ({len(gaps)} call{'s' if len(gaps) != 1 else ''}, in call order):\n")
+            for f, ev, why in gaps:
+                out.write(f"      {display_path(f.path)}:{ev.span.line} `{ev.call_text}(...)` in {f.name}: {why}\n")
     return bool(chosen)
 
 
