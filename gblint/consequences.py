@@ -408,8 +408,11 @@ class _RegionWalk:
                 if site in seen_sites:
                     continue
                 seen_sites.add(site)
-                # a higher-order op's body (checkpoint) breaking is one break of this frame
-                verdict = self._decide(frame, ib.event, ev.blocks, ev, checkpoint, () if flat else ib.chain,
+                # a higher-order op's body (checkpoint) breaking is one break of this frame; a break
+                # met in what an attribute read runs (a property) is not at a call Dynamo can resume
+                # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py)
+                site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if ev.read else ib.event
+                verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
                                        conditions=self.owner.residual(ev.blocks, env) + ib.conditions)

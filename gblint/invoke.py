@@ -412,7 +412,7 @@ class CallsMixin:
             if isinstance(part, Cls):  # `torch.compile(Net)`: its instances' forward
                 part = Inst(part, ())
             if isinstance(part, Inst) and self._is_module(part):
-                self.apply(self.instance_attr(part, "forward", None), args, calls, want=False)
+                self.call_instance(part, args, calls, want=False)  # forward, and the module's own hooks
             elif isinstance(part, (Func, Closure, Bound, Partial)):
                 self.apply(part, args, calls, want=False)
         return [t for t in calls if t.frame is not None]

@@ -67,6 +67,7 @@ REFERENCE = ("2.13", "3.11")  # the torch and Python whose observation file is p
 BACKEND = "eager"
 TIMEOUT = 300.0
 SEVERITY = {"resumed": 0, "prefix": 1, "skipped": 2}
+TRACED = [False]  # --traced: record the functions Dynamo traced too
 
 
 def programs(folder: str = MEASURED) -> List[str]:
@@ -113,7 +114,9 @@ def _child(program: str, events_path: str) -> None:
 
     from gblint.runtime_check.observer import Observer
 
-    obs = Observer(sink, backend=BACKEND, device="cpu").install()
+    obs = Observer(sink, backend=BACKEND, device="cpu")
+    obs.record_traced = os.environ.get("GBLINT_MEASURE_TRACED") == "1"  # --traced
+    obs.install()
     sink({"ev": "ready", "torch": torch.__version__, "python": "%d.%d.%d" % sys.version_info[:3]})
 
     # Every exception raised while compiling a frame passes through exception_handler (convert_frame._compile);
@@ -192,6 +195,7 @@ def summarize(events: Sequence[Dict[str, Any]], program: str) -> Dict[str, Any]:
             text = text.replace(folder, "")
         return text
 
+    traced: set = set()  # functions of the program Dynamo traced (with --traced), as gblint names them
     breaks: Dict[int, Dict[str, Any]] = {}
     skipped: Dict[tuple, Dict[str, Any]] = {}
     errors: List[Dict[str, Any]] = []
@@ -236,11 +240,14 @@ def summarize(events: Sequence[Dict[str, Any]], program: str) -> Dict[str, Any]:
             from gblint.runtime_check.runner import FAILURE_SKIP_REASONS  # failed frames, recorded above
             if _same(ev.get("path"), program) and ev.get("reason") not in FAILURE_SKIP_REASONS:
                 declined.add((ev.get("function"), clean(ev.get("reason"))))
+        elif kind == "traced" and _same(ev.get("path"), program):
+            traced.add(_qualname(ev.get("qualname") or ev.get("function") or ""))
         elif kind == "end" and ev.get("exception"):
             exception = {k: clean(v) for k, v in ev["exception"].items()}
     for b in breaks.values():
         b["gb_ids"].sort()
-    return {"graphs": graphs,
+    more = {"traced": sorted(t for t in traced if t)} if traced else {}
+    return {**more, "graphs": graphs,
             "breaks": [breaks[k] for k in sorted(breaks)],
             "skipped_frames": sorted(skipped.values(), key=lambda s: (s["line"] or 0, s["function"])),
             "errors": errors,
@@ -248,10 +255,20 @@ def summarize(events: Sequence[Dict[str, Any]], program: str) -> Dict[str, Any]:
             "exception": exception}
 
 
+def _qualname(qualname: str) -> str:
+    """``f.<locals>.g.<locals>.<listcomp>`` -> ``f.g``: Python's qualified name as gblint writes
+    functions (nested functions dotted; comprehensions and lambdas count as their function)."""
+    parts = [p for p in qualname.split(".") if p != "<locals>"]
+    while parts and parts[-1].startswith("<"):
+        parts.pop()
+    return ".".join(parts)
+
+
 def _clean_env() -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TORCH_LOGS", "TORCHDYNAMO_", "TORCH_COMPILE_", "TORCHINDUCTOR_"))}
     env["PYTHONHASHSEED"] = "0"
+    env["GBLINT_MEASURE_TRACED"] = "1" if TRACED[0] else "0"
     env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
@@ -313,7 +330,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="programs measured side by side (default 2)")
     ap.add_argument("--update", action="store_true",
                     help="write the programs named into observed.json, keep the other records, drop removed programs")
+    ap.add_argument("--traced", action="store_true",
+                    help="also record every function of the program Dynamo traced (tests/fixtures/reach)")
     a = ap.parse_args(argv)
+    TRACED[0] = a.traced
     folder = os.path.abspath(a.folder)
     python = os.path.abspath(a.python) if os.sep in a.python else a.python  # the children run elsewhere
     versions = interpreter_versions(python)
