@@ -21,7 +21,11 @@ from .traversal import code_of, literal, names_in
 
 
 class BlocksMixin:
-    """Pushes and pops the blocks of the current function as the traversal enters and leaves them."""
+    """Pushes and pops the blocks of the current function as the traversal enters and leaves them.
+    ``try_nodes``: the ``try`` statements around the node being read, innermost last (rules read it
+    through ``ctx.builder``)."""
+
+    try_nodes: list = []
 
     # -- blocks
     def push(self, kind: BlockKind, node, **kw) -> None:
@@ -105,12 +109,12 @@ class BlocksMixin:
 
     def visit_Try(self, node: cst.Try) -> None:
         self.push(BlockKind.TRY, node)
-        self._try_nodes = getattr(self, "_try_nodes", []) + [node]
+        self.try_nodes = self.try_nodes + [node]  # the `try` statements around the node being read, innermost last
         self.record_rules(node)
 
     def leave_Try(self, node: cst.Try) -> None:
         self.pop()
-        self._try_nodes = self._try_nodes[:-1]
+        self.try_nodes = self.try_nodes[:-1]
 
     def visit_Try_handlers(self, node: cst.Try) -> None:
         self.leave_try_body()
@@ -162,7 +166,7 @@ class BlocksMixin:
             self._pending_tests().append((self.scope.blocks[-1], node.test, True))
 
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
-        tries = getattr(self, "_try_nodes", None)
+        tries = self.try_nodes
         test = raises_test(tries[-1], node, self.scope) if tries and self.in_function() else None
         self.push(BlockKind.ERROR_PATH, node, test=test)
 

@@ -8,11 +8,14 @@ called with, and whether Dynamo compiles a callee alone when it runs eagerly aft
 """
 from __future__ import annotations
 
+import dataclasses
+
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from . import values
+from . import values, versions
 from .index import Resolved, construct_break, disabled_break, rnn_break
-from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo
+from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
+from .semantics import CALLERS_RESUME
 
 # What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
 # break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
@@ -156,6 +159,9 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        if versions.holds("rnn-call-resumes", getattr(self, "torch_version", versions.NEWEST_TORCH), (3, 11)):
+            out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
+                   for t, e, f in out]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
         if not out and not ev.read and id(ev) not in self.reasons:
@@ -269,3 +275,9 @@ def _undecided(b: Block, env: values.Env) -> bool:
 def _is_method(info: FunctionInfo) -> bool:
     return info.class_name is not None and info.qualname == f"{info.class_name}.{info.name}" \
         and info.decorator("staticmethod") is None
+
+
+def rnn_resumes(ev: Event) -> Event:
+    """The break of an RNN module's call as torch 2.15 makes it: a graph break it resumes after
+    (GB0148), not a skip of the calling frame (``rnn-call-resumes``, docs/semantics.md §8.11)."""
+    return dataclasses.replace(ev, gb_ids=("GB0148",), outcome=Outcome.RESUME)

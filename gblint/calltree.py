@@ -265,3 +265,22 @@ def graph_boundaries(report) -> List[dict]:
             graphs[-1]["counted"] = True
         out.append({"kind": "eager", "what": report.reason})
     return out
+
+
+def unfollowed_calls(model, walks) -> List[Dict[str, object]]:
+    """The calls the compiled regions reach that gblint could not follow (``model``: the walk's
+    :class:`gblint.consequences.Consequences`), each once, in call
+    order, with why (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk):
+    ``{"path", "line", "function", "call", "reason"}``. A library's own calls are not listed."""
+    out, seen = [], set()
+    for walk in walks:
+        for frame, ev in walk.unresolved:
+            key = (frame.path, ev.span.line, ev.call_text)
+            if key in seen:
+                continue
+            seen.add(key)
+            reason = model.reasons.get(id(ev))
+            if reason is not None:
+                out.append({"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
+                            "reason": reason})
+    return out

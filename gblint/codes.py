@@ -115,7 +115,7 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          source="gblint itself (flake8's `# noqa` syntax; ruff's RUF100)", torch_versions="",
          example="import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sin()  # noqa: GBL102\n",
          use_instead="import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sin()\n"),
-    Code("GBL118", "rnn-module", "skip", "A call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module.", ("GB0014",),
+    Code("GBL118", "rnn-module", "skip", "A call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module.", ("GB0014", "GB0148"),
          why="Dynamo does not trace recurrent modules, and cannot resume after the call either: the frame that "
              "calls the module is skipped and runs eagerly (0 graphs; measured on 2.13, with or without work "
              "before the call). A frame that reaches the call through another is split there instead (a nested "
@@ -269,6 +269,17 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          use_instead=("import torch\n\n\n@torch.compile\ndef f(x):\n    with torch._dynamo.error_on_graph_break(True):\n"
                       "        return x.sin()\n"),
          measured=_EXAMPLES + "051_error_on_graph_break_decorator.py", docs=(EOGB_DOC,)),
+    Code("GBL403", "call-raises", "error",
+         "A call on the way to a compile error (fullgraph / error_on_graph_break): the error is raised through it.",
+         why="The compile error of the break it leads to is raised when this call is traced; the region's first "
+             "call fails (the related GBL401/GBL402 is the break itself).",
+         hint="Fix the break in the callee (see the related diagnostic).",
+         brief="{subject} leads to a compile error (fullgraph / error_on_graph_break) in `{frame}`",
+         example=("import torch\n\n\ndef helper(x):\n    print('debug')\n    return x\n\n\n"
+                  "@torch.compile(fullgraph=True)\ndef f(x):\n    return helper(x).sin()\n"),
+         use_instead=("import torch\n\n\ndef helper(x):\n    return x\n\n\n"
+                      "@torch.compile(fullgraph=True)\ndef f(x):\n    return helper(x).sin()\n"),
+         measured="tests/fixtures/measured/c01_fullgraph_nested.py", docs=(FULLGRAPH_DOC,)),
     Code("GBL404", "dynamo-internal-error", "error",
          "A construct whose trace raises inside Dynamo (`with torch.cpu.amp.autocast()` on Python 3.13): the "
          "compiled call raises an internal error.",
@@ -277,6 +288,19 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          hint="Use `torch.autocast(\"cpu\")` instead.",
          brief="{subject}: Dynamo fails tracing it on Python 3.13+, calling `{frame}` raises",
          source="docs/semantics.md §8.13", python_versions=">=3.13",
-         no_example="it shows only on Python 3.13 and later, which the documentation examples are not checked on "
-                    "(tests/fixtures/measured/n08 measures it on 3.13)"),
+         example=("import torch\n\n\n@torch.compile\ndef f(x):\n    with torch.cpu.amp.autocast():\n"
+                  "        return x @ x\n"),
+         use_instead=("import torch\n\n\n@torch.compile\ndef f(x):\n    with torch.autocast(\"cpu\"):\n"
+                      "        return x @ x\n"),
+         measured="tests/fixtures/measured/n08_autocast_variants.py"),
+    Code("GBL409", "region-fails-to-compile", "skip",
+         "The compiled region's frame gets no compiled graph: its first call raises a compile error.",
+         why="A compile error under fullgraph=True or error_on_graph_break(True) makes the region's first call raise, "
+             "so the frame runs no compiled code (the related GBL401/GBL402 is the break that causes it).",
+         hint="Fix the reported compile error.",
+         brief="{subject} gets no compiled graph: its first call raises a compile error",
+         example=("import torch\n\n\n@torch.compile(fullgraph=True)\ndef f(x):\n    print('debug')\n"
+                  "    return x.sin()\n"),
+         use_instead=("import torch\n\n\n@torch.compile(fullgraph=True)\ndef f(x):\n    return x.sin()\n"),
+         measured=_EXAMPLES + "054_fullgraph_print.py", docs=(FULLGRAPH_DOC,)),
 )}

@@ -150,29 +150,38 @@ def _longest(code: str, selectors: Sequence[str], effect: Optional[str] = None) 
     return best
 
 
-def find_pyproject(start: str) -> Optional[str]:
-    """The nearest ``pyproject.toml`` with a ``[tool.gblint]`` table, walking up from ``start``.
-    Raises ConfigError for a ``pyproject.toml`` on the way that is not valid TOML (it may hold
-    the table: ignoring it would switch the configuration off without a word)."""
+def _pyprojects(start: str):
+    """``(path, parsed TOML)`` of every ``pyproject.toml`` from ``start`` up to the file system's
+    root, nearest first (an unreadable one as ``{}``). Raises ConfigError for one that is not
+    valid TOML (it may hold the table: ignoring it would switch the configuration off without a word)."""
     d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     while True:
         candidate = os.path.join(d, "pyproject.toml")
         if os.path.isfile(candidate):
             try:
                 with open(candidate, "rb") as fh:
-                    tool = tomllib.load(fh).get("tool", {})
+                    data = tomllib.load(fh)
             except tomllib.TOMLDecodeError as exc:
                 raise ConfigError(f"{candidate}: not valid TOML: {exc}") from None
             except UnicodeDecodeError:
                 raise ConfigError(f"{candidate}: not valid TOML: a TOML file must be UTF-8") from None
             except OSError:
-                tool = {}
-            if isinstance(tool, dict) and "gblint" in tool:
-                return candidate
+                data = {}
+            yield candidate, data
         parent = os.path.dirname(d)
         if parent == d:
-            return None
+            return
         d = parent
+
+
+def find_pyproject(start: str) -> Optional[str]:
+    """The nearest ``pyproject.toml`` with a ``[tool.gblint]`` table, walking up from ``start``.
+    Raises ConfigError for a ``pyproject.toml`` on the way that is not valid TOML."""
+    for candidate, data in _pyprojects(start):
+        tool = data.get("tool", {})
+        if isinstance(tool, dict) and "gblint" in tool:
+            return candidate
+    return None
 
 
 def known_codes() -> Tuple[str, ...]:
@@ -273,27 +282,12 @@ def find_requires_python(start: str) -> Optional[Tuple[str, str]]:
     ``pyproject.toml`` with a ``[project]`` table, walking up from ``start``; None when there is
     none or it declares no ``requires-python``. Raises ConfigError for a ``pyproject.toml`` on the
     way that is not valid TOML (as :func:`find_pyproject`)."""
-    d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-    while True:
-        candidate = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(candidate):
-            try:
-                with open(candidate, "rb") as fh:
-                    data = tomllib.load(fh)
-            except tomllib.TOMLDecodeError as exc:
-                raise ConfigError(f"{candidate}: not valid TOML: {exc}") from None
-            except UnicodeDecodeError:
-                raise ConfigError(f"{candidate}: not valid TOML: a TOML file must be UTF-8") from None
-            except OSError:
-                data = {}
-            table = data.get("project") if isinstance(data, dict) else None
-            if isinstance(table, dict):
-                requires = table.get("requires-python")
-                return (candidate, requires) if isinstance(requires, str) and requires.strip() else None
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
+    for candidate, data in _pyprojects(start):
+        table = data.get("project") if isinstance(data, dict) else None
+        if isinstance(table, dict):
+            requires = table.get("requires-python")
+            return (candidate, requires) if isinstance(requires, str) and requires.strip() else None
+    return None
 
 
 def validate_table(table: object, where: str) -> None:

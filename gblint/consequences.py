@@ -17,15 +17,17 @@ Rules (``gblint.rules``) say *what* breaks; this module says *what it costs*.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import messages, registry, values, versions
 from .codes import CODES
-from .diagnostics import Diagnostic, TraceFrame
+from .diagnostics import Diagnostic, Related, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
+from .compile_errors import CompileErrorsMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
@@ -64,11 +66,14 @@ class InnerBreak:
 class Consequences(CallValues):
     """Walks compiled regions and turns events into diagnostics.
 
-    ``project`` resolves callee refs to frames (see :class:`gblint.index.Project`).
+    ``project`` resolves callee refs to frames (see :class:`gblint.index.Project`);
+    ``torch_version`` (``"2.15.0"``) is the release whose behaviour is predicted (default: the newest
+    measured).
     """
 
-    def __init__(self, project, error_paths: bool = False):
+    def __init__(self, project, error_paths: bool = False, torch_version: Optional[str] = None):
         self.project = project
+        self.torch_version = torch_version or versions.NEWEST_TORCH
         self.error_paths = error_paths  # also walk code that runs only when an exception is raised
         self._inner: Dict[tuple, List[InnerBreak]] = {}
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
@@ -165,7 +170,7 @@ def _eogb_value(dec) -> Optional[bool]:
     return None
 
 
-class _RegionWalk:
+class _RegionWalk(CompileErrorsMixin):
     """The state of one region's walk: frames compiled, diagnostics emitted."""
 
     def __init__(self, owner: Consequences, region: Region):
@@ -562,12 +567,35 @@ class _RegionWalk:
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
                       fix_request=self.nested_fix(site_frame))
+            self._at_own_call(frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
                   fix_request=_direct_fix(site))
         return Outcome.RESUME
+
+    def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:
+        """A nested break whose site is in another file than the checked code that pays for it
+        is also shown at that code's call into it (where its author can act), naming the site."""
+        call = chain[0][1]
+        loader = self.owner.project.loader
+        roots = tuple(os.path.join(r, "") for r in (loader.followed.values() if loader is not None else ()))
+        if site_frame.path == frame.path or os.path.abspath(frame.path).startswith(roots):
+            return
+        before = len(self.diagnostics)
+        self.emit("GBL301", Outcome.RESUME, frame.name, frame.path, call.span,
+                  f"`{call.call_text}(...)` leads to {site.detail} at {os.path.basename(site_frame.path)}:"
+                  f"{site.span.line}, a nested graph break that splits `{frame.name}` here.", site.hint,
+                  site.gb_ids, trace, subject=f"`{call.call_text}(...)`")
+        if len(self.diagnostics) > before:
+            main = next((i for i in range(before - 1, -1, -1) if self.diagnostics[i].line == site.span.line
+                         and self.diagnostics[i].path == site_frame.path), None)
+            if main is not None:
+                a, b = self.diagnostics[main], self.diagnostics[-1]
+                self.diagnostics[main] = dataclasses.replace(a, related=a.related + (Related(b.code, b.frame, b.effect,
+                                                                                            b.line),))
+                self.diagnostics[-1] = dataclasses.replace(b, related=(Related(a.code, a.frame, a.effect, a.line),))
 
     def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
         """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
@@ -619,49 +647,6 @@ class _RegionWalk:
                           f"`{frame.name}`: Dynamo does not trace generator frames (GB0003); it runs eagerly.",
                           "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), (),
                           subject=f"@contextmanager `{callee.name}`, entered in skipped `{frame.name}`")
-
-    # -------------------------------------------------------------- errors
-    def error_at(self, frame: Frame, site: Event, chain, detail: str, gb_ids, hint: str, strict: bool,
-                 site_frame: Optional[Frame] = None, failure: str = "") -> None:
-        """Report a break that is a compile error here (fullgraph or error_on_graph_break; with
-        ``failure``, a construct whose trace raises inside Dynamo, GBL404; an op that fails while
-        traced, its rule's own code): one diagnostic at the break, whose trace holds the calls
-        leading to it and whose frame is the one that gets no compiled code."""
-        site_frame = site_frame or frame
-        trace = self.trace(chain, site_frame, site) if chain else ()
-        entry = self.region.entry.name
-        calls = "; ".join(f"`{call.call_text}(...)` at line {call.span.line} of `{caller.name}` leads to it"
-                          for caller, call in chain)
-        calls = f" ({calls})" if calls else ""
-        first = self.first_error
-        if first is None:
-            self.first_error = first = (site_frame.path, site.span.line)
-            region_note = f"`{frame.name}` gets no compiled graph: its compile fails"
-        else:
-            region_note = f"the first call already fails at line {first[1]}"
-        self.region_failed = True
-        if site.outcome == Outcome.ERROR and not failure:  # fails while traced, whatever the settings (rules/trace_errors.py)
-            self.emit(site.code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                      f"{detail}: if the op fails, it fails while Dynamo traces it, the `except` clause does not run "
-                      f"and calling `{entry}` raises torch._dynamo.exc.TorchRuntimeError{calls}, and {region_note}.",
-                      hint, tuple(gb_ids), trace, name=site.rule_name, subject=detail)
-            return
-        why = "fullgraph=True" if self.region.fullgraph else "torch._dynamo.error_on_graph_break(True)"
-        code = "GBL404" if failure else "GBL401" if self.region.fullgraph else "GBL402"
-        exc = ("torch._dynamo.exc.UserError (could not guard on a data-dependent expression)" if site.needs_capture
-               else "torch._dynamo.exc.InternalTorchDynamoError" if failure else "torch._dynamo.exc.Unsupported")
-        lead = f"{failure}, so this is a compile error" if failure else f"under {why} this graph break is a compile error"
-        self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
-                  f"{detail}: {lead}; calling `{entry}` raises {exc}{calls}, and {region_note}.",
-                  hint if failure else _join_hint(hint, "Remove the break, or drop fullgraph=True / "
-                                                  "error_on_graph_break(True) for this code."),
-                  tuple(gb_ids), trace, subject=detail)
-
-    def internal_error(self, frame: Frame, site: Event, chain, site_frame: Optional[Frame] = None) -> None:
-        """A manager whose trace raises an internal Dynamo error here (ManagerKind.FAILS, §8.13)."""
-        where = f"torch {self.region.torch_version or versions.NEWEST_TORCH} on Python %d.%d" % self.region.python_version
-        self.error_at(frame, site, chain, site.detail, (), "Use `torch.autocast(\"cpu\")` instead.", False, site_frame,
-                      failure=f"Dynamo fails while tracing this manager on {where} (KeyError: 'dtype')")
 
     # -------------------------------------------------------------- traces
     def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:

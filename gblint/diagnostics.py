@@ -228,7 +228,8 @@ def link_related(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
                       (diagnostics[j].code, diagnostics[j].frame) != (d.code, d.frame)]
             if not others:
                 continue
-            related = tuple(Related(o.code, o.frame, o.effect, o.line) for o in others)
+            related = tuple(dict.fromkeys(d.related + tuple(Related(o.code, o.frame, o.effect, o.line)
+                                                            for o in others)))
             said = "; ".join(f"{o.code} ({EFFECT_WORDS.get(o.effect, o.effect)}"
                              f"{f' in `{o.frame}`' if o.frame else ''})" for o in others)
             message = d.message

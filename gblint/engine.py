@@ -27,6 +27,7 @@ import traceback
 import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from . import calltree
 from .cache import cached_fixes, settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
@@ -89,7 +90,7 @@ class Report:
     coverage: Optional[Dict[str, list]] = None
     hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
     versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
-    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see unfollowed_calls
+    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see calltree.unfollowed_calls
     baselined: int = 0  # diagnostics found but left out because the baseline file lists them
 
     def to_json(self) -> dict:
@@ -636,7 +637,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if progress is not None:
         progress(total, total)
     project = Project(summaries, loader)
-    model = Consequences(project, error_paths=settings.error_paths)
+    model = Consequences(project, error_paths=settings.error_paths, torch_version=torch_of(settings))
     diagnostics = loader.diagnostics
     errors = loader.errors
     regions = find_regions(project, settings, summaries)
@@ -658,7 +659,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings))
-    report.unfollowed = unfollowed_calls(model, walks)
+    report.unfollowed = calltree.unfollowed_calls(model, walks)
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
@@ -667,24 +668,6 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                           for f in model.visited.values()],
             "unfollowed": report.unfollowed}
     return report, project, regions, walks
-
-
-def unfollowed_calls(model: Consequences, walks) -> List[Dict[str, object]]:
-    """The calls the compiled regions reach that gblint could not follow, each once, in call
-    order, with why (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk):
-    ``{"path", "line", "function", "call", "reason"}``. A library's own calls are not listed."""
-    out, seen = [], set()
-    for walk in walks:
-        for frame, ev in walk.unresolved:
-            key = (frame.path, ev.span.line, ev.call_text)
-            if key in seen:
-                continue
-            seen.add(key)
-            reason = model.reasons.get(id(ev))
-            if reason is not None:
-                out.append({"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
-                            "reason": reason})
-    return out
 
 
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:

@@ -11,7 +11,10 @@ from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
 from .engine import Report
 
-EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes"}
+EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes",
+                 "via": "calls leading to a compile error"}
+#: a call on the way to a compile error is counted apart: the error it leads to is counted once
+_COUNTED_APART = {"GBL403": "via"}
 COLORS = {"break": "33", "skip": "31", "error": "1;31", "info": "36"}
 
 
@@ -39,9 +42,10 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
     if quiet:
         pass
     elif n:
-        by_effect = collections.Counter(d.effect for d in report.diagnostics)
-        parts = ", ".join(f"{by_effect[e]} {(EFFECT_LABEL if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
-                          for e in ("error", "skip", "break", "info") if by_effect.get(e))
+        by_effect = collections.Counter(_COUNTED_APART.get(d.code, d.effect) for d in report.diagnostics)
+        labels = dict(EFFECT_LABEL, via="call leading to a compile error")
+        parts = ", ".join(f"{by_effect[e]} {(labels if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
+                          for e in ("error", "skip", "break", "via", "info") if by_effect.get(e))
         out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
                   f"file{'s' if report.files_checked != 1 else ''}.\n")
         fixable = fix_counts(report.diagnostics)

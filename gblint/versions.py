@@ -97,6 +97,27 @@ FACTS: Dict[str, Fact] = {f.name: f for f in (
     Fact("while-test-skips", "", ">=3.12", ("GBL201",),
          "a break in a data-dependent `while` condition skips the resume frame that holds the loop (GB7000)",
          "§3.1, §8.12", ("058_tensor_while_condition.py", "measured/n09_while_condition_callee.py")),
+    Fact("contextvar-get-traced", ">=2.14", "", ("GBL127",),
+         "`ContextVar.get()` is traced; `.set()` and `.reset()` still break, as GB6815 \"ContextVar.set() is not "
+         "yet supported\" instead of GB0156", "§8.11", ("measured/v32_contextvar.py",)),
+    Fact("disable-call-own-ids", ">=2.14", "", ("GBL130",),
+         "calling `torch._dynamo.disable(fn)` or `torch.compiler.disable(fn)` inside the region breaks with ids of "
+         "its own, GB0376 and GB0377, instead of GB0007", "§8.11", ("measured/v34_allow_disable_in_region.py",)),
+    Fact("rnn-call-resumes", ">=2.15", "", ("GBL118",),
+         "a call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module is a graph break Dynamo resumes after (GB0148 \"Dynamo "
+         "determined that a graph break should occur\"): the calling frame is split, not skipped (GB0014 and a "
+         "skipped frame before 2.15)", "§8.11", ("measured/r04_lstm_module.py", "measured/r06_lstm_nested.py")),
+    Fact("str-of-lazy-string-traced", ">=2.14", "", ("GBL123",),
+         "`str(s)` of a string that formats a tensor lazily (an f-string, `str.format`) is traced and does not "
+         "break (GB0059 before 2.14); `len(s)`, `in` and `+` still do", "§8.11", ("measured/v47_format_uses.py",)),
+    Fact("random-range-resumes", ">=2.14", "", ("GBL135",),
+         "`range(n)` of an int drawn from a traced `random.Random` is a graph break Dynamo resumes after (GB0124, "
+         "the int made concrete), not a skipped frame (GB4841 before 2.14)", "§8.11",
+         ("measured/v41_random_instance.py",)),
+    Fact("bare-raise-at-origin", ">=2.14", "", ("GBL124",),
+         "a bare `raise` in an `except` body is reported at the line that raised first (the `try` body's "
+         "statement), not at the `raise`; the frame is skipped as before", "§8.11",
+         ("measured/v50_raise_in_except.py", "measured/n03_reraise_in_except.py")),
     Fact("cpu-amp-autocast-fails", "", ">=3.13", ("GBL404",),
          "tracing `with torch.cpu.amp.autocast(...)` raises an internal Dynamo error (KeyError: 'dtype'), with or "
          "without a break inside: the compiled call raises (`torch.autocast(\"cpu\")` is fine); measured on "

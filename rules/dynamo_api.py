@@ -13,6 +13,8 @@ from gblint.semantics import DISABLE
 from .base import Rule
 from .notes import forget_local, local_note, note_local
 
+#: from torch 2.14 the disable calls break with ids of their own (docs/semantics.md §8.11)
+OWN_IDS = {"torch._dynamo.disable": "GB0376", "torch.compiler.disable": "GB0377"}
 MARKERS = frozenset({"torch._dynamo.allow_in_graph", "torch.compiler.allow_in_graph", "torch._dynamo.disallow_in_graph",
                      *DISABLE})
 
@@ -32,7 +34,7 @@ def _disable_call(node, ctx):
 class DynamoApiInRegion(Rule):
     code = "GBL130"
     name = "dynamo-api-in-region"
-    gb_ids = ("GB0007", "GB0098", "GB0099")
+    gb_ids = ("GB0007", "GB0098", "GB0099", "GB0376", "GB0377")
     node_types = (cst.Call, cst.Assign)
     summary = ("`torch._dynamo.allow_in_graph(fn)`, `disallow_in_graph(fn)` or `torch.compiler.disable(fn)` called "
                "inside compiled code, and the call of the function `disable` returned there.")
@@ -41,6 +43,16 @@ class DynamoApiInRegion(Rule):
     hint = ("Apply `allow_in_graph` / `torch.compiler.disable` once at module level (as a decorator, or "
             "`fn = torch.compiler.disable(fn)`) and only call the result in the region.")
     source = "torch/_dynamo/trace_rules.py; torch/_dynamo/decorators.py; semantics.md §8.18"
+    use_instead = (
+        'import torch\n'
+        'def clip(t):\n'
+        '    return t.clamp(-1, 1)\n'
+        'g = torch._dynamo.allow_in_graph(clip)  # at import time, not while tracing\n'
+        '@torch.compile\n'
+        'def f(x):\n'
+        '    return g(x) * 2\n'
+    )
+    measured = "tests/fixtures/measured/v34_allow_disable_in_region.py"
     examples_fire = (
         "import torch\n"
         "def clip(t):\n"
@@ -74,7 +86,8 @@ class DynamoApiInRegion(Rule):
         sites = []
         q = ctx.resolve(node.func)
         if q in MARKERS:
-            sites.append(self.site(node, f"`{q}(...)` called inside the region", gb_ids=("GB0007",)))
+            gb = OWN_IDS.get(q, "GB0007") if ctx.holds("disable-call-own-ids") else "GB0007"
+            sites.append(self.site(node, f"`{q}(...)` called inside the region", gb_ids=(gb,)))
         recursive = _disable_call(node.func, ctx)
         if recursive is None and isinstance(node.func, cst.Name):
             how = local_note(ctx, "disabled", node.func.value)

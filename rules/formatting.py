@@ -52,6 +52,14 @@ class FormatTensor(Rule):
            "skipped (`in`: the graph up to the last checkpoint is kept); `%` formats at once and skips the frame.")
     hint = "Format the value outside the compiled region, or format `t.shape` / a constant instead."
     source = "torch/_dynamo/variables/builtin.py (str.format / __format__); semantics.md §8.2"
+    use_instead = (
+        'import torch\n'
+        '@torch.compile\n'
+        'def f(x):\n'
+        '    x = x.relu()\n'
+        '    return x, x.sum()  # format the value after the compiled call returns\n'
+    )
+    measured = "tests/fixtures/measured/v37_format_variants.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -110,6 +118,8 @@ class FormatTensor(Rule):
         if q in ("len", "str") and len(node.args) == 1:
             if q == "len":
                 return self._used(node, ctx, (node.args[0].value,), "`len()` of", "skip", ("GB0088",))
+            if ctx.holds("str-of-lazy-string-traced"):  # torch >=2.14 (docs/semantics.md §8.11)
+                return None
             return self._used(node, ctx, (node.args[0].value,), "`str()` of", "resume", ("GB0059",))
         return None
 

@@ -38,6 +38,17 @@ class ModuleHookInRegion(Rule):
     why = "Registering builds a `RemovableHandle`, a `setattr()` Dynamo refuses (GB0467): the graph breaks."
     hint = "Register and remove hooks outside the compiled function (once, around the calls that need them)."
     source = "torch/utils/hooks.py: RemovableHandle; semantics.md §8.17"
+    use_instead = (
+        'import torch\n'
+        'def show(m, args):\n'
+        '    return None\n'
+        '@torch.compile\n'
+        'def run(layer, x):\n'
+        '    return layer(x)\n'
+        'def setup(layer):\n'
+        '    layer.register_forward_pre_hook(show)  # once, before the compiled calls\n'
+    )
+    measured = "tests/fixtures/measured/v35_hooks_in_region.py"
     examples_fire = (
         "import torch\n"
         "def show(m, args):\n"
@@ -87,6 +98,20 @@ class HookHandleUse(Rule):
            "the last checkpoint is kept and the rest runs eagerly (the whole frame without a checkpoint).")
     hint = "Register and remove hooks outside the compiled function (once, around the calls that need them)."
     source = "torch/_dynamo/variables/builder.py: wrap_removable_handle; semantics.md §8.17"
+    use_instead = (
+        'import torch\n'
+        'def show(m, args):\n'
+        '    return None\n'
+        '@torch.compile\n'
+        'def run(layer, x):\n'
+        '    return layer(x)\n'
+        'def step(layer, x):\n'
+        '    h = layer.register_forward_pre_hook(show)\n'
+        '    out = run(layer, x)\n'
+        '    h.remove()  # the handle is used outside the compiled call\n'
+        '    return out\n'
+    )
+    measured = "tests/fixtures/measured/v35_hooks_in_region.py"
     examples_fire = (
         "import torch\n"
         "def show(m, args):\n"
@@ -128,6 +153,20 @@ class BackwardHookedModule(Rule):
     hint = ("Use tensor hooks (`out.register_hook(...)`) on the submodule's output, or enable compiled autograd "
             "(`torch._dynamo.config.compiled_autograd = True`).")
     source = "torch/_dynamo/variables/distributed.py: BackwardHookVariable.create; semantics.md §8.17"
+    use_instead = (
+        'import torch\n'
+        'class Net(torch.nn.Module):\n'
+        '    def __init__(self):\n'
+        '        super().__init__()\n'
+        '        self.body = torch.nn.Linear(3, 3)\n'
+        '    def forward(self, x):\n'
+        '        return self.body(x * 2)\n'
+        'def main():\n'
+        '    net = torch.compile(Net())\n'
+        '    out = net(torch.ones(2, 3, requires_grad=True))\n'
+        '    out.register_hook(lambda grad: None)  # a tensor hook, outside the compiled call\n'
+    )
+    measured = "tests/fixtures/measured/v42_backward_hook.py"
     examples_fire = (
         "import torch\n"
         "class Net(torch.nn.Module):\n"
@@ -189,6 +228,20 @@ class OptimizerCall(Rule):
            "`zero_grad` is a function Dynamo skips (GB0008): each call breaks the graph.")
     hint = "Compile the forward and loss; call `optimizer.step()` and `zero_grad()` outside the compiled function."
     source = "torch/optim/optimizer.py: Optimizer.profile_hook_step, zero_grad; semantics.md §8.17"
+    use_instead = (
+        'import torch\n'
+        'model = torch.nn.Linear(3, 1)\n'
+        'opt = torch.optim.SGD(model.parameters(), lr=0.1)\n'
+        '@torch.compile\n'
+        'def loss_of(x):\n'
+        '    return model(x).sum()\n'
+        'def update(x):\n'
+        '    loss = loss_of(x)\n'
+        '    loss.backward()\n'
+        '    opt.step()  # the optimizer steps outside the compiled call\n'
+        '    opt.zero_grad()\n'
+    )
+    measured = "tests/fixtures/measured/v33_optimizer_in_region.py"
     examples_fire = (
         "import torch\n"
         "model = torch.nn.Linear(3, 1)\n"

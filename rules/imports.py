@@ -63,6 +63,18 @@ class ImportFailure(Rule):
            "whole frame is skipped.")
     hint = "Do the optional import once at module level and keep only the `if fused is None:` test in the region."
     source = "torch/_dynamo/symbolic_convert.py: IMPORT_NAME; semantics.md §8.5"
+    use_instead = (
+        'import torch\n'
+        'try:\n'
+        '    import not_installed_kernels_pkg\n'
+        'except ImportError:\n'
+        '    not_installed_kernels_pkg = None\n'
+        '@torch.compile\n'
+        'def f(x):\n'
+        '    y = x.relu() * 2\n'
+        '    return y if not_installed_kernels_pkg is None else not_installed_kernels_pkg.fused(y)\n'
+    )
+    measured = "tests/fixtures/measured/v45_import_in_traced_code.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

@@ -61,6 +61,15 @@ class DataDependentSlice(Rule):
     hint = ("Keep sizes Python ints known before the run (shapes, arguments), draw random offsets outside the "
             "compiled function, or use masks of a fixed shape.")
     source = "torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4"
+    use_instead = (
+        'import torch\n'
+        '@torch.compile\n'
+        'def f(x, n: int):\n'
+        '    return x[:n]\n'
+        'def step(x, lengths):\n'
+        '    return f(x, int(lengths.max()))  # the length as a Python int, outside\n'
+    )
+    measured = "tests/fixtures/measured/v41_random_instance.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
@@ -94,6 +103,8 @@ class DataDependentSlice(Rule):
             return None
         if isinstance(node, cst.Call):
             if ctx.resolve(node.func) == "range" and any(random_value(a.value, ctx) for a in node.args):
+                if ctx.holds("random-range-resumes"):  # torch >=2.14 (docs/semantics.md §8.11)
+                    return self.site(node, "`range()` of a traced `random` value", gb_ids=("GB0124",))
                 return self.site(node, "`range()` of a traced `random` value", gb_ids=("GB4841",), outcome="tail")
             return None
         if not maybe_tensor(ctx.kind(node.value)):
@@ -124,6 +135,16 @@ class DataDependentIndex(Rule):
     why = "Both need a Python int that is data (GB0033 Data dependent operator): the graph breaks and resumes."
     hint = "Draw the index outside the compiled function, or use a size known before the run for `torch.arange`."
     source = "torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4"
+    use_instead = (
+        'import random\n'
+        'import torch\n'
+        '@torch.compile\n'
+        'def f(x, start: int):\n'
+        '    return x[start] * 2\n'
+        'def step(x):\n'
+        '    return f(x, random.randint(0, 2))  # drawn outside the compiled call\n'
+    )
+    measured = "tests/fixtures/measured/v52_data_dependent.py"
     examples_fire = (
         "import random\n"
         "import torch\n"

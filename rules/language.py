@@ -6,6 +6,7 @@ Source: ``torch/_dynamo/symbolic_convert.py`` (LOAD_BUILD_CLASS, RAISE_VARARGS),
 """
 import libcst as cst
 
+from gblint.model import BlockKind
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
@@ -234,5 +235,14 @@ class UncaughtRaise(Rule):
 
     def check(self, node, ctx):
         if node.exc is None:  # a re-raise: in an `except` body, which runs only when the `try` body is known to raise
-            return self.site(node, "`raise` re-raises an exception that leaves the compiled frame", outcome="raise")
+            at = node
+            tries = ctx.builder.try_nodes
+            if ctx.holds("bare-raise-at-origin") and tries and ctx.blocks and ctx.blocks[-1].kind == BlockKind.ERROR_PATH \
+                    and len(tries[-1].body.body) == 1:
+                # torch >=2.14 reports the line that raised first (docs/semantics.md §8.11)
+                stmt = tries[-1].body.body[0]
+                small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else stmt
+                at = getattr(small, "value", None) if isinstance(small, (cst.Assign, cst.Expr, cst.Return)) else None
+                at = at if isinstance(at, cst.BaseExpression) else node
+            return self.site(at, "`raise` re-raises an exception that leaves the compiled frame", outcome="raise")
         return self.site(node, "`raise` of an exception that leaves the compiled frame", outcome="raise")

@@ -20,14 +20,27 @@ CONSUMERS = frozenset({"len", "list", "tuple", "sorted", "sum", "set", "frozense
 
 class ContextVarCall(Rule):
     code = "GBL127"
-    torch_versions = "<2.14"  # traced from 2.14 (docs/semantics.md §8.11)
     name = "context-var"
-    gb_ids = ("GB0156",)
+    gb_ids = ("GB0156", "GB6815")
     node_types = (cst.Call,)
     summary = "`.get()`, `.set()` or `.reset()` of a `contextvars.ContextVar` inside compiled code."
     why = "Dynamo has no model of context variables: each call is an unsupported method call and breaks the graph."
     hint = "Read the context variable before calling the compiled function and pass the value in."
     source = "torch/_dynamo/variables/base.py: call_method (Unsupported method call); semantics.md §8.16"
+    use_instead = (
+        'import contextvars\n'
+        'import torch\n'
+        "MODE = contextvars.ContextVar('mode', default='train')\n"
+        '@torch.compile\n'
+        'def f(x, mode):\n'
+        '    x = x.relu()\n'
+        "    if mode == 'eval':\n"
+        '        return x\n'
+        '    return x * 0.5\n'
+        'def step(x):\n'
+        '    return f(x, MODE.get())  # read the variable outside the compiled call\n'
+    )
+    measured = "tests/fixtures/measured/v32_contextvar.py"
     examples_fire = (
         "import contextvars\n"
         "import torch\n"
@@ -53,7 +66,11 @@ class ContextVarCall(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("get", "set", "reset") \
                 and CONTEXT_VAR in instance_classes(func.value, ctx):
-            return self.site(node, f"`.{func.attr.value}()` of a `contextvars.ContextVar`")
+            if ctx.holds("contextvar-get-traced"):  # torch >=2.14 (docs/semantics.md §8.11)
+                if func.attr.value == "get":
+                    return None
+                return self.site(node, f"`.{func.attr.value}()` of a `contextvars.ContextVar`", gb_ids=("GB6815",))
+            return self.site(node, f"`.{func.attr.value}()` of a `contextvars.ContextVar`", gb_ids=("GB0156",))
         return None
 
 
@@ -66,6 +83,19 @@ class ClassAssignment(Rule):
     why = "Dynamo does not trace swapping an object's class: the graph ends here."
     hint = "Swap the class before calling the compiled function, or build an object of the right class."
     source = "torch/_dynamo/variables/user_defined.py: __class__ assignment; semantics.md §8.16"
+    use_instead = (
+        'import torch\n'
+        'class A:\n'
+        '    pass\n'
+        'class B(A):\n'
+        '    pass\n'
+        '@torch.compile\n'
+        'def f(x, obj):\n'
+        '    return x + 1\n'
+        'def prepare(obj):\n'
+        '    obj.__class__ = B  # before the compiled call\n'
+    )
+    measured = "tests/fixtures/measured/v31_class_swap.py"
     examples_fire = (
         "import torch\n"
         "class A:\n"
@@ -105,6 +135,15 @@ class BuiltinGetattr(Rule):
            "(the whole frame without a checkpoint).")
     hint = "Read the value with `cfg['name']`, or define `def __getattr__(self, name): return self[name]`."
     source = "torch/_dynamo/variables/user_defined.py: UserDefinedObjectVariable.var_getattr; semantics.md §8.6"
+    use_instead = (
+        'import torch\n'
+        'from types import SimpleNamespace\n'
+        'CFG = SimpleNamespace(scale=2.0)\n'
+        '@torch.compile\n'
+        'def f(x):\n'
+        '    return x * CFG.scale\n'
+    )
+    measured = "tests/fixtures/measured/v54_getattr_builtin.py"
     examples_fire = (
         "import torch\n"
         "class Cfg(dict):\n"
@@ -156,6 +195,16 @@ class TensorSetUse(Rule):
            "whole frame without a checkpoint). A set built inside the region is fine.")
     hint = "Pass a list or tuple of tensors instead of a set."
     source = "torch/_dynamo/variables/builder.py: VariableBuilder (wrap a set with tensors); semantics.md §8.3"
+    use_instead = (
+        'import torch\n'
+        'EXTRA = (torch.ones(3), torch.zeros(3))  # a tuple keeps its order\n'
+        '@torch.compile\n'
+        'def f(x):\n'
+        '    for t in EXTRA:\n'
+        '        x = x + t\n'
+        '    return x\n'
+    )
+    measured = "tests/fixtures/measured/v44_set_iteration.py"
     examples_fire = (
         "import torch\n"
         "EXTRA = {torch.ones(3), torch.zeros(3)}\n"
@@ -229,6 +278,15 @@ class DictIteratorAcrossBreak(Rule):
            "Without a break in between, `next(iter(d.values()))` traces fine.")
     hint = "Take the values with `list(d.values())` (or index the dict by key) instead of keeping an iterator."
     source = "torch/_dynamo/variables/iter.py, symbolic_convert.py: create_call_resume_at; semantics.md §8.20"
+    use_instead = (
+        'import torch\n'
+        '@torch.compile\n'
+        'def f(x, d):\n'
+        '    a, b = list(d.values())[:2]  # take the values before the break\n'
+        "    print('between')\n"
+        '    return x * a * b\n'
+    )
+    measured = "tests/fixtures/measured/v53_dict_iterators.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

@@ -46,6 +46,15 @@ class OpFailsInTry(Rule):
     hint = ("Decide between the two ops with a test Dynamo can evaluate (shapes, `is_contiguous()`), or compute "
             "the fallback unconditionally (`reshape` instead of `view`).")
     source = "torch/_dynamo/utils.py: get_fake_value (TorchRuntimeError); semantics.md §8.19"
+    use_instead = (
+        'import torch\n'
+        '@torch.compile\n'
+        'def f(a, b):\n'
+        '    if a.shape[-1] == b.shape[0]:  # test the shapes instead of catching the error\n'
+        '        return a @ b\n'
+        '    return a @ b.t()\n'
+    )
+    measured = "tests/fixtures/measured/v55_try_shape_failure.py"
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"

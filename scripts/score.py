@@ -22,8 +22,8 @@ name in a subfolder is not the case). A diagnostic counts by its "effect":
   "error"                     also a claimed compile error for that case, a claimed break site at
                               each line of its "trace" in the case file (the calls on the error's
                               user stack), and a claimed skipped frame: its "frame", whose compile
-                              fails (one diagnostic says all of it: the truth records the failing
-                              frame as skipped and the stack's lines as sites)
+                              fails, when that is the first frame of its trace (a call on the way,
+                              GBL403, names the frame it is in, which is not skipped)
 Other effects ("info", advice) are not scored.
 
 A claimed break site that is not in the truth is a false positive, except a "skip"
@@ -92,7 +92,9 @@ def pred_items(diags, case_names):
             breaks.add(site)
         if eff == "error":
             errors.add(name)
-            skips.add((name, frame_name(d.get("frame"))))
+            trace = d.get("trace") or []
+            if not trace or trace[0].get("function") == d.get("frame"):  # the frame whose compile fails
+                skips.add((name, frame_name(d.get("frame"))))
             for t in d.get("trace") or []:
                 if os.path.basename(t["path"]) == name and os.path.normpath(t["path"]) == os.path.normpath(d["path"]):
                     breaks.add((name, t["line"]))

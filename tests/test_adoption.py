@@ -205,16 +205,16 @@ def test_select_and_ignore_by_consequence(tmp_path):
                   "    return x\n")
     everything, _ = codes_json(cwd)
     effects = {c for c, _ in everything}
-    assert {"GBL205", "GBL401", "GBL107", "GBL301"} <= effects
-    skips, _ = codes_json(cwd, "--select", "skip")
-    assert {c for c, _ in skips} == {"GBL205"}
+    assert {"GBL205", "GBL401", "GBL409", "GBL107", "GBL301"} <= effects
+    skips, _ = codes_json(cwd, "--select", "skip")  # GBL409: the strict frame that gets no graph
+    assert {c for c, _ in skips} == {"GBL205", "GBL409"}
     errors, _ = codes_json(cwd, "--select", "error")
     assert {c for c, _ in errors} == {"GBL401"}
     breaks, _ = codes_json(cwd, "--select", "Break")
     assert {c for c, _ in breaks} == {"GBL107", "GBL102", "GBL301"}
-    assert {c for c, _ in codes_json(cwd, "--select", "skip,error", "--ignore", "GBL205")[0]} == {"GBL401"}
+    assert {c for c, _ in codes_json(cwd, "--select", "skip,error", "--ignore", "GBL205")[0]} == {"GBL401", "GBL409"}
     assert {c for c, _ in codes_json(cwd, "--select", "GBL205", "--ignore", "skip")[0]} == {"GBL205"}  # more specific
-    assert {c for c, _ in codes_json(cwd, "--ignore", "break")[0]} == {"GBL205", "GBL401"}
+    assert {c for c, _ in codes_json(cwd, "--ignore", "break")[0]} == {"GBL205", "GBL401", "GBL409"}
     (cwd / "pyproject.toml").write_text('[tool.gblint]\nselect = ["error"]\nextend-select = ["GBL205"]\n')
     assert {c for c, _ in codes_json(cwd)[0]} == {"GBL401", "GBL205"}
     (cwd / "pyproject.toml").write_text('[tool.gblint]\nselect = ["skipped"]\n')

@@ -78,10 +78,12 @@ EXACT = {
                                                    ("GBL119", 29, "break", "driver")],
     "050_nonstrict_trace_helpers.py": [("GBL102", 13, "break", "maybe_shift"),
                                        ("GBL120", 22, "break", "use_opaque")],
-    # one diagnostic per compile error: the call at line 15 is its trace, `train_step` its failing frame
-    "051_error_on_graph_break_decorator.py": [("GBL402", 8, "error", "train_step")],
+    # a compile error (GBL402), the call on its way (GBL403, line 15) and the frame that gets no graph (GBL409)
+    "051_error_on_graph_break_decorator.py": [("GBL402", 8, "error", "train_step"),
+                                              ("GBL403", 15, "error", "train_step"),
+                                              ("GBL409", 13, "skip", "train_step")],
     "053_error_on_graph_break_false_callee.py": [("GBL301", 9, "break", "strict_outer")],
-    "054_fullgraph_print.py": [("GBL401", 8, "error", "debug_forward")],
+    "054_fullgraph_print.py": [("GBL401", 8, "error", "debug_forward"), ("GBL409", 6, "skip", "debug_forward")],
     "058_tensor_while_condition.py": [("GBL105", 8, "break", "halve_until_small")],
     "067_fstring_of_tensor.py": [("GBL123", 9, "skip", "labelled")],  # Dynamo formats lazily: first use
     "071_uncaught_raise.py": [("GBL124", 9, "skip", "checked")],
@@ -100,13 +102,18 @@ def test_nested_trace_and_graph_count(report):
     assert "3 breaks, 6 graphs" in d.explanation
 
 
-def test_a_compile_error_is_one_diagnostic_with_its_call_chain(report):
+def test_a_compile_error_and_its_companions_name_each_other(report):
     """The compile error names the calls that lead to it (its trace, the error's user stack) and the frame that
-    gets no compiled code, in one diagnostic; nothing else is reported for it."""
-    (d,) = _by_case(report)["051_error_on_graph_break_decorator.py"]
+    gets no compiled code; the call on the way (GBL403) and that frame (GBL409) are diagnostics of their own,
+    each linked to the error and to each other."""
+    by_code = {d.code: d for d in _by_case(report)["051_error_on_graph_break_decorator.py"]}
+    d = by_code["GBL402"]
     assert [(t.function, t.line) for t in d.trace] == [("train_step", 15), ("strict_step", 8)]
     assert "`train_step` gets no compiled graph" in d.explanation and "at line 15" in d.explanation
     assert d.message.endswith("calling `train_step` raises") and len(d.message) <= 120
+    assert sorted(r.code for r in d.related) == ["GBL403", "GBL409"]
+    assert sorted(r.code for r in by_code["GBL403"].related) == ["GBL402", "GBL409"]
+    assert "compile error at line 8 (GBL402)" in by_code["GBL409"].explanation
 
 
 def test_while_condition_on_312_skips(truth):

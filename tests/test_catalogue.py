@@ -263,7 +263,7 @@ def top(x):
     return mid(x * 3) - 1
 """
     (d,) = lint(src, python_version=(3, 11))
-    assert d.code == "GBL301" and "4 breaks, 6 graphs" in d.message
+    assert d.code == "GBL301" and "4 breaks, 6 graphs" in d.explanation
 
 
 def test_the_measured_programs_exist():

@@ -214,7 +214,7 @@ def test_json_coverage_lists_regions_and_reached_functions(tmp_path):
 def test_json_coverage_empty_without_regions(tmp_path):
     (tmp_path / "plain.py").write_text("def f(x):\n    return x\n")
     doc = json.loads(run_cli("check", "--format", "json", "--no-cache", str(tmp_path), cwd=str(tmp_path)).stdout)
-    assert doc["coverage"] == {"regions": [], "functions": []}
+    assert doc["coverage"] == {"regions": [], "functions": [], "unfollowed": []}
 
 
 def test_sarif_and_github_carry_the_condition(validator, tmp_path):

@@ -13,10 +13,24 @@ from .conftest import ROOT, run_cli
 PROJ = os.path.join(ROOT, "tests", "fixtures", "proj")
 
 
+def _site_and_call(diags):
+    """The diagnostic at a nested break's site and its companion at the compiled frame's call on the way (each
+    frame on the way that calls into another file has one at that call)."""
+    site = next(d for d in diags if d.trace and d.trace[-1].path == d.path and d.line == d.trace[-1].line)
+    calls = [d for d in diags if d is not site]
+    assert calls and all(d.code == site.code and (d.path, d.line) in {(t.path, t.line) for t in site.trace}
+                         for d in calls), diags
+    return site, next(d for d in calls if d.path == site.trace[0].path)
+
+
 def test_cross_file_nested_break_with_trace():
     report = check_paths([PROJ], Settings(python_version=(3, 11)))
-    (d,) = report.diagnostics
+    d, at_call = _site_and_call(report.diagnostics)
     assert (d.code, d.effect, d.frame, d.line) == ("GBL301", "break", "Net.forward", 5)
+    # Dynamo reports the outer frame's break at its call into the other file: shown there too, linked
+    assert (os.path.relpath(at_call.path, PROJ), at_call.line, at_call.code) == (os.path.join("mypkg", "model.py"), 14,
+                                                                                   "GBL301")
+    assert [r.line for r in d.related] == [14, 20] and [r.line for r in at_call.related] == [5]
     assert d.path.endswith(os.path.join("mypkg", "util", "helpers.py"))
     assert [(os.path.relpath(t.path, PROJ), t.line, t.function) for t in d.trace] == [
         (os.path.join("mypkg", "model.py"), 14, "Net.forward"),
@@ -28,7 +42,7 @@ def test_cross_file_nested_break_with_trace():
 
 def test_nested_graph_breaks_setting_changes_the_count():
     report = check_paths([PROJ], Settings(python_version=(3, 11), dynamo_config={"nested_graph_breaks": True}))
-    (d,) = report.diagnostics
+    d, _ = _site_and_call(report.diagnostics)
     assert "1 break, 2 graphs" in d.explanation
 
 
@@ -96,8 +110,10 @@ def test_follow_imports_reads_an_installed_package_without_importing_it(tmp_path
     finally:
         os.environ["PYTHONPATH"] = env_path
     assert plain.returncode == 0
-    (d,) = json.loads(followed.stdout)["diagnostics"]
+    d, at_call = json.loads(followed.stdout)["diagnostics"]
     assert (d["code"], d["line"], d["frame"]) == ("GBL301", 5, "Model.forward")
+    assert (os.path.basename(at_call["path"]), at_call["line"], at_call["code"]) == ("user.py", 10, "GBL301")
+    assert "layers.py:5" in at_call["message"] or "layers.py:5" in at_call["explanation"]
     assert d["path"].endswith(os.path.join("fancylib", "layers.py"))
     assert [t["function"] for t in d["trace"]] == ["Model.forward", "Gate.forward"]
     assert missing.returncode == 2 and "no_such_pkg_xyz" in missing.stderr

@@ -23,10 +23,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = {r["code"]: r for r in catalog()}
 
 
-def _check_file(tmp_path, text, name="example.py"):
+def _check_file(tmp_path, text, name="example.py", code=None):
+    """``text`` checked as the Python version the page of ``code`` is checked as (3.11 by default)."""
     path = tmp_path / name
     path.write_bytes(text.encode("utf-8"))
-    return check_paths([str(path)], Settings(python_version=(3, 11), root=str(tmp_path), cache=False)).diagnostics
+    version = rule_pages.example_python(ROWS[code]) if code else (3, 11)
+    return check_paths([str(path)], Settings(python_version=version, root=str(tmp_path), cache=False)).diagnostics
 
 
 def test_committed_docs_are_what_the_registry_generates():
@@ -67,6 +69,8 @@ def test_every_code_has_a_full_page(code):
         assert any(f" {code}" in line for line in page["reported"]), (code, page["reported"])
     else:
         assert page["no_example"] and code == "GBL000"  # a fault of gblint itself: nothing can be written to get it
+    if page["example_python"] != "3.11":  # a code that holds only on later Pythons says what its example is checked as
+        assert page["python_versions"] and f"checked as Python {page['example_python']}" in text, code
     for gb, _, url in page["gb_ids"]:
         assert url.endswith(f"/{gb.lower()}.html")
     assert all(u.startswith("https://docs.pytorch.org/") for u in page["docs"])
@@ -76,9 +80,9 @@ def test_every_code_has_a_full_page(code):
 @pytest.mark.parametrize("code", sorted(c for c in ROWS if ROWS[c]["examples_fire"]))
 def test_examples_fire_and_use_instead_does_not(code, tmp_path):
     row = ROWS[code]
-    fired = _check_file(tmp_path, row["examples_fire"][0])
+    fired = _check_file(tmp_path, row["examples_fire"][0], code=code)
     assert code in [d.code for d in fired], (code, [(d.code, d.message) for d in fired])
-    clean = _check_file(tmp_path, row["use_instead"], "instead.py")
+    clean = _check_file(tmp_path, row["use_instead"], "instead.py", code=code)
     assert code not in [d.code for d in clean], (code, [(d.code, d.message) for d in clean])
 
 
@@ -89,7 +93,7 @@ def test_the_page_says_what_gblint_fix_does(code, tmp_path):
     documented = {how for how, _ in rule_pages.FIXES.get(code, ())}
     got = set()
     for i, example in enumerate(ROWS[code]["examples_fire"]):
-        for d in _check_file(tmp_path, example, f"ex{i}.py"):
+        for d in _check_file(tmp_path, example, f"ex{i}.py", code=code):
             if d.code == code and d.fix is not None:
                 got.add(d.fix.applicability if d.fix.edits else "advice")
     assert got <= documented, (code, got, documented)
@@ -102,7 +106,8 @@ def test_the_measured_program_exists_shows_the_code_and_has_its_runtime_truth(co
     measured = ROWS[code]["measured"]
     path = os.path.join(ROOT, measured)
     assert os.path.isfile(path), measured
-    codes = {d.code for d in check_paths([path], Settings(python_version=(3, 11), cache=False)).diagnostics}
+    version = rule_pages.example_python(ROWS[code])
+    codes = {d.code for d in check_paths([path], Settings(python_version=version, cache=False)).diagnostics}
     assert code in codes, (measured, codes)
     truth = rule_pages.page(code)["truth"]
     with open(os.path.join(ROOT, truth)) as fh:

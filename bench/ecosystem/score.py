@@ -16,8 +16,8 @@ torch; it reads the installed sources. Scores, pooled over the models of a packa
   diagnostic of effect ``break``/``skip``/``error``; a ``skip`` diagnostic whose frame Dynamo
   really skipped is right wherever it points (as the project scores its example programs).
 - skipped frames: ``(file, function)`` Dynamo gave up on against ``skip`` diagnostics' frames
-  and the frames of ``error`` diagnostics (their compile fails; the calls of an error's trace
-  count as break sites, the error's user stack).
+  and the frames of ``error`` diagnostics that are the first frame of their trace (their compile
+  fails; the calls of an error's trace count as break sites, the error's user stack).
 - compile errors: models whose compiled call raised where the eager one did not, against
   models with an ``error`` diagnostic.
 - ``precision``/``recall``: the three sets pooled.
@@ -121,8 +121,9 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
             # one diagnostic per compile error: its frame fails to compile (no compiled code, as a
             # skip) and the calls of its trace are the error's user stack
             trace = d.get("trace") or []
-            fpath = site_relative(trace[0]["path"], driver) if trace else path
-            skips.setdefault((fpath or path, frame_name(d.get("frame"))), d)
+            if not trace or trace[0].get("function") == d.get("frame"):  # not a call on the way (GBL403)
+                fpath = site_relative(trace[0]["path"], driver) if trace else path
+                skips.setdefault((fpath or path, frame_name(d.get("frame"))), d)
             for t in trace[:-1]:
                 tpath = site_relative(t["path"], driver)
                 if tpath is not None:
