@@ -28,6 +28,7 @@ from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, Ev
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin
+from .frame_context import FrameContextMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
@@ -170,7 +171,7 @@ def _eogb_value(dec) -> Optional[bool]:
     return None
 
 
-class _RegionWalk(CompileErrorsMixin):
+class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
     """The state of one region's walk: frames compiled, diagnostics emitted."""
 
     def __init__(self, owner: Consequences, region: Region):
@@ -184,6 +185,7 @@ class _RegionWalk(CompileErrorsMixin):
         self.region_failed = False
         self.first_error: Optional[Tuple[str, int]] = None  # (path, line) of the region's first compile error
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
+        self.init_context()
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
@@ -235,10 +237,12 @@ class _RegionWalk(CompileErrorsMixin):
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
-        how, condition = values.certainty_of(self.conditions) if self.conditions is not None else ("", "")
+        how, condition = values.certainty_of(self.context + (self.conditions or ())) \
+            if self.conditions is not None or self.context else ("", "")
         subject = subject if subject is not None else self.subject
         short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
             if subject else messages.fit(message)
+        self.record_emitted()
         self.diagnostics.append(Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
@@ -251,8 +255,16 @@ class _RegionWalk(CompileErrorsMixin):
         env = self.owner.project.interp.frame_env(frame, env)
         key = (frame.path, frame.name, values.env_key(env))
         if key in self.seen_frames:
+            self.recontext(key)
             return
         self.seen_frames.add(key)
+        self.enter_frame(key)
+        try:
+            self._frame(frame, key, strict, env)
+        finally:
+            self.leave_frame()
+
+    def _frame(self, frame: Frame, key, strict: bool, env: values.Env) -> None:
         self.owner.visited.setdefault(key[:2], frame)
         self.report_for(frame)
         info = frame.info
@@ -338,7 +350,7 @@ class _RegionWalk(CompileErrorsMixin):
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
                 inner_env, alone = self.owner.callee_values(ev, callee, env or {}, callee_env)
                 if not alone:
-                    self.frame(callee, strict=False, env=inner_env)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env)
 
     # -------------------------------------------------------------- calls
     last_call_resumed = False
@@ -379,7 +391,7 @@ class _RegionWalk(CompileErrorsMixin):
                                           conditions=self.owner.residual(ev.blocks, env))
                     skipped |= verdict == Outcome.SKIP
                     if not self.region_failed:
-                        self.frame(callee, strict=False, env=inner_env)
+                        self.frame_from(env, ev, callee, strict=False, env=inner_env)
                 continue
             # a callee's `raise` counts only where every test on the way is known to hold: otherwise
             # it is an error path (a model that runs does not raise out of the compiled call)
@@ -430,7 +442,7 @@ class _RegionWalk(CompileErrorsMixin):
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
-                    self.frame(callee, strict=False, env=inner_env)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env)
         return skipped
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:

@@ -52,3 +52,42 @@ def test_text_shows_the_condition(tmp_path):
     out = run_cli("check", "--isolated", "--no-cache", "-q", "m.py", cwd=str(tmp_path)).stdout
     line6 = [line for line in out.splitlines() if line.startswith("m.py:6:")]
     assert line6 and line6[0].endswith("(when `labels is not None`)")
+
+
+FRESH = '''\
+import torch
+
+
+def helper(x):
+    print("h")
+    return x + 1
+
+
+@torch.compile
+def f(x, flag):
+    for i in range(2):
+        x = x * 2
+        torch._dynamo.graph_break()
+    if flag:
+        x = helper(x)
+    return x
+'''
+
+
+def _codes(tmp_path, text):
+    (tmp_path / "m.py").write_text(text)
+    out = json.loads(run_cli("check", "--no-cache", "--isolated", "--format", "json", str(tmp_path / "m.py"),
+                             cwd=str(tmp_path)).stdout)
+    return {(d["code"], d["line"]): (d["certainty"], d["condition"]) for d in out["diagnostics"]}
+
+
+def test_a_frame_compiled_on_its_own_from_a_conditional_call_is_conditional(tmp_path):
+    """`f` is skipped (the break in its loop), so it runs eagerly and `helper` is compiled on its own, only when
+    `flag` is true. Measured on torch 2.13 (backend="eager"): `f(x, False)` logs no break, `f(x, True)` one
+    GB0059 at `print` in `helper`."""
+    got = _codes(tmp_path, FRESH)
+    assert got[("GBL201", 13)] == ("definite", None)
+    assert got[("GBL107", 5)] == ("conditional", "when `flag`")
+    # called unconditionally too: the break happens on every call
+    got = _codes(tmp_path, FRESH.replace("    return x\n", "    return helper(x)\n"))
+    assert got[("GBL107", 5)] == ("definite", None)

@@ -1,0 +1,69 @@
+"""Certainty across frames: a frame Dynamo compiles on its own from a call that runs only under tests
+gblint cannot decide (a frame skipped or split before the call, the call under ``if flag:``) is
+analysed under those tests, so that everything reported in it is ``conditional`` on them; analysed
+again under fewer (the same frame also called unconditionally), what it reported is made more
+certain. The certainty words are :func:`gblint.values.certainty_of`'s (issue: certainty, path
+conditions; docs/semantics.md §0 rule 6: Dynamo traces only the branch the values take).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from . import values
+from .model import Event, Frame
+
+
+class FrameContextMixin:
+    """The walk's context: ``context`` (the tests on the way to the frame being analysed),
+    per frame the context it was analysed under, and per frame the diagnostics reported in it.
+    Mixed into :class:`gblint.consequences._RegionWalk`, which owns ``diagnostics``, ``owner``,
+    ``conditions`` and :meth:`frame`."""
+
+    def init_context(self) -> None:
+        """Start with no tests on the way (the region's entry is reached on every call)."""
+        self.context: Tuple[str, ...] = ()
+        self._contexts: Dict[tuple, Tuple[str, ...]] = {}
+        self._analysing: List[tuple] = []
+        self._emitted_under: Dict[tuple, List[tuple]] = {}
+
+    def enter_frame(self, key: tuple) -> None:
+        """Start analysing the frame ``key`` (``(path, qualname, values)``) under the current context."""
+        self._contexts[key] = self.context
+        self._analysing.append(key)
+
+    def leave_frame(self) -> None:
+        """Done with the innermost frame being analysed."""
+        self._analysing.pop()
+
+    def record_emitted(self) -> None:
+        """Note the diagnostic about to be appended under every frame being analysed."""
+        for key in self._analysing:
+            self._emitted_under.setdefault(key, []).append((len(self.diagnostics), self.context, self.conditions))
+
+    def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
+                   env: Optional[values.Env] = None) -> None:
+        """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
+        ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call."""
+        outer = self.context
+        self.context = outer + self.owner.residual(call.blocks, caller_env or {})
+        try:
+            self.frame(frame, strict, env)
+        finally:
+            self.context = outer
+
+    def recontext(self, key) -> None:
+        """The frame ``key``, analysed before under more tests than now, is compiled under fewer:
+        what was reported in it (and in the frames compiled from it) holds under fewer."""
+        old = self._contexts.get(key, ())
+        if not set(self.context) < set(old):
+            return
+        self._contexts[key] = self.context
+        for i, context, conds in self._emitted_under.get(key, ()):
+            if context[:len(old)] != old:
+                continue
+            context = self.context + context[len(old):]
+            how, condition = values.certainty_of(context + (conds or ())) if conds is not None or context else ("", "")
+            d = self.diagnostics[i]
+            self.diagnostics[i] = dataclasses.replace(d, certainty=how if d.certainty else "",
+                                                      condition=condition if how and d.certainty else "")
