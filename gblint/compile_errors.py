@@ -55,7 +55,7 @@ class CompileErrorsMixin:
         before = len(self.diagnostics)
         self.emit(code, Outcome.ERROR, frame.name, site_frame.path, site.span,
                   f"{detail}: {lead}; calling `{entry}` raises {exc}{calls}, and {region_note}.",
-                  hint if failure else _join_hint(hint, "Remove the break, or drop fullgraph=True / "
+                  hint if failure else join_hint(hint, "Remove the break, or drop fullgraph=True / "
                                                   "error_on_graph_break(True) for this code."),
                   tuple(gb_ids), trace, subject=detail)
         self._error_parts(before, frame, site, chain, code, trace, gb_ids)
@@ -90,7 +90,8 @@ class CompileErrorsMixin:
 
 
 
-def _join_hint(a: str, b: str) -> str:
+def join_hint(a: str, b: str) -> str:
+    """Two hints as one, the second left out when the first already says it."""
     if not a:
         return b
     if not b or b in a:

@@ -27,7 +27,7 @@ from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
-from .compile_errors import CompileErrorsMixin
+from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
@@ -502,7 +502,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                       f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
                       f"inside a loop (GB7000), so the whole frame `{frame.name}` is skipped and runs eagerly, "
                       f"including the work before the loop.",
-                      _join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
+                      join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
                                  "move the loop into its own function so that only that frame is skipped."),
                       site.gb_ids + ("GB7000",), trace,
                       fix_request=LoopFix(loop.line, anchor.span.line, frame.name) if frame.path == path else None)
@@ -545,14 +545,14 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 self.emit("GBL208" if blocker is not None else site.code, Outcome.TAIL, frame.name, path, site.span,
                           f"{site.detail} {how}{label}: Dynamo cannot resume here; it compiles the graph up to the "
                           f"last checkpoint before it (about {ops} ops) and runs the rest of `{frame.name}` eagerly.",
-                          _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
+                          join_hint(site.hint, "Move the break out of the block, or move the block into its own "
                                      "function so that only that frame runs eagerly."), gb, trace,
                           name=None if blocker is not None else site.rule_name, fix_request=request)
                 return Outcome.TAIL
             self.emit(code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
                       f"it, so frame `{frame.name}` is skipped and runs eagerly.",
-                      _join_hint(site.hint, "Move the break out of the block, or move the block into its own "
+                      join_hint(site.hint, "Move the break out of the block, or move the block into its own "
                                  "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
             if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
@@ -575,7 +575,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                        f"all {depth + wrappers} frames on the way{extra}, each re-traces down to it: "
                        f"{depth + wrappers} breaks, {2 * depth} graphs (nested_graph_breaks=False).")
             self.emit("GBL301", Outcome.RESUME, frame.name, path, site.span, msg,
-                      _join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
+                      join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
                       fix_request=self.nested_fix(site_frame))
@@ -631,7 +631,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             self.emit("GBL206", Outcome.SKIP, frame.name, frame.path, _line_span(comp.line, comp.column),
                       f"{site.detail} inside the {what} at line {comp.line}: Dynamo cannot reconstruct it after "
                       f"the break, so frame `{frame.name}` is skipped and runs eagerly.",
-                      _join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
+                      join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
                                  "the break out of it."), site.gb_ids + gb, trace)
             return Outcome.SKIP
         if not inlined and comp.holds_tensor:
@@ -640,13 +640,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                       f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line} of "
                       f"`{frame.name}`: on Python {py[0]}.{py[1]} the comprehension is its own frame and a break "
                       f"in its loop skips it (GB7000); `{frame.name}` breaks at the comprehension and resumes.",
-                      _join_hint(site.hint, "Move the breaking call out of the comprehension."),
+                      join_hint(site.hint, "Move the breaking call out of the comprehension."),
                       site.gb_ids + ("GB7000",), trace)
             return Outcome.RESUME
         msg = (f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line}: `{frame.name}` "
                "breaks at the comprehension, which runs eagerly, and resumes after it.")
         self.emit("GBL301" if chain else site.code, Outcome.RESUME, frame.name, path, site.span, msg,
-                  _join_hint(site.hint, "Move the breaking call out of the comprehension."), site.gb_ids, trace,
+                  join_hint(site.hint, "Move the breaking call out of the comprehension."), site.gb_ids, trace,
                   name=None if chain else site.rule_name)
         return Outcome.RESUME
 
@@ -666,14 +666,6 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         out = [TraceFrame(f.path, ev.span.line, f.info.qualname) for f, ev in chain]
         out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.qualname))
         return tuple(out)
-
-
-def _join_hint(a: str, b: str) -> str:
-    if not a:
-        return b
-    if not b or b in a:
-        return a
-    return f"{a} {b}"
 
 
 def _def_event(info: FunctionInfo) -> Event:

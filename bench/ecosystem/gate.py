@@ -6,8 +6,8 @@
     python bench/ecosystem/gate.py --write   # store the current figures as the new floor
 
 The models are chosen to cover every package and the kinds of break the truth holds; the
-figures are pooled over them: reach, and precision and recall of each set (break sites,
-skipped frames, compile errors).
+figures are pooled over them: reach, precision and recall of each set (break sites,
+skipped frames, compile errors), and the precision of what gblint says is definite.
 """
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def measure_gate(spec: Dict[str, Any], out_dir: str) -> Dict[str, Any]:
     with open(os.path.join(out_dir, "results.json"), encoding="utf-8") as fh:
         results = json.load(fh)
     def figures(o):
-        return {"reach": o["reach"],
+        sure = o.get("definite") or {"pred": 0, "hit": 0}
+        return {"reach": o["reach"], "definite precision": ratio(sure["hit"], sure["pred"]),
                 "sets": {s: {"precision": ratio(o["sets"][s]["hit"], o["sets"][s]["pred"]),
                              "recall": ratio(o["sets"][s]["hit"], o["sets"][s]["truth"])} for s in SETS}}
 
@@ -64,8 +65,9 @@ def drops(floor: Dict[str, Any], got: Dict[str, Any]) -> List[str]:
     if "driver" in floor:
         return [f"{view}: {line}" for view in sorted(floor) for line in drops(floor[view], got.get(view, {}))]
     out = []
-    if got.get("reach", 0) < floor.get("reach", 0) - 1e-9:
-        out.append(f"reach: {got.get('reach')} < {floor['reach']}")
+    for key in ("reach", "definite precision"):
+        if got.get(key, 0) < floor.get(key, 0) - 1e-9:
+            out.append(f"{key}: {got.get(key)} < {floor[key]}")
     for label, want in floor.get("sets", {}).items():
         for key, value in want.items():
             have = got.get("sets", {}).get(label, {}).get(key, 0)

@@ -146,6 +146,10 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     for label, (t, p) in pairs.items():
         out[label] = {"truth": len(t), "pred": len(p), "hit": len(t & p),
                       "missed": sorted(t - p, key=str), "false": sorted(p - t, key=str)}
+    # what gblint is sure of: the predictions whose diagnostic is `definite` (issue: certainty)
+    sure = [(s in tbreaks) for s, d in psites.items() if d.get("certainty") == "definite"]
+    sure += [(f in tskips) for f, d in pskips.items() if d.get("certainty") == "definite"]
+    out["definite"] = {"pred": len(sure), "hit": sum(sure)}
     out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
     out["code_pred"] = {f"{p}:{l}": d["code"] for (p, l), d in psites.items()}
     return out
@@ -249,6 +253,7 @@ def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, A
             "measured": measured, "traced": traced, "reached": reached, "reach": ratio(reached, traced),
             "precision": ratio(hit, sum(_sum(per_model, s, "pred") for s in SETS)),
             "recall": ratio(hit, sum(_sum(per_model, s, "truth") for s in SETS)),
+            "definite": {k: sum(m.get("definite", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
             "sets": {s: {"truth": _sum(per_model, s, "truth"), "pred": _sum(per_model, s, "pred"),
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
 
@@ -297,7 +302,8 @@ def overall(rows: Dict[str, Any]) -> Dict[str, Any]:
     return {"models": sum(r["models"] for r in rows.values()),
             "reach": ratio(sum(r["reached"] for r in rows.values()), sum(r["traced"] for r in rows.values())),
             "precision": ratio(hit, sum(v["pred"] for v in sets.values())),
-            "recall": ratio(hit, sum(v["truth"] for v in sets.values())), "sets": sets}
+            "recall": ratio(hit, sum(v["truth"] for v in sets.values())), "sets": sets,
+            "definite": {k: sum(r.get("definite", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")}}
 
 
 def render_table(results: Dict[str, Any]) -> str:
@@ -305,14 +311,15 @@ def render_table(results: Dict[str, Any]) -> str:
     compiled entry given (``--entry module:Class``), which separates finding the region from
     following its calls."""
     out = [f"torch {results.get('torch')}, CPU, `backend=\"eager\"`; a site is true if the eval or the train run "
-           "hit it. Cells of the last three columns: truth/predicted/hit.", ""]
+           "hit it. Cells of the three set columns: truth/predicted/hit; the last column counts the break sites "
+           "and skipped frames gblint is sure of (`certainty` \"definite\") and how many of them are true.", ""]
     for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
                                ("Same models, compiled entry given (`--entry module:Class`)",
                                 results.get("entry_given", {}), results.get("entry_given_overall"))):
         out += [f"**{title}**", "",
                 "| package | version | models | eval | train | reach | precision | recall | break sites "
-                "| skipped frames | compile errors |",
-                "|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| skipped frames | compile errors | definite: predicted/hit |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, r in sorted(rows.items()):
             out.append(f"| {name} | {r['version']} | {r['models']} | {r['measured']['eval']} | "
                        f"{r['measured']['train']} | {_cells(r)}")
@@ -327,7 +334,8 @@ def _cells(r: Dict[str, Any]) -> str:
     sets = " | ".join(f"{s[k]['truth']}/{s[k]['pred']}/{s[k]['hit']}" for k in SETS)
     # nothing predicted is no evidence of precision: say so instead of printing 1.00
     precision = f"{r['precision']:.2f}" if sum(s[k]["pred"] for k in SETS) else "n/a"
-    return f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} |"
+    sure = r.get("definite") or {"pred": 0, "hit": 0}
+    return f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} | {sure['pred']}/{sure['hit']} |"
 
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
