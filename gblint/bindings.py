@@ -99,6 +99,12 @@ class ValuesMixin:
     def note_mutated(self, node) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict)."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
+            scope = self.scope
+            if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
+                    and node.attr.value not in scope.class_info.mutated:
+                scope.class_info.mutated.append(node.attr.value)
+            return
         if not isinstance(node, cst.Name):
             return
         name = node.value

@@ -465,9 +465,9 @@ class Interpreter(CallsMixin):
                              self._eval(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                return union(found)
+                return self._opened(union(found), name, mro)
         if later:
-            return union(later)
+            return self._opened(union(later), name, mro)
         got = self.class_attr(inst.cls, name, inst, calls)
         if got is not None:
             return got
@@ -509,6 +509,17 @@ class Interpreter(CallsMixin):
         if any(isinstance(p, (Ext, ExtInst, Method)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
+    @staticmethod
+    def _opened(value: Expr, name: str, mro) -> Expr:
+        """``value`` of the attribute ``name``, open (its items, maybe more) where a method of the
+        class changes the collection in place: a key it lacks may be there when the code runs."""
+        if not any(name in info.mutated for _summary, info in mro):
+            return value
+        parts = value.parts if value.op == "union" else (value,)
+        opened = [Expr(p.op, values.OPEN_SEQ if p.op == "seq" else values.OPEN_DICT, p.parts)
+                  if p.op in ("seq", "dict") else p for p in parts]
+        return union(opened) if value.op == "union" else opened[0]
 
     @staticmethod
     def _assignments(summary: FileSummary, info, name: str):

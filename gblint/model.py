@@ -569,6 +569,9 @@ class ClassInfo:
     decorators: List[Decorator] = dataclasses.field(default_factory=list)
     metaclass: str = ""  # the dotted name of ``metaclass=``
     assigned: Dict[str, Tuple[Tuple[str, Expr], ...]] = dataclasses.field(default_factory=dict)
+    # ``self`` attributes some method changes in place (``self.d[k] = v``, ``self.items.append(x)``,
+    # ``f(self.d)``): a collection assigned to one may hold more than it was built with
+    mutated: List[str] = dataclasses.field(default_factory=list)
     # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
 
 

@@ -536,3 +536,46 @@ def test_a_driver_s_keywords_changed_before_the_call_are_not_taken_as_bound(tmp_
     f(torch.ones(3), **kwargs)
     """
     assert [d[0] for d in check(tmp_path, src)] == [6]
+
+
+REGISTRY = """
+import torch
+import torch.nn as nn
+
+
+class Registry:
+    def __init__(self):
+        self.table = {}
+
+    def add(self, name, fn):
+        self.table[name] = fn
+
+    def lookup(self, name):
+        fn = self.table.get(name)
+        if fn is None:
+            raise KeyError(name)
+        return fn
+
+
+REG = Registry()
+REG.add("relu", torch.relu)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return REG.lookup("relu")(x)
+
+
+model = torch.compile(Net())
+"""
+
+
+def test_a_collection_another_method_fills_is_not_taken_as_it_was_built(tmp_path):
+    """`self.table = {}` in `__init__`, filled by `add`: `self.table.get(name)` may find the key, so the
+    `raise` is not on every path. Measured on torch 2.13 (backend="eager"): `model(x)` compiles one frame, no
+    graph break. Before, gblint read the table as the empty dict it was built as and reported the `raise`
+    as definite."""
+    assert check(tmp_path, REGISTRY) == []
+    # the same class without the method that fills the table: the lookup always fails
+    empty = REGISTRY.replace("        self.table[name] = fn\n", "        pass\n")
+    assert {(d[0], d[1], d[2]) for d in check(tmp_path, empty)} == {(16, "GBL124", "definite")}
