@@ -138,6 +138,19 @@ class BlocksMixin:
     def leave_TryStar(self, node) -> None:
         self.pop()
 
+    def visit_IfExp_body(self, node: cst.IfExp) -> None:
+        # `a if test else b`: each arm runs only when the test says so, as an `if` statement's branches
+        self.push_guard(node, negate=False)
+
+    def leave_IfExp_body(self, node: cst.IfExp) -> None:
+        self.pop()
+
+    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
+        self.push_guard(node, negate=True)
+
+    def leave_IfExp_orelse(self, node: cst.IfExp) -> None:
+        self.pop()
+
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
 

@@ -407,6 +407,7 @@ def certainty_of(conditions: Sequence[str]) -> Tuple[str, str]:
     how many more), or ``("definite", "")``."""
     if ERROR_PATH in conditions:
         return "error-path", ""
+    conditions = tuple(dict.fromkeys(conditions))  # one test met again through the calls on the way is one
     if not conditions:
         return "definite", ""
     named = [c for c in conditions if c]

@@ -579,3 +579,28 @@ def test_a_collection_another_method_fills_is_not_taken_as_it_was_built(tmp_path
     # the same class without the method that fills the table: the lookup always fails
     empty = REGISTRY.replace("        self.table[name] = fn\n", "        pass\n")
     assert {(d[0], d[1], d[2]) for d in check(tmp_path, empty)} == {(16, "GBL124", "definite")}
+
+
+IFEXP = """
+import torch
+
+
+def noisy(x):
+    print("noisy")
+    return x
+
+
+@torch.compile
+def f(x, flag=False):
+    return noisy(x) if flag else x * 2
+"""
+
+
+def test_a_conditional_expression_runs_only_the_arm_its_test_takes(tmp_path):
+    """`noisy(x) if flag else x`: as an `if` statement (docs/semantics.md §0 rule 6, Dynamo traces only the
+    branch the values take). Measured on torch 2.13 (backend="eager"): `f(x)` logs no break, `f(x, True)` one
+    GB0059 at the `print`."""
+    assert check(tmp_path, IFEXP + "\nf(torch.ones(3))\n") == []
+    got = check(tmp_path, IFEXP)
+    assert [(d[1], d[2], d[3]) for d in got] == [("GBL301", "conditional", "when `flag`")]
+    assert [(d[1], d[2]) for d in check(tmp_path, IFEXP + "\nf(torch.ones(3), True)\n")] == [("GBL301", "definite")]
