@@ -12,7 +12,7 @@ import dataclasses
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from . import values, versions
+from . import values
 from .index import Resolved, construct_break, disabled_break, rnn_break
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
 from .semantics import CALLERS_RESUME
@@ -26,10 +26,12 @@ _KEPT = (values.RESOLVER, values.FRAME, values.OUTER)
 class CallValues:
     """Value-dependent reach for the consequence walk. Needs ``self.project`` (a
     :class:`gblint.index.Project`), ``self.error_paths`` (bool), and the memo dicts
-    ``self._reads``, ``self._entry_envs`` and ``self.calls``."""
+    ``self._reads``, ``self._entry_envs`` and ``self.calls``; ``self.rnn_calls_resume``: whether the
+    torch predicted makes an RNN module's call a break it resumes after (``rnn-call-resumes``)."""
 
     project = None
     error_paths = False
+    rnn_calls_resume = False
     _reads: Dict[Tuple[str, str], Set[str]]
     _entry_envs: Dict[Tuple[str, str], values.Env]
     _helpers: Dict[str, object]
@@ -159,7 +161,7 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
-        if versions.holds("rnn-call-resumes", getattr(self, "torch_version", versions.NEWEST_TORCH), (3, 11)):
+        if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed

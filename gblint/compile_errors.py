@@ -9,11 +9,10 @@ as diagnostics that name it. :class:`CompileErrorsMixin` is part of the walk
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Optional
 
 from . import versions
-from .diagnostics import Related
+from .diagnostics import name_each_other
 from .model import Event, Frame, Outcome
 
 
@@ -76,18 +75,14 @@ class CompileErrorsMixin:
             self.emit("GBL409", Outcome.SKIP, entry.name, entry.path, entry.info.span,
                       f"`{entry.name}` gets no compiled graph: its first call raises {what}.",
                       "Fix the reported compile error.", tuple(gb_ids), (), subject=f"`{entry.name}`")
-        parts = self.diagnostics[before:]
-        if len(parts) > 1:
-            for i, d in enumerate(parts):
-                related = tuple(Related(o.code, o.frame, o.effect, o.line) for o in parts if o is not d)
-                self.diagnostics[before + i] = dataclasses.replace(d, related=d.related + related)
+        if len(self.diagnostics) - before > 1:
+            name_each_other(self.diagnostics, range(before, len(self.diagnostics)))
 
     def internal_error(self, frame: Frame, site: Event, chain, site_frame: Optional[Frame] = None) -> None:
         """A manager whose trace raises an internal Dynamo error here (ManagerKind.FAILS, §8.13)."""
         where = f"torch {self.region.torch_version or versions.NEWEST_TORCH} on Python %d.%d" % self.region.python_version
         self.error_at(frame, site, chain, site.detail, (), "Use `torch.autocast(\"cpu\")` instead.", False, site_frame,
                       failure=f"Dynamo fails while tracing this manager on {where} (KeyError: 'dtype')")
-
 
 
 def join_hint(a: str, b: str) -> str:

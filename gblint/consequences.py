@@ -22,13 +22,13 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import messages, registry, values, versions
 from .codes import CODES
-from .diagnostics import Diagnostic, Related, TraceFrame
+from .diagnostics import Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
-from .frame_context import FrameContextMixin
+from .frame_context import FrameContextMixin, certainty_under
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
@@ -74,7 +74,7 @@ class Consequences(CallValues):
 
     def __init__(self, project, error_paths: bool = False, torch_version: Optional[str] = None):
         self.project = project
-        self.torch_version = torch_version or versions.NEWEST_TORCH
+        self.rnn_calls_resume = versions.holds("rnn-call-resumes", torch_version or versions.NEWEST_TORCH, (3, 11))
         self.error_paths = error_paths  # also walk code that runs only when an exception is raised
         self._inner: Dict[tuple, List[InnerBreak]] = {}
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
@@ -237,8 +237,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
-        how, condition = values.certainty_of(self.context + (self.conditions or ())) \
-            if self.conditions is not None or self.context else ("", "")
+        how, condition = certainty_under(self.context, self.conditions)
         subject = subject if subject is not None else self.subject
         short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
             if subject else messages.fit(message)
@@ -604,10 +603,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             main = next((i for i in range(before - 1, -1, -1) if self.diagnostics[i].line == site.span.line
                          and self.diagnostics[i].path == site_frame.path), None)
             if main is not None:
-                a, b = self.diagnostics[main], self.diagnostics[-1]
-                self.diagnostics[main] = dataclasses.replace(a, related=a.related + (Related(b.code, b.frame, b.effect,
-                                                                                            b.line),))
-                self.diagnostics[-1] = dataclasses.replace(b, related=(Related(a.code, a.frame, a.effect, a.line),))
+                name_each_other(self.diagnostics, (main, len(self.diagnostics) - 1))
 
     def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
         """A callee whose breaks are all logging/printing is better disabled outright (one clean break);

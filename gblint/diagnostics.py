@@ -210,6 +210,17 @@ class Diagnostic:
 CONSEQUENCE_CODES = {c.code: (c.name, c.effect, c.summary) for c in CODES.values() if c.family == CONSEQUENCE}
 
 
+def name_each_other(diagnostics: List[Diagnostic], indices) -> None:
+    """Make the diagnostics at ``indices`` of the list ``diagnostics`` (changed in place) name each
+    other in ``related``: the places one break, reported at different lines, is shown (a compile
+    error and the calls on its way, a nested break and the call into its file)."""
+    indices = list(indices)
+    parts = [diagnostics[i] for i in indices]
+    for i, d in zip(indices, parts):
+        others = tuple(Related(o.code, o.frame, o.effect, o.line) for o in parts if o is not d)
+        diagnostics[i] = dataclasses.replace(d, related=tuple(dict.fromkeys(d.related + others)))
+
+
 def link_related(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
     """The diagnostics, each naming the others reported at the same break (same file, line and
     column, another code or frame): a nested break that splits the caller (``GBL301``) and

@@ -63,7 +63,16 @@ class FrameContextMixin:
             if context[:len(old)] != old:
                 continue
             context = self.context + context[len(old):]
-            how, condition = values.certainty_of(context + (conds or ())) if conds is not None or context else ("", "")
+            how, condition = certainty_under(context, conds)
             d = self.diagnostics[i]
             self.diagnostics[i] = dataclasses.replace(d, certainty=how if d.certainty else "",
                                                       condition=condition if how and d.certainty else "")
+
+
+def certainty_under(context: Tuple[str, ...], conditions: Optional[Tuple[str, ...]]) -> Tuple[str, str]:
+    """``(certainty, condition)`` of a site decided under ``conditions`` (None: not decided by the
+    walk) in a frame analysed under ``context``; ``("", "")`` when neither says anything, so that
+    the trace decides (:func:`gblint.entries.certainty`)."""
+    if conditions is None and not context:
+        return "", ""
+    return values.certainty_of(context + (conditions or ()))
