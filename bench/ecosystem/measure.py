@@ -144,7 +144,7 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
                            "breaks": [], "skipped": [], "traced": []}
     breaks: Dict[tuple, set] = {}
     skipped: Dict[tuple, set] = {}
-    traced = set()
+    traced: Dict[tuple, set] = {}
     graphs: Dict[str, int] = {}
     for ev in events:
         kind, mode = ev.get("ev"), ev.get("job")
@@ -194,12 +194,15 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
             elif kind == "traced":
                 path = site_relative(ev.get("path"), driver)
                 if path is not None and path != "<driver>":
-                    traced.add((path, ev.get("qualname"), ev.get("line")))
+                    traced.setdefault((path, ev.get("qualname"), ev.get("line")), set()).add(mode)
     for m, info in rec["modes"].items():
         info["graphs"] = graphs.get(m, 0)
-    rec["breaks"] = sorted([*k, sorted(v)] for k, v in breaks.items())
-    rec["skipped"] = sorted([*k, sorted(v)] for k, v in skipped.items())
-    rec["traced"] = sorted([list(t) for t in traced])
+    # what a mode saw counts only when the model runs in it: a compiled call that raised because
+    # the model itself fails (eager-failed) observed Dynamo on a broken program
+    ran = {m for m, info in rec["modes"].items() if info["status"] in ("ok", "compile-error")}
+    rec["breaks"] = sorted([*k, sorted(v & ran)] for k, v in breaks.items() if v & ran)
+    rec["skipped"] = sorted([*k, sorted(v & ran)] for k, v in skipped.items() if v & ran)
+    rec["traced"] = sorted([list(t) for t, v in traced.items() if v & ran])
     return rec
 
 
