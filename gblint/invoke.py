@@ -354,6 +354,10 @@ class CallsMixin:
             if len(args.positional) > 2 and (got.op == "unknown" or any(p.op == "unknown" for p in got.parts)):
                 return union((got, args.positional[2]))  # the attribute may be missing: then the default
             return got
+        if name == "builtins.callable" and len(args.positional) == 1:
+            return _callable_of(first)
+        if name == "builtins.isinstance" and len(args.positional) == 2:
+            return _isinstance_of(first, args.positional[1])
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
@@ -428,6 +432,49 @@ _DATACLASS = frozenset({"dataclasses.dataclass", "dataclass", "pydantic.dataclas
                         "attr.define", "huggingface_hub.dataclasses.strict"})
 _CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
 _CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
+
+
+_FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
+# what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
+_FUNCTION_TYPES = frozenset({"builtins.object", "types.FunctionType", "types.LambdaType", "types.MethodType",
+                             "collections.abc.Callable", "typing.Callable", "functools.partial"})
+
+
+def _callable_of(v: Expr) -> Expr:
+    """``callable(v)``: True for functions and classes of the program, False for constants and
+    displays, else not known."""
+    found = {_callable_one(p) for p in (v.parts if v.op == "union" else (v,))}
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
+def _callable_one(v: Expr) -> Optional[bool]:
+    if isinstance(v, _FUNCTIONS + (Cls,)):
+        return True
+    if v.op in ("const", "seq", "dict", "set"):
+        return False
+    return None
+
+
+def _isinstance_of(v: Expr, types: Expr) -> Expr:
+    """``isinstance(v, types)`` where ``v`` is a function object of the program or None, and
+    ``types`` names classes: False unless one of them is a type functions (or None) belong to."""
+    names = []
+    for t in (types.parts if types.op == "seq" else (types,)):
+        if isinstance(t, Cls):
+            names.append(t.qualname)
+        elif isinstance(t, Ext):
+            names.append(t.name)
+        else:
+            return UNKNOWN
+    found = set()
+    for p in (v.parts if v.op == "union" else (v,)):
+        if isinstance(p, _FUNCTIONS):
+            found.add(any(n in _FUNCTION_TYPES for n in names))
+        elif p.op == "const" and p.value is None:
+            found.add(any(n in ("builtins.object", "types.NoneType") for n in names))
+        else:
+            return UNKNOWN
+    return const(found.pop()) if len(found) == 1 else UNKNOWN
 
 
 def _label(v: Expr) -> str:

@@ -310,10 +310,13 @@ class FunctionScope:
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",
                      "repr", "tuple", "list", "dict", "set", "enumerate", "zip", "getattr", "callable"):
-                if q == "getattr" and len(node.args) > 1 and maybe_tensor(self.kind(node.args[0].value)) \
-                        and isinstance(node.args[1].value, cst.SimpleString) and node.args[1].value.evaluated_value \
-                        not in tensors.PY_ATTRS:
-                    return self.kind(node.args[0].value)  # a tensor's attribute, if the object is one
+                if q == "getattr" and len(node.args) > 1 and maybe_tensor(self.kind(node.args[0].value)):
+                    # as the attribute read `x.name` would be: a tensor's tensor attribute, else not known
+                    name = node.args[1].value
+                    name = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+                    if name in tensors.PY_ATTRS:
+                        return Kind.PYTHON
+                    return self.kind(node.args[0].value) if name in tensors.TENSOR_ATTRS else Kind.UNKNOWN
                 return Kind.PYTHON
             if q in ("sum", "max", "min", "abs"):
                 ks = [self.kind(a.value) for a in node.args]

@@ -437,7 +437,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                     cls.attrs[attr] = TensorAttr(known=True)
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
-            elif scope.info is not None and scope.info.name == "__init__" and _from_arguments(value, scope):
+            elif scope.info is not None and scope.info.name == "__init__" and (
+                    _from_arguments(value, scope) or _only_config(scope.kind(value), scope)):
                 pass  # plain constructor arguments (`self.rate = rate`, `self.res = inp == out`): configuration
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
@@ -635,6 +636,16 @@ def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
         return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
                                                           for c in value.comparisons)
     return False
+
+
+def _only_config(kind: str, scope: FunctionScope) -> bool:
+    """Whether a value of ``kind`` in a constructor may be a tensor only because a constructor
+    parameter that nothing uses as a tensor might be one (`patch_size if isinstance(patch_size,
+    Iterable) else (patch_size, patch_size)`, `getattr(config, "flag", False)`): configuration."""
+    if not kind.startswith(PARAM_PREFIX):
+        return False
+    name = kind[len(PARAM_PREFIX):]
+    return name in scope.params and name not in scope.tensor_params
 
 
 def _raises_not_implemented(node: cst.Raise) -> bool:

@@ -51,6 +51,24 @@ class ClassStatement(Rule):
         return self.site(node, f"`class {node.name.value}` statement")
 
 
+# torch.nn modules whose constructor makes an nn.Parameter, with the keyword that turns the
+# parameters off (measured: `LayerNorm(8, elementwise_affine=False)`, `InstanceNorm1d(4)`,
+# pooling, padding and activations build inside the region without a break)
+_AFFINE = ("affine", True)
+_PARAM_MODULES = {
+    **{name: None for name in (
+        "Linear", "Bilinear", "LazyLinear", "Embedding", "EmbeddingBag", "RNN", "LSTM", "GRU", "RNNCell",
+        "LSTMCell", "GRUCell", "MultiheadAttention", "Transformer", "TransformerEncoder",
+        "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer", "PReLU",
+        "AdaptiveLogSoftmaxWithLoss")},
+    **{f"{lazy}Conv{t}{d}d": None for lazy in ("", "Lazy") for t in ("", "Transpose") for d in (1, 2, 3)},
+    **{f"{lazy}BatchNorm{d}d": _AFFINE for lazy in ("", "Lazy") for d in (1, 2, 3)},
+    "SyncBatchNorm": _AFFINE, "GroupNorm": _AFFINE,
+    "LayerNorm": ("elementwise_affine", True), "RMSNorm": ("elementwise_affine", True),
+    **{f"{lazy}InstanceNorm{d}d": ("affine", False) for lazy in ("", "Lazy") for d in (1, 2, 3)},
+}
+
+
 class ModuleConstruction(Rule):
     code = "GBL113"
     name = "module-construction"
@@ -81,18 +99,30 @@ class ModuleConstruction(Rule):
         "def f(x):\n"
         "    p = torch.nn.Parameter(x)\n"
         "    return p * 2\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    x = torch.nn.ConstantPad1d((1, 1), 0)(x)\n"
+        "    x = torch.nn.MaxPool1d(2)(x)\n"
+        "    x = torch.nn.InstanceNorm1d(4)(x)\n"
+        "    return torch.nn.LayerNorm(8, elementwise_affine=False)(x)\n",
     )
-    NOT_MODULES = {"Parameter", "Buffer", "ModuleList", "ModuleDict", "Sequential", "ParameterList",
-                   "ParameterDict", "Identity", "Flatten", "Unflatten", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid",
-                   "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Module"}
-
     def check(self, node, ctx):
         q = ctx.resolve(node.func) or ""
-        if q.startswith("torch.nn.") and q.count(".") == 2:
-            last = q.rsplit(".", 1)[-1]
-            if last[:1].isupper() and last not in self.NOT_MODULES and not last.endswith(("Loss", "Mode")):
-                return self.site(node, f"`{q}(...)` builds an nn.Module with parameters inside the region")
-        return None
+        if not (q.startswith("torch.nn.") and q.count(".") == 2):
+            return None
+        last = q.rsplit(".", 1)[-1]
+        if last not in _PARAM_MODULES:
+            return None
+        switch = _PARAM_MODULES[last]
+        if switch is not None:
+            keyword, default = switch
+            given = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == keyword), None)
+            if given is None and not default:
+                return None  # off unless asked for (`InstanceNorm1d(4)` has no parameters)
+            if isinstance(given, cst.Name) and given.value == "False":
+                return None
+        return self.site(node, f"`{q}(...)` builds an nn.Module with parameters inside the region")
 
 
 class SortedWithKey(Rule):
