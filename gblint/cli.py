@@ -56,6 +56,10 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--error-paths", action="store_true",
                         help="also report breaks on error paths (a branch that raises, an except body), which "
                              "a normal run never takes")
+    parser.add_argument("--conditional", choices=("all", "checked", "none"), default=None,
+                        help="which conditional diagnostics (a break under a test gblint cannot decide) to report: "
+                             "all, checked (default: those whose break lies in the checked files, not in a package "
+                             "followed with --follow-imports) or none")
     parser.add_argument("--jobs", "-j", type=_jobs, default=0,
                         help="processes for large trees (default: one per core; 1 = serial)")
     parser.add_argument("--cache-dir", help="summary cache folder (default: .gblint_cache at the config root)")
@@ -149,6 +153,8 @@ def settings_for(args, paths: List[str]) -> Settings:
         settings.jobs = args.jobs
     if getattr(args, "error_paths", False):
         settings.error_paths = True
+    if getattr(args, "conditional", None):
+        settings.conditional = args.conditional
     if args.follow_imports:
         settings.follow_imports += tuple(args.follow_imports)
     for spec in args.entry:

@@ -69,6 +69,9 @@ class Settings:
     jobs: int = 0  # 0: one process per core for large trees, serial for a handful of files
     cache: bool = True  # the summary cache (``cache = false`` in the table, ``--no-cache``)
     error_paths: bool = False  # also report breaks that happen only when an exception is raised
+    # conditional diagnostics reported: "all", "checked" (those whose break lies in a checked file,
+    # not in a package followed with follow-imports) or "none"
+    conditional: str = "checked"
     incremental: bool = False  # editors: re-summarise an in-memory buffer one definition at a time
     baseline: Optional[str] = None  # a baseline file (gblint.baseline): its diagnostics are not reported
     root: str = "."
@@ -501,6 +504,8 @@ def apply_table(settings: Settings, table: dict) -> None:
         settings.cache = table["cache"]
     if "report-error-paths" in table:
         settings.error_paths = table["report-error-paths"]
+    if "report-conditional" in table:
+        settings.conditional = table["report-conditional"]
     if "follow-imports" in table:
         settings.follow_imports = tuple(table["follow-imports"])
     if "baseline" in table:

@@ -25,7 +25,7 @@ import signal
 import sys
 import traceback
 import warnings
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from . import calltree
 from .cache import cached_fixes, settings_fingerprint
@@ -38,7 +38,7 @@ from .incremental import summarize_incremental
 from .index import Project, module_name
 from .model import FileSummary
 from .noqa import noqa_lines
-from .reporting import select_diagnostics, unresolved_notes
+from .reporting import conditional_shown, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
@@ -92,11 +92,15 @@ class Report:
     versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
     unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see calltree.unfollowed_calls
     baselined: int = 0  # diagnostics found but left out because the baseline file lists them
+    # conditional diagnostics left out by `conditional` (Settings): their break lies in a followed package
+    conditional_hidden: int = 0
 
     def to_json(self) -> dict:
         """The report as the JSON output prints it."""
         out = {"version": 1, "files_checked": self.files_checked, **({"versions": self.versions} if self.versions else {}),
                "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
+        if self.conditional_hidden:
+            out["conditional_hidden"] = self.conditional_hidden
         if self.coverage is not None:
             out["coverage"] = self.coverage
         return out
@@ -242,6 +246,7 @@ class Loader:
         self.errors: List[Dict[str, str]] = []
         self.followed: Dict[str, str] = {}
         self.followed_files = 0
+        self.followed_paths: Set[str] = set()  # files read from followed packages (--follow-imports)
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
         self._mentions: Dict[Tuple[str, str], bool] = {}
@@ -359,6 +364,7 @@ class Loader:
         for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
             if os.path.isfile(path):
                 self.followed_files += 1
+                self.followed_paths.add(path)
                 return self.load(SourceFile(path, None, (name, is_pkg)), followed=True)
         self._missing.add(name)
         return None
@@ -654,11 +660,13 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
     kept, hidden = select_diagnostics(_dedupe(diagnostics), settings, project, regions, summaries, loader,
                                       list(model.visited.values()))
+    kept, conditional_hidden = conditional_shown(kept, settings.conditional, loader.followed_paths)
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
-    report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings))
+    report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings),
+                    conditional_hidden=conditional_hidden)
     report.unfollowed = calltree.unfollowed_calls(model, walks)
     if coverage:
         report.coverage = {

@@ -36,6 +36,25 @@ def unresolved_notes(project, summaries, settings, loader) -> List[Diagnostic]:
     return out
 
 
+def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tuple[List[Diagnostic], int]:
+    """``(kept, hidden)``: ``diagnostics`` without the conditional ones ``which`` leaves out:
+    ``"all"`` keeps them, ``"none"`` drops every conditional diagnostic, ``"checked"`` those whose
+    break (the last frame of the trace, else the diagnostic's own line) lies in a file of
+    ``followed`` (paths read from packages followed with ``--follow-imports``): a branch on a
+    library's configuration the user did not write and cannot decide here. Definite and
+    information diagnostics are always kept; ``hidden`` counts what was left out."""
+    if which == "all":
+        return diagnostics, 0
+    kept = []
+    for d in diagnostics:
+        if d.certainty == "conditional":
+            origin = d.trace[-1].path if d.trace else d.path
+            if which == "none" or origin in followed:
+                continue
+        kept.append(d)
+    return kept, len(diagnostics) - len(kept)
+
+
 def select_diagnostics(diagnostics: List[Diagnostic], settings, project, regions, summaries,
                        loader, reached=()) -> Tuple[List[Diagnostic], int]:
     """``(kept, hidden)``: the diagnostics select/ignore, per-file ignores and ``# noqa`` let

@@ -67,7 +67,7 @@ def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[s
     """``gblint check --format json`` on one driver (with ``--entry entry`` when given); the
     parsed document, or ``{"error": ...}``."""
     cmd = [sys.executable, "-m", "gblint", "check", "--format", "json", "--exit-zero", "--cache-dir", cache_dir,
-           "--isolated"]
+           "--isolated", "--conditional", "all"]
     for pkg in follow:
         cmd += ["--follow-imports", pkg]
     if entry:
@@ -150,9 +150,22 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     sure = [(s in tbreaks) for s, d in psites.items() if d.get("certainty") == "definite"]
     sure += [(f in tskips) for f, d in pskips.items() if d.get("certainty") == "definite"]
     out["definite"] = {"pred": len(sure), "hit": sum(sure)}
+    # what a plain `gblint check` prints (`--conditional checked`): conditional diagnostics only where
+    # their break lies in the checked file (the driver), not in the followed package
+    shown = [(s in tbreaks) for s, d in psites.items() if _shown(d, driver)]
+    shown += [(f in tskips) for f, d in pskips.items() if _shown(d, driver)]
+    out["shown"] = {"pred": len(shown), "hit": sum(shown)}
     out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
     out["code_pred"] = {f"{p}:{l}": d["code"] for (p, l), d in psites.items()}
     return out
+
+
+def _shown(d: Dict[str, Any], driver: str) -> bool:
+    """Whether gblint's default output shows the diagnostic ``d`` (JSON) of a run on ``driver``."""
+    if d.get("certainty") != "conditional":
+        return True
+    trace = d.get("trace") or []
+    return site_relative(trace[-1]["path"] if trace else d["path"], driver) == "<driver>"
 
 
 def ratio(a: int, b: int) -> float:
@@ -254,6 +267,7 @@ def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, A
             "precision": ratio(hit, sum(_sum(per_model, s, "pred") for s in SETS)),
             "recall": ratio(hit, sum(_sum(per_model, s, "truth") for s in SETS)),
             "definite": {k: sum(m.get("definite", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
+            "shown": {k: sum(m.get("shown", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
             "sets": {s: {"truth": _sum(per_model, s, "truth"), "pred": _sum(per_model, s, "pred"),
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
 
@@ -303,7 +317,8 @@ def overall(rows: Dict[str, Any]) -> Dict[str, Any]:
             "reach": ratio(sum(r["reached"] for r in rows.values()), sum(r["traced"] for r in rows.values())),
             "precision": ratio(hit, sum(v["pred"] for v in sets.values())),
             "recall": ratio(hit, sum(v["truth"] for v in sets.values())), "sets": sets,
-            "definite": {k: sum(r.get("definite", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")}}
+            "definite": {k: sum(r.get("definite", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")},
+            "shown": {k: sum(r.get("shown", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")}}
 
 
 def render_table(results: Dict[str, Any]) -> str:
@@ -311,15 +326,17 @@ def render_table(results: Dict[str, Any]) -> str:
     compiled entry given (``--entry module:Class``), which separates finding the region from
     following its calls."""
     out = [f"torch {results.get('torch')}, CPU, `backend=\"eager\"`; a site is true if the eval or the train run "
-           "hit it. Cells of the three set columns: truth/predicted/hit; the last column counts the break sites "
-           "and skipped frames gblint is sure of (`certainty` \"definite\") and how many of them are true.", ""]
+           "hit it. Cells of the three set columns: truth/predicted/hit (every diagnostic, `--conditional all`); "
+           "\"definite\" counts the break sites and skipped frames gblint is sure of (`certainty` \"definite\") and how "
+           "many of them are true; \"default output\" the same for what a plain `gblint check` prints (conditional "
+           "diagnostics only where the break lies in the checked file), with its precision.", ""]
     for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
                                ("Same models, compiled entry given (`--entry module:Class`)",
                                 results.get("entry_given", {}), results.get("entry_given_overall"))):
         out += [f"**{title}**", "",
                 "| package | version | models | eval | train | reach | precision | recall | break sites "
-                "| skipped frames | compile errors | definite: predicted/hit |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| skipped frames | compile errors | definite: predicted/hit | default output: predicted/hit (precision) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, r in sorted(rows.items()):
             out.append(f"| {name} | {r['version']} | {r['models']} | {r['measured']['eval']} | "
                        f"{r['measured']['train']} | {_cells(r)}")
@@ -335,7 +352,10 @@ def _cells(r: Dict[str, Any]) -> str:
     # nothing predicted is no evidence of precision: say so instead of printing 1.00
     precision = f"{r['precision']:.2f}" if sum(s[k]["pred"] for k in SETS) else "n/a"
     sure = r.get("definite") or {"pred": 0, "hit": 0}
-    return f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} | {sure['pred']}/{sure['hit']} |"
+    shown = r.get("shown") or {"pred": 0, "hit": 0}
+    shown_p = f"{shown['hit'] / shown['pred']:.2f}" if shown["pred"] else "n/a"
+    return (f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} | {sure['pred']}/{sure['hit']} | "
+            f"{shown['pred']}/{shown['hit']} ({shown_p}) |")
 
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"

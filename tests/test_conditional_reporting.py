@@ -1,0 +1,112 @@
+"""What a plain run prints of the conditional diagnostics (``--conditional``, ``report-conditional``):
+by default those whose break lies in the checked files, not those in a package followed with
+``--follow-imports`` (a test on the library's own configuration the user cannot decide there); the
+summary says how many were left out, and ``--conditional all`` lists them. Definite diagnostics are
+always shown. The programs' breaks are the ones measured for the same kinds in
+``tests/fixtures/measured`` (``print`` in the region: GB0025, resumed; a module that makes an
+``nn.Parameter``: GB0264)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+LIBRARY = '''\
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self, debug=None):
+        super().__init__()
+        self.debug = debug
+
+    def forward(self, x):
+        if x.dim() > 3:
+            print("tracing", x.shape)
+        torch._dynamo.graph_break()
+        return x * 2
+'''
+
+DRIVER = '''\
+import torch
+from tinylib import Block
+
+
+def run(x):
+    if x.dim() > 3:
+        print(x.shape)
+    return x
+
+
+model = torch.compile(Block())
+out = model(torch.ones(2))
+helper = torch.compile(run)
+helper(torch.ones(2))
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    site = tmp_path / "site"
+    (site / "tinylib").mkdir(parents=True)
+    (site / "tinylib" / "__init__.py").write_text(LIBRARY)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(DRIVER)
+    return str(work), dict(os.environ, PYTHONPATH=str(site))
+
+
+def _check(project, *args, fmt="json"):
+    cwd, env = project
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "--format", fmt,
+                           "--exit-zero", "--follow-imports", "tinylib", *args, "main.py"],
+                          cwd=cwd, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout) if fmt == "json" else proc.stdout
+
+
+def _shown(doc):
+    return sorted((os.path.basename(d["path"]), d["line"], d["code"], d["certainty"]) for d in doc["diagnostics"]
+                  if d["effect"] != "info")
+
+
+def test_default_hides_conditional_breaks_of_followed_packages(project):
+    doc = _check(project)
+    shown = _shown(doc)
+    assert not any(s[:2] == ("__init__.py", 11) for s in shown)  # `print` under an undecided test in tinylib
+    assert ("__init__.py", 12, "GBL101", "definite") in shown  # the graph break every call meets
+    assert any(s[:2] == ("main.py", 7) and s[3] == "conditional" for s in shown)  # the checked file's own test
+    assert doc["conditional_hidden"] >= 1
+
+
+def test_all_lists_them_and_none_keeps_only_definite(project):
+    every = _shown(_check(project, "--conditional", "all"))
+    assert any(s[:2] == ("__init__.py", 11) and s[3] == "conditional" for s in every)
+    none = _check(project, "--conditional", "none")
+    assert none["diagnostics"] and all(d["certainty"] != "conditional" for d in none["diagnostics"])
+    assert ("__init__.py", 12, "GBL101", "definite") in _shown(none)
+    assert not any(s[0] == "main.py" for s in _shown(none))
+    assert "conditional_hidden" not in _check(project, "--conditional", "all")
+
+
+def test_text_summary_says_what_was_left_out(project):
+    out = _check(project, fmt="text")
+    assert "conditional diagnostic" in out and "in followed packages not shown" in out
+    assert "`--conditional all` lists them" in out
+
+
+def test_the_setting_comes_from_pyproject_and_is_validated(project):
+    cwd, env = project
+    with open(os.path.join(cwd, "pyproject.toml"), "w") as fh:
+        fh.write('[tool.gblint]\nreport-conditional = "all"\nfollow-imports = ["tinylib"]\n')
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json", "--exit-zero",
+                           "main.py"], cwd=cwd, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert any(s[:2] == ("__init__.py", 11) for s in _shown(json.loads(proc.stdout)))
+    with open(os.path.join(cwd, "pyproject.toml"), "w") as fh:
+        fh.write('[tool.gblint]\nreport-conditional = "some"\n')
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "main.py"],
+                          cwd=cwd, capture_output=True, text=True, env=env)
+    assert proc.returncode == 2 and "report-conditional" in proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr
