@@ -245,7 +245,6 @@ class Loader:
         self.diagnostics: List[Diagnostic] = []
         self.errors: List[Dict[str, str]] = []
         self.followed: Dict[str, str] = {}
-        self.followed_files = 0
         self.followed_paths: Set[str] = set()  # files read from followed packages (--follow-imports)
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
@@ -363,7 +362,6 @@ class Loader:
         base = os.path.join(root, *rel)
         for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
             if os.path.isfile(path):
-                self.followed_files += 1
                 self.followed_paths.add(path)
                 return self.load(SourceFile(path, None, (name, is_pkg)), followed=True)
         self._missing.add(name)

@@ -39,6 +39,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
         if show_source and not quiet:
             _write_details(d, sources, out, show_hints, c)
     n = len(report.diagnostics)
+    conditional = getattr(report, "conditional_hidden", 0)  # left out by `--conditional` (gblint.reporting)
     if quiet:
         pass
     elif n:
@@ -54,16 +55,16 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
             out.write(f"[*] {fixable['safe']} fixable with `gblint fix`{more}.\n")
         elif fixable["unsafe"]:
             out.write(f"{fixable['unsafe']} fixable with `gblint fix --unsafe-fixes`.\n")
-    elif getattr(report, "hidden", 0) or getattr(report, "baselined", 0) or getattr(report, "conditional_hidden", 0):
+    elif getattr(report, "hidden", 0) or getattr(report, "baselined", 0) or conditional:
         # not "no graph breaks predicted": some were, and were filtered out
         why = []
         if report.hidden:
             why.append(f"{report.hidden} hidden by select/ignore/per-file-ignores or noqa")
         if report.baselined:
             why.append(f"{report.baselined} by the baseline")
-        if getattr(report, "conditional_hidden", 0):
-            why.append(f"{report.conditional_hidden} conditional in followed packages")
-        total = report.hidden + report.baselined + getattr(report, "conditional_hidden", 0)
+        if conditional:
+            why.append(f"{conditional} conditional in followed packages")
+        total = report.hidden + report.baselined + conditional
         out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}; "
                   f"{', '.join(why)} (diagnostic{'s' if total != 1 else ''} found but not shown).\n")
     else:
@@ -71,9 +72,8 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
                   "no graph breaks predicted.\n")
     if not quiet and n and getattr(report, "baselined", 0):
         out.write(f"{report.baselined} more hidden by the baseline.\n")
-    if not quiet and getattr(report, "conditional_hidden", 0):
-        k = report.conditional_hidden
-        out.write(f"{k} conditional diagnostic{'s' if k != 1 else ''} in followed packages not shown (a break under "
+    if not quiet and conditional:
+        out.write(f"{conditional} conditional diagnostic{'s' if conditional != 1 else ''} in followed packages not shown (a break under "
                   "a test on the package's own configuration or state): `--conditional all` lists them.\n")
     if not quiet and getattr(report, "unfollowed", None):
         out.write(unfollowed_line(report.unfollowed) + "\n")

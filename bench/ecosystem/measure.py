@@ -197,8 +197,9 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
                     traced.setdefault((path, ev.get("qualname"), ev.get("line")), set()).add(mode)
     for m, info in rec["modes"].items():
         info["graphs"] = graphs.get(m, 0)
-    # what a mode saw counts only when the model runs in it: a compiled call that raised because
-    # the model itself fails (eager-failed) observed Dynamo on a broken program
+    # what a mode saw counts only when the mode was measured: a compiled call that raised because
+    # the model itself fails (eager-failed) observed Dynamo on a broken program, and a mode over
+    # the CPU limit is not measured (README)
     ran = {m for m, info in rec["modes"].items() if info["status"] in ("ok", "compile-error")}
     rec["breaks"] = sorted([*k, sorted(v & ran)] for k, v in breaks.items() if v & ran)
     rec["skipped"] = sorted([*k, sorted(v & ran)] for k, v in skipped.items() if v & ran)
