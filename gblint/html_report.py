@@ -108,7 +108,8 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
             "python": ", ".join(sorted(python)), "regions": regions, "others": others, "totals": totals,
             "legend": [(k,) + OUTCOME_WORDS[k] for k in OUTCOMES], "outcome_words": OUTCOME_WORDS,
             "errors": [{"path": _path(e["path"]), "message": e["message"]} for e in report.errors],
-            "confirm": _confirm_summary(confirm) if confirm else None, "hidden": report.hidden}
+            "confirm": _confirm_summary(confirm) if confirm else None, "hidden": report.hidden,
+            "conditional_hidden": report.conditional_hidden}
 
 
 def _path(path: Optional[str]) -> str:

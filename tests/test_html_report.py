@@ -379,10 +379,9 @@ def test_browser_bundled_examples_screenshot(browser, tmp_path):
     assert os.path.isfile(SCREENSHOT), "docs/html-report.png (the README's screenshot) is missing"
 
 
-def test_browser_ecosystem_model(browser, tmp_path):
-    """A real model of the ecosystem harness (its truth's setup source, the harness's driver,
-    --follow-imports transformers): the page has its region, every frame and diagnostic, and
-    each answers a click."""
+def ecosystem_driver(tmp_path):
+    """``(path, follow)``: the harness's driver of :data:`ECOSYSTEM_MODEL` written under
+    ``tmp_path``, and the packages the harness follows for it."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "ecosystem"))
     try:
         from spec import PACKAGES, driver
@@ -393,9 +392,35 @@ def test_browser_ecosystem_model(browser, tmp_path):
         setup = json.load(fh)["models"][name]["setup"]
     path = tmp_path / f"{name}_driver.py"
     path.write_text(driver(setup))
-    follow = PACKAGES[package]["follow"]
-    render(tmp_path, *[a for f in follow for a in ("--follow-imports", f)], str(path))
-    report, walks = engine([str(path)], follow_imports=tuple(follow))
+    return path, PACKAGES[package]["follow"]
+
+
+def test_page_counts_conditional_diagnostics_left_out(tmp_path):
+    """By default (``--conditional checked``) the page, like the text summary, says how many
+    conditional diagnostics in followed packages it leaves out; with ``--conditional all`` they
+    are on the page and the line is gone."""
+    path, follow = ecosystem_driver(tmp_path)
+    follows = [a for f in follow for a in ("--follow-imports", f)]
+    report, _walks = engine([str(path)], follow_imports=tuple(follow))
+    everything, _ = engine([str(path)], follow_imports=tuple(follow), conditional="all")
+    assert report.conditional_hidden > 0
+    assert len(everything.diagnostics) == len(report.diagnostics) + report.conditional_hidden
+    shown = " ".join(" ".join(Page(render(tmp_path, *follows, str(path), name="default.html")).text).split())
+    assert f"{report.conditional_hidden} conditional diagnostics in followed packages not shown" in shown
+    shown = " ".join(" ".join(Page(render(tmp_path, "--conditional", "all", *follows, str(path),
+                                           name="all.html")).text).split())
+    assert "in followed packages not shown" not in shown
+
+
+def test_browser_ecosystem_model(browser, tmp_path):
+    """A real model of the ecosystem harness (its truth's setup source, the harness's driver,
+    --follow-imports transformers): the page has its region, every frame and diagnostic, and
+    each answers a click."""
+    package, name = ECOSYSTEM_MODEL
+    path, follow = ecosystem_driver(tmp_path)
+    # the model's breaks lie in transformers: conditional ones are shown only with --conditional all
+    render(tmp_path, "--conditional", "all", *[a for f in follow for a in ("--follow-imports", f)], str(path))
+    report, walks = engine([str(path)], follow_imports=tuple(follow), conditional="all")
     assert walks and len(call_tree(walks[0]).nodes) > 20
     seconds = load(browser, tmp_path / "report.html")
     nodes, diags = click_everything(browser, walks, report)
