@@ -92,9 +92,12 @@ class Consequences(CallValues):
         key = (frame.path, frame.name, values.env_key(env))
         if key in self._inner:
             return self._inner[key]
-        if key[:2] in stack or len(stack) > 40:
+        # a closure is a different function for each frame that made it (a decorator's wrapper
+        # around each method it wraps): recursion is the same function made in the same frame
+        here = key[:2] + (env.get(values.OUTER),)
+        if here in stack or len(stack) > 40:
             return []
-        stack = stack + (key[:2],)
+        stack = stack + (here,)
         self.visited.setdefault(key[:2], frame)
         out: List[InnerBreak] = []
         for ev in frame.info.events:
@@ -426,8 +429,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 seen_sites.add(site)
                 # a higher-order op's body (checkpoint) breaking is one break of this frame; a break
                 # met in what an attribute read runs (a property) is not at a call Dynamo can resume
-                # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py)
-                site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if ev.read else ib.event
+                # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py); an
+                # item store's __setitem__ (a read event with arguments) resumes after its
+                # STORE_SUBSCR like a call (tests/fixtures/reach/o14_dataclass_output_and_item_store.py)
+                property_read = ev.read and ev.args is None
+                site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if property_read else ib.event
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,

@@ -19,7 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from . import value_syntax
-from .model import BlockKind, Event, EventKind, Expr
+from .model import BlockKind, CallArgs, Event, EventKind, Expr
 from .tensors import likely_tensor
 from .traversal import code_of
 from .values import UNKNOWN, const
@@ -61,6 +61,23 @@ class FlowsMixin:
                     and not self.suppressed():
                 assigned = scope.class_info.assigned
                 assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+
+    def note_item_store(self, target: cst.Subscript, value: Expr) -> None:
+        """``obj[key] = value``: it runs ``type(obj).__setitem__`` (a ``STORE_SUBSCR``, not a
+        call: what that method breaks is met as in an attribute read). Recorded as a read event
+        of ``obj.__setitem__`` with the key and value as its arguments; a tensor's item store is
+        an op, not code of the program."""
+        scope = self.scope
+        if self.suppressed() or scope.known_tensor(target.value) is not None:
+            return
+        item = self.value_of(target)
+        if item.op != "sub" or len(item.parts) != 2:
+            return
+        base, key = item.parts
+        self.add_event(Event(EventKind.CALL, self.span(target), tuple(scope.blocks), scope.ops,
+                             call_text=code_of(target.value) + ".__setitem__",
+                             func=Expr("attr", "__setitem__", (base,)), read=True,
+                             args=CallArgs(positional=(key, value))))
 
     def _note_name(self, name: str, value: Expr) -> None:
         if self.in_function():

@@ -26,7 +26,8 @@ from typing import Dict, Optional, Tuple
 from . import values
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
-from .objects import Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj, Partial, Super
+from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
+                      Partial, Super)
 from .semantics import TRANSPARENT_DECORATORS
 from .values import FRAME, OUTER, RESOLVER, UNKNOWN, const, union
 
@@ -374,6 +375,10 @@ class Interpreter(CallsMixin):
             return self.instance_attr(base, name, calls)
         if isinstance(base, Super):
             got = self.class_attr(base.cls, name, base.recv, calls, after=True)
+            if got is None and isinstance(base.recv, Inst) and name in ("__getitem__", "get"):
+                items = dict(base.recv.init).get(ITEMS)
+                if items is not None:  # a dict subclass built from a known mapping
+                    return Method(items, name)
             if got is None and name == "get" and isinstance(base.recv, Inst):
                 return Method(base.recv, "get")  # a Mapping's get: its __getitem__
             return UNKNOWN if got is None else got
@@ -498,7 +503,12 @@ class Interpreter(CallsMixin):
         library, a container's method): no gap in what was analysed."""
         if ev.func is None:
             return None
-        fn = self._eval(ev.func, self.frame_env(frame, env), None)
+        if ev.func.op == "attr" and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
+            return None  # a method of the frame's *args tuple or **kwargs dict
+        fenv = self.frame_env(frame, env)
+        if ev.func.op == "attr" and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+            return None  # no class of the project defines it: the library base's method (dict.__setitem__)
+        fn = self._eval(ev.func, fenv, None)
         parts = fn.parts if fn.op == "union" else (fn,)
         for p in parts:
             if isinstance(p, Ext):
@@ -506,9 +516,18 @@ class Interpreter(CallsMixin):
                 if head not in _LIBRARY_HEADS and self.project.loader is not None \
                         and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
                     return f"package `{head}` is not followed: pass --follow-imports {head}"
-        if any(isinstance(p, (Ext, ExtInst, Method)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
+        # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
+        if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
+    @staticmethod
+    def _container_param(frame: Frame, value: Expr) -> bool:
+        """Whether ``value`` is ``frame``'s ``*args`` or ``**kwargs`` parameter, not rebound."""
+        if value.op != "param" or frame.info is None:
+            return False
+        return any(p.name == value.value and p.kind in ("star", "starstar") for p in frame.info.params) \
+            and value.value not in frame.info.locals
 
     @staticmethod
     def _opened(value: Expr, name: str, mro) -> Expr:
@@ -565,6 +584,10 @@ class Interpreter(CallsMixin):
         if base.op == "dict":  # an unknown key selects nothing gblint can name (no guess at the entry)
             found = values._lookup(base, key)
             return found if found is not None else UNKNOWN
+        if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
+            items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping
+            if items is not None:
+                return self.subscript(items, key, calls)
         if isinstance(base, (Inst, Cls)):
             return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
         return UNKNOWN

@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import values
 from .model import Expr, FileSummary, Frame
-from .objects import (Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super, Wraps)
+from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
+                      Wraps)
 from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SELF_RETURNING_METHODS
 from .values import OUTER, UNKNOWN, const, union
 
@@ -114,7 +115,7 @@ class CallsMixin:
         if ev.func is None:
             return calls
         fn = self._eval(ev.func, env, calls)
-        if ev.read:
+        if ev.read and ev.args is None:
             return calls
         args = self.event_args(ev, env, calls)
         self.apply(fn, args, calls, want=False)
@@ -231,32 +232,59 @@ class CallsMixin:
             if calls is not None:
                 calls.append(Target(None, kind="construct", name=cls.qualname))
             return Inst(cls, self._init_values(cls, args))
-        inst = Inst(cls, self._init_values(cls, args))
+        inst = Inst(cls, self._init_values(cls, args) + self._items_given(cls, args))
         meta = self._metaclass(cls)
         if meta is not None:
             call = self.class_attr(meta, "__call__", cls, None)
             if call is not None:
                 self.apply(call, args, calls, want=False)
-        init = self.class_attr(cls, "__init__", inst, None)
+        generated = self._generated_init(cls)
+        init = None if generated is not None else self.class_attr(cls, "__init__", inst, None)
         if init is not None:
             self.apply(init, args, calls, want=False)
-        elif self._is_dataclass(cls):
-            for hook in ("__post_init__",):
-                method = self.class_attr(cls, hook, inst, None)
-                if method is not None:
-                    self.apply(method, Args(), calls, want=False)
-            setattr_ = self.class_attr(cls, "__setattr__", inst, None)
+        elif generated is not None:
+            # the generated __init__ assigns each field (through a __setattr__ the class defines,
+            # unless frozen: object.__setattr__), then calls __post_init__ (dataclasses._init_fn)
+            setattr_ = None if generated.kwargs.get("frozen") == "True" else \
+                self.class_attr(cls, "__setattr__", inst, None)
             if setattr_ is not None:
                 self.apply(setattr_, Args((UNKNOWN, UNKNOWN)), calls, want=False)
+            method = self.class_attr(cls, "__post_init__", inst, None)
+            if method is not None:
+                self.apply(method, Args(), calls, want=False)
         return inst
 
+    def _generated_init(self, cls: Cls):
+        """The dataclass decorator (a :class:`gblint.model.Decorator`) whose generated
+        ``__init__`` building ``cls`` runs: the first class of the MRO that defines ``__init__``
+        in its body or is a dataclass (``init=False`` generates none); None when it is a method.
+        A dataclass subclass of a class with its own ``__init__`` replaces that ``__init__``."""
+        for _, info in self._classes(cls):
+            if "__init__" in info.methods or "__init__" in info.values:
+                return None
+            for d in info.decorators:
+                if d.qualname in _DATACLASS and d.kwargs.get("init") != "False":
+                    return d
+        return None
+
+    def _items_given(self, cls: Cls, args: Args) -> Tuple[Tuple[str, Expr], ...]:
+        """``(ITEMS, mapping)`` when ``cls``, with no ``__init__`` of the project's, is built from
+        one known mapping (a ``dict``/``OrderedDict`` subclass: ``Table({...})``): the library
+        base's ``__init__`` holds its items, which ``super().__getitem__`` then reads."""
+        if len(args.positional) != 1 or args.keywords or args.star or args.starstar \
+                or args.positional[0].op != "dict" or args.positional[0].value in values.OPEN:
+            return ()
+        if self._generated_init(cls) is not None or self.class_attr(cls, "__init__", None, None) is not None:
+            return ()
+        return ((ITEMS, args.positional[0]),)
+
     def _is_dataclass(self, cls: Cls) -> bool:
-        return any(any(d.qualname in _DATACLASS for d in info.decorators) for _, info in self._classes(cls))
+        return self._generated_init(cls) is not None
 
     def _init_values(self, cls: Cls, args: Args) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of the
         ``__init__`` Python calls (or the dataclass fields), unknown ones left out."""
-        init = self.class_attr(cls, "__init__", None, None)
+        init = None if self._generated_init(cls) is not None else self.class_attr(cls, "__init__", None, None)
         if isinstance(init, Func):
             summary = self.project.by_path.get(init.path)
             info = summary.functions.get(init.qualname) if summary is not None else None
@@ -372,6 +400,9 @@ class CallsMixin:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
         if recv.op == "dict":
+            if name == "__getitem__" and args.positional:
+                found = values._lookup(recv, args.positional[0])
+                return UNKNOWN if found is None else found
             if name == "items":
                 return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in recv.parts))
             if name == "values":

@@ -61,10 +61,14 @@ class Cls(Obj):
 
 class Inst(Obj):
     """An instance of class ``cls`` built with ``init``: ``(parameter, value)`` pairs its
-    ``__init__`` (or a dataclass's fields) received, in order, unknown ones left out."""
+    ``__init__`` (or a dataclass's fields) received, in order, unknown ones left out; for a
+    ``dict`` subclass built from a known mapping, ``(ITEMS, mapping)``."""
 
     __slots__ = ("cls", "init")
     _fields = ("cls", "init")
+
+
+ITEMS = "\0items"  # an Inst.init key: the mapping a dict subclass was built from
 
 
 class Bound(Obj):

@@ -343,6 +343,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         value = self.value_of(node.value)
         for t in node.targets:
             self.note_target(t.target, value)
+            if isinstance(t.target, cst.Subscript) and self.in_function():
+                self.note_item_store(t.target, value)
             self.bind(t.target, node.value, scope)
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -211,6 +211,40 @@ def test_json_coverage_lists_regions_and_reached_functions(tmp_path):
     assert reached == [("helpers.py", "scale", 1), ("main.py", "inner", 5), ("main.py", "step", 10)]
 
 
+def test_json_coverage_unfollowed_lists_only_calls_into_unknown_code(tmp_path):
+    """A method of the frame's own ``*args``/``**kwargs`` and a library base's method reached
+    through ``super()`` are the library's calls, not gaps; a call on an unknown object is one,
+    named with its reason."""
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        from collections import OrderedDict
+
+        import torch
+
+
+        class Table(OrderedDict):
+            def __setitem__(self, key, value):
+                super().__setitem__(key, value)
+
+
+        HANDLERS = {"a": torch.sin, "b": torch.cos}
+
+
+        @torch.compile
+        def step(x, name, *args, **kwargs):
+            kwargs.pop("legacy", None)
+            args.count(1)
+            table = Table()
+            table["x"] = x
+            return HANDLERS[name](x)
+        """))
+    doc = json.loads(run_cli("check", "--format", "json", "--exit-zero", "--no-cache", str(tmp_path),
+                             cwd=str(tmp_path)).stdout)
+    cov = doc["coverage"]
+    assert ("main.py", "Table.__setitem__") in {(os.path.basename(f["path"]), f["function"]) for f in cov["functions"]}
+    assert [(u["function"], u["call"]) for u in cov["unfollowed"]] == [("step", "HANDLERS[name]")]
+    assert "known only when the code runs" in cov["unfollowed"][0]["reason"]
+
+
 def test_json_coverage_empty_without_regions(tmp_path):
     (tmp_path / "plain.py").write_text("def f(x):\n    return x\n")
     doc = json.loads(run_cli("check", "--format", "json", "--no-cache", str(tmp_path), cwd=str(tmp_path)).stdout)
