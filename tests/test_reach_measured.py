@@ -5,7 +5,11 @@ closures a factory returns, ``nn.ModuleDict``/``nn.ModuleList``/``nn.Sequential`
 index and slice, objects known by an annotation, tables of callables, ``functools.partial``,
 ``checkpoint``, hooks registered in ``__init__``, ``super()`` through mixins, properties,
 ``__call__``, classmethods and staticmethods, config objects built at module level, compiled bound
-methods and factory results, ``__init_subclass__`` wrappers). ``scripts/measure_fixtures.py
+methods and factory results, ``__init_subclass__`` wrappers, one decorator's wrapper entered
+again inside itself around another method, a ``@dataclass`` output class whose generated
+``__init__`` runs its base's ``__setattr__`` and ``__post_init__``, item stores that run
+``__setitem__``, a ``dict`` subclass table whose ``__getitem__`` builds the class a key names).
+``scripts/measure_fixtures.py
 --traced --folder tests/fixtures/reach`` ran each under torch 2.13 (CPU, eager backend) with
 gblint's observer and recorded, besides the breaks, the functions Dynamo traced
 (``observed.json`` ``traced``). gblint must reach each of them (``coverage.functions`` of its
