@@ -188,6 +188,15 @@ class FlowsMixin:
         if self.in_function():
             self.scope.written.add(id(node.target))
 
+    def named_attribute_read(self, node: cst.Call, name: str) -> bool:
+        """Whether ``node`` is ``getattr(obj, "name"[, default])`` on an object not known to be a
+        tensor: it reads the attribute as ``obj.name`` does (a property's getter, ``__getattr__``),
+        so it is a call gblint follows (``builtins.getattr`` in :mod:`gblint.invoke`)."""
+        if name not in ("builtins.getattr", "getattr") or len(node.args) < 2:
+            return False
+        key = node.args[1].value
+        return isinstance(key, cst.SimpleString) and not likely_tensor(self.scope.kind(node.args[0].value))
+
     def may_follow(self, node: cst.Call) -> bool:
         """Whether a call whose function the summary's own refs do not name may still lead into
         the project's code (:mod:`gblint.interp` decides): not a method of a tensor, not a

@@ -491,7 +491,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         if not self.suppressed():
             ref = self.callee_ref(node.func, scope)
             external = isinstance(ref, Dotted) and ref.name and self.is_external(ref.name) \
-                and ref.name not in CALLS_ARGUMENT
+                and ref.name not in CALLS_ARGUMENT and not self.named_attribute_read(node, ref.name)
             if (ref is not None and not external) or (ref is None and id(node) not in self._site_nodes
                                                       and self.may_follow(node)):  # a break site is not inlined
                 partial = isinstance(node.func, cst.Name) and isinstance(
