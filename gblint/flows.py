@@ -63,10 +63,11 @@ class FlowsMixin:
                 assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
 
     def note_item_store(self, target: cst.Subscript, value: Expr) -> None:
-        """``obj[key] = value``: it runs ``type(obj).__setitem__`` (a ``STORE_SUBSCR``, not a
-        call: what that method breaks is met as in an attribute read). Recorded as a read event
-        of ``obj.__setitem__`` with the key and value as its arguments; a tensor's item store is
-        an op, not code of the program."""
+        """``obj[key] = value``: it runs ``type(obj).__setitem__`` (a ``STORE_SUBSCR``). Recorded
+        as a read event of ``obj.__setitem__`` with the key and value as its arguments (no
+        unfollowed call when ``obj`` is a plain container); a break in that method resumes after
+        the store, as after a call (measured: tests/fixtures/reach/o14_dataclass_output_and_item_store.py).
+        A tensor's item store is an op, not code of the program."""
         scope = self.scope
         if self.suppressed() or scope.known_tensor(target.value) is not None:
             return
