@@ -228,18 +228,20 @@ class CallsMixin:
         info = summary.classes.get(cls.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
+        generated = self._generated_init(cls)
+        own = None if generated is not None else self.class_attr(cls, "__init__", None, None)
         if self.project.is_module_class(summary, info):
             if calls is not None:
                 calls.append(Target(None, kind="construct", name=cls.qualname))
-            return Inst(cls, self._init_values(cls, args))
-        inst = Inst(cls, self._init_values(cls, args) + self._items_given(cls, args))
+            return Inst(cls, self._init_values(cls, args, generated, own))
+        inst = Inst(cls, self._init_values(cls, args, generated, own)
+                    + (self._items_given(args) if generated is None and own is None else ()))
         meta = self._metaclass(cls)
         if meta is not None:
             call = self.class_attr(meta, "__call__", cls, None)
             if call is not None:
                 self.apply(call, args, calls, want=False)
-        generated = self._generated_init(cls)
-        init = None if generated is not None else self.class_attr(cls, "__init__", inst, None)
+        init = None if own is None else self.class_attr(cls, "__init__", inst, None)
         if init is not None:
             self.apply(init, args, calls, want=False)
         elif generated is not None:
@@ -267,31 +269,28 @@ class CallsMixin:
                     return d
         return None
 
-    def _items_given(self, cls: Cls, args: Args) -> Tuple[Tuple[str, Expr], ...]:
-        """``(ITEMS, mapping)`` when ``cls``, with no ``__init__`` of the project's, is built from
+    @staticmethod
+    def _items_given(args: Args) -> Tuple[Tuple[str, Expr], ...]:
+        """``(ITEMS, mapping)`` when a class with no ``__init__`` of the project's is built from
         one known mapping (a ``dict``/``OrderedDict`` subclass: ``Table({...})``): the library
         base's ``__init__`` holds its items, which ``super().__getitem__`` then reads."""
         if len(args.positional) != 1 or args.keywords or args.star or args.starstar \
                 or args.positional[0].op != "dict" or args.positional[0].value in values.OPEN:
             return ()
-        if self._generated_init(cls) is not None or self.class_attr(cls, "__init__", None, None) is not None:
-            return ()
         return ((ITEMS, args.positional[0]),)
 
-    def _is_dataclass(self, cls: Cls) -> bool:
-        return self._generated_init(cls) is not None
-
-    def _init_values(self, cls: Cls, args: Args) -> Tuple[Tuple[str, Expr], ...]:
-        """What the instance is built with: the arguments bound to the parameters of the
-        ``__init__`` Python calls (or the dataclass fields), unknown ones left out."""
-        init = None if self._generated_init(cls) is not None else self.class_attr(cls, "__init__", None, None)
+    def _init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
+        """What the instance is built with: the arguments bound to the parameters of ``init``,
+        the ``__init__`` Python calls (unbound; None when there is none of the project's), or to
+        the dataclass fields when ``generated`` (:meth:`_generated_init`) builds it; unknown
+        ones left out."""
         if isinstance(init, Func):
             summary = self.project.by_path.get(init.path)
             info = summary.functions.get(init.qualname) if summary is not None else None
             if info is not None:
                 env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, True)
                 return tuple(sorted((k, v) for k, v in env.items() if not k.startswith("\0")))
-        if init is None and self._is_dataclass(cls):
+        if generated is not None:
             fields = []
             for _, info in reversed(self._classes(cls)):
                 fields.extend(f for f in info.fields if f not in fields)
@@ -401,8 +400,7 @@ class CallsMixin:
         recv, name = fn.recv, fn.name
         if recv.op == "dict":
             if name == "__getitem__" and args.positional:
-                found = values._lookup(recv, args.positional[0])
-                return UNKNOWN if found is None else found
+                return self.subscript(recv, args.positional[0], calls)
             if name == "items":
                 return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in recv.parts))
             if name == "values":
