@@ -5,6 +5,8 @@ module-level driver calls of compiled objects, and one-line helper functions.
 """
 from __future__ import annotations
 
+from typing import Optional, Tuple
+
 import libcst as cst
 
 from . import value_syntax
@@ -130,11 +132,14 @@ class ValuesMixin:
                     scope.info.locals[n.name.value] = scope.info.locals.get(n.name.value, ()) + (values_unknown(),)
             scope = scope.parent
 
-    def note_rebound(self, target) -> None:
-        """Record the names ``target`` (an assignment target) binds in the current function."""
+    def note_rebound(self, target, value: Optional[Expr] = None) -> None:
+        """Record the names ``target`` (an assignment target) binds in the current function;
+        ``value``: what a plain name ``target`` is bound to (an ``if`` arm's binding is then
+        merged after the statement, see :meth:`enter_if_values`)."""
         if not self.in_function():
             return
         if isinstance(target, cst.Name):
+            self._branch_binding(target.value, value)
             self.scope.rebound.add(target.value)
             self.scope.local_values.pop(target.value, None)
             self.scope.masks.discard(target.value)
@@ -143,6 +148,76 @@ class ValuesMixin:
                 self.note_rebound(e.value)
         elif isinstance(target, cst.StarredElement):
             self.note_rebound(target.value)
+
+    # -- names bound in the arms of an `if`: `if x is None: x = default`
+    def enter_if_values(self, node: cst.If) -> None:
+        """An ``if`` statement begins. When it lies on every path of the function so far (no
+        loop, ``try`` or other block around it but ``with``, an early return's rest, or the arm
+        of an ``if`` tracked the same way), the names its arms bind plainly are merged when it
+        ends: ``ifelse(test, value after the body, value after the else)``, an arm that returns
+        or raises left out. Any other binding in it leaves the name unknown, as before."""
+        if not self.in_function():
+            return
+        scope = self.scope
+        frames = scope.if_values
+        if frames:
+            straight = len(scope.blocks) == frames[-1].depth + 1
+        else:
+            straight = all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks)
+        if straight:
+            frames.append(_IfValues(node, len(scope.blocks), value_syntax.expr_of(node.test, scope)))
+
+    def enter_else_values(self, node: cst.If) -> None:
+        """The ``else`` (or ``elif``) arm of ``node`` begins."""
+        frames = self.scope.if_values if self.in_function() else None
+        if frames and frames[-1].node is node:
+            frames[-1].arm = 1
+
+    def leave_if_values(self, node: cst.If, flows: Tuple[bool, bool]) -> None:
+        """The ``if`` statement ``node`` ends: bind each name its arms bound to the merged value
+        (``flows``: whether the body, and the ``else``, may run on to what follows)."""
+        frames = self.scope.if_values if self.in_function() else None
+        if not frames or frames[-1].node is not node:
+            return
+        frame = frames.pop()
+        for name, prev in frame.prev.items():
+            merged = None
+            if name not in frame.untracked:
+                ends = [frame.arms[i].get(name, prev) for i in (0, 1) if flows[i]]
+                if all(v is not None for v in ends) and ends:
+                    merged = ends[0] if len(ends) == 1 else Expr("ifelse", parts=(frame.test, ends[0], ends[1]))
+            scope = self.scope
+            if frames:
+                outer = frames[-1]
+                if merged is not None and len(scope.blocks) == outer.depth + 1:
+                    outer.arms[outer.arm][name] = merged
+                else:
+                    outer.untracked.add(name)
+            elif merged is not None and merged.op != "unknown":
+                scope.local_values[name] = merged
+            else:
+                scope.local_values.pop(name, None)
+
+    def _branch_binding(self, name: str, value: Optional[Expr]) -> None:
+        """``name`` is bound (to ``value``, None: to something not followed) inside the tracked
+        ``if`` statements: note what it held before each, and what the innermost arm binds."""
+        scope = self.scope
+        frames = scope.if_values
+        if not frames:
+            return
+        for i, frame in enumerate(frames):
+            if name not in frame.prev:
+                if i == 0:
+                    before = value_syntax.name_expr(name, scope)
+                    frame.prev[name] = None if before.op in ("local", "unknown") else before
+                else:
+                    outer = frames[i - 1]
+                    frame.prev[name] = outer.arms[outer.arm].get(name, outer.prev[name])
+        top = frames[-1]
+        if value is not None and value.op != "unknown" and len(scope.blocks) == top.depth + 1:
+            top.arms[top.arm][name] = value
+        else:
+            top.untracked.add(name)
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.note_rebound(node.target)
@@ -170,6 +245,22 @@ class ValuesMixin:
     def visit_Return(self, node: cst.Return) -> None:
         if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
             self.scope.returned_in_branch = True
+
+
+class _IfValues:
+    """One tracked ``if`` statement (:meth:`ValuesMixin.enter_if_values`): its test, the
+    blocks around it (``depth``), what each name held before it (``prev``; None: not known),
+    what each arm bound (``arms``), the arm being read, and the names bound in ways not
+    followed (``untracked``)."""
+
+    __slots__ = ("node", "depth", "test", "prev", "arms", "arm", "untracked")
+
+    def __init__(self, node: cst.If, depth: int, test: Expr):
+        self.node, self.depth, self.test = node, depth, test
+        self.prev: dict = {}
+        self.arms = ({}, {})
+        self.arm = 0
+        self.untracked: set = set()
 
 
 def values_unknown():

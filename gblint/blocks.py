@@ -151,6 +151,9 @@ class BlocksMixin:
     def leave_IfExp_orelse(self, node: cst.IfExp) -> None:
         self.pop()
 
+    def visit_If(self, node: cst.If) -> None:
+        self.enter_if_values(node)
+
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
 
@@ -158,6 +161,7 @@ class BlocksMixin:
         self.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
+        self.enter_else_values(node)
         self.push_guard(node, negate=True, suite=node.orelse.body if isinstance(node.orelse, cst.Else) else None)
 
     def leave_If_orelse(self, node: cst.If) -> None:
@@ -168,6 +172,8 @@ class BlocksMixin:
         rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers).
         After any other ``if`` whose body returns, the rest of the enclosing block runs only when
         its test is false: an ``AFTER_RETURN`` block with the negated test, until that block ends."""
+        self.leave_if_values(node, (not _exits(node.body),
+                                    not (isinstance(node.orelse, cst.Else) and _exits(node.orelse.body))))
         if not self.in_function() or node.orelse is not None or not _exits(node.body):
             return
         guard = self.ctx.compiling_guard(node.test)

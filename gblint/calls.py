@@ -13,7 +13,7 @@ import dataclasses
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import values
-from .index import Resolved, construct_break, disabled_break, rnn_break
+from .index import Resolved, construct_break, disabled_break, rnn_break, rnn_first_read
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
 from .semantics import CALLERS_RESUME
 
@@ -88,6 +88,12 @@ class CallValues:
                      for b in blocks if _undecided(b, env))
 
     @staticmethod
+    def via(callee_env: Optional[values.Env]) -> Tuple[str, ...]:
+        """The test a call target runs under because the called value may be another one
+        (:data:`gblint.values.VIA`, set by :meth:`call_targets`), as a condition."""
+        return (callee_env[values.VIA],) if callee_env and values.VIA in callee_env else ()
+
+    @staticmethod
     def uncertain(blocks: Iterable[Block], env: values.Env) -> bool:
         """Whether a branch test around an event is not known to be true for ``env``."""
         return any(_undecided(b, env) for b in blocks)
@@ -148,19 +154,24 @@ class CallValues:
         seen = set()
         if ev.func is not None:
             for t in self.project.interp.targets(frame, ev, env):
+                via = {values.VIA: f"{ev.call_text} is {t.maybe}"} if t.maybe else None
                 if t.frame is not None:
-                    key = (t.frame.path, t.frame.name, values.env_key(t.env or {}))
+                    callee_env = dict(t.env or {}, **via) if via else t.env
+                    key = (t.frame.path, t.frame.name, values.env_key(callee_env or {}))
                     if key not in seen:
                         seen.add(key)
-                        out.append((t.frame, t.env, t.flat))
+                        out.append((t.frame, callee_env, t.flat))
                 elif t.kind == "construct":
-                    out.append((construct_break(ev), None, False))
+                    out.append((construct_break(ev), via, False))
                 elif t.kind == "disabled":
-                    out.append((disabled_break(ev, t.name), None, False))
+                    out.append((disabled_break(ev, t.name), via, False))
                 elif t.kind == "rnn":
-                    out.append((rnn_break(ev, t.name), None, False))
+                    out.append((rnn_break(ev, t.name), via, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        if not self.rnn_calls_resume:  # before 2.15 the module is not wrapped at all: the first read breaks
+            out = [(rnn_first_read(t, frame), e, f) if isinstance(t, Event) and t.code == "GBL118" else (t, e, f)
+                   for t, e, f in out]
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]

@@ -119,7 +119,9 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          why="Dynamo does not trace recurrent modules, and cannot resume after the call either: the frame that "
              "calls the module is skipped and runs eagerly (0 graphs; measured on 2.13, with or without work "
              "before the call). A frame that reaches the call through another is split there instead (a nested "
-             "graph break) and only the frame that calls the module is skipped.",
+             "graph break) and only the frame that calls the module is skipped. Before 2.15 the break is where "
+             "the frame first reads the module (`self.lstm.num_layers` before `self.lstm(...)`): Dynamo fails "
+             "to wrap it there, and that is the line it reports.",
          hint="Compile the code around the RNN instead, or replace it with an explicit cell loop.",
          source=_FOLLOWED, family=BREAK_SOURCE,
          example=("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"

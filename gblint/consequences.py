@@ -119,11 +119,12 @@ class Consequences(CallValues):
                       env: Optional[values.Env] = None, callee_env: Optional[values.Env] = None) -> List[InnerBreak]:
         """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
         inlined into ``callee`` (its parameters holding ``callee_env`` when the interpreter bound them)."""
+        via = self.residual(ev.blocks, env or {}) + self.via(callee_env)
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
-            return [InnerBreak(frame, callee, ())]
+            return [InnerBreak(frame, callee, (), conditions=via)]
         info = callee.info
         if info.decorator(*DISABLE):
-            return [InnerBreak(frame, disabled_function_break(ev, callee), ())]
+            return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=via)]
         inner_env, alone = self.callee_values(ev, callee, env or {}, callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
@@ -140,7 +141,7 @@ class Consequences(CallValues):
             event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
                 and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
             found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
-                                    self.residual(ev.blocks, env or {}) + ib.conditions))
+                                    via + ib.conditions))
         return found
 
     # ------------------------------------------------------------------ regions
@@ -352,7 +353,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
                 inner_env, alone = self.owner.callee_values(ev, callee, env or {}, callee_env)
                 if not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
 
     # -------------------------------------------------------------- calls
     last_call_resumed = False
@@ -364,9 +365,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         self.last_call_resumed = False
         skipped = False
         for callee, callee_env, flat in self.owner.call_targets(frame, ev, env):
-            if isinstance(callee, Event):
-                verdict = self.decide(frame, callee, ev.blocks, callee, checkpoint, (),
-                                      conditions=self.owner.residual(ev.blocks, env))
+            via = self.owner.via(callee_env)
+            if isinstance(callee, Event):  # at the call, or where it reads the module first (rnn_first_read)
+                blocks = ev.blocks if callee.span == ev.span else callee.blocks
+                verdict = self.decide(frame, callee, blocks, callee, checkpoint, (),
+                                      conditions=self.owner.residual(ev.blocks, env) + via)
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 continue
@@ -375,7 +378,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             if dec is not None:
                 brk = disabled_function_break(ev, callee)
                 verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
-                                      conditions=self.owner.residual(ev.blocks, env))
+                                      conditions=self.owner.residual(ev.blocks, env) + via)
                 skipped |= verdict == Outcome.SKIP
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
@@ -390,10 +393,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 if any(b.event.python_value for b in inner):
                     brk = nonstrict_break(ev, callee)
                     verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
-                                          conditions=self.owner.residual(ev.blocks, env))
+                                          conditions=self.owner.residual(ev.blocks, env) + via)
                     skipped |= verdict == Outcome.SKIP
                     if not self.region_failed:
-                        self.frame_from(env, ev, callee, strict=False, env=inner_env)
+                        self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
                 continue
             # a callee's `raise` counts only where every test on the way is known to hold: otherwise
             # it is an error path (a model that runs does not raise out of the compiled call)
@@ -447,7 +450,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
         return skipped
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:

@@ -42,11 +42,12 @@ class FrameContextMixin:
             self._emitted_under.setdefault(key, []).append((len(self.diagnostics), self.context, self.conditions))
 
     def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
-                   env: Optional[values.Env] = None) -> None:
+                   env: Optional[values.Env] = None, via: Tuple[str, ...] = ()) -> None:
         """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
-        ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call."""
+        ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
+        (and ``via``: the call runs ``frame`` only when the called value is the one that leads there)."""
         outer = self.context
-        self.context = outer + self.owner.residual(call.blocks, caller_env or {})
+        self.context = outer + self.owner.residual(call.blocks, caller_env or {}) + via
         try:
             self.frame(frame, strict, env)
         finally:

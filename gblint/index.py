@@ -15,7 +15,7 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 from .codes import CODES
 from .model import (Binding, CallTarget, ClassInfo, ContainerValue, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
                     InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
-                    NonstrictCall, SelfMethod, SuperMethod)
+                    NonstrictCall, SelfMethod, Span, SuperMethod)
 from .semantics import DISABLE, RNN_MODULES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
@@ -286,6 +286,23 @@ def rnn_break(ev: Event, q: str) -> Event:
         ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=f"`{ev.call_text}(...)` calls a `{q.rsplit('.', 1)[-1]}` module, which Dynamo does not trace",
         hint=c.hint, outcome=Outcome.SKIP)  # measured on 2.13: the frame is skipped (measured/r04_lstm_module.py)
+
+
+def rnn_first_read(brk: Event, frame: Frame) -> Event:
+    """The break ``brk`` of calling the RNN module ``self.x`` (GBL118) where Dynamo reports it:
+    at the frame's first read of ``self.x``, when that comes before the call and in no block.
+    Dynamo fails to wrap the module when it loads the attribute (GB0014 is raised by
+    ``VariableBuilder.wrap_module``), not when it calls it; measured:
+    tests/fixtures/reach/o18_rnn_read_before_call.py."""
+    f, info = brk.func, frame.info
+    if f is None or f.op != "attr" or not f.parts or f.parts[0].op != "param" or info is None \
+            or not info.params or f.parts[0].value != info.params[0].name or info.class_name is None:
+        return brk
+    read = info.self_reads.get(f.value)
+    if read is None or not read[0] or (read[0], read[1]) >= (brk.span.line, brk.span.column):
+        return brk
+    detail = brk.detail.replace(f"`{brk.call_text}(...)` calls", f"`self.{f.value}` reads", 1)
+    return dataclasses.replace(brk, span=Span(*read), blocks=(), detail=detail)
 
 
 def disabled_function_break(call: Event, callee: Frame) -> Event:

@@ -217,11 +217,16 @@ class Interpreter(CallsMixin):
         summary, info = self._info(env)
         if info is None:
             return UNKNOWN
-        found = [self._eval(v, env, None) for v in info.locals.get(name, ())]
+        bindings = info.locals.get(name, ())
+        found = [self._eval(v, env, None) for v in bindings]
         if any(p.name == name for p in info.params):
             found.append(self._param(name, env))
         if not found:
             return UNKNOWN
+        if len(found) > 1:  # each binding an alternative; one gblint records as not followed is none
+            syntax = list(bindings) + [None]
+            found = [values.OTHER if got.op == "unknown" and (syntax[i] is None or syntax[i].op != "unknown")
+                     else got for i, got in enumerate(found)]
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:
@@ -364,6 +369,8 @@ class Interpreter(CallsMixin):
         goes into ``calls``."""
         if base.op == "union":
             return union(self.attribute(p, name, calls) for p in base.parts)
+        if base == values.OTHER:  # what is read from an unknown alternative is one too
+            return base
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
         if isinstance(base, Ext):
@@ -381,6 +388,8 @@ class Interpreter(CallsMixin):
                     return Method(items, name)
             if got is None and name == "get" and isinstance(base.recv, Inst):
                 return Method(base.recv, "get")  # a Mapping's get: its __getitem__
+            if got is None and name == "__call__" and isinstance(base.recv, Inst) and self._is_module(base.recv):
+                return Method(base.recv, "__call__")  # nn.Module.__call__: hooks and forward
             return UNKNOWN if got is None else got
         if base.op == "dict" and base.value in ("moduledict", "namespace"):
             found = values._lookup(base, const(name))
@@ -568,6 +577,8 @@ class Interpreter(CallsMixin):
         """``base[key]``."""
         if base.op == "union":
             return union(self.subscript(p, key, calls) for p in base.parts)
+        if base == values.OTHER:
+            return base
         if base.op == "seq":
             if key.op == "slice":
                 return base
@@ -576,13 +587,18 @@ class Interpreter(CallsMixin):
                                                          and -len(base.parts) <= key.value < 0):
                     return base.parts[key.value]
                 return UNKNOWN
-            if base.value in ("modulelist", "sequential") or len(set(base.parts)) == 1:
-                return union(base.parts) if base.parts else UNKNOWN  # one of the layers
-            return UNKNOWN  # an unknown index into a table of different things: no guess
+            # an unknown index selects one of the items: what is called through it runs only maybe
+            # (a union's targets are conditional, see Invoker._apply_union)
+            if base.parts and len(base.parts) <= _MAX_ITEMS:
+                return union(base.parts + ((UNKNOWN,) if base.value in values.OPEN else ()))
+            return UNKNOWN
         if base.op == "filtered":
             return base if key.op == "slice" else (base.parts[1] if len(base.parts) > 1 else UNKNOWN)
-        if base.op == "dict":  # an unknown key selects nothing gblint can name (no guess at the entry)
+        if base.op == "dict":
             found = values._lookup(base, key)
+            if found is not None and found.op == "unknown" and key.op != "const" and base.parts \
+                    and len(base.parts) <= _MAX_ITEMS:  # an unknown key selects one of the entries, maybe
+                return union(tuple(kv.parts[1] for kv in base.parts) + ((UNKNOWN,) if base.value in values.OPEN else ()))
             return found if found is not None else UNKNOWN
         if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
             items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping

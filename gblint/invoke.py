@@ -37,6 +37,7 @@ class Target:
     flat: bool = False
     kind: str = ""
     name: str = ""
+    maybe: str = ""  # what the called value is, when it may be something else too (one part of a union)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +131,9 @@ class CallsMixin:
         """Call ``fn`` with ``args``: what it runs goes into ``calls`` (when not None), and,
         with ``want``, what it returns is returned."""
         if fn.op == "union":
-            return union(self.apply(p, args, calls, want) for p in fn.parts)
+            if calls is None:
+                return union(self.apply(p, args, calls, want) for p in fn.parts)
+            return self._apply_union(fn, args, calls, want)
         if self._depth > _MAX_DEPTH:
             return UNKNOWN
         self._depth += 1
@@ -138,6 +141,36 @@ class CallsMixin:
             return self._apply(fn, args, calls, want)
         finally:
             self._depth -= 1
+
+    def _always_raises(self, fn: Expr) -> bool:
+        """Whether calling ``fn`` (a function of the program, maybe bound) raises on every path:
+        its body ends in a ``raise`` and has no ``return`` (:attr:`FunctionInfo.results` empty)."""
+        base = fn.func if isinstance(fn, Bound) else fn
+        base = base.func if isinstance(base, Closure) else base
+        if not isinstance(base, Func):
+            return False
+        summary = self.project.by_path.get(base.path)
+        info = summary.functions.get(base.qualname) if summary is not None else None
+        return info is not None and not info.results and not info.is_generator
+
+    def _apply_union(self, fn: Expr, args: Args, calls: list, want: bool) -> Expr:
+        """Call the union ``fn``, one of several values: a frame that only some of its known
+        values run is a target only maybe, marked with what it was called as
+        (:attr:`Target.maybe`); one every known value runs is certain."""
+        results, per = [], []
+        for p in fn.parts:
+            mine: List[Target] = []
+            results.append(self.apply(p, args, mine, want))
+            per.append((p, mine))
+        # a part gblint does not know is no evidence of another callee (it is most often what
+        # gblint could not follow of the same object): only known parts that differ make it maybe
+        known = [mine for p, mine in per if p.op != "unknown" or p.value == values.OTHER.value]
+        common = set.intersection(*({_target_key(t) for t in mine} for mine in known)) if known else set()
+        for p, mine in per:
+            label = _label(p)
+            calls.extend(t if _target_key(t) in common or t.maybe else dataclasses.replace(t, maybe=label)
+                         for t in mine)
+        return union(results)
 
     def _apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr:
         if isinstance(fn, (Func, Closure)):
@@ -190,8 +223,8 @@ class CallsMixin:
             calls.append(Target(frame, env))
         if not want:
             return UNKNOWN
-        if not info.results:
-            return const(None)
+        if not info.results and not info.is_generator:
+            return BOTTOM  # every path raises: the call returns nothing
         return union(self._eval(r, env, None) for r in info.results)
 
     def call_method(self, recv: Expr, name: Optional[str], args: Tuple[Expr, ...]) -> Expr:
@@ -244,6 +277,8 @@ class CallsMixin:
         init = None if own is None else self.class_attr(cls, "__init__", inst, None)
         if init is not None:
             self.apply(init, args, calls, want=False)
+            if self._always_raises(init):  # a placeholder for a missing dependency: no instance is made
+                return BOTTOM
         elif generated is not None:
             # the generated __init__ assigns each field (through a __setattr__ the class defines,
             # unless frozen: object.__setattr__), then calls __post_init__ (dataclasses._init_fn)
@@ -306,14 +341,25 @@ class CallsMixin:
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
+        for s, c in self._classes(inst.cls):
+            if s.module.startswith("torch.nn.modules."):
+                break  # torch itself is followed: nn.Module's own __call__ is module_call
+            if "__call__" in c.methods or "__call__" in c.values:  # an nn.Module's override too
+                call = self.class_attr(inst.cls, "__call__", inst, None)
+                return self.apply(call, args, calls, want) if call is not None else UNKNOWN
         if self.project.is_module_class(summary, info):
-            self._hooks(inst, "", args, calls, pre=True)
-            forward = self.instance_attr(inst, "forward", calls)
-            result = self.apply(forward, args, calls, want)
-            self._hooks(inst, "", args, calls, pre=False)
-            return result
-        call = self.class_attr(inst.cls, "__call__", inst, None)
-        return self.apply(call, args, calls, want) if call is not None else UNKNOWN
+            return self.module_call(inst, args, calls, want)
+        return UNKNOWN
+
+    def module_call(self, inst: Inst, args: Args, calls: Optional[list], want: bool) -> Expr:
+        """``nn.Module.__call__`` on the instance ``inst``: its pre-hooks, ``forward`` and
+        hooks (``torch/nn/modules/module.py`` ``_call_impl``), as a class that overrides
+        ``__call__`` reaches it through ``super().__call__(...)``."""
+        self._hooks(inst, "", args, calls, pre=True)
+        forward = self.instance_attr(inst, "forward", calls)
+        result = self.apply(forward, args, calls, want)
+        self._hooks(inst, "", args, calls, pre=False)
+        return result
 
     def _hooks(self, owner: Inst, attr: str, args: Args, calls: Optional[list], pre: Optional[bool] = None) -> None:
         """The hooks the class of ``owner`` registers on itself (``attr`` empty) or on its
@@ -411,6 +457,8 @@ class CallsMixin:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)
                 return default if found is None else (union((found, default)) if found.op == "unknown" else found)
+        if isinstance(recv, Inst) and name == "__call__":
+            return self.module_call(recv, args, calls, want)
         if isinstance(recv, Inst) and name == "get" and args.positional:
             found = self._call_method(recv, "__getitem__", Args(args.positional[:1]), calls, default=UNKNOWN)
             if found.op not in ("unknown", "union") or (found.op == "union" and found.parts
@@ -485,8 +533,9 @@ def _callable_one(v: Expr) -> Optional[bool]:
 
 
 def _isinstance_of(v: Expr, types: Expr) -> Expr:
-    """``isinstance(v, types)`` where ``v`` is a function object of the program or None, and
-    ``types`` names classes: False unless one of them is a type functions (or None) belong to."""
+    """``isinstance(v, types)`` where ``v`` is a function object of the program, None, a
+    constant, a tuple or list, or a plain dict, and ``types`` names classes: whether one of them
+    is a type such an object belongs to; else not known."""
     names = []
     for t in (types.parts if types.op == "seq" else (types,)):
         if isinstance(t, Cls):
@@ -501,12 +550,48 @@ def _isinstance_of(v: Expr, types: Expr) -> Expr:
             found.add(any(n in _FUNCTION_TYPES for n in names))
         elif p.op == "const" and p.value is None:
             found.add(any(n in ("builtins.object", "types.NoneType") for n in names))
+        elif p.op in ("const", "seq", "dict") and (p.op != "dict" or p.value is None):
+            found.add(_isinstance_value(p, names))
         else:
             return UNKNOWN
-    return const(found.pop()) if len(found) == 1 else UNKNOWN
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
+# the Python types a constant, a tuple or list, or a plain dict of the program may be checked against
+_VALUE_TYPES = {"builtins.str": (str,), "builtins.int": (int,), "builtins.float": (float,), "builtins.bool": (bool,),
+                "builtins.complex": (complex,), "builtins.bytes": (bytes,), "builtins.object": (object,),
+                "numbers.Number": (int, float, complex), "numbers.Real": (int, float), "numbers.Integral": (int,),
+                "builtins.list": (list,), "builtins.tuple": (tuple,), "builtins.dict": (dict,),
+                "collections.OrderedDict": (), "builtins.set": (), "builtins.frozenset": (),
+                "torch.Tensor": (), "torch.nn.Module": (), "torch.nn.modules.module.Module": ()}
+
+
+def _isinstance_value(p: Expr, names) -> Optional[bool]:
+    """``isinstance(p, names)`` for a constant, sequence (a list or a tuple: gblint does not tell
+    them apart) or plain dict ``p``; None when a name is not a type of :data:`_VALUE_TYPES`,
+    or when only telling a list from a tuple would decide."""
+    kinds = (type(p.value),) if p.op == "const" else (list, tuple) if p.op == "seq" else (dict,)
+    answers = set()
+    for kind in kinds:
+        hit = False
+        for n in names:
+            types = _VALUE_TYPES.get(n)
+            if types is None:
+                return None
+            hit = hit or any(issubclass(kind, t) for t in types)
+        answers.add(hit)
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _target_key(t: Target) -> tuple:
+    return (t.frame.path, t.frame.name) if t.frame is not None else (t.kind, t.name)
 
 
 def _label(v: Expr) -> str:
+    if isinstance(v, Bound):
+        return _label(v.func)
+    if isinstance(v, Closure):
+        return _label(v.func)
     if isinstance(v, (Func, Cls)):
         return v.qualname
     if isinstance(v, (Ext, ExtInst)):

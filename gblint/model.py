@@ -544,6 +544,9 @@ class FunctionInfo:
     mutated: Tuple[str, ...] = ()  # parameters changed in place (`opts.append(...)`, `kw["k"] = v`, passed on)
     locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
     results: Tuple[Expr, ...] = ()  # every value a `return` returns
+    # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when
+    # that read is in no block (all 0 when it is in one)
+    self_reads: Dict[str, Tuple[int, int, int, int]] = dataclasses.field(default_factory=dict)
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""

@@ -83,6 +83,7 @@ class FunctionScope:
         self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
         self.store_targets: set = set()  # id() of subscripts assigned to (`x[m] = v` reads nothing)
         self.local_values: dict = {}  # local name -> gblint.values.Expr it was last bound to (outside loops)
+        self.if_values: list = []  # the `if` statements around, whose arms' bindings are merged (bindings._IfValues)
         self.mutated: set = set()  # names changed in place or handed to a call (see FunctionInfo.mutated)
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)

@@ -383,14 +383,15 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
     def bind(self, target, value, scope: FunctionScope) -> None:
         """Record what assigning ``value`` to ``target`` makes of the names bound (kinds,
         bindings) and, for ``self.attr``, of the class's attributes."""
-        self.note_rebound(target)
+        local = None
+        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
+            local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
+        self.note_rebound(target, local)
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
                 and tensors.mask_kind(value, scope) is not None:
             scope.masks.add(target.value)
-        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
-                and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):  # on every path to what follows
-            local = value_syntax.expr_of(value, scope)
-            if local.op != "unknown":
+        if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
+            if local.op != "unknown":  # on every path to what follows
                 scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
             if scope is self.module_scope and self.class_stack:
@@ -524,6 +525,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.note_chain(node)
+        if self.in_function() and isinstance(node.value, cst.Name) and node.value.value == self.scope.self_name \
+                and node.attr.value not in self.scope.info.self_reads and id(node) not in self.scope.store_targets:
+            span = self.span(node)  # Dynamo wraps what `self.x` holds at its first LOAD_ATTR
+            self.scope.info.self_reads[node.attr.value] = (0, 0, 0, 0) if self.scope.blocks else \
+                (span.line, span.column, span.end_line, span.end_column)
         if self.in_function() and node.attr.value in ("shape", "dtype", "device", "ndim", "T", "mT", "grad", "is_cuda"):
             self.scope.note_tensor_param(node.value)
         if self.rule_notes:  # only rules that read notes look at attributes (rules/objects.py)

@@ -74,18 +74,30 @@ def name_expr(name: str, scope) -> Expr:
         if name in s.params or (name == s.self_name and s.info.params and s.info.params[0].name == name):
             if own and name not in s.rebound:
                 return Expr("param", name)
-            return Expr("local" if own else "free", name)
+            return _bound_value(s, name) if own else Expr("free", name)
         if name in s.env or name in s.bound_names or name in s.info.local_defs:
             if name in s.info.local_defs and name not in s.bound_names:
                 return Expr("def", s.info.local_defs[name])
-            if own:
-                local = s.local_values.get(name)
-                if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
-                    return local  # bound once, above, outside loops: the value it was bound to
-                return Expr("local", name)
-            return Expr("free", name)
+            return _bound_value(s, name) if own else Expr("free", name)
         s, own = s.parent, False
     return global_expr(name, scope)
+
+
+def _bound_value(s, name: str) -> Expr:
+    """What the local ``name`` of ``s`` holds here: what the arm of the innermost tracked ``if``
+    bound it to (:meth:`gblint.bindings.ValuesMixin.enter_if_values`), what it was bound to
+    above on every path (outside loops), else any of its bindings (``local``)."""
+    frames = s.if_values
+    if frames and len(s.blocks) == frames[-1].depth + 1:
+        bound = frames[-1].arms[frames[-1].arm].get(name)
+        if bound is not None:
+            return bound
+    if frames and any(name in f.prev for f in frames):
+        return Expr("local", name)  # bound in an arm of an `if` around, in a way not followed
+    local = s.local_values.get(name)
+    if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
+        return local  # bound above on every path, outside loops: the value it was bound to
+    return Expr("local", name)
 
 
 def global_expr(name: str, scope) -> Expr:
@@ -195,6 +207,9 @@ def call_expr(node: cst.Call, scope) -> Expr:
     if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
             and isinstance(func, cst.Name) and func.value == "len" and scope.lookup("len") is None:
         return Expr("len", parts=(expr_of(node.args[0].value, scope),))
+    if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
+            and isinstance(func, cst.Name) and func.value in _FOLDS and scope.lookup(func.value) is None:
+        return Expr("fold", value=func.value, parts=(expr_of(node.args[0].value, scope),))
     if isinstance(func, cst.Attribute) and not any(a.star for a in node.args):
         method, args = func.attr.value, [a.value for a in node.args if a.keyword is None]
         if method in ("items", "keys", "values") and not node.args:
@@ -326,6 +341,7 @@ def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
     return dims
 
 
+_FOLDS = frozenset({"all", "any"})  # builtins whose value values.evaluate computes
 _NOT_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "max", "min", "sum", "abs", "round", "tuple",
                              "list", "dict", "set", "range", "isinstance", "hasattr", "getattr"} - {"getattr"})
 _NOT_NONE_METHODS = frozenset({"size", "dim", "numel", "nelement", "item", "tolist", "numpy", "keys", "values",

@@ -20,6 +20,9 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 from .model import CallArgs, Expr, Param
 
 UNKNOWN = Expr("unknown")
+# an unknown value that is one alternative of several (an arm of an undecided `if`, one binding of
+# a local bound more than once): evidence that a call through the value may run something else
+OTHER = Expr("unknown", "other")
 NOTNONE = Expr("notnone")
 
 Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
@@ -67,7 +70,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == "ifelse":
         truth = decide(e.parts[0], env)
         if truth is None:
-            return union((evaluate(e.parts[1], env), evaluate(e.parts[2], env)))
+            return alternatives((evaluate(e.parts[1], env), evaluate(e.parts[2], env)))
         return evaluate(e.parts[1] if truth else e.parts[2], env)
     if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
         first = evaluate(e.parts[0], env)
@@ -126,8 +129,32 @@ def evaluate(e: Expr, env: Env) -> Expr:
         if inner.op == "const" and isinstance(inner.value, str):
             return const(len(inner.value))
         return UNKNOWN
+    if op == "fold":
+        return _fold(e.value, evaluate(e.parts[0], env))
     truth = decide(e, env)
     return UNKNOWN if truth is None else const(truth)
+
+
+def _fold(name: str, inner: Expr) -> Expr:
+    """``all(x)`` or ``any(x)`` of the value ``inner``: known when ``inner`` is a sequence or
+    dict of known length whose elements' truth is known, or when one element decides (a false
+    one for ``all``, a true one for ``any``)."""
+    if inner.op not in ("seq", "dict") or inner.value in OPEN:
+        return UNKNOWN
+    items = tuple(kv.parts[0] for kv in inner.parts) if inner.op == "dict" else inner.parts
+    truths = [truth_of(p) for p in items]
+    stop = name == "any"  # the element value that decides: True for any, False for all
+    if stop in truths:
+        return const(stop)
+    return UNKNOWN if None in truths else const(not stop)
+
+
+def alternatives(found: Sequence[Expr]) -> Expr:
+    """One of the values ``found``, each a real alternative (what either arm of an undecided
+    test gives): an unknown one among known ones is kept as :data:`OTHER`."""
+    if len(found) > 1 and any(v.op != "unknown" for v in found):
+        found = [OTHER if v.op == "unknown" else v for v in found]
+    return union(found)
 
 
 def union(values: Iterable[Expr]) -> Expr:
@@ -301,6 +328,7 @@ OPEN = frozenset({OPEN_SEQ, OPEN_DICT})
 
 RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
 FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
+VIA = "\0via"  # an Env key of a call target's values: the target runs only when the called value is this one (a test in words)
 OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)
 
 

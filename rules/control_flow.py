@@ -6,7 +6,10 @@ not breaks; ``assert`` on a tensor is rewritten to ``torch._assert`` (semantics.
 """
 import libcst as cst
 
+from gblint import value_syntax
+from gblint.model import Expr
 from gblint.tensors import maybe_tensor
+from gblint.traversal import code_of
 
 from .base import Rule
 from .indexing import random_value
@@ -112,6 +115,20 @@ class DataDependentBranch(Rule):
             captured = bool(ctx.config("capture_scalar_outputs", False))
             return self.site(test, "branch on a scalar read from a tensor (data-dependent guard)",
                              needs_capture=not captured, gb_ids=("GB0170",))
+        if maybe_tensor(k) and isinstance(node, (cst.If, cst.While, cst.IfExp)) \
+                and isinstance(test, cst.BooleanOperation):
+            late = _late_tensor_operand(test, ctx)
+            if late is not None:  # `flag and t.any()`: the jump on the tensor runs only when `flag` lets it
+                operand, before, is_and = late
+                gate = Expr("and", parts=tuple(value_syntax.expr_of(b, ctx) for b in before))
+                if not is_and:
+                    gate = Expr("not", parts=(Expr("or", parts=tuple(value_syntax.expr_of(b, ctx) for b in before)),))
+                text = " and ".join(code_of(b) for b in before) if is_and else \
+                    "not (" + " or ".join(code_of(b) for b in before) + ")"
+                what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
+                return self.site(operand, f"{what} on a tensor value (data-dependent branching)",
+                                 needs=ctx.kind(operand), python_value=True, fix_needs=self.where_needs(node, ctx),
+                                 gate=gate, gate_kind="branch", gate_text=text)
         if maybe_tensor(k):
             what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}.get(type(node))
             if what is None:
@@ -140,6 +157,25 @@ class DataDependentBranch(Rule):
             return None
         tokens = tuple(ctx.known_tensor(e) for e in (node.test, then[1], other))
         return None if None in tokens else tokens
+
+
+def _late_tensor_operand(test: cst.BooleanOperation, ctx):
+    """For a test ``a and b and t`` (or the same with ``or``) whose first operand that may be a
+    tensor is not the first: ``(that operand, the operands before it, whether the operator is
+    ``and``)``. Python evaluates operands left to right and stops at the first that decides, so
+    the branch on the tensor happens only when those before it let evaluation go on. None when
+    the operators are mixed or the first operand may be a tensor (the ``and``/``or`` itself breaks)."""
+    op = type(test.operator)
+    operands = []
+    node = test
+    while isinstance(node, cst.BooleanOperation) and isinstance(node.operator, op) and not node.lpar:
+        operands.insert(0, node.right)
+        node = node.left
+    operands.insert(0, node)
+    for i, operand in enumerate(operands):
+        if maybe_tensor(ctx.kind(operand)):
+            return (operand, operands[:i], op is cst.And) if i > 0 else None
+    return None
 
 
 def _random_test(test, ctx) -> bool:

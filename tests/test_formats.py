@@ -213,7 +213,8 @@ def test_json_coverage_lists_regions_and_reached_functions(tmp_path):
 
 def test_json_coverage_unfollowed_lists_only_calls_into_unknown_code(tmp_path):
     """A method of the frame's own ``*args``/``**kwargs`` and a library base's method reached
-    through ``super()`` are the library's calls, not gaps; a call on an unknown object is one,
+    through ``super()`` are the library's calls, not gaps, and so is a table of library functions
+    indexed by a run-time key (each entry is called maybe); a call on an unknown object is one,
     named with its reason."""
     (tmp_path / "main.py").write_text(textwrap.dedent("""\
         from collections import OrderedDict
@@ -230,18 +231,18 @@ def test_json_coverage_unfollowed_lists_only_calls_into_unknown_code(tmp_path):
 
 
         @torch.compile
-        def step(x, name, *args, **kwargs):
+        def step(x, name, fn, *args, **kwargs):
             kwargs.pop("legacy", None)
             args.count(1)
             table = Table()
             table["x"] = x
-            return HANDLERS[name](x)
+            return HANDLERS[name](x) * fn(x)
         """))
     doc = json.loads(run_cli("check", "--format", "json", "--exit-zero", "--no-cache", str(tmp_path),
                              cwd=str(tmp_path)).stdout)
     cov = doc["coverage"]
     assert ("main.py", "Table.__setitem__") in {(os.path.basename(f["path"]), f["function"]) for f in cov["functions"]}
-    assert [(u["function"], u["call"]) for u in cov["unfollowed"]] == [("step", "HANDLERS[name]")]
+    assert [(u["function"], u["call"]) for u in cov["unfollowed"]] == [("step", "fn")]
     assert "known only when the code runs" in cov["unfollowed"][0]["reason"]
 
 

@@ -8,7 +8,9 @@ index and slice, objects known by an annotation, tables of callables, ``functool
 methods and factory results, ``__init_subclass__`` wrappers, one decorator's wrapper entered
 again inside itself around another method, a ``@dataclass`` output class whose generated
 ``__init__`` runs its base's ``__setattr__`` and ``__post_init__``, item stores that run
-``__setitem__``, a ``dict`` subclass table whose ``__getitem__`` builds the class a key names).
+``__setitem__``, a ``dict`` subclass table whose ``__getitem__`` builds the class a key names, an
+``nn.Module`` whose own decorated ``__call__`` reaches ``forward`` through ``super().__call__``, an
+LSTM read before it is called).
 ``scripts/measure_fixtures.py
 --traced --folder tests/fixtures/reach`` ran each under torch 2.13 (CPU, eager backend) with
 gblint's observer and recorded, besides the breaks, the functions Dynamo traced

@@ -103,8 +103,9 @@ def test_a_rebound_parameter_is_not_the_argument_any_more(tmp_path):
     # rebound under a test gblint cannot decide: the second test is not decided either
     assert check(tmp_path, src.format(rebind="x.dim() > 1")) == [
         (8, "GBL301", "conditional", "when `cache is not None`")]
-    # a rebinding counts wherever it is (flow-insensitive within the branch structure): not decided
-    assert check(tmp_path, src.format(rebind="False")) == [(8, "GBL301", "conditional", "when `cache is not None`")]
+    # rebound under a test that is false: the parameter still holds the argument (None), so the
+    # second test is false too and nothing behind it runs
+    assert check(tmp_path, src.format(rebind="False")) == []
     # a parameter rebound later in a loop is unknown in the loop's tests
     loop = """
     import torch
@@ -604,3 +605,134 @@ def test_a_conditional_expression_runs_only_the_arm_its_test_takes(tmp_path):
     got = check(tmp_path, IFEXP)
     assert [(d[1], d[2], d[3]) for d in got] == [("GBL301", "conditional", "when `flag`")]
     assert [(d[1], d[2]) for d in check(tmp_path, IFEXP + "\nf(torch.ones(3), True)\n")] == [("GBL301", "definite")]
+
+
+FILLED = """
+import torch
+
+
+def helper(x, opts=None):
+    if opts is None:
+        opts = ["fast"]
+    if isinstance(opts, str):
+        opts = [opts]
+    if all([o == "slow" for o in opts]):
+        print(x)
+    return x
+
+
+@torch.compile
+def f(x, flag):
+    return helper(x{arg})
+"""
+
+
+@pytest.mark.parametrize("arg, expected", [
+    # the default filled in by the first `if`: ["fast"], so the `all(...)` is false
+    ("", []),
+    # a string wrapped into a list by the second `if` (isinstance of a constant is known)
+    (", 'slow'", [(11, "GBL301", "definite", None)]),
+    (", ['fast', 'slow']", []),
+    (", ['slow', 'slow']", [(11, "GBL301", "definite", None)]),
+    # what a caller passes that gblint cannot know: conditional, the test named
+    (", flag", [(11, "GBL301", "conditional", 'when `all([o == "slow" for o in opts])`')]),
+])
+def test_a_parameter_filled_in_by_an_if_holds_what_each_arm_leaves(tmp_path, arg, expected):
+    assert check(tmp_path, FILLED.format(arg=arg)) == expected
+
+
+SHORT_CIRCUIT_TENSOR = """
+import torch
+
+
+def helper(x, t: torch.Tensor, flag=False):
+    if flag and (t[1:] < t[:-1]).any():
+        x = x * 2
+    return x + 1
+
+
+@torch.compile
+def f(x, t, other):
+    return helper(x, t{arg})
+"""
+
+
+@pytest.mark.parametrize("arg, expected", [
+    # `flag` false: Python never evaluates the tensor operand, so nothing branches on a tensor
+    ("", []),
+    (", False", []),
+    (", True", [(6, "GBL301", "definite", None)]),
+    (", other", [(6, "GBL301", "conditional", "when `flag`")]),
+])
+def test_a_tensor_operand_after_a_known_one_breaks_only_when_evaluated(tmp_path, arg, expected):
+    assert check(tmp_path, SHORT_CIRCUIT_TENSOR.format(arg=arg)) == expected
+
+
+ONE_OF = """
+import torch
+
+
+class Dense:
+    def size(self, d):
+        return 3
+
+
+class Sparse:
+    def size(self, d):
+        torch._dynamo.graph_break()
+        return 3
+
+
+def helper(x, kind):
+    obj = Dense()
+    if kind == "sparse":
+        obj = Sparse()
+    return x * obj.size(0)
+
+
+@torch.compile
+def f(x, kind):
+    return helper(x, {arg})
+"""
+
+
+@pytest.mark.parametrize("arg, expected", [
+    ("'dense'", []),
+    ("'sparse'", [(12, "GBL301", "definite", None)]),
+    # either class: the break is behind the call only when the object is a Sparse
+    ("kind", [(12, "GBL301", "conditional", "when `obj.size is Sparse.size`")]),
+])
+def test_a_call_of_one_of_several_objects_breaks_only_maybe(tmp_path, arg, expected):
+    assert check(tmp_path, ONE_OF.format(arg=arg)) == expected
+
+
+TABLE = """
+import torch
+
+
+def relu_impl(x):
+    return x.relu()
+
+
+def print_impl(x):
+    print(x)
+    return x
+
+
+TABLE = {{"relu": relu_impl, "print": print_impl}}
+
+
+@torch.compile
+def f(x, name):
+    return TABLE[{key}](x)
+"""
+
+
+@pytest.mark.parametrize("key, expected", [
+    ("'relu'", []),
+    ("'print'", [(10, "GBL301", "definite", None)]),
+    # a key known only when the code runs: one of the entries, each maybe
+    ("name", [(10, "GBL301", "conditional", "when `TABLE[name] is print_impl`")]),
+])
+def test_a_table_indexed_by_a_run_time_key_calls_each_entry_maybe(tmp_path, key, expected):
+    assert check(tmp_path, TABLE.format(key=key)) == expected
