@@ -164,8 +164,14 @@ class ValuesMixin:
             straight = len(scope.blocks) == frames[-1].depth + 1
         else:
             straight = all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks)
-        if straight:
-            frames.append(_IfValues(node, len(scope.blocks), value_syntax.expr_of(node.test, scope)))
+        if straight:  # its test is the body block's (note_if_test), read before any arm rebinds a name
+            frames.append(_IfValues(node, len(scope.blocks), None))
+
+    def note_if_test(self, node: cst.If, test: Optional[Expr]) -> None:
+        """The test of ``node`` as a value (the body block's), None when gblint has none."""
+        frames = self.scope.if_values if self.in_function() else None
+        if frames and frames[-1].node is node:
+            frames[-1].test = test
 
     def enter_else_values(self, node: cst.If) -> None:
         """The ``else`` (or ``elif``) arm of ``node`` begins."""
@@ -184,7 +190,7 @@ class ValuesMixin:
             merged = None
             if name not in frame.untracked:
                 ends = [frame.arms[i].get(name, prev) for i in (0, 1) if flows[i]]
-                if all(v is not None for v in ends) and ends:
+                if all(v is not None for v in ends) and ends and (len(ends) == 1 or frame.test is not None):
                     merged = ends[0] if len(ends) == 1 else Expr("ifelse", parts=(frame.test, ends[0], ends[1]))
             scope = self.scope
             if frames:

@@ -156,6 +156,8 @@ class BlocksMixin:
 
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
+        if self.in_function():
+            self.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
 
     def leave_If_body(self, node: cst.If) -> None:
         self.pop()

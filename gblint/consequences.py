@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import messages, registry, values, versions
 from .codes import CODES
-from .diagnostics import Diagnostic, TraceFrame, name_each_other
+from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
@@ -184,8 +184,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         self.release = versions.release_for(region.torch_version or versions.NEWEST_TORCH)
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
-        self.reported_sites: Set[Tuple[str, int]] = set()
-        self.emitted: Set[tuple] = set()
+        self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
+        self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
         self.region_failed = False
         self.first_error: Optional[Tuple[str, int]] = None  # (path, line) of the region's first compile error
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
@@ -231,13 +231,15 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         :func:`gblint.messages.short_message`."""
         effect = outcome.effect
         key = (code, path, span.line, frame_name)
-        if key in self.emitted:
-            return
         site = (path, span.line)
-        if effect == "break" and code != "GBL208" and site in self.reported_sites:
-            return  # the same break, already reported from a caller's point of view
-        self.reported_sites.add(site)
-        self.emitted.add(key)
+        earlier = self.emitted.get(key)
+        if earlier is None and effect == "break" and code != "GBL208":
+            earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
+        if earlier is not None:
+            self._surer(earlier, effect)
+            return
+        self.reported_sites.setdefault(site, len(self.diagnostics))
+        self.emitted[key] = len(self.diagnostics)
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
@@ -251,6 +253,16 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
             explanation=message, frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
             certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else ""))
+
+    def _surer(self, index: int, effect: str) -> None:
+        """The site of diagnostic ``index`` is met again, under the current context and conditions:
+        when it is surer now (definite where it was conditional), the diagnostic says so."""
+        if effect not in ("break", "skip", "error"):
+            return
+        how, condition = certainty_under(self.context, self.conditions)
+        d = self.diagnostics[index]
+        if d.certainty and CERTAINTY_RANK.get(how, -1) > CERTAINTY_RANK.get(d.certainty, -1):
+            self.diagnostics[index] = dataclasses.replace(d, certainty=how, condition=condition)
 
     # -------------------------------------------------------------- frames
     def frame(self, frame: Frame, strict: bool, env: Optional[values.Env] = None) -> None:

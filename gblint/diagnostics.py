@@ -253,3 +253,21 @@ def link_related(diagnostics: List[Diagnostic]) -> List[Diagnostic]:
             out[i] = dataclasses.replace(d, related=related, message=message,
                                          explanation=f"{d.long_text} The same break is also reported as {said}.")
     return out
+
+
+CERTAINTY_RANK = {"definite": 2, "conditional": 1, "error-path": 0}  # how sure each certainty word is
+
+
+def dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:
+    """One diagnostic per site, frame and effect: the first, or the surest of them (a break met
+    under a condition through one call and on every path through another is definite)."""
+    seen: Dict[tuple, int] = {}
+    out: List[Diagnostic] = []
+    for d in diags:
+        key = (d.path, d.line, d.column, d.code, d.frame, d.effect)
+        if key not in seen:
+            seen[key] = len(out)
+            out.append(d)
+        elif CERTAINTY_RANK.get(d.certainty or "", -1) > CERTAINTY_RANK.get(out[seen[key]].certainty or "", -1):
+            out[seen[key]] = d
+    return out

@@ -31,7 +31,7 @@ from . import calltree
 from .cache import cached_fixes, settings_fingerprint
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, dedupe
 from .fix_effects import graph_counter
 from .gitignore import GitIgnore
 from .incremental import summarize_incremental
@@ -656,7 +656,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             errors.append({"path": region.entry.path, "message": f"internal error in region "
                                                                   f"{region.entry.name}: {describe_exception(exc)}"})
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
-    kept, hidden = select_diagnostics(_dedupe(diagnostics), settings, project, regions, summaries, loader,
+    kept, hidden = select_diagnostics(dedupe(diagnostics), settings, project, regions, summaries, loader,
                                       list(model.visited.values()))
     kept, conditional_hidden = conditional_shown(kept, settings.conditional, loader.followed_paths)
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
@@ -674,17 +674,6 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                           for f in model.visited.values()],
             "unfollowed": report.unfollowed}
     return report, project, regions, walks
-
-
-def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:
-    seen = set()
-    out = []
-    for d in diags:
-        key = (d.path, d.line, d.column, d.code, d.frame, d.effect)
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
 
 
 def _internal(path: str, where: str, exc: BaseException, line: int = 1) -> Diagnostic:

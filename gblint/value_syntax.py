@@ -100,12 +100,30 @@ def _bound_value(s, name: str) -> Expr:
     return Expr("local", name)
 
 
+def known_global(target: str, scope) -> Optional[Expr]:
+    """The value of the module global ``target`` (dotted) that is known before the run, inside a
+    function: ``typing.TYPE_CHECKING`` is False when the code runs; ``sys.version_info`` is the
+    checked Python's ``(major, minor)`` (``--python-version``). None for any other."""
+    if scope.info is None:
+        return None
+    if target in _TYPE_CHECKING:
+        return const(False)
+    if target == "sys.version_info":
+        version = getattr(getattr(scope.builder, "settings", None), "python_version", None)
+        if version:
+            return Expr("seq", "version", tuple(const(int(v)) for v in tuple(version)[:2]))
+    return None
+
+
+_TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
 def global_expr(name: str, scope) -> Expr:
     """The global ``name`` (not bound in any enclosing function) as a dotted ``global``; read
     by module-level code, what the module bound it to last, above (module code runs in order)."""
     target = scope.imports.lookup(name)
     if target is not None:
-        return Expr("global", target)
+        return known_global(target, scope) or Expr("global", target)
     builder = scope.builder
     if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
         return builder.summary.module_values[name][-1]
@@ -149,7 +167,7 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
             q = scope.resolve(node)
             target = scope.imports.lookup(head)
             if q and target is not None:
-                return Expr("global", q)
+                return known_global(q, scope) or Expr("global", q)
         return Expr("attr", node.attr.value, (expr_of(node.value, scope),))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
         return Expr("not", parts=(expr_of(node.expression, scope),))

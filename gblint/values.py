@@ -227,6 +227,8 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
         return False if v.op in ("const", "seq", "dict", "tensor") else None
     if op in _PY_OPS:
         a, b = evaluate(e.parts[0], env), evaluate(e.parts[1], env)
+        if a.op == "seq" and b.op == "seq" and a.value not in OPEN and b.value not in OPEN:
+            return _compare_tuples(op, a, b)
         if a.op == "const" and b.op == "const":
             try:
                 return bool(_PY_OPS[op](a.value, b.value))
@@ -238,6 +240,22 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
             return op == "ne"  # `x == None` with x certainly not None
         return None
     return truth_of(evaluate(e, env))
+
+
+def _compare_tuples(op: str, a: Expr, b: Expr) -> Optional[bool]:
+    """``a OP b`` for two sequences of constants (``sys.version_info >= (3, 12)``). A
+    ``sys.version_info`` value holds only (major, minor): where the rest would decide (one is a
+    prefix of the other), not known."""
+    if any(p.op != "const" for p in a.parts + b.parts):
+        return None
+    x, y = tuple(p.value for p in a.parts), tuple(p.value for p in b.parts)
+    n = min(len(x), len(y))
+    if "version" in (a.value, b.value) and x[:n] == y[:n] and len(x) != len(y):
+        return None
+    try:
+        return bool(_PY_OPS[op](x, y))
+    except TypeError:
+        return None
 
 
 def _identical(a: Expr, b: Expr) -> Optional[bool]:

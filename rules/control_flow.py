@@ -168,7 +168,7 @@ def _late_tensor_operand(test: cst.BooleanOperation, ctx):
     op = type(test.operator)
     operands = []
     node = test
-    while isinstance(node, cst.BooleanOperation) and isinstance(node.operator, op) and not node.lpar:
+    while isinstance(node, cst.BooleanOperation) and isinstance(node.operator, op) and (node is test or not node.lpar):
         operands.insert(0, node.right)
         node = node.left
     operands.insert(0, node)

@@ -736,3 +736,56 @@ def f(x, name):
 ])
 def test_a_table_indexed_by_a_run_time_key_calls_each_entry_maybe(tmp_path, key, expected):
     assert check(tmp_path, TABLE.format(key=key)) == expected
+
+
+KNOWN_GLOBALS = """
+import sys
+import typing
+from typing import TYPE_CHECKING
+
+import torch
+
+
+@torch.compile
+def f(x):
+    if {test}:
+        print(x)
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("test, version, expected", [
+    # `typing.TYPE_CHECKING` is False whenever the code runs
+    ("TYPE_CHECKING", "3.11", []),
+    ("not typing.TYPE_CHECKING", "3.11", [(12, "GBL107", "definite", None)]),
+    # `sys.version_info` is the checked Python's (--python-version), as (major, minor)
+    ("sys.version_info >= (3, 12)", "3.11", []),
+    ("sys.version_info >= (3, 12)", "3.12", [(12, "GBL107", "definite", None)]),
+    ("sys.version_info[0] == 2", "3.11", []),
+    # decided only by the micro version, which --python-version does not give: conditional
+    ("sys.version_info >= (3, 11, 2)", "3.11", [(12, "GBL107", "conditional", "when `sys.version_info >= (3, 11, 2)`")]),
+])
+def test_type_checking_and_the_python_version_are_known(tmp_path, test, version, expected):
+    assert check(tmp_path, KNOWN_GLOBALS.format(test=test), "--python-version", version) == expected
+
+
+def test_a_break_met_maybe_through_one_call_and_surely_through_another_is_definite(tmp_path):
+    src = TABLE.format(key="name").replace("    return TABLE[name](x)\n",
+                                           "    x = TABLE[name](x)\n    return print_impl(x)\n")
+    assert check(tmp_path, src) == [(10, "GBL301", "definite", None)]
+
+
+def test_a_parenthesised_test_of_a_conditional_expression_short_circuits_too(tmp_path):
+    src = """
+    import torch
+
+
+    def helper(x, flag: bool):
+        return x if (flag and x.any()) else x * 2
+
+
+    @torch.compile
+    def f(x, flag):
+        return helper(x, flag)
+    """
+    assert check(tmp_path, src) == [(6, "GBL301", "conditional", "when `flag`")]
