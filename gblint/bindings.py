@@ -165,7 +165,7 @@ class ValuesMixin:
         else:
             straight = all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks)
         if straight:  # its test is the body block's (note_if_test), read before any arm rebinds a name
-            frames.append(_IfValues(node, len(scope.blocks), None))
+            frames.append(_IfValues(node, len(scope.blocks)))
 
     def note_if_test(self, node: cst.If, test: Optional[Expr]) -> None:
         """The test of ``node`` as a value (the body block's), None when gblint has none."""
@@ -261,8 +261,9 @@ class _IfValues:
 
     __slots__ = ("node", "depth", "test", "prev", "arms", "arm", "untracked")
 
-    def __init__(self, node: cst.If, depth: int, test: Expr):
-        self.node, self.depth, self.test = node, depth, test
+    def __init__(self, node: cst.If, depth: int):
+        self.node, self.depth = node, depth
+        self.test: Optional[Expr] = None  # set when the body begins (ValuesMixin.note_if_test)
         self.prev: dict = {}
         self.arms = ({}, {})
         self.arm = 0

@@ -174,9 +174,10 @@ class BlocksMixin:
         rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers).
         After any other ``if`` whose body returns, the rest of the enclosing block runs only when
         its test is false: an ``AFTER_RETURN`` block with the negated test, until that block ends."""
-        self.leave_if_values(node, (not _exits(node.body),
-                                    not (isinstance(node.orelse, cst.Else) and _exits(node.orelse.body))))
-        if not self.in_function() or node.orelse is not None or not _exits(node.body):
+        body_exits = _exits(node.body)
+        else_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
+        self.leave_if_values(node, (not body_exits, not else_exits))
+        if not self.in_function() or node.orelse is not None or not body_exits:
             return
         guard = self.ctx.compiling_guard(node.test)
         if guard is True and all(b.kind == BlockKind.AFTER_RETURN for b in self.scope.blocks):

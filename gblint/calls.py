@@ -169,11 +169,11 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), via, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
-        if not self.rnn_calls_resume:  # before 2.15 the module is not wrapped at all: the first read breaks
-            out = [(rnn_first_read(t, frame), e, f) if isinstance(t, Event) and t.code == "GBL118" else (t, e, f)
-                   for t, e, f in out]
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
+                   for t, e, f in out]
+        else:  # before 2.15 the module is not wrapped at all: the first read breaks
+            out = [(rnn_first_read(t, frame), e, f) if isinstance(t, Event) and t.code == "GBL118" else (t, e, f)
                    for t, e, f in out]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))

@@ -119,12 +119,12 @@ class Consequences(CallValues):
                       env: Optional[values.Env] = None, callee_env: Optional[values.Env] = None) -> List[InnerBreak]:
         """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
         inlined into ``callee`` (its parameters holding ``callee_env`` when the interpreter bound them)."""
-        via = self.residual(ev.blocks, env or {}) + self.via(callee_env)
+        at_call = self.residual(ev.blocks, env or {}) + self.via(callee_env)  # the tests the call runs under
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
-            return [InnerBreak(frame, callee, (), conditions=via)]
+            return [InnerBreak(frame, callee, (), conditions=at_call)]
         info = callee.info
         if info.decorator(*DISABLE):
-            return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=via)]
+            return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call)]
         inner_env, alone = self.callee_values(ev, callee, env or {}, callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
@@ -141,7 +141,7 @@ class Consequences(CallValues):
             event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
                 and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
             found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
-                                    via + ib.conditions))
+                                    at_call + ib.conditions))
         return found
 
     # ------------------------------------------------------------------ regions

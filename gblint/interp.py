@@ -224,9 +224,9 @@ class Interpreter(CallsMixin):
         if not found:
             return UNKNOWN
         if len(found) > 1:  # each binding an alternative; one gblint records as not followed is none
-            syntax = list(bindings) + [None]
-            found = [values.OTHER if got.op == "unknown" and (syntax[i] is None or syntax[i].op != "unknown")
-                     else got for i, got in enumerate(found)]
+            recorded = [v.op for v in bindings] + ["param"]
+            found = [values.OTHER if got.op == "unknown" and op != "unknown" else got
+                     for got, op in zip(found, recorded)]
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:

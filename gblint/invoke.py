@@ -588,9 +588,7 @@ def _target_key(t: Target) -> tuple:
 
 
 def _label(v: Expr) -> str:
-    if isinstance(v, Bound):
-        return _label(v.func)
-    if isinstance(v, Closure):
+    if isinstance(v, (Bound, Closure)):
         return _label(v.func)
     if isinstance(v, (Func, Cls)):
         return v.qualname
