@@ -20,7 +20,7 @@ from .semantics import CALLERS_RESUME
 # What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
 # break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
 CallTarget = Tuple[Resolved, Optional[values.Env], bool]
-_KEPT = (values.RESOLVER, values.FRAME, values.OUTER)
+_KEPT = (values.RESOLVER, values.FRAME, values.OUTER, values.MODE)
 
 
 class CallValues:
@@ -142,6 +142,8 @@ class CallValues:
         uncompiled when it runs eagerly after a break (:meth:`_runs_uncompiled`)."""
         if bound is None:
             bound = self._bind(ev, callee, env)
+        if values.MODE in env:  # `.eval()` sets every submodule's mode
+            bound = dict(bound, **{values.MODE: env[values.MODE]})
         return self.relevant(callee, bound), self._runs_uncompiled(ev, callee, bound)
 
     def call_targets(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> List[CallTarget]:
@@ -241,6 +243,8 @@ class CallValues:
                         envs.append(self._bind(ev, entry, interp.frame_env(caller, {})))
         env = values.merge(envs) if envs else dict(region.env or {})
         env = interp.frame_env(entry, env)
+        if region.training is not None:
+            env[values.MODE] = values.const(region.training)
         self._entry_envs[key] = env
         return env
 

@@ -20,21 +20,23 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     seen = set()
     checked = summaries if summaries is not None else list(project.by_path.values())
 
-    def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None) -> None:
+    def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
+            training=None) -> None:
         key = (frame.path, frame.name)
         if key in seen:
             return
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
         regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
-                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings)))
+                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training))
 
     for summary in checked:
         for decl in summary.regions:
             obj = project.interp.compiled_object(summary, decl.value, decl.function) if decl.value is not None \
                 else None
             for frame, env in _entry_targets(project, summary, decl):
-                add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None)
+                add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None,
+                    decl.training)
     for spec in settings.entry_points:
         for frame, env in _entry_point_targets(project, spec):
             add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")

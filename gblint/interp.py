@@ -28,8 +28,8 @@ from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
                       Partial, Super)
-from .semantics import TRANSPARENT_DECORATORS
-from .values import FRAME, OUTER, RESOLVER, UNKNOWN, const, union
+from .semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
+from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
 
 _MODULE = "<module>"
 
@@ -47,6 +47,7 @@ class Interpreter(CallsMixin):
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
+        self._default_dtype: Optional[Tuple[int, Optional[str]]] = None  # (files loaded, the default dtype)
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -88,7 +89,7 @@ class Interpreter(CallsMixin):
 
     def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
-        if op in ("const", "notnone", "unknown", "obj", "slice", "tensor"):
+        if op in ("const", "notnone", "unknown", "obj", "slice", "tensor", "dtype"):
             return e
         key = (e, self._key(env), calls is not None)
         found = self._memo.get(key)
@@ -371,6 +372,9 @@ class Interpreter(CallsMixin):
             return union(self.attribute(p, name, calls) for p in base.parts)
         if base == values.OTHER:  # what is read from an unknown alternative is one too
             return base
+        if base.op == "tensor":
+            dtype = self.dtype_of(base)
+            return Expr("dtype", dtype) if name == "dtype" and dtype else UNKNOWN
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
         if isinstance(base, Ext):
@@ -398,6 +402,18 @@ class Interpreter(CallsMixin):
         if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in ("seq", "dict", "filtered", "const"):
             return Method(base, name)
         return UNKNOWN
+
+    def dtype_of(self, tensor: Expr) -> Optional[str]:
+        """The dtype of the ``tensor`` value (``float32``...), or None when not known: a factory's
+        default dtype is float32 unless a file of the project calls ``torch.set_default_dtype``
+        (torch/__init__.py, ``get_default_dtype``)."""
+        if tensor.value != DEFAULT_DTYPE:
+            return tensor.value
+        known = self._default_dtype
+        if known is None or known[0] != len(self.project.by_path):
+            changed = any(s.sets_default_dtype for s in self.project.by_path.values())
+            known = self._default_dtype = (len(self.project.by_path), None if changed else "float32")
+        return known[1]
 
     def _classes(self, cls: Cls):
         """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
@@ -490,6 +506,8 @@ class Interpreter(CallsMixin):
             return self.apply(fallback, Args((const(name),)), calls, want=True)
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
             return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
+        if name in SELF_RETURNING_METHODS and self._is_module(inst):
+            return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
 
     def _method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:

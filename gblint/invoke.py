@@ -17,7 +17,7 @@ from . import values
 from .model import Expr, FileSummary, Frame
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
-from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SELF_RETURNING_METHODS
+from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SAME_DTYPE_MODULES, SELF_RETURNING_METHODS
 from .values import OUTER, UNKNOWN, const, union
 
 BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
@@ -201,6 +201,10 @@ class CallsMixin:
         if isinstance(fn, ExtInst):
             if fn.name in RNN_MODULES and calls is not None:
                 calls.append(Target(None, kind="rnn", name=fn.name))
+            first = args.positional[0] if args.positional else None
+            if fn.name.rsplit(".", 1)[-1] in SAME_DTYPE_MODULES and first is not None and first.op == "tensor" \
+                    and fn.name.startswith("torch.nn.") and self.dtype_of(first):
+                return Expr("tensor", self.dtype_of(first))  # a layer's output has its input's dtype
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
         return UNKNOWN
 
@@ -466,6 +470,8 @@ class CallsMixin:
                 return found  # the key is there: `get` returns what `__getitem__` does
             return union((found, args.positional[1] if len(args.positional) > 1 else const(None)))
         if isinstance(recv, ExtInst) and recv.name.startswith("torch.nn.") and name in SELF_RETURNING_METHODS:
+            return recv
+        if isinstance(recv, Inst) and name in SELF_RETURNING_METHODS and self._is_module(recv):
             return recv
         if isinstance(recv, Disabled) and name in SELF_RETURNING_METHODS:
             return recv

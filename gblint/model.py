@@ -593,6 +593,7 @@ class RegionDecl:
     function: Optional[str] = None
     names: Tuple[str, ...] = ()  # module-level names that hold the compiled object
     value: Optional[Expr] = None  # what is compiled, as a value where the call is (:mod:`gblint.interp`)
+    training: Optional[bool] = None  # the mode the code sets on it (`.train()` / `.eval()`); None: not known
 
 
 @dataclasses.dataclass
@@ -611,6 +612,7 @@ class FileSummary:
     star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
     module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
+    sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` (factories' dtype is then not known)
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).
@@ -651,6 +653,7 @@ class Region:
     env: Optional[dict] = None  # what the entry's parameters and closure hold (the instance as ``self``...)
     compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)
     torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release
+    training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known
 
 
 @dataclasses.dataclass

@@ -7,28 +7,49 @@ resolves it to the compiled entry frames. :class:`RegionsMixin` is part of
 """
 from __future__ import annotations
 
+from typing import Dict, List, Optional, Set, Tuple
+
 import libcst as cst
 
 from .model import (Dotted, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
                     SelfMethod)
 from .refs import module_itself
-from .semantics import COMPILE_NAMES
+from .semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
 from .traversal import kwarg, literal
 
 
+_DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
+_Name = Tuple[Optional[str], str]  # (the function a name is local to, or None at module level; the name)
+
+
 class RegionsMixin:
-    """Records the compile calls and decorators of a file as :class:`RegionDecl` objects."""
+    """Records the compile calls and decorators of a file as :class:`RegionDecl` objects, the
+    mode (``.eval()`` / ``.train()``) the code sets on what they compile, and whether it changes
+    the default dtype of the tensors the compiled code makes."""
+
+    _modes: Dict[_Name, Set[Optional[bool]]]  # a name -> the modes set through it (None: a mode not known)
+    _aliases: Dict[_Name, _Name]  # `compiled = torch.compile(model)`: compiled -> model (one module)
+    _mode_of: List[Tuple[RegionDecl, _Name, Set[Optional[bool]]]]  # each region: its name, chain modes
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._modes, self._aliases, self._mode_of = {}, {}, []
 
     def detect_compile(self, node: cst.Call, q) -> None:
         """Record ``node`` when it compiles something; ``q`` is what its function resolves to."""
         scope = self.ctx
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
+            self._note_mode(func.value, _mode_set(node))
+        if q in _DEFAULT_DTYPE_SETTERS:
+            self.summary.sets_default_dtype = True
         if q in COMPILE_NAMES:
             self.record_compile(node)
         elif isinstance(func, cst.Attribute) and func.attr.value == "compile":
             self.record_method_compile(node)
-        elif isinstance(func, cst.Call) and scope.resolve(func.func) in COMPILE_NAMES and node.args:
-            # torch.compile(backend=...)(fn)
+        elif isinstance(func, cst.Call) and scope.resolve(func.func) in COMPILE_NAMES and node.args \
+                and all(a.keyword is not None for a in func.args):
+            # torch.compile(backend=...)(fn); not torch.compile(model)(x), a call of the compiled model
             self.record_compile(cst.Call(func=func.func, args=[node.args[0]] + list(func.args)), span_node=node)
 
     def record_compile(self, call: cst.Call, span_node=None) -> None:
@@ -50,6 +71,7 @@ class RegionsMixin:
             self.summary.regions[-1].value = value
         else:  # nothing the summary's own refs name: the interpreter may still resolve the value
             self.summary.regions.append(RegionDecl(None, False, fullgraph, span, "torch.compile(x)", fn, value=value))
+        self._region_mode(self.summary.regions[-1], call.args[0].value)
 
     def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):
@@ -99,12 +121,66 @@ class RegionsMixin:
                 names = (base.value,) if not self.in_function() else ()
                 self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn, names,
                                                        value=self.value_of(base)))
+                self._region_mode(self.summary.regions[-1], base)
                 return
         if isinstance(base, cst.Name) and scope.imports.lookup(base.value) is not None:
             return  # `re.compile(...)`: a module's function, not a model's method
         self.summary.regions.append(RegionDecl(None, True, fullgraph, span, "model.compile()", fn,
                                                (base.value,) if isinstance(base, cst.Name) and not self.in_function()
                                                else (), value=self.value_of(base)))
+        self._region_mode(self.summary.regions[-1], base)
+
+    # -- the mode: `self.training` in what a region compiles
+    def _local_name(self, name: str) -> _Name:
+        return (self.scope.info.qualname if self.in_function() else None, name)
+
+    def _note_mode(self, base: cst.BaseExpression, modes: Set[Optional[bool]]) -> None:
+        """``x.eval()``, ``x.to(d).train()``: the module ``x`` names is set to ``modes``."""
+        root = module_itself(base)
+        if isinstance(root, cst.Name):
+            self._modes.setdefault(self._local_name(root.value), set()).update(modes)
+
+    def note_mode_assign(self, node: cst.Assign) -> None:
+        """``model = Net().eval()`` sets the mode of what ``model`` names; ``compiled =
+        torch.compile(model)`` makes ``compiled`` the module compiled (``OptimizedModule`` hands
+        ``.eval()`` and ``.train()`` to the module it wraps)."""
+        names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+        if not names:
+            return
+        modes = _chain_modes(node.value)
+        root = module_itself(node.value)
+        if isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES:
+            modes |= _chain_modes(root.args[0].value)
+            compiled = self._compiled_key(root.args[0].value)
+            for n in names:
+                if self._local_name(n) != compiled:
+                    self._aliases[self._local_name(n)] = compiled
+        if modes:
+            for n in names:
+                self._modes.setdefault(self._local_name(n), set()).update(modes)
+
+    def _compiled_key(self, compiled: cst.BaseExpression) -> _Name:
+        """The name a compiled module goes by here: its own, or one made for a module built in place."""
+        root = module_itself(compiled)
+        return self._local_name(root.value if isinstance(root, cst.Name) else f"\0{id(compiled)}")
+
+    def _region_mode(self, decl: RegionDecl, compiled: cst.BaseExpression) -> None:
+        self._mode_of.append((decl, self._compiled_key(compiled), _chain_modes(compiled)))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        """Each region's mode: the one mode the code sets on what it compiles (through its name,
+        the compiled object's name or a chain such as ``Net().eval()``), when it sets exactly one."""
+        for decl, name, modes in self._mode_of:
+            modes = set(modes)
+            group = {name}
+            for alias, target in self._aliases.items():
+                if target == name:
+                    group.add(alias)
+            for n in group:
+                modes |= self._modes.get(n, set())
+            if len(modes) == 1 and None not in modes:
+                decl.training = next(iter(modes))
+        super().leave_Module(node)
 
     def qual(self, name: str) -> str:
         """The dotted name of ``name`` defined in this module."""
@@ -128,3 +204,25 @@ class RegionsMixin:
         """The qualified name the traversal gave the definition ``node``."""
         return self._def_quals.get(id(node), node.name.value)
 
+
+
+def _mode_set(call: cst.Call) -> Set[Optional[bool]]:
+    """The mode ``x.eval()`` / ``x.train(...)`` sets: False, True, or None (an argument not known)."""
+    if call.func.attr.value == "eval":
+        return {False}
+    if not call.args:
+        return {True}
+    value = literal(call.args[0].value)
+    return {value} if isinstance(value, bool) else {None}
+
+
+def _chain_modes(expr: cst.BaseExpression) -> Set[Optional[bool]]:
+    """The modes a chain of module methods sets (``Net().eval().to(d)``: {False})."""
+    out: Set[Optional[bool]] = set()
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            and expr.func.attr.value in SELF_RETURNING_METHODS:
+        if expr.func.attr.value in ("eval", "train"):
+            out |= _mode_set(expr)
+            break  # the outermost call sets the mode last
+        expr = expr.func.value
+    return out

@@ -91,6 +91,16 @@ SELF_RETURNING_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "xpu",
                                     "bfloat16", "type", "requires_grad_", "share_memory", "to_empty", "apply",
                                     "zero_grad"})
 
+#: ``torch.nn`` modules whose output has the dtype of their input (their parameters, float32 by
+#: default, must match it or the call raises; autocast aside): a dtype test after them is known
+SAME_DTYPE_MODULES = frozenset({
+    "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d",
+    "InstanceNorm2d", "InstanceNorm3d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Identity", "ReLU", "GELU",
+    "SiLU", "Mish", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "Hardswish", "Hardsigmoid",
+    "Softplus", "PReLU", "ReLU6", "Flatten", "Unflatten", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "Upsample"})
+
 #: ``random`` functions Dynamo traces (their values become graph inputs, 0-d tensors in effect:
 #: measured on 2.13, semantics.md §8.4); ``random.random()``, ``choice`` and ``gauss`` are skipped
 #: instead (GB0007). ``RANDOM_METHODS`` are the methods a ``random.Random`` instance traces

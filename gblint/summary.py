@@ -346,6 +346,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             if isinstance(t.target, cst.Subscript) and self.in_function():
                 self.note_item_store(t.target, value)
             self.bind(t.target, node.value, scope)
+        self.note_mode_assign(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.in_function() and not self.scope.info.uses_torch and node.value not in self.scope.env:
@@ -462,11 +463,12 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
             self.note_mutated(func.value)
-        if not (isinstance(func, cst.Name) and func.value in READERS) and scope.resolve(func) not in READER_CALLS:
+        q = scope.resolve(func)
+        if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
+                and not (q or "").startswith("torch."):  # torch's functions change no Python collection
             for a in node.args:
                 if not a.star:  # handed on as an object (not unpacked): the callee may change it
                     self.note_mutated(a.value)
-        q = scope.resolve(func)
         self.detect_compile(node, q)
         if not self.in_function():
             return

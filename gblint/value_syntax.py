@@ -13,7 +13,7 @@ import libcst as cst
 
 from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .names import dotted
-from .values import NOTNONE, UNKNOWN, const
+from .values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
 
 _COMPARE = {cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThanEqual: "le",
             cst.GreaterThan: "gt", cst.GreaterThanEqual: "ge", cst.Is: "is", cst.IsNot: "isnot",
@@ -103,11 +103,15 @@ def _bound_value(s, name: str) -> Expr:
 def known_global(target: str, scope) -> Optional[Expr]:
     """The value of the module global ``target`` (dotted) that is known before the run, inside a
     function: ``typing.TYPE_CHECKING`` is False when the code runs; ``sys.version_info`` is the
-    checked Python's ``(major, minor)`` (``--python-version``). None for any other."""
+    checked Python's ``(major, minor)`` (``--python-version``); ``torch.float16`` and the other
+    dtypes are ``dtype`` values, aliases made one (``torch.half`` is ``torch.float16``). None for
+    any other."""
     if scope.info is None:
         return None
     if target in _TYPE_CHECKING:
         return const(False)
+    if target in DTYPES:
+        return Expr("dtype", DTYPES[target])
     if target == "sys.version_info":
         version = getattr(getattr(scope.builder, "settings", None), "python_version", None)
         if version:
@@ -116,6 +120,14 @@ def known_global(target: str, scope) -> Optional[Expr]:
 
 
 _TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+# torch's dtypes by every name torch gives them (torch/_C/__init__.pyi: torch.half is torch.float16)
+DTYPES = {f"torch.{alias}": name for name, aliases in {
+    "float32": ("float32", "float"), "float64": ("float64", "double"), "float16": ("float16", "half"),
+    "bfloat16": ("bfloat16",), "int64": ("int64", "long"), "int32": ("int32", "int"), "int16": ("int16", "short"),
+    "int8": ("int8",), "uint8": ("uint8",), "bool": ("bool",), "complex64": ("complex64", "cfloat"),
+    "complex128": ("complex128", "cdouble"), "float8_e4m3fn": ("float8_e4m3fn",), "float8_e5m2": ("float8_e5m2",),
+}.items() for alias in aliases}
 
 
 def global_expr(name: str, scope) -> Expr:
@@ -246,7 +258,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
             return Expr("super", cls.qualname, (name_expr(first, scope),))
         return UNKNOWN
     if scope.kind(node) == Kind.TENSOR and (scope.resolve(func) or "").startswith("torch."):
-        return Expr("tensor", parts=_factory_shape(node, scope))  # a tensor a torch op makes (its size, if shown)
+        # a tensor a torch op makes (its dtype and size, where the call shows them)
+        return Expr("tensor", _factory_dtype(node, scope), _factory_shape(node, scope))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -341,6 +354,22 @@ def _key(node: cst.Subscript, scope) -> Expr:
 
 
 _FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full"})
+
+
+def _factory_dtype(node: cst.Call, scope) -> Optional[str]:
+    """The dtype of a tensor a factory makes: its ``dtype=`` argument, else the default
+    (``torch.get_default_dtype()``, float32 unless the program changes it) for the factories
+    that make floating-point tensors; None when not known (``torch.full`` takes its fill's)."""
+    q = scope.resolve(node.func)
+    for a in node.args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            return DTYPES.get(scope.resolve(a.value) or "")
+        if a.star:
+            return None
+    return DEFAULT_DTYPE if q in _FLOAT_FACTORIES else None
+
+
+_FLOAT_FACTORIES = _FACTORIES - {"torch.full"}
 
 
 def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:

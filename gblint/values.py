@@ -24,6 +24,7 @@ UNKNOWN = Expr("unknown")
 # a local bound more than once): evidence that a call through the value may run something else
 OTHER = Expr("unknown", "other")
 NOTNONE = Expr("notnone")
+DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
 
 Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
 
@@ -42,7 +43,7 @@ def const(value) -> Expr:
 # known unless an interpreter rides in the environment under RESOLVER).
 OBJECT_OPS = frozenset({"local", "free", "global", "attr", "sub", "callv", "iter", "unpack", "def", "super", "enter",
                         "kw", "star", "starstar", "slice"})
-_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "set", "tensor", "filtered", "obj"})
+_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "set", "tensor", "filtered", "obj", "dtype"})
 
 
 def evaluate(e: Expr, env: Env) -> Expr:
@@ -51,12 +52,12 @@ def evaluate(e: Expr, env: Env) -> Expr:
     ``union`` of those, or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
     :data:`RESOLVER` (:class:`gblint.interp.Interpreter`)."""
     op = e.op
-    if op in ("const", "notnone", "unknown", "obj", "tensor"):
+    if op in ("const", "notnone", "unknown", "obj", "tensor", "dtype"):
         return e
     if op == "param":
         return env.get(e.value, UNKNOWN)
-    if op == "training":
-        return UNKNOWN  # the mode (`.eval()` / `.train()`) is not known before the run yet
+    if op == "training":  # known when the code sets the compiled module's mode (gblint.regions)
+        return env.get(MODE, UNKNOWN)
     if op in OBJECT_OPS:
         interp = env.get(RESOLVER)
         return interp.value(e, env) if interp is not None else UNKNOWN
@@ -234,6 +235,8 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
                 return bool(_PY_OPS[op](a.value, b.value))
             except TypeError:
                 return None
+        if a.op == "dtype" and b.op == "dtype" and op in ("eq", "ne"):
+            return (a.value == b.value) == (op == "eq")
         if op in ("eq", "ne") and a.op != "union" and b.op != "union" and \
                 {a.op, b.op} & {"const"} and ({a.op, b.op} - {"const"}) <= _NOT_NONE_OPS and \
                 (a if a.op == "const" else b).value is None and a.op != b.op:
@@ -267,6 +270,8 @@ def _identical(a: Expr, b: Expr) -> Optional[bool]:
         if a.value is None or b.value is None or isinstance(a.value, bool) or isinstance(b.value, bool):
             return a.value is b.value
         return None  # `is` between numbers or strings: interning decides, not gblint
+    if a.op == "dtype" and b.op == "dtype":
+        return a.value == b.value  # each dtype is one object
     if (a.op == "const" and a.value is None and b.op in _NOT_NONE_OPS) or \
             (b.op == "const" and b.value is None and a.op in _NOT_NONE_OPS):
         return False
@@ -347,6 +352,7 @@ OPEN = frozenset({OPEN_SEQ, OPEN_DICT})
 RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
 FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
 VIA = "\0via"  # an Env key of a call target's values: the target runs only when the called value is this one (a test in words)
+MODE = "\0training"  # an Env key: ``self.training`` in the region (a const bool), when the code sets the mode
 OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)
 
 
@@ -431,7 +437,7 @@ def not_tensor(v: Optional[Expr]) -> bool:
         return bool(v.parts) and all(not_tensor(p) for p in v.parts)
     if v.op == "obj":
         return type(v).__name__ not in ("ExtInst", "Method")
-    return v.op in ("const", "seq", "dict", "set")
+    return v.op in ("const", "seq", "dict", "set", "dtype")
 
 
 def is_constant(v: Expr) -> bool:
@@ -439,7 +445,7 @@ def is_constant(v: Expr) -> bool:
     can hide in it)."""
     if v.op in ("seq", "dict") and v.value in OPEN:
         return False
-    return v.op == "const" or (v.op in ("seq", "set") and all(is_constant(p) for p in v.parts)) or \
+    return v.op in ("const", "dtype") or (v.op in ("seq", "set") and all(is_constant(p) for p in v.parts)) or \
         (v.op == "dict" and all(is_constant(kv.parts[1]) for kv in v.parts))
 
 
