@@ -142,9 +142,18 @@ class CallValues:
         uncompiled when it runs eagerly after a break (:meth:`_runs_uncompiled`)."""
         if bound is None:
             bound = self._bind(ev, callee, env)
-        if values.MODE in env:  # `.eval()` sets every submodule's mode
+        if values.MODE in env and self._module_method(callee):  # `.eval()` sets every submodule's mode
             bound = dict(bound, **{values.MODE: env[values.MODE]})
         return self.relevant(callee, bound), self._runs_uncompiled(ev, callee, bound)
+
+    def _module_method(self, frame: Frame) -> bool:
+        """Whether ``frame`` is a method of an ``nn.Module`` class (whose ``self.training`` is
+        the mode) or a function outside any class; not a method of another class."""
+        if frame.info.class_name is None:
+            return True
+        summary = self.project.by_path.get(frame.path)
+        cls = summary.classes.get(frame.info.class_name) if summary is not None else None
+        return cls is not None and self.project.is_module_class(summary, cls)
 
     def call_targets(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> List[CallTarget]:
         """What the call ``ev`` of ``frame`` (its parameters holding ``env``) runs: the frames

@@ -47,7 +47,7 @@ class Interpreter(CallsMixin):
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
-        self._default_dtype: Optional[Tuple[int, Optional[str]]] = None  # (files loaded, the default dtype)
+        self._default_dtype: Optional[Tuple[int, bool]] = None  # (files loaded, whether dtypes change)
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -409,10 +409,15 @@ class Interpreter(CallsMixin):
         (torch/__init__.py, ``get_default_dtype``)."""
         if tensor.value != DEFAULT_DTYPE:
             return tensor.value
+        return None if self.dtypes_changed() else "float32"
+
+    def dtypes_changed(self) -> bool:
+        """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
+        autocast (``torch.autocast``: layers then compute in a lower precision)."""
         known = self._default_dtype
         if known is None or known[0] != len(self.project.by_path):
             changed = any(s.sets_default_dtype for s in self.project.by_path.values())
-            known = self._default_dtype = (len(self.project.by_path), None if changed else "float32")
+            known = self._default_dtype = (len(self.project.by_path), changed)
         return known[1]
 
     def _classes(self, cls: Cls):

@@ -612,7 +612,7 @@ class FileSummary:
     star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
     module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
-    sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` (factories' dtype is then not known)
+    sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` or autocast (dtypes are then not known)
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).

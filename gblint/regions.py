@@ -18,7 +18,9 @@ from .semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
 from .traversal import kwarg, literal
 
 
-_DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
+# calls after which a tensor's dtype is not what its factory or its layer's input says
+_DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type", "torch.autocast",
+                                    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"})
 _Name = Tuple[Optional[str], str]  # (the function a name is local to, or None at module level; the name)
 
 
@@ -34,6 +36,9 @@ class RegionsMixin:
     def __init__(self) -> None:
         super().__init__()
         self._modes, self._aliases, self._mode_of = {}, {}, []
+        self._all_modes: Set[Optional[bool]] = set()  # every mode the file sets, on anything (None: not known)
+        self._escaped: Set[_Name] = set()  # names handed to a call or another name: set elsewhere, maybe
+        self._bound: Dict[_Name, int] = {}  # how many times a name is bound to something other than its compiled self
 
     def detect_compile(self, node: cst.Call, q) -> None:
         """Record ``node`` when it compiles something; ``q`` is what its function resolves to."""
@@ -41,6 +46,9 @@ class RegionsMixin:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
             self._note_mode(func.value, _mode_set(node))
+            self._all_modes |= _mode_set(node)
+        if q not in COMPILE_NAMES:
+            self._escaped.update(self._local_name(a.value.value) for a in node.args if isinstance(a.value, cst.Name))
         if q in _DEFAULT_DTYPE_SETTERS:
             self.summary.sets_default_dtype = True
         if q in COMPILE_NAMES:
@@ -144,12 +152,21 @@ class RegionsMixin:
         """``model = Net().eval()`` sets the mode of what ``model`` names; ``compiled =
         torch.compile(model)`` makes ``compiled`` the module compiled (``OptimizedModule`` hands
         ``.eval()`` and ``.train()`` to the module it wraps)."""
+        if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "training" for t in node.targets):
+            self._all_modes.add(None)  # `model.training = flag`
+        if isinstance(node.value, cst.Name):  # `m = model`: the module goes by another name too
+            self._escaped.add(self._local_name(node.value.value))
         names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
         if not names:
             return
         modes = _chain_modes(node.value)
         root = module_itself(node.value)
-        if isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES:
+        compiles = isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES
+        for n in names:
+            if not (compiles and isinstance(module_itself(root.args[0].value), cst.Name)
+                    and module_itself(root.args[0].value).value == n):  # `model = torch.compile(model)` keeps it
+                self._bound[self._local_name(n)] = self._bound.get(self._local_name(n), 0) + 1
+        if compiles:
             modes |= _chain_modes(root.args[0].value)
             compiled = self._compiled_key(root.args[0].value)
             for n in names:
@@ -169,7 +186,11 @@ class RegionsMixin:
 
     def leave_Module(self, node: cst.Module) -> None:
         """Each region's mode: the one mode the code sets on what it compiles (through its name,
-        the compiled object's name or a chain such as ``Net().eval()``), when it sets exactly one."""
+        the compiled object's name or a chain such as ``Net().eval()``), when the file sets only
+        that one mode, on nothing else (a submodule's own ``.train()``, ``model.training = x``),
+        and the module's names are bound once and handed to no call (which may set it)."""
+        if len(self._all_modes) > 1 or None in self._all_modes:
+            self._mode_of = []
         for decl, name, modes in self._mode_of:
             modes = set(modes)
             group = {name}
@@ -178,6 +199,8 @@ class RegionsMixin:
                     group.add(alias)
             for n in group:
                 modes |= self._modes.get(n, set())
+            if any(n in self._escaped or self._bound.get(n, 0) > 1 for n in group):
+                continue
             if len(modes) == 1 and None not in modes:
                 decl.training = next(iter(modes))
         super().leave_Module(node)
