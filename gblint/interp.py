@@ -47,7 +47,7 @@ class Interpreter(CallsMixin):
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
-        self._default_dtype: Optional[Tuple[int, bool]] = None  # (files loaded, whether dtypes change)
+        self._dtype_changes: Optional[Tuple[int, bool]] = None  # (files loaded, whether dtypes change)
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -405,8 +405,8 @@ class Interpreter(CallsMixin):
 
     def dtype_of(self, tensor: Expr) -> Optional[str]:
         """The dtype of the ``tensor`` value (``float32``...), or None when not known: a factory's
-        default dtype is float32 unless a file of the project calls ``torch.set_default_dtype``
-        (torch/__init__.py, ``get_default_dtype``)."""
+        default dtype is float32 unless a file of the project changes dtypes (:meth:`dtypes_changed`;
+        torch/__init__.py, ``get_default_dtype``)."""
         if tensor.value != DEFAULT_DTYPE:
             return tensor.value
         return None if self.dtypes_changed() else "float32"
@@ -414,10 +414,10 @@ class Interpreter(CallsMixin):
     def dtypes_changed(self) -> bool:
         """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
         autocast (``torch.autocast``: layers then compute in a lower precision)."""
-        known = self._default_dtype
+        known = self._dtype_changes
         if known is None or known[0] != len(self.project.by_path):
             changed = any(s.sets_default_dtype for s in self.project.by_path.values())
-            known = self._default_dtype = (len(self.project.by_path), changed)
+            known = self._dtype_changes = (len(self.project.by_path), changed)
         return known[1]
 
     def _classes(self, cls: Cls):

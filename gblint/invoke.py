@@ -202,9 +202,11 @@ class CallsMixin:
             if fn.name in RNN_MODULES and calls is not None:
                 calls.append(Target(None, kind="rnn", name=fn.name))
             first = args.positional[0] if args.positional else None
-            if fn.name.rsplit(".", 1)[-1] in SAME_DTYPE_MODULES and first is not None and first.op == "tensor" \
-                    and fn.name.startswith("torch.nn.") and self.dtype_of(first) and not self.dtypes_changed():
-                return Expr("tensor", self.dtype_of(first))  # a layer's output has its input's dtype
+            if fn.name.startswith("torch.nn.") and fn.name.rsplit(".", 1)[-1] in SAME_DTYPE_MODULES \
+                    and first is not None and first.op == "tensor" and not self.dtypes_changed():
+                dtype = self.dtype_of(first)
+                if dtype:
+                    return Expr("tensor", dtype)  # a layer's output has its input's dtype
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
         return UNKNOWN
 

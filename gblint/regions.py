@@ -45,8 +45,9 @@ class RegionsMixin:
         scope = self.ctx
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
-            self._note_mode(func.value, _mode_set(node))
-            self._all_modes |= _mode_set(node)
+            modes = _mode_set(node)
+            self._note_mode(func.value, modes)
+            self._all_modes |= modes
         if q not in COMPILE_NAMES:
             self._escaped.update(self._local_name(a.value.value) for a in node.args if isinstance(a.value, cst.Name))
         if q in _DEFAULT_DTYPE_SETTERS:
@@ -156,25 +157,20 @@ class RegionsMixin:
             self._all_modes.add(None)  # `model.training = flag`
         if isinstance(node.value, cst.Name):  # `m = model`: the module goes by another name too
             self._escaped.add(self._local_name(node.value.value))
-        names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-        if not names:
-            return
+        keys = [self._local_name(t.target.value) for t in node.targets if isinstance(t.target, cst.Name)]
         modes = _chain_modes(node.value)
         root = module_itself(node.value)
-        compiles = isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES
-        for n in names:
-            if not (compiles and isinstance(module_itself(root.args[0].value), cst.Name)
-                    and module_itself(root.args[0].value).value == n):  # `model = torch.compile(model)` keeps it
-                self._bound[self._local_name(n)] = self._bound.get(self._local_name(n), 0) + 1
-        if compiles:
+        compiled = None
+        if isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES:
             modes |= _chain_modes(root.args[0].value)
             compiled = self._compiled_key(root.args[0].value)
-            for n in names:
-                if self._local_name(n) != compiled:
-                    self._aliases[self._local_name(n)] = compiled
-        if modes:
-            for n in names:
-                self._modes.setdefault(self._local_name(n), set()).update(modes)
+        for key in keys:
+            if key != compiled:  # `model = torch.compile(model)` keeps the module the name holds
+                self._bound[key] = self._bound.get(key, 0) + 1
+                if compiled is not None:
+                    self._aliases[key] = compiled
+            if modes:
+                self._modes.setdefault(key, set()).update(modes)
 
     def _compiled_key(self, compiled: cst.BaseExpression) -> _Name:
         """The name a compiled module goes by here: its own, or one made for a module built in place."""
