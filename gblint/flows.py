@@ -14,6 +14,7 @@ them later, flow-insensitively (a name is any of the values it is ever assigned)
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import libcst as cst
@@ -55,12 +56,61 @@ class FlowsMixin:
                     self.note_target(element.value, Expr("unpack", i, (value,)))
         elif isinstance(target, cst.StarredElement):
             self.note_target(target.value, UNKNOWN)
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and self.in_function():
+        elif isinstance(target, cst.Attribute):
             scope = self.scope
-            if scope.self_name and target.value.value == scope.self_name and scope.class_info is not None \
-                    and not self.suppressed():
-                assigned = scope.class_info.assigned
-                assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+            if isinstance(target.value, cst.Name) and self.in_function() and scope.self_name \
+                    and target.value.value == scope.self_name and scope.class_info is not None:
+                if not self.suppressed():
+                    assigned = scope.class_info.assigned
+                    assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+            elif target.attr.value in ("__defaults__", "__kwdefaults__"):
+                self._forget_defaults(target)
+            else:
+                self.note_attr_store(target.attr.value)
+
+    def note_attr_store(self, name: str) -> None:
+        """The attribute ``name`` is assigned, deleted or ``setattr`` on something other than a
+        method's own ``self`` (:attr:`FileSummary.stored_attrs`)."""
+        if name not in self._stored:
+            self._stored.add(name)
+            self.summary.stored_attrs += (name,)
+
+    def _forget_defaults(self, target: cst.Attribute) -> None:
+        """``f.__defaults__ = ...``: the defaults of the function ``f`` defined above (this
+        module's, or a class's ``C.f``) are no longer the ones its ``def`` gives."""
+        qual = code_of(target.value)
+        if self.in_function() and isinstance(target.value, cst.Name):
+            local = self.scope.info.local_defs.get(target.value.value)
+            qual = local if isinstance(local, str) else qual
+        info = self.summary.functions.get(qual)
+        if info is not None:
+            info.params = tuple(dataclasses.replace(p, default=None) for p in info.params)
+
+    def note_setattr(self, node: cst.Call, q: Optional[str]) -> None:
+        """``setattr(obj, "name", value)`` stores ``name`` (:meth:`note_attr_store`);
+        ``obj.name(...)`` with ``obj`` not the method's ``self`` is a call from outside
+        (:attr:`FileSummary.called_methods`)."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value not in self._called and not (
+                isinstance(func.value, cst.Name) and self.in_function() and func.value.value == self.scope.self_name):
+            self._called.add(func.attr.value)
+            self.summary.called_methods += (func.attr.value,)
+        if (q in ("setattr", "builtins.setattr", "object.__setattr__")
+                or (isinstance(node.func, cst.Name) and node.func.value == "setattr")) \
+                and len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
+            name = node.args[1].value.evaluated_value
+            if isinstance(name, str):
+                self.note_attr_store(name)
+
+    def leave_Del(self, node: cst.Del) -> None:
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else ()
+        for t in [e.value for e in targets] or [node.target]:
+            if isinstance(t, cst.Attribute):
+                self.note_unknown(t)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if self.in_function():
+            self.scope.declared_global.update(item.name.value for item in node.names)
 
     def note_item_store(self, target: cst.Subscript, value: Expr) -> None:
         """``obj[key] = value``: it runs ``type(obj).__setitem__`` (a ``STORE_SUBSCR``). Recorded
@@ -87,6 +137,9 @@ class FlowsMixin:
             info = self.scope.info
             info.locals[name] = info.locals.get(name, ()) + (value,)
             self.scope.bound_names.add(name)
+            if name in self.scope.declared_global:  # what a reader elsewhere sees: a literal, else a value not known
+                stores = self.summary.global_stores
+                stores[name] = stores.get(name, ()) + (value if value.op == "const" else UNKNOWN,)
         elif self.scope is None and self.class_stack:
             cls = self.class_stack[-1]
             cls.values[name] = value

@@ -47,7 +47,7 @@ class Interpreter(CallsMixin):
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
-        self._dtype_changes: Optional[Tuple[int, bool]] = None  # (files loaded, whether dtypes change)
+        self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -323,9 +323,9 @@ class Interpreter(CallsMixin):
                     got = self.class_attr(Cls(summary.path, cls_name), attr, None, None)
                     out.append(UNKNOWN if got is None else got)
             name, _, attrs = rest.partition(".")
-            if name in summary.module_values and (not attrs or name not in summary.classes):
-                env = self.module_env(summary.path)
-                value = union(self._eval(v, env, None) for v in summary.module_values[name])
+            assigned = summary.module_values.get(name, ()) + summary.global_stores.get(name, ())
+            if assigned and (not attrs or name not in summary.classes):  # `config.DEBUG = True` elsewhere: changed
+                value = self.changed(name, union(self._eval(v, self.module_env(summary.path), None) for v in assigned))
                 for attr in attrs.split(".") if attrs else ():
                     value = self.attribute(value, attr, None)
                 out.append(value)
@@ -381,7 +381,7 @@ class Interpreter(CallsMixin):
             return Ext(f"{base.name}.{name}")
         if isinstance(base, Cls):
             got = self.class_attr(base, name, None, calls)
-            return UNKNOWN if got is None else got
+            return UNKNOWN if got is None else self.changed(name, got)
         if isinstance(base, Inst):
             return self.instance_attr(base, name, calls)
         if isinstance(base, Super):
@@ -414,11 +414,22 @@ class Interpreter(CallsMixin):
     def dtypes_changed(self) -> bool:
         """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
         autocast (``torch.autocast``: layers then compute in a lower precision)."""
-        known = self._dtype_changes
+        return self._facts()[0]
+
+    def changed(self, name: str, value: Expr) -> Expr:
+        """``value`` (attribute ``name`` as the object's code sets it), or maybe another when a
+        file read so far stores ``name`` on some other object (:attr:`FileSummary.stored_attrs`)."""
+        return union((value, UNKNOWN)) if name in self._facts()[1] and value.op != "unknown" else value
+
+    def _facts(self) -> Tuple[bool, frozenset, frozenset]:
+        """Of the files read so far: whether one changes dtypes, the attributes stored and the
+        methods called on something other than a method's own ``self`` (``called_methods``)."""
+        known = self._memo_facts
         if known is None or known[0] != len(self.project.by_path):
-            changed = any(s.sets_default_dtype for s in self.project.by_path.values())
-            known = self._dtype_changes = (len(self.project.by_path), changed)
-        return known[1]
+            read = list(self.project.by_path.values())
+            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read), frozenset(
+                n for s in read for n in s.stored_attrs), frozenset(n for s in read for n in s.called_methods))
+        return known[1:]
 
     def _classes(self, cls: Cls):
         """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
@@ -489,6 +500,8 @@ class Interpreter(CallsMixin):
         init = dict(inst.init)
         for summary, info in mro:
             building, other = self._assignments(summary, info, name)
+            if building:  # and what a method the program may call before the run (`model.enable()`) assigns
+                building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self._facts()[2])
             for method, value in building or other:
                 got = self._eval(value, self._method_env(inst, summary, method), None)
                 if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
@@ -500,12 +513,12 @@ class Interpreter(CallsMixin):
                              self._eval(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                return self._opened(union(found), name, mro)
+                return self.changed(name, self._opened(union(found), name, mro))
         if later:
-            return self._opened(union(later), name, mro)
+            return self.changed(name, self._opened(union(later), name, mro))
         got = self.class_attr(inst.cls, name, inst, calls)
         if got is not None:
-            return got
+            return self.changed(name, got)
         fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
         if fallback is not None:
             return self.apply(fallback, Args((const(name),)), calls, want=True)

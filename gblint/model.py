@@ -613,6 +613,11 @@ class FileSummary:
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
     module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
     sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` or autocast (dtypes are then not known)
+    # attributes assigned, deleted or ``setattr`` on anything but a method's own ``self``: a value
+    # the program may change after building the object (``cfg.debug = True``, ``enable(cfg)``)
+    stored_attrs: Tuple[str, ...] = ()
+    called_methods: Tuple[str, ...] = ()  # ``obj.name(...)`` with ``obj`` not a method's own ``self``
+    global_stores: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # `global x` in a function: x = ...
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).

@@ -85,6 +85,7 @@ class FunctionScope:
         self.local_values: dict = {}  # local name -> gblint.values.Expr it was last bound to (outside loops)
         self.if_values: list = []  # the `if` statements around, whose arms' bindings are merged (bindings._IfValues)
         self.mutated: set = set()  # names changed in place or handed to a call (see FunctionInfo.mutated)
+        self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
         self.returned_in_branch = False  # a `return` under an `if` was seen: a later top-level `raise` is a fallback

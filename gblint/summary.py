@@ -61,6 +61,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self._def_quals: Dict[int, str] = {}
         self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
+        self._stored: set = set()  # FileSummary.stored_attrs and called_methods as sets
+        self._called: set = set()
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
         self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
         self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
@@ -470,6 +472,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 if not a.star:  # handed on as an object (not unpacked): the callee may change it
                     self.note_mutated(a.value)
         self.detect_compile(node, q)
+        self.note_setattr(node, q)
         if not self.in_function():
             return
         if isinstance(func, cst.Attribute) and func.attr.value in tensors.TENSOR_METHODS:

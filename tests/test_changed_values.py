@@ -1,0 +1,130 @@
+"""Known values the program changes after it builds them (issue 15): a config attribute or a
+module's attribute assigned from outside its class (``cfg.use_cache = True``, in a helper
+``enable(cfg)``, ``setattr(cfg, "use_cache", True)``, ``model.flag = True``), a method that sets
+it called on the built module (``model.enable()``), a module global rebound in a function
+(``global DEBUG``) and a function's defaults replaced (``f.__defaults__``). Each such branch is
+conditional; with the change left out (the lines marked ``# change: CONDITION``) the class's own value
+decides it and nothing is reported. Under Dynamo (``backend="eager"``, torch 2.13) the program
+breaks at every one of those lines: a branch decided from the value the class sets would have
+dropped a break the run really hits."""
+import json
+import sys
+import textwrap
+
+import pytest
+
+from .conftest import run_cli
+
+PROGRAM = '''
+import torch
+import torch.nn as nn
+
+DEBUG = False
+
+
+class Config:
+    def __init__(self, use_cache=False, verbose=False, tag=False):
+        self.use_cache = use_cache
+        self.verbose = verbose
+        self.tag = tag
+
+
+class Net(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.flag = False
+        self.debug = False
+
+    def enable(self):
+        self.debug = True
+
+    def forward(self, x):
+        if self.config.use_cache:
+            print("use_cache")  # when `self.config.use_cache`
+        if self.config.verbose:
+            print("verbose")  # when `self.config.verbose`
+        if self.config.tag:
+            print("tag")  # when `self.config.tag`
+        if self.flag:
+            print("flag")  # when `self.flag`
+        if self.debug:
+            print("debug")  # when `self.debug`
+        if DEBUG:
+            print("DEBUG")  # when `DEBUG`
+        return x + 1
+
+
+def scaled(x, loud=False):
+    if loud:
+        print("loud")  # when `loud`
+    return x * 2
+
+
+def enable(config):
+    config.verbose = True  # change: when `self.config.verbose`
+    return config
+
+
+def setup():
+    global DEBUG
+    DEBUG = True  # change: when `DEBUG`
+
+
+cfg = Config()
+cfg.use_cache = True  # change: when `self.config.use_cache`
+enable(cfg)  # change: when `self.config.verbose`
+setattr(cfg, "tag", True)  # change: when `self.config.tag`
+model = Net(cfg)
+model.flag = True  # change: when `self.flag`
+model.enable()  # change: when `self.debug`
+setup()  # change: when `DEBUG`
+scaled.__defaults__ = (True,)  # change: when `loud`
+compiled = torch.compile(model)
+compiled(torch.randn(2))
+opt = torch.compile(scaled)
+opt(torch.randn(2))
+'''
+
+LINES = PROGRAM.strip("\n").split("\n")
+EXPECTED = sorted((i + 1, "GBL107", "conditional", line.split("# ", 1)[1])
+                  for i, line in enumerate(LINES) if "# when" in line)
+
+
+def check(tmp_path, source):
+    (tmp_path / "m.py").write_text(source)
+    proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", "m.py", cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    return sorted((d["line"], d["code"], d["certainty"], d["condition"]) for d in json.loads(proc.stdout)["diagnostics"])
+
+
+def test_every_value_changed_after_it_is_built_leaves_its_branch_conditional(tmp_path):
+    assert len(EXPECTED) == 7
+    assert check(tmp_path, PROGRAM.strip("\n") + "\n") == EXPECTED
+
+
+def _changed(text):
+    return text.split("# change: ", 1)[1] if "# change: " in text else None
+
+
+@pytest.mark.parametrize("condition", sorted({c for c in map(_changed, LINES) if c}))
+def test_each_change_alone_makes_only_its_branch_conditional(tmp_path, condition):
+    kept = [text for text in LINES if _changed(text) in (None, condition)]
+    assert [d for d in check(tmp_path, "\n".join(kept) + "\n")] == [e for e in EXPECTED if e[3] == condition]
+
+
+def test_without_the_changes_the_class_s_own_values_decide(tmp_path):
+    kept = [text for text in LINES if _changed(text) is None]
+    assert check(tmp_path, "\n".join(kept) + "\n") == []
+
+
+def test_runtime_breaks_at_every_changed_branch(tmp_path):
+    """Dynamo hits each break the class's own values would have ruled out."""
+    pytest.importorskip("torch")
+    (tmp_path / "m.py").write_text(PROGRAM.strip("\n") + "\n")
+    proc = run_cli("confirm", "--isolated", "--backend", "eager", "--format", "json", "--run", "--", sys.executable,
+                   "m.py", cwd=str(tmp_path))
+    assert proc.returncode in (0, 1), proc.stderr
+    runs = json.loads(proc.stdout)["runs"]
+    observed = {b["stack"][-1]["line"] for run in runs for b in run["breaks"] if b["stack"]}
+    assert observed == {line for line, _, _, _ in EXPECTED}
