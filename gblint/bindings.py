@@ -98,6 +98,45 @@ class ValuesMixin:
         self.summary.module_calls.append((node.func.value,
                                           CallArgs(tuple(positional), tuple(keywords), star, starstar)))
 
+    def note_handed(self, node: cst.Call) -> None:
+        """The objects ``node`` hands on (not unpacked) may be changed by the callee: after the
+        call (the call itself receives them as they were), unless the callee only reads them."""
+        func = node.func
+        q = self.ctx.resolve(func)
+        if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
+                and not (q or "").startswith(("torch.", "inspect.", "math.")):  # these change no Python collection
+            for a in node.args:
+                if not a.star:
+                    if isinstance(a.value, cst.Name) and self.in_function():  # what the call itself is handed
+                        self.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.scope)
+                    self.note_mutated(a.value)
+
+    def note_grown(self, node: cst.Call) -> bool:
+        """``xs.append(v)``, ``xs.insert(i, v)``, ``xs.extend(vs)`` on a local the function binds
+        or on ``self.xs`` in a method: ``xs`` may also be a list holding ``v`` (what ``vs``
+        holds), besides what it was bound to (``self.layers = nn.ModuleList()`` then
+        ``self.layers.append(Block())``, the way PyG and x-transformers build their layers).
+        True when recorded so; False for any other call (then :meth:`note_mutated`)."""
+        func = node.func
+        want = {"append": 1, "insert": 2, "extend": 1}.get(func.attr.value)
+        if want is None or len(node.args) != want or any(a.star or a.keyword for a in node.args) \
+                or not self.in_function() or self.suppressed():
+            return False
+        scope, base = self.scope, func.value
+        value = self.value_of(node.args[-1].value)
+        grown = Expr("seq", parts=(Expr("iter", parts=(value,)) if func.attr.value == "extend" else value,))
+        if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
+                and base.value.value == scope.self_name and scope.class_info is not None:
+            assigned = scope.class_info.assigned
+            assigned[base.attr.value] = assigned.get(base.attr.value, ()) + ((scope.info.qualname, grown),)
+            return True
+        if isinstance(base, cst.Name) and base.value in scope.bound_names and base.value not in scope.params:
+            scope.mutated.add(base.value)
+            scope.local_values.pop(base.value, None)
+            scope.info.locals[base.value] = scope.info.locals.get(base.value, ()) + (grown,)
+            return True
+        return False
+
     def note_mutated(self, node) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict)."""

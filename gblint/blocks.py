@@ -46,11 +46,16 @@ class BlocksMixin:
 
     def visit_For_body(self, node: cst.For) -> None:
         self.push(BlockKind.LOOP, node)
+        if self.in_function():
+            self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
+        self.note_iteration(node.iter, at=node)  # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
 
     def visit_For(self, node: cst.For) -> None:
+        if self.in_function():
+            self.scope.pending_loop = value_syntax.loop_values(node, self.scope)
         self.note_rebound(node.target)
         self.note_loop(node.target, node.iter)
         if not self.in_function():
@@ -357,30 +362,37 @@ class BlocksMixin:
         block = Block(BlockKind.GENEXPR if kind == "gen" else BlockKind.COMP, span.line, self.scope.ops,
                       comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column)
         self.scope.blocks.append(block)
+        self.scope.comp_names.append((node.for_in, frozenset(bound), node))
+
+    def leave_comp(self) -> None:
+        """Leave a comprehension (its block, and the names it binds in its own scope)."""
+        if self.in_function():
+            self.scope.comp_names.pop()
+        self.pop()
 
     def visit_ListComp(self, node):
         self.comp_block(node, "list")
 
     def leave_ListComp(self, node):
-        self.pop()
+        self.leave_comp()
 
     def visit_SetComp(self, node):
         self.comp_block(node, "set")
 
     def leave_SetComp(self, node):
-        self.pop()
+        self.leave_comp()
 
     def visit_DictComp(self, node):
         self.comp_block(node, "dict")
 
     def leave_DictComp(self, node):
-        self.pop()
+        self.leave_comp()
 
     def visit_GeneratorExp(self, node):
         self.comp_block(node, "gen")
 
     def leave_GeneratorExp(self, node):
-        self.pop()
+        self.leave_comp()
 
     # -- generators
     def visit_Yield(self, node: cst.Yield) -> None:

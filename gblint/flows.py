@@ -21,11 +21,15 @@ import libcst as cst
 
 from . import value_syntax
 from .model import BlockKind, CallArgs, Event, EventKind, Expr
+from .positions import MATCHING
 from .tensors import likely_tensor
 from .traversal import code_of
 from .values import UNKNOWN, const
 
 _GUARDS = (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.AFTER_RETURN)
+# builtins whose result iterates as a builtin does (what they iterate is not followed)
+_ITERATING_BUILTINS = frozenset({"range", "enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set",
+                                 "map", "filter", "iter", "frozenset"})
 # torch.nn.Module methods that register a hook on the module they are called on: calling the
 # module then calls the hook (torch/nn/modules/module.py, _call_impl).
 HOOK_METHODS = {"register_forward_hook": "\0hooks", "register_forward_pre_hook": "\0prehooks"}
@@ -43,19 +47,20 @@ class FlowsMixin:
         return self._lambdas.get(id(node))
 
     # -- assignments
-    def note_target(self, target: cst.BaseExpression, value: Expr) -> None:
+    def note_target(self, target: cst.BaseExpression, value: Expr, suffix: str = "") -> None:
         """Record that ``target`` (an assignment target) is bound to ``value``: a local name of
-        the function, a global at module level, a class-body name, or a ``self`` attribute."""
+        the function, a global at module level, a class-body name, or a ``self`` attribute.
+        ``suffix`` is added to each name (a comprehension's own: :data:`value_syntax.COMP`)."""
         if isinstance(target, cst.Name):
-            self._note_name(target.value, value)
+            self._note_name(target.value + suffix, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 if isinstance(element, cst.StarredElement):
-                    self.note_target(element.value, UNKNOWN)
+                    self.note_target(element.value, UNKNOWN, suffix)
                 else:
-                    self.note_target(element.value, Expr("unpack", i, (value,)))
+                    self.note_target(element.value, Expr("unpack", i, (value,)), suffix)
         elif isinstance(target, cst.StarredElement):
-            self.note_target(target.value, UNKNOWN)
+            self.note_target(target.value, UNKNOWN, suffix)
         elif isinstance(target, cst.Attribute):
             scope = self.scope
             if isinstance(target.value, cst.Name) and self.in_function() and scope.self_name \
@@ -71,7 +76,10 @@ class FlowsMixin:
     def note_attr_store(self, name: str) -> None:
         """The attribute ``name`` is assigned, deleted or ``setattr`` on something other than a
         method's own ``self`` (:attr:`FileSummary.stored_attrs`)."""
-        if name not in self._stored:
+        if self.in_function():
+            if name not in self.scope.info.stores:
+                self.scope.info.stores += (name,)
+        elif name not in self._stored:
             self._stored.add(name)
             self.summary.stored_attrs += (name,)
 
@@ -87,12 +95,10 @@ class FlowsMixin:
             info.params = tuple(dataclasses.replace(p, default=None) for p in info.params)
 
     def note_setattr(self, node: cst.Call, q: Optional[str]) -> None:
-        """``setattr(obj, "name", value)`` stores ``name`` (:meth:`note_attr_store`);
-        ``obj.name(...)`` with ``obj`` not the method's ``self`` is a call from outside
-        (:attr:`FileSummary.called_methods`)."""
+        """``setattr(obj, "name", value)`` stores ``name`` (:meth:`note_attr_store`); a call at
+        module level on an object is recorded by the method's name (:attr:`FileSummary.called_methods`)."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value not in self._called and not (
-                isinstance(func.value, cst.Name) and self.in_function() and func.value.value == self.scope.self_name):
+        if isinstance(func, cst.Attribute) and not self.in_function() and func.attr.value not in self._called:
             self._called.add(func.attr.value)
             self.summary.called_methods += (func.attr.value,)
         if (q in ("setattr", "builtins.setattr", "object.__setattr__")
@@ -140,6 +146,8 @@ class FlowsMixin:
             if name in self.scope.declared_global:  # what a reader elsewhere sees: a literal, else a value not known
                 stores = self.summary.global_stores
                 stores[name] = stores.get(name, ()) + (value if value.op == "const" else UNKNOWN,)
+                if name not in info.rebinds:
+                    info.rebinds += (name,)
         elif self.scope is None and self.class_stack:
             cls = self.class_stack[-1]
             cls.values[name] = value
@@ -159,6 +167,14 @@ class FlowsMixin:
         """``target`` is rebound to something gblint does not follow (``x += 1``, ``except E
         as x``, ``del x``)."""
         self.note_target(target, UNKNOWN)
+
+    def note_call_flows(self, node: cst.Call) -> None:
+        """What a call makes run later or besides: a hook it registers (:meth:`note_hook`),
+        ``len(obj)`` calls ``type(obj).__len__`` (a read event of a ``protocol`` value)."""
+        self.note_hook(node)
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
+                and self.scope.imports.lookup("len") is None and "len" not in self.scope.env:
+            self.note_iteration(node.args[0].value, "__len__", at=node)
 
     def note_hook(self, node: cst.Call) -> None:
         """``self.register_forward_hook(fn)`` / ``self.child.register_forward_pre_hook(fn)`` in a
@@ -185,7 +201,44 @@ class FlowsMixin:
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self.in_function():
-            self.note_loop(node.target, node.iter)
+            with value_syntax.outside_comprehension(node, self.scope):
+                self.note_target(node.target, Expr("iter", parts=(self.value_of(node.iter),)), value_syntax.COMP)
+
+    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
+        if self.in_function():  # the first `for`'s iterable is read in the enclosing scope
+            outside = value_syntax.outside_comprehension(node, self.scope)
+            self.scope.outside.append(outside.__enter__())
+
+    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
+        if self.in_function():
+            self.scope.outside.pop().__exit__(None, None, None)
+        comps = self.scope.comp_names if self.in_function() else None
+        at = comps[-1][2] if comps else node.iter
+        if isinstance(at, cst.GeneratorExp):  # its span is not one positions.py can give: the iterable's
+            at = node.iter if type(node.iter) in MATCHING else None
+        if at is not None:
+            self.note_iteration(node.iter, at=at)
+
+    def note_iteration(self, iterable: cst.BaseExpression, method: str = "__iter__", at=None) -> None:
+        """``for x in iterable`` calls ``type(iterable).__iter__`` (``GET_ITER``), or, for a class
+        with only ``__getitem__`` or a ``collections.abc.Sequence`` base, ``__getitem__``: a read
+        event whose function is a ``protocol`` value (no unfollowed call when it is neither). A
+        tensor, a display or a call of a builtin (``range``, ``enumerate``...) is not recorded.
+        ``method``: the one called (``__len__`` for ``len(iterable)``); ``at``: the node the event
+        is placed at (the ``for`` statement, the comprehension, the ``len`` call)."""
+        scope = self.scope
+        if not self.in_function() or self.suppressed() or scope.known_tensor(iterable) is not None \
+                or isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp,
+                                         cst.SimpleString, cst.FormattedString)) \
+                or (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+                    and iterable.func.value in _ITERATING_BUILTINS):
+            return
+        value = self.value_of(iterable)
+        if value.op in ("unknown", "const", "seq", "dict"):
+            return
+        self.add_event(Event(EventKind.CALL, self.span(at if at is not None else iterable), tuple(scope.blocks),
+                             scope.ops, call_text=code_of(iterable) + "." + method, read=True,
+                             func=Expr("protocol", method, (value,)), args=CallArgs()))
 
     # -- returns
     def note_return(self, node: cst.Return) -> None:

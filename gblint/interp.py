@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from . import values
+from .changes import program_changes
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -129,6 +130,8 @@ class Interpreter(CallsMixin):
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
         if op == "iter":
             return self.iterate(self._eval(e.parts[0], env, calls))
+        if op == "protocol":
+            return self.protocol(self._eval(e.parts[0], env, calls), e.value)
         if op == "unpack":
             return self.unpack(self._eval(e.parts[0], env, calls), e.value)
         if op == "def":
@@ -323,7 +326,8 @@ class Interpreter(CallsMixin):
                     got = self.class_attr(Cls(summary.path, cls_name), attr, None, None)
                     out.append(UNKNOWN if got is None else got)
             name, _, attrs = rest.partition(".")
-            assigned = summary.module_values.get(name, ()) + summary.global_stores.get(name, ())
+            rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
+            assigned = summary.module_values.get(name, ()) + rebound
             if assigned and (not attrs or name not in summary.classes):  # `config.DEBUG = True` elsewhere: changed
                 value = self.changed(name, union(self._eval(v, self.module_env(summary.path), None) for v in assigned))
                 for attr in attrs.split(".") if attrs else ():
@@ -421,14 +425,13 @@ class Interpreter(CallsMixin):
         file read so far stores ``name`` on some other object (:attr:`FileSummary.stored_attrs`)."""
         return union((value, UNKNOWN)) if name in self._facts()[1] and value.op != "unknown" else value
 
-    def _facts(self) -> Tuple[bool, frozenset, frozenset]:
-        """Of the files read so far: whether one changes dtypes, the attributes stored and the
-        methods called on something other than a method's own ``self`` (``called_methods``)."""
+    def _facts(self) -> Tuple[bool, frozenset, frozenset, frozenset]:
+        """Of the files read so far: whether one changes dtypes, and what the program may change
+        after building objects (:func:`gblint.changes.program_changes`)."""
         known = self._memo_facts
         if known is None or known[0] != len(self.project.by_path):
             read = list(self.project.by_path.values())
-            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read), frozenset(
-                n for s in read for n in s.stored_attrs), frozenset(n for s in read for n in s.called_methods))
+            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read)) + program_changes(read)
         return known[1:]
 
     def _classes(self, cls: Cls):
@@ -642,27 +645,6 @@ class Interpreter(CallsMixin):
                 return self.subscript(items, key, calls)
         if isinstance(base, (Inst, Cls)):
             return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
-        return UNKNOWN
-
-    def iterate(self, base: Expr) -> Expr:
-        """An element of iterating ``base``."""
-        if base.op == "union":
-            return union(self.iterate(p) for p in base.parts)
-        if base.op == "seq":
-            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
-            return union(parts) if parts else BOTTOM
-        if base.op == "filtered":
-            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
-        if base.op == "dict":
-            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
-        return UNKNOWN
-
-    def unpack(self, base: Expr, index: int) -> Expr:
-        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
-        if base.op == "union":
-            return union(self.unpack(p, index) for p in base.parts)
-        if base.op == "seq" and 0 <= index < len(base.parts):
-            return base.parts[index]
         return UNKNOWN
 
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")

@@ -14,7 +14,7 @@ import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
 from . import values
-from .model import Expr, FileSummary, Frame
+from .model import Dotted, Expr, FileSummary, Frame
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
 from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SAME_DTYPE_MODULES, SELF_RETURNING_METHODS
@@ -252,10 +252,49 @@ class CallsMixin:
             return default
         return self.apply(method, args, calls, want=True)
 
+    def protocol(self, base: Expr, name: str) -> Expr:
+        """The method ``name`` Python calls on ``base`` for a statement or builtin (looked up on its
+        type, never through ``__getattr__``): for ``__iter__``, ``__getitem__`` when the class
+        defines no ``__iter__`` (the sequence protocol, ``collections.abc.Sequence.__iter__``)."""
+        if base.op == "union":
+            return union(self.protocol(p, name) for p in base.parts)
+        if not isinstance(base, Inst):
+            return UNKNOWN
+        got = self.class_attr(base.cls, name, base, None)
+        if got is None and name == "__iter__":
+            got = self.class_attr(base.cls, "__getitem__", base, None)
+            return UNKNOWN if got is None else Partial(got, (values.INDEX,), ())
+        return UNKNOWN if got is None else got
+
+    def iterate(self, base: Expr) -> Expr:
+        """An element of iterating ``base`` (of an instance without ``__iter__``: what its
+        ``__getitem__`` returns)."""
+        if base.op == "union":
+            return union(self.iterate(p) for p in base.parts)
+        if isinstance(base, Inst) and self.class_attr(base.cls, "__iter__", base, None) is None:
+            return self._call_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
+        if base.op == "seq":
+            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
+            return union(parts) if parts else BOTTOM
+        if base.op == "filtered":
+            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
+        if base.op == "dict":
+            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
+        return UNKNOWN
+
+    def unpack(self, base: Expr, index: int) -> Expr:
+        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
+        if base.op == "union":
+            return union(self.unpack(p, index) for p in base.parts)
+        if base.op == "seq" and 0 <= index < len(base.parts):
+            return base.parts[index]
+        return UNKNOWN
+
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
         for summary, info in self._classes(cls):
-            if info.metaclass:
-                found = self.global_value(info.metaclass)
+            if info.metaclass:  # resolved as a base is: a class of this module, or an imported one
+                local = self.project.class_info(summary, Dotted(info.metaclass))
+                found = Cls(local[0].path, local[1].qualname) if local else self.global_value(info.metaclass)
                 return found if isinstance(found, Cls) else None
         return None
 
@@ -292,10 +331,29 @@ class CallsMixin:
                 self.class_attr(cls, "__setattr__", inst, None)
             if setattr_ is not None:
                 self.apply(setattr_, Args((UNKNOWN, UNKNOWN)), calls, want=False)
+            for wrapper in self._stored_through_meta(cls, "__init__"):
+                self.apply(wrapper, args.prepend(inst), calls, want=False)
             method = self.class_attr(cls, "__post_init__", inst, None)
             if method is not None:
                 self.apply(method, Args(), calls, want=False)
         return inst
+
+    def _stored_through_meta(self, cls: Cls, name: str) -> List[Expr]:
+        """The functions a metaclass's ``__setattr__`` stores instead of the value it is given, when
+        the class is assigned ``name`` (``@dataclass`` sets the generated ``__init__`` with
+        ``setattr(cls, "__init__", fn)``, which runs ``type(cls).__setattr__``): the callable
+        values its value parameter is rebound to (a wrapper it defines), which the class then holds."""
+        meta = self._metaclass(cls)
+        setattr_ = self.class_attr(meta, "__setattr__", None, None) if meta is not None else None
+        if not isinstance(setattr_, Func):
+            return []
+        summary = self.project.by_path.get(setattr_.path)
+        info = summary.functions.get(setattr_.qualname) if summary is not None else None
+        if info is None or len(info.params) != 3 or not info.locals.get(info.params[2].name):
+            return []
+        env = self.frame_env(Frame(setattr_.path, info), {info.params[0].name: cls, info.params[1].name: const(name)})
+        found = [self._eval(v, env, None) for v in info.locals[info.params[2].name]]
+        return [p for v in found for p in (v.parts if v.op == "union" else (v,)) if isinstance(p, (Func, Closure))]
 
     def _generated_init(self, cls: Cls):
         """The dataclass decorator (a :class:`gblint.model.Decorator`) whose generated
@@ -420,6 +478,8 @@ class CallsMixin:
             return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
         if name in ("builtins.iter", "builtins.reversed", "builtins.sorted") and first is not None:
             return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
+        if name == "builtins.len" and isinstance(first, Inst):
+            return self._call_method(first, "__len__", Args(), calls, default=UNKNOWN)
         if name == "builtins.next" and first is not None:
             return self.iterate(first)
         if name == "builtins.enumerate" and first is not None:
@@ -437,6 +497,8 @@ class CallsMixin:
             return _callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
             return _isinstance_of(first, args.positional[1])
+        if name == "inspect.isclass" and len(args.positional) == 1:
+            return _isclass_of(first)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
@@ -450,6 +512,12 @@ class CallsMixin:
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
+        if recv.op == "const" and isinstance(recv.value, str) and name in _STR_METHODS and not args.keywords \
+                and all(a.op == "const" and isinstance(a.value, (str, int)) for a in args.positional):
+            try:  # a constant's own method, computed (`query.lower().replace("-", "")`)
+                return const(getattr(recv.value, name)(*(a.value for a in args.positional)))
+            except (TypeError, ValueError):
+                return UNKNOWN
         if recv.op == "dict":
             if name == "__getitem__" and args.positional:
                 return self.subscript(recv, args.positional[0], calls)
@@ -520,6 +588,10 @@ _CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context
 
 
 _FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
+# str methods that return a str or a bool computed from constants only
+_STR_METHODS = frozenset({"lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "replace",
+                          "startswith", "endswith", "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum",
+                          "isidentifier", "islower", "isupper"})
 # what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
 _FUNCTION_TYPES = frozenset({"builtins.object", "types.FunctionType", "types.LambdaType", "types.MethodType",
                              "collections.abc.Callable", "typing.Callable", "functools.partial"})
@@ -538,6 +610,14 @@ def _callable_one(v: Expr) -> Optional[bool]:
     if v.op in ("const", "seq", "dict", "set"):
         return False
     return None
+
+
+def _isclass_of(v: Expr) -> Expr:
+    """``inspect.isclass(v)``: True for classes, False for functions, instances of the program
+    and constants (a registry's ``cls(*args) if inspect.isclass(cls) else cls``), else not known."""
+    found = {True if isinstance(p, Cls) else False if isinstance(p, _FUNCTIONS + (Inst,)) or p.op in (
+        "const", "seq", "dict", "set") else None for p in (v.parts if v.op == "union" else (v,))}
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
 def _isinstance_of(v: Expr, types: Expr) -> Expr:

@@ -547,6 +547,8 @@ class FunctionInfo:
     # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when
     # that read is in no block (all 0 when it is in one)
     self_reads: Dict[str, Tuple[int, int, int, int]] = dataclasses.field(default_factory=dict)
+    stores: Tuple[str, ...] = ()  # attributes the body stores on anything but its own ``self`` (FileSummary.stored_attrs)
+    rebinds: Tuple[str, ...] = ()  # module globals the body assigns under ``global`` (FileSummary.global_stores)
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""
@@ -613,10 +615,10 @@ class FileSummary:
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
     module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
     sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` or autocast (dtypes are then not known)
-    # attributes assigned, deleted or ``setattr`` on anything but a method's own ``self``: a value
-    # the program may change after building the object (``cfg.debug = True``, ``enable(cfg)``)
+    # attributes assigned, deleted or ``setattr`` on anything at module level (in a function:
+    # FunctionInfo.stores); methods called at module level (``model.enable()``)
     stored_attrs: Tuple[str, ...] = ()
-    called_methods: Tuple[str, ...] = ()  # ``obj.name(...)`` with ``obj`` not a method's own ``self``
+    called_methods: Tuple[str, ...] = ()
     global_stores: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # `global x` in a function: x = ...
 
 

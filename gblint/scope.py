@@ -83,7 +83,12 @@ class FunctionScope:
         self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
         self.store_targets: set = set()  # id() of subscripts assigned to (`x[m] = v` reads nothing)
         self.local_values: dict = {}  # local name -> gblint.values.Expr it was last bound to (outside loops)
+        self.loop_values: dict = {}  # id() of a `for` loop's block -> {target name: its element} (value_syntax.loop_values)
+        self.pending_loop: dict = {}  # the same for the `for` statement being entered
+        self.comp_names: list = []  # (first CompFor, names, node) of the comprehensions around (value_syntax.COMP)
+        self.outside: list = []  # value_syntax.outside_comprehension contexts entered (iterables being read)
         self.if_values: list = []  # the `if` statements around, whose arms' bindings are merged (bindings._IfValues)
+        self.handed: dict = {}  # id() of a name handed to a call -> what it held then (summary.note_handed)
         self.mutated: set = set()  # names changed in place or handed to a call (see FunctionInfo.mutated)
         self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import tensors, value_syntax, values
-from .bindings import MUTATORS, READER_CALLS, READERS, ValuesMixin, single_return
+from .bindings import MUTATORS, ValuesMixin, single_return
 from .flows import FlowsMixin
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
@@ -463,14 +463,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self._call_depth += 1
         scope = self.ctx
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.note_grown(node):
             self.note_mutated(func.value)
         q = scope.resolve(func)
-        if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
-                and not (q or "").startswith("torch."):  # torch's functions change no Python collection
-            for a in node.args:
-                if not a.star:  # handed on as an object (not unpacked): the callee may change it
-                    self.note_mutated(a.value)
         self.detect_compile(node, q)
         self.note_setattr(node, q)
         if not self.in_function():
@@ -487,13 +482,17 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
         self._call_depth -= 1
+        self._leave_call(node)
+        self.note_handed(node)  # after the call's own values are recorded
+
+    def _leave_call(self, node: cst.Call) -> None:
         if not self.in_function():
             if self.scope is None:
                 self.module_call(node)
             return
         scope = self.scope
         self.record_rules(node)
-        self.note_hook(node)
+        self.note_call_flows(node)
         if not self.suppressed():
             ref = self.callee_ref(node.func, scope)
             external = isinstance(ref, Dotted) and ref.name and self.is_external(ref.name) \

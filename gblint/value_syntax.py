@@ -7,12 +7,14 @@ literals, the function's own parameters (only while not rebound), locals bound o
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Optional, Tuple
 
 import libcst as cst
 
 from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .names import dotted
+from .traversal import names_in
 from .values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
 
 _COMPARE = {cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThanEqual: "le",
@@ -71,6 +73,8 @@ def name_expr(name: str, scope) -> Expr:
         return const({"True": True, "False": False, "None": None}[name])
     s, own = scope, True
     while s is not None and s.info is not None:
+        if any(name in entry[1] for entry in s.comp_names):
+            return Expr("local", name + COMP) if own else Expr("free", name + COMP)
         if name in s.params or (name == s.self_name and s.info.params and s.info.params[0].name == name):
             if own and name not in s.rebound:
                 return Expr("param", name)
@@ -92,12 +96,113 @@ def _bound_value(s, name: str) -> Expr:
         bound = frames[-1].arms[frames[-1].arm].get(name)
         if bound is not None:
             return bound
+    for block in reversed(s.blocks):
+        element = s.loop_values.get(id(block), {}).get(name) if block.kind == BlockKind.LOOP else None
+        if element is not None:
+            return element  # a `for` target the loop's body never rebinds: the element of this step
     if frames and any(name in f.prev for f in frames):
         return Expr("local", name)  # bound in an arm of an `if` around, in a way not followed
     local = s.local_values.get(name)
     if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
         return local  # bound above on every path, outside loops: the value it was bound to
     return Expr("local", name)
+
+
+def loop_values(node: cst.For, scope) -> dict:
+    """What each name the target of the ``for`` statement ``node`` binds holds throughout its
+    body, for the names the body binds nowhere else (in any statement, nested ones included):
+    the element (or a part of it) the step took. ``{}`` for ``async for`` and starred targets."""
+    if node.asynchronous is not None:
+        return {}
+    rebound = _names_bound(node.body)
+    out: dict = {}
+
+    def bind(target, value: Expr) -> bool:
+        if isinstance(target, cst.Name):
+            if target.value not in rebound:
+                out[target.value] = value
+            return True
+        if isinstance(target, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in target.elements):
+                return False
+            return all([bind(e.value, Expr("unpack", i, (value,))) for i, e in enumerate(target.elements)])
+        return True
+
+    return out if bind(node.target, Expr("iter", parts=(expr_of(node.iter, scope),))) else {}
+
+
+class _Binder(cst.CSTVisitor):
+    """Every name a piece of code may bind (over-approximated: nested scopes count too)."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+
+    def _add(self, node) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for e in node.elements:
+                self._add(e.value)
+        elif isinstance(node, cst.StarredElement):
+            self._add(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._add(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._add(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._add(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            self.names.add(dotted(node.name).split(".")[0] if dotted(node.name) else "")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_MatchAs(self, node) -> None:
+        if node.name is not None:
+            self._add(node.name)
+
+    def visit_MatchStar(self, node) -> None:
+        if node.name is not None:
+            self._add(node.name)
+
+    def visit_MatchMapping(self, node) -> None:
+        if node.rest is not None:
+            self._add(node.rest)
+
+
+def _names_bound(node: cst.CSTNode) -> set:
+    binder = _Binder()
+    node.visit(binder)
+    return binder.names
 
 
 def known_global(target: str, scope) -> Optional[Expr]:
@@ -169,6 +274,9 @@ def expr_of(node: cst.BaseExpression, scope) -> Expr:
 
 
 def _expr_of(node: cst.BaseExpression, scope) -> Expr:
+    handed = getattr(scope, "handed", None)
+    if handed and id(node) in handed:
+        return handed[id(node)]
     if isinstance(node, cst.Name):
         return name_expr(node.value, scope)
     if isinstance(node, cst.Attribute):
@@ -283,18 +391,58 @@ def comp_expr(node, scope) -> Expr:
     f = node.for_in
     kind = {cst.ListComp: "list", cst.SetComp: "set", cst.GeneratorExp: "gen", cst.DictComp: "dict"}[type(node)]
     target = _target(f.target)
-    elt = (expr_of(node.key, scope), expr_of(node.value, scope)) if kind == "dict" else (expr_of(node.elt, scope),)
-    if f.inner_for_in is not None or target is None or f.asynchronous is not None:
-        return Expr("filtered", parts=(expr_of(f.iter, scope), elt[0]) if kind != "dict" else (expr_of(f.iter, scope),))
-    tests = [expr_of(c.test, scope) for c in f.ifs]
+    stack = getattr(scope, "comp_names", None)
+    with outside_comprehension(f, scope) if stack is not None else _NO_SHADOW:
+        iterable = expr_of(f.iter, scope)
+    bound, inner = set(), f
+    while inner is not None:
+        bound.update(names_in(inner.target))
+        inner = inner.inner_for_in
+    if stack is not None:
+        stack.append((f, frozenset(bound), node))
+    try:
+        elt = (expr_of(node.key, scope), expr_of(node.value, scope)) if kind == "dict" else (expr_of(node.elt, scope),)
+        if f.inner_for_in is not None or target is None or f.asynchronous is not None:
+            return Expr("filtered", parts=(iterable, elt[0]) if kind != "dict" else (iterable,))
+        tests = [expr_of(c.test, scope) for c in f.ifs]
+    finally:
+        if stack is not None:
+            stack.pop()
     test = const(True) if not tests else tests[0] if len(tests) == 1 else Expr("and", parts=tuple(tests))
-    return Expr("comp", kind, (expr_of(f.iter, scope), target, test) + elt)
+    return Expr("comp", kind, (iterable, target, test) + elt)
+
+
+# Suffix of a comprehension's own names among a function's locals: Python 3 binds them in the
+# comprehension's scope, so a function's ``aggr`` is not the one of ``[aggr for aggr in vars(aggr)]``.
+COMP = "@comp"
+
+
+class outside_comprehension:
+    """While reading the first ``for`` of a comprehension's iterable (``node``, a ``CompFor``):
+    the comprehension's own names are not bound yet."""
+
+    def __init__(self, node: cst.CompFor, scope) -> None:
+        self.scope, self.node, self.saved = scope, node, None
+
+    def __enter__(self):
+        stack = self.scope.comp_names
+        if stack and stack[-1][0] is self.node:
+            self.saved = stack[-1]
+            stack[-1] = (self.node, frozenset()) + stack[-1][2:]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.saved is not None:
+            self.scope.comp_names[-1] = self.saved
+
+
+_NO_SHADOW = contextlib.nullcontext()
 
 
 def _target(node) -> Optional[Expr]:
     """A comprehension's target as ``local`` names (a ``seq`` of them for a tuple); None for others."""
     if isinstance(node, cst.Name):
-        return Expr("local", node.value)
+        return Expr("local", node.value + COMP)
     if isinstance(node, (cst.Tuple, cst.List)):
         parts = [_target(e.value) for e in node.elements if not isinstance(e, cst.StarredElement)]
         if len(parts) == len(node.elements) and None not in parts:

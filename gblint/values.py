@@ -24,6 +24,7 @@ UNKNOWN = Expr("unknown")
 # a local bound more than once): evidence that a call through the value may run something else
 OTHER = Expr("unknown", "other")
 NOTNONE = Expr("notnone")
+INDEX = Expr("notnone", "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
 DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
 
 Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
@@ -279,6 +280,8 @@ def _identical(a: Expr, b: Expr) -> Optional[bool]:
 
 
 def _member(item: Expr, container: Expr) -> Optional[bool]:
+    if container.op == "const" and isinstance(container.value, str):  # `"=" in spec`: a substring
+        return item.value in container.value if item.op == "const" and isinstance(item.value, str) else None
     if container.op == "dict":
         container = Expr("seq", container.value, tuple(kv.parts[0] for kv in container.parts))
     if container.op != "seq" or container.value in OPEN or item.op != "const" or any(p.op != "const" for p in container.parts):
@@ -437,7 +440,7 @@ def not_tensor(v: Optional[Expr]) -> bool:
         return bool(v.parts) and all(not_tensor(p) for p in v.parts)
     if v.op == "obj":
         return type(v).__name__ not in ("ExtInst", "Method")
-    return v.op in ("const", "seq", "dict", "set", "dtype")
+    return v.op in ("const", "seq", "dict", "set", "dtype") or v == INDEX
 
 
 def is_constant(v: Expr) -> bool:

@@ -128,3 +128,14 @@ def test_runtime_breaks_at_every_changed_branch(tmp_path):
     runs = json.loads(proc.stdout)["runs"]
     observed = {b["stack"][-1]["line"] for run in runs for b in run["breaks"] if b["stack"]}
     assert observed == {line for line, _, _, _ in EXPECTED}
+
+
+def test_a_store_in_code_nothing_calls_changes_nothing(tmp_path):
+    """A helper that would change the config, or a method that would change the module, is
+    defined but never called (a library's ``enable_gradient_checkpointing``): the class's own
+    values still decide. Called, each one leaves its branch conditional."""
+    never = [text for text in LINES if _changed(text) is None or not text.startswith(("enable(", "model.enable(",
+                                                                                         "setup("))]
+    never = [text for text in never if not text.startswith(("cfg.use_cache", "setattr(", "model.flag",
+                                                            "scaled.__defaults__"))]
+    assert check(tmp_path, "\n".join(never) + "\n") == []

@@ -10,7 +10,10 @@ again inside itself around another method, a ``@dataclass`` output class whose g
 ``__init__`` runs its base's ``__setattr__`` and ``__post_init__``, item stores that run
 ``__setitem__``, a ``dict`` subclass table whose ``__getitem__`` builds the class a key names, an
 ``nn.Module`` whose own decorated ``__call__`` reaches ``forward`` through ``super().__call__``, an
-LSTM read before it is called).
+LSTM read before it is called, objects iterated and measured through ``__iter__``/``__getitem__``/
+``__len__``, a layer built by name through a registry (``inspect.isclass``, a comprehension
+variable named like a local, a table handed on in a local), layers appended to an empty
+``nn.ModuleList`` or to a list, and a metaclass ``__setattr__`` wrapping a dataclass's ``__init__``).
 ``scripts/measure_fixtures.py
 --traced --folder tests/fixtures/reach`` ran each under torch 2.13 (CPU, eager backend) with
 gblint's observer and recorded, besides the breaks, the functions Dynamo traced

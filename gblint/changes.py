@@ -1,0 +1,53 @@
+"""What the program may change in objects after it builds them (issue 15's known values).
+
+gblint decides a branch on ``self.config.use_cache`` from what the config's class sets, unless
+the program may change the attribute before the compiled region runs: ``cfg.use_cache = True``
+at module level, in a helper (``enable(cfg)``), ``setattr(cfg, "use_cache", True)``, or a method
+that assigns it (``model.enable()``) called on the object from outside its class. Which object
+a store changes and whether it runs first are not followed; what counts is whether the code
+that stores it may run at all: module-level code, and the functions reachable by name from it
+and from the methods Python and Dynamo call themselves (dunder methods, ``forward``). A store in
+a library method nothing calls (``enable_gradient_checkpointing`` when the program never calls
+it) changes nothing.
+"""
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, Iterable, List, Tuple
+
+from .model import EventKind, FileSummary, FunctionInfo
+
+_CALLED_BY_PYTHON = ("forward",)  # besides dunder methods: nn.Module.__call__ calls forward
+
+
+def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenSet[Tuple[str, str]]]:
+    """``(stored, called, rebound)`` over ``summaries``: the attribute names stored on anything
+    but a method's own ``self`` by code that may run, the method names called on anything but
+    the calling method's ``self`` (at module level or in such code), and the module globals
+    (``(path, name)``) such code rebinds under ``global``."""
+    summaries = list(summaries)
+    by_name: Dict[str, List[FunctionInfo]] = {}
+    for s in summaries:
+        for info in s.functions.values():
+            by_name.setdefault(info.name, []).append(info)
+    reached = {n for n in by_name if n.startswith("__") or n in _CALLED_BY_PYTHON}
+    called = {n for s in summaries for n in s.called_methods}
+    reached |= called | {name.rsplit(".", 1)[-1] for s in summaries for name, _ in s.module_calls}
+    stack = list(reached)
+    while stack:
+        for info in by_name.get(stack.pop(), ()):
+            own = info.params[0].name if info.params else None
+            for ev in info.events:
+                if ev.kind != EventKind.CALL or not ev.call_text:
+                    continue
+                name = ev.call_text.rsplit(".", 1)[-1]
+                if ev.func is not None and ev.func.op == "attr" and not (
+                        ev.func.parts and ev.func.parts[0].op == "param" and ev.func.parts[0].value == own):
+                    called.add(name)
+                if name not in reached:
+                    reached.add(name)
+                    stack.append(name)
+    stored = {a for s in summaries for a in s.stored_attrs}
+    stored.update(a for n in reached for info in by_name.get(n, ()) for a in info.stores)
+    rebound = {(s.path, g) for s in summaries for info in s.functions.values() if info.name in reached
+               for g in info.rebinds}
+    return frozenset(stored), frozenset(called), frozenset(rebound)
