@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from . import value_syntax
+from . import value_syntax, values
 from .model import BlockKind, CallArgs, Expr
 from .names import dotted
 from .scope import FunctionScope
@@ -115,7 +115,8 @@ class ValuesMixin:
         """``xs.append(v)``, ``xs.insert(i, v)``, ``xs.extend(vs)`` on a local the function binds
         or on ``self.xs`` in a method: ``xs`` may also be a list holding ``v`` (what ``vs``
         holds), besides what it was bound to (``self.layers = nn.ModuleList()`` then
-        ``self.layers.append(Block())``, the way PyG and x-transformers build their layers).
+        ``self.layers.append(Block())``, the way PyG and x-transformers build their layers); an
+        item appended under a branch or in a loop, or extended from an iterable, may not be there.
         True when recorded so; False for any other call (then :meth:`note_mutated`)."""
         func = node.func
         want = {"append": 1, "insert": 2, "extend": 1}.get(func.attr.value)
@@ -124,7 +125,10 @@ class ValuesMixin:
             return False
         scope, base = self.scope, func.value
         value = self.value_of(node.args[-1].value)
-        grown = Expr("seq", parts=(Expr("iter", parts=(value,)) if func.attr.value == "extend" else value,))
+        item = Expr("iter", parts=(value,)) if func.attr.value == "extend" else value
+        if func.attr.value == "extend" or scope.blocks:  # under a branch or loop, or from an iterable: maybe none
+            item = Expr("union", parts=(item, values.OTHER))
+        grown = Expr("seq", parts=(item,))
         if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
                 and base.value.value == scope.self_name and scope.class_info is not None:
             assigned = scope.class_info.assigned

@@ -6,7 +6,8 @@ at module level, in a helper (``enable(cfg)``), ``setattr(cfg, "use_cache", True
 that assigns it (``model.enable()``) called on the object from outside its class. Which object
 a store changes and whether it runs first are not followed; what counts is whether the code
 that stores it may run at all: module-level code, and the functions reachable by name from it
-and from the methods Python and Dynamo call themselves (dunder methods, ``forward``). A store in
+and from the methods Python and Dynamo call themselves (dunder methods, ``forward``): called, or
+used as a value (handed to a call, stored in a table, decorated) by such code. A store in
 a library method nothing calls (``enable_gradient_checkpointing`` when the program never calls
 it) changes nothing.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Tuple
 
-from .model import EventKind, FileSummary, FunctionInfo
+from .model import EventKind, Expr, FileSummary, FunctionInfo
 
 _CALLED_BY_PYTHON = ("forward",)  # besides dunder methods: nn.Module.__call__ calls forward
 
@@ -30,12 +31,17 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
         for info in s.functions.values():
             by_name.setdefault(info.name, []).append(info)
     reached = {n for n in by_name if n.startswith("__") or n in _CALLED_BY_PYTHON}
+    reached |= {info.name for infos in by_name.values() for info in infos if info.decorators}  # handed to it
     called = {n for s in summaries for n in s.called_methods}
     reached |= called | {name.rsplit(".", 1)[-1] for s in summaries for name, _ in s.module_calls}
+    for s in summaries:  # functions module-level code uses as values: `run_all(enable)`, `{"on": enable}`
+        reached |= _named(v for values in s.module_values.values() for v in values)
+        reached |= _named(v for _, args in s.module_calls for v in _argument_values(args))
     stack = list(reached)
     while stack:
         for info in by_name.get(stack.pop(), ()):
             own = info.params[0].name if info.params else None
+            found = _named(v for values in info.locals.values() for v in values) | _named(info.results)
             for ev in info.events:
                 if ev.kind != EventKind.CALL or not ev.call_text:
                     continue
@@ -43,11 +49,34 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
                 if ev.func is not None and ev.func.op == "attr" and not (
                         ev.func.parts and ev.func.parts[0].op == "param" and ev.func.parts[0].value == own):
                     called.add(name)
-                if name not in reached:
-                    reached.add(name)
-                    stack.append(name)
+                found.add(name)
+                found |= _named(_argument_values(ev.args))
+            for name in found - reached:
+                reached.add(name)
+                stack.append(name)
     stored = {a for s in summaries for a in s.stored_attrs}
     stored.update(a for n in reached for info in by_name.get(n, ()) for a in info.stores)
     rebound = {(s.path, g) for s in summaries for info in s.functions.values() if info.name in reached
                for g in info.rebinds}
     return frozenset(stored), frozenset(called), frozenset(rebound)
+
+
+def _argument_values(args) -> Iterable[Expr]:
+    """The values a call passes (``args``: a :class:`gblint.model.CallArgs`, or None)."""
+    if args is None:
+        return ()
+    return args.positional + tuple(v for _, v in args.keywords) + args.rest + args.rest_kw
+
+
+def _named(found: Iterable) -> set:
+    """The last names of the functions and attributes the values ``found`` may refer to (a
+    function handed to a call, stored in a table or a ``partial``, a bound method ``self.step``):
+    code that may call them."""
+    out: set = set()
+    stack = [v for v in found if v is not None]
+    while stack:
+        e = stack.pop()
+        if e.op in ("global", "def", "attr") and isinstance(e.value, str):
+            out.add(e.value.rsplit(".", 1)[-1])
+        stack.extend(p for p in e.parts if isinstance(p, Expr))
+    return out

@@ -139,3 +139,74 @@ def test_a_store_in_code_nothing_calls_changes_nothing(tmp_path):
     never = [text for text in never if not text.startswith(("cfg.use_cache", "setattr(", "model.flag",
                                                             "scaled.__defaults__"))]
     assert check(tmp_path, "\n".join(never) + "\n") == []
+
+
+HANDED = '''
+import functools
+
+import torch
+
+
+class Cfg:
+    def __init__(self):
+        self.debug = False
+
+
+CFG = Cfg()
+HOOKS = []
+
+
+def f(x):
+    if CFG.debug:
+        print("debug")
+    return x + 1
+
+
+def enable():
+    CFG.debug = True
+
+
+def register(fn):
+    HOOKS.append(fn)
+    return fn
+
+
+@register
+def enable_hooked():
+    CFG.debug = True
+
+
+def run_all(*fns):
+    for fn in fns:
+        fn()
+
+
+def main():
+    {call}
+    torch.compile(f, backend="eager")(torch.ones(2))
+
+
+main()
+'''
+
+
+@pytest.mark.parametrize("call", ["run_all(enable)", "functools.partial(enable)()", "[h() for h in HOOKS]",
+                                  "table = {'on': enable}\n    table['on']()"])
+def test_a_store_in_a_function_used_as_a_value_may_run(tmp_path, call):
+    """A function handed to a call, wrapped in a ``partial``, registered by a decorator or kept in
+    a table is called by code gblint does not name: its store may run, so the branch on it stays
+    conditional (each of these breaks under Dynamo: the runtime test below)."""
+    found = check(tmp_path, HANDED.replace("{call}", call))
+    assert [(code, certainty, condition) for _, code, certainty, condition in found] == [
+        ("GBL107", "conditional", "when `CFG.debug`")]
+
+
+def test_runtime_breaks_when_a_handed_function_stores(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "m.py").write_text(HANDED.replace("{call}", "run_all(enable)"))
+    proc = run_cli("confirm", "--isolated", "--backend", "eager", "--format", "json", "--run", "--", sys.executable,
+                   "m.py", cwd=str(tmp_path))
+    assert proc.returncode in (0, 1), proc.stderr
+    runs = json.loads(proc.stdout)["runs"]
+    assert [b["stack"][-1]["line"] for run in runs for b in run["breaks"]] == [
+        HANDED.split("\n").index('        print("debug")') + 1]

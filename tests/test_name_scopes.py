@@ -121,3 +121,64 @@ def test_runtime_breaks_in_each_function(tmp_path, function):
     runs = json.loads(proc.stdout)["runs"]
     assert [(b["stack"][0]["function"], b["stack"][-1]["line"]) for run in runs for b in run["breaks"]] == [
         (function, BREAK)]
+
+
+APPENDED = '''
+import torch
+import torch.nn as nn
+
+
+class Noisy(nn.Module):
+    def forward(self, x):
+        print("noisy")
+        return x + 1
+
+
+class Loud(nn.Module):
+    def forward(self, x):
+        print("loud")
+        return x - 1
+
+
+class Net(nn.Module):
+    def __init__(self, use=False, n=0):
+        super().__init__()
+        self.always = nn.ModuleList()
+        self.always.append(Loud())
+        self.maybe = nn.ModuleList()
+        if use:
+            self.maybe.append(Noisy())
+        for _ in range(n):
+            self.maybe.append(Noisy())
+        self.maybe.extend(Noisy() for _ in range(n))
+
+    def forward(self, x):
+        for m in self.maybe:
+            x = m(x)
+        return self.always[0](x)
+
+
+def main():
+    torch.compile(Net(), backend="eager")(torch.ones(2))
+
+
+main()
+'''
+
+
+def test_an_item_appended_under_a_branch_or_loop_may_not_be_there(tmp_path):
+    """``append`` at the top of ``__init__`` always runs; under an ``if``, in a loop (``range(0)``
+    here) or as ``extend`` of an iterable it may add nothing: what it adds is called only maybe."""
+    found = sorted((d["code"], d["certainty"], d.get("condition")) for d in _diagnostics(tmp_path, APPENDED))
+    assert found == [("GBL107", "definite", None), ("GBL201", "conditional", "when `m is Noisy`")]
+
+
+def test_runtime_calls_only_the_item_appended_at_the_top(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "m.py").write_text(APPENDED)
+    proc = run_cli("confirm", "--isolated", "--backend", "eager", "--format", "json", "--run", "--", sys.executable,
+                   "m.py", cwd=str(tmp_path))
+    assert proc.returncode in (0, 1), proc.stderr
+    runs = json.loads(proc.stdout)["runs"]
+    assert [b["stack"][-1]["line"] for run in runs for b in run["breaks"]] == [APPENDED.split(
+        "\n").index('        print("loud")') + 1]
