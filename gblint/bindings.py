@@ -155,6 +155,7 @@ class ValuesMixin:
         name = node.value
         if self.in_function():
             self.scope.mutated.add(name)
+            self.scope.mutated_at.append((name, tuple(b.test for b in self.scope.blocks if b.test is not None)))
             if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
                 self.note_unknown(node)
             local = self.scope.local_values.get(name)
@@ -336,3 +337,10 @@ def single_return(node, scope: FunctionScope):
         return None
     value = value_syntax.expr_of(small[0].value, scope)
     return None if value.op == "unknown" else value
+
+
+def mutation_places(scope, mutated) -> tuple:
+    """:attr:`gblint.model.FunctionInfo.mutated_when` of a function whose scope ``scope`` (a
+    :class:`gblint.scope.FunctionScope`) saw the parameters ``mutated`` changed in place."""
+    return tuple((name, values.forget(Expr("and", parts=tests), scope.rebound) if tests else values.const(True))
+                 for name, tests in scope.mutated_at if name in mutated)

@@ -202,9 +202,12 @@ class CallValues:
         explicit = len(parts) >= 2 and parts[-2] == (info.class_name or "").rsplit(".", 1)[-1] \
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
-        for name in info.mutated:  # a collection the function changes before (or while) testing it
-            if name in bound and bound[name].op in ("seq", "dict", "set"):
+        changed = [name for name in info.mutated if name in bound and values.changed_by(info, name, bound)]
+        for name in changed:  # a collection the function changes before (or while) testing it
+            if bound[name].op == "set":
                 del bound[name]
+            else:
+                bound[name] = values.changed_in_place(bound[name])
         return bound
 
     @staticmethod

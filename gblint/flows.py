@@ -19,9 +19,10 @@ from typing import Optional
 
 import libcst as cst
 
-from . import value_syntax
-from .model import BlockKind, CallArgs, Event, EventKind, Expr
+from . import tensors, value_syntax
+from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind
 from .positions import MATCHING
+from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
 from .traversal import code_of
 from .values import UNKNOWN, const
@@ -257,15 +258,16 @@ class FlowsMixin:
         """An attribute read outside any call, on an object that is not a tensor or a module
         path: it may run a property's getter or a ``__getattribute__`` (one event per value
         and blocks; reads inside calls are followed with the call)."""
-        if not self.in_function() or self._call_depth or self._in_import or id(node) in self._chained \
+        if not self.in_function() or self._read_by_call(node) or self._in_import or id(node) in self._chained \
                 or id(node) in self.scope.store_targets or id(node) in self.scope.written or self.suppressed():
             return
         scope = self.scope
         if scope.self_name and isinstance(node.value, cst.Name) and node.value.value == scope.self_name \
                 and scope.class_info is not None and node.attr.value in scope.class_info.assigned:
             return  # an attribute this class assigns: no property of its own class
-        if scope.known_tensor(node.value) is not None:
-            return
+        known = scope.known_tensor(node.value)
+        if known == Kind.TENSOR or (known is not None and node.attr.value in tensors.TENSOR_READS):
+            return  # a parameter may hold any object (`cache.is_sliding`), unless this is a tensor's attribute
         value = self.value_of(node)
         if value.op != "attr":
             return
@@ -275,6 +277,22 @@ class FlowsMixin:
         scope.read_keys.add(key)
         self.add_event(Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops,
                              call_text=code_of(node), func=value, read=True))
+
+    def enter_call(self, node: cst.Call, q: Optional[str]) -> None:
+        """Entering the call ``node`` of the dotted name ``q`` (None: not a name). The arguments of a
+        call gblint may follow are evaluated with it, reads in them included; those of a library's
+        function (``zip(cache.is_sliding, cache.is_dummy)``, ``torch.cat(...)``) are not, so an
+        attribute read in them is an event of its own (a property's getter runs there)."""
+        library = bool(q) and self.is_external(q) and q not in CALLS_ARGUMENT and not self.named_attribute_read(node, q)
+        self._open_calls.append((node, not library))
+
+    def _read_by_call(self, node: cst.Attribute) -> bool:
+        """Whether the attribute read ``node`` is followed with the innermost call around it: the
+        call's function, or in the arguments of a call gblint may follow."""
+        if not self._open_calls:
+            return False
+        call, owns_arguments = self._open_calls[-1]
+        return owns_arguments or call.func is node
 
     def leave_Import(self, node: cst.Import) -> None:
         self._in_import -= 1
@@ -309,7 +327,11 @@ class FlowsMixin:
         the project's code (:mod:`gblint.interp` decides): not a method of a tensor, not a
         function of a library gblint does not follow."""
         func = node.func
-        if isinstance(func, cst.Attribute) and likely_tensor(self.scope.kind(func.value)):
-            return False
+        if isinstance(func, cst.Attribute):
+            kind = self.scope.kind(func.value)
+            # a parameter or a function's result may be any object (`cache.update(...)`,
+            # `out.to_tuple()`): only a known tensor, or a tensor method's name, is a tensor's call
+            if kind == Kind.TENSOR or (likely_tensor(kind) and func.attr.value in tensors.TENSOR_METHODS):
+                return False
         q = self.scope.resolve(func)
         return not (q and self.is_external(q))

@@ -539,9 +539,7 @@ class Interpreter(CallsMixin):
             return self.frame_env(Frame(summary.path, info), {}) if info else self.module_env(summary.path)
         env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
         if info.name == "__init__":
-            owner = self.class_attr(inst.cls, "__init__", None, None)
-            if isinstance(owner, Func) and (owner.path, owner.qualname) == (summary.path, method):
-                env.update(dict(inst.init))
+            env.update(self._init_received(inst, Func(summary.path, method)))
         return self.frame_env(Frame(summary.path, info), env)
 
     def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
-from . import values
+from . import type_tests, values
 from .model import Dotted, Expr, FileSummary, Frame
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
@@ -74,7 +74,7 @@ class CallsMixin:
             if p.op == "kw":
                 keywords.append((p.value, self._eval(p.parts[0], env, calls)))
             elif p.op == "star":
-                v = self._eval(p.parts[0], env, calls)
+                v = _same_length(self._eval(p.parts[0], env, calls))
                 if v.op == "seq" and not star:
                     positional.extend(v.parts)
                     star = v.value in values.OPEN
@@ -218,13 +218,13 @@ class CallsMixin:
         if info is None:
             return UNKNOWN
         env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False)
-        for name in info.mutated:  # a collection the function changes before (or while) reading it
-            if name in env and env[name].op in ("seq", "dict"):
-                del env[name]
         if isinstance(fn, Closure) and fn.outer is not None:
             env[OUTER] = fn.outer
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
+        changed = [name for name in info.mutated if name in env and values.changed_by(info, name, env)]
+        for name in changed:  # a collection the function changes before (or while) reading it
+            env[name] = values.changed_in_place(env[name])
         if calls is not None:
             calls.append(Target(frame, env))
         if not want:
@@ -459,6 +459,8 @@ class CallsMixin:
             return values.NOTNONE
         short = name.rsplit(".", 1)[-1]
         if name.startswith("torch.nn.") and short in ("ModuleList", "ParameterList"):
+            if first is not None and first.op == "seq" and first.value not in values.OPEN:
+                return Expr("seq", "modulelist", first.parts)  # a list display: each layer in its place
             items = self.iterate(first) if first is not None else BOTTOM
             return Expr("seq", "modulelist", (items,)) if items.op not in ("union",) or items.parts else Expr("seq", "modulelist")
         if name.startswith("torch.nn.") and short == "Sequential":
@@ -494,11 +496,11 @@ class CallsMixin:
                 return union((got, args.positional[2]))  # the attribute may be missing: then the default
             return got
         if name == "builtins.callable" and len(args.positional) == 1:
-            return _callable_of(first)
+            return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
-            return _isinstance_of(first, args.positional[1])
+            return type_tests.isinstance_of(first, args.positional[1], self._base_names)
         if name == "inspect.isclass" and len(args.positional) == 1:
-            return _isclass_of(first)
+            return type_tests.isclass_of(first)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
@@ -574,6 +576,66 @@ class CallsMixin:
                 self.apply(part, args, calls, want=False)
         return [t for t in calls if t.frame is not None]
 
+    def _init_received(self, inst: Inst, init: Func) -> values.Env:
+        """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
+        built: the instance's own arguments for the ``__init__`` Python calls, else what the
+        ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
+        before it in the MRO pass it; a parameter the calls disagree on holds each value."""
+        owner = self.class_attr(inst.cls, "__init__", None, None)
+        if not isinstance(owner, Func):
+            return {}
+        if owner == init:
+            return dict(inst.init)
+        key = (inst, init)
+        if key in self._active:
+            return {}
+        self._active.add(key)
+        try:
+            found = []
+            for summary, info in self._classes(inst.cls):
+                qual = info.methods.get("__init__")
+                if qual is None:
+                    continue
+                if (summary.path, qual) == (init.path, init.qualname):
+                    break
+                caller = summary.functions.get(qual)
+                fenv = self._method_env(inst, summary, qual) if caller is not None else None
+                for ev in caller.events if caller is not None else ():
+                    if ev.func is None or ev.func.op != "attr" or ev.func.value != "__init__" or not ev.func.parts:
+                        continue
+                    got = self._eval(ev.func, fenv, None)
+                    if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+                        found.append(self._passed(ev, fenv, init, bound=True))
+                    elif got == init and ev.args is not None and ev.args.positional \
+                            and self._eval(ev.args.positional[0], fenv, None) == inst:
+                        found.append(self._passed(ev, fenv, init, bound=False))
+            if not found:
+                return {}
+            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
+        finally:
+            self._active.discard(key)
+
+    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> values.Env:
+        """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
+        event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
+        the instance as its first argument."""
+        summary = self.project.by_path.get(func.path)
+        info = summary.functions.get(func.qualname) if summary is not None else None
+        if info is None or not info.params:
+            return {}
+        args = self.event_args(ev, env, None)
+        positional = args.positional if bound else args.positional[1:]
+        got = values.bind_values(positional, args.keywords, args.star, args.starstar, info.params, True)
+        return {k: v for k, v in got.items() if not k.startswith("\0")}
+
+    def _base_names(self, cls: Cls):
+        """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""
+        held, outside = set(), set()
+        for summary, info in self._classes(cls):
+            held.add((summary.path, info.qualname))
+            outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
+        return held, outside
+
     def _is_module(self, inst: Inst) -> bool:
         summary = self.project.by_path.get(inst.cls.path)
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
@@ -587,88 +649,25 @@ _CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
 _CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
 
 
-_FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
 # str methods that return a str or a bool computed from constants only
 _STR_METHODS = frozenset({"lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "replace",
                           "startswith", "endswith", "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum",
                           "isidentifier", "islower", "isupper"})
-# what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
-_FUNCTION_TYPES = frozenset({"builtins.object", "types.FunctionType", "types.LambdaType", "types.MethodType",
-                             "collections.abc.Callable", "typing.Callable", "functools.partial"})
 
 
-def _callable_of(v: Expr) -> Expr:
-    """``callable(v)``: True for functions and classes of the program, False for constants and
-    displays, else not known."""
-    found = {_callable_one(p) for p in (v.parts if v.op == "union" else (v,))}
-    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
-
-
-def _callable_one(v: Expr) -> Optional[bool]:
-    if isinstance(v, _FUNCTIONS + (Cls,)):
-        return True
-    if v.op in ("const", "seq", "dict", "set"):
-        return False
-    return None
-
-
-def _isclass_of(v: Expr) -> Expr:
-    """``inspect.isclass(v)``: True for classes, False for functions, instances of the program
-    and constants (a registry's ``cls(*args) if inspect.isclass(cls) else cls``), else not known."""
-    found = {True if isinstance(p, Cls) else False if isinstance(p, _FUNCTIONS + (Inst,)) or p.op in (
-        "const", "seq", "dict", "set") else None for p in (v.parts if v.op == "union" else (v,))}
-    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
-
-
-def _isinstance_of(v: Expr, types: Expr) -> Expr:
-    """``isinstance(v, types)`` where ``v`` is a function object of the program, None, a
-    constant, a tuple or list, or a plain dict, and ``types`` names classes: whether one of them
-    is a type such an object belongs to; else not known."""
-    names = []
-    for t in (types.parts if types.op == "seq" else (types,)):
-        if isinstance(t, Cls):
-            names.append(t.qualname)
-        elif isinstance(t, Ext):
-            names.append(t.name)
-        else:
-            return UNKNOWN
-    found = set()
-    for p in (v.parts if v.op == "union" else (v,)):
-        if isinstance(p, _FUNCTIONS):
-            found.add(any(n in _FUNCTION_TYPES for n in names))
-        elif p.op == "const" and p.value is None:
-            found.add(any(n in ("builtins.object", "types.NoneType") for n in names))
-        elif p.op in ("const", "seq", "dict") and (p.op != "dict" or p.value is None):
-            found.add(_isinstance_value(p, names))
-        else:
-            return UNKNOWN
-    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
-
-
-# the Python types a constant, a tuple or list, or a plain dict of the program may be checked against
-_VALUE_TYPES = {"builtins.str": (str,), "builtins.int": (int,), "builtins.float": (float,), "builtins.bool": (bool,),
-                "builtins.complex": (complex,), "builtins.bytes": (bytes,), "builtins.object": (object,),
-                "numbers.Number": (int, float, complex), "numbers.Real": (int, float), "numbers.Integral": (int,),
-                "builtins.list": (list,), "builtins.tuple": (tuple,), "builtins.dict": (dict,),
-                "collections.OrderedDict": (), "builtins.set": (), "builtins.frozenset": (),
-                "torch.Tensor": (), "torch.nn.Module": (), "torch.nn.modules.module.Module": ()}
-
-
-def _isinstance_value(p: Expr, names) -> Optional[bool]:
-    """``isinstance(p, names)`` for a constant, sequence (a list or a tuple: gblint does not tell
-    them apart) or plain dict ``p``; None when a name is not a type of :data:`_VALUE_TYPES`,
-    or when only telling a list from a tuple would decide."""
-    kinds = (type(p.value),) if p.op == "const" else (list, tuple) if p.op == "seq" else (dict,)
-    answers = set()
-    for kind in kinds:
-        hit = False
-        for n in names:
-            types = _VALUE_TYPES.get(n)
-            if types is None:
-                return None
-            hit = hit or any(issubclass(kind, t) for t in types)
-        answers.add(hit)
-    return answers.pop() if len(answers) == 1 else None
+def _same_length(v: Expr) -> Expr:
+    """A union of closed sequences of one length as one sequence of the unions of their items
+    (what ``f(*xs)`` passes where ``xs`` is one of several tuples of that length); where the
+    union also holds values not known, each item may be something else too, and more may
+    follow (open). Else ``v``."""
+    if v.op != "union":
+        return v
+    seqs = [p for p in v.parts if p.op != "unknown"]
+    if not seqs or any(p.op != "seq" or p.value in values.OPEN or len(p.parts) != len(seqs[0].parts) for p in seqs):
+        return v
+    other = (values.OTHER,) if len(seqs) < len(v.parts) else ()
+    items = tuple(union([p.parts[i] for p in seqs] + list(other)) for i in range(len(seqs[0].parts)))
+    return Expr("seq", values.OPEN_SEQ if other else None, items)
 
 
 def _target_key(t: Target) -> tuple:

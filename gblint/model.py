@@ -542,6 +542,9 @@ class FunctionInfo:
     uses_torch: bool = False  # the body names a global bound to the torch module or a submodule of it
     returns: Optional[Expr] = None  # a body that is one `return E` of its parameters: E (see gblint.values)
     mutated: Tuple[str, ...] = ()  # parameters changed in place (`opts.append(...)`, `kw["k"] = v`, passed on)
+    # each place a parameter of ``mutated`` may be changed: (name, when: the tests of the branches
+    # around it, and-ed; a const True when none), so that a call on which none of them holds keeps it
+    mutated_when: Tuple[Tuple[str, Expr], ...] = ()
     locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
     results: Tuple[Expr, ...] = ()  # every value a `return` returns
     # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when

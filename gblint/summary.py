@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import tensors, value_syntax, values
-from .bindings import MUTATORS, ValuesMixin, single_return
+from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
 from .flows import FlowsMixin
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
@@ -66,7 +66,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
         self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
         self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
-        self._call_depth = 0  # calls being visited around the current node (attribute reads in them are the call's)
+        self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
         self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
         self.rule_notes: Dict[tuple, object] = {}  # what rules noted of names while reading the file (rules.notes)
 
@@ -261,6 +261,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         elif isinstance(node, cst.Lambda):
             info.results = (value_syntax.expr_of(node.body, scope),)
         info.mutated = tuple(sorted(scope.mutated & scope.params))
+        info.mutated_when = mutation_places(scope, info.mutated)
         if scope.rebound:
             for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
                 if isinstance(item, Block):
@@ -460,12 +461,12 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
 
     # -- calls: regions, events, tensor evidence
     def visit_Call(self, node: cst.Call) -> None:
-        self._call_depth += 1
         scope = self.ctx
         func = node.func
+        q = scope.resolve(func)
+        self.enter_call(node, q)
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.note_grown(node):
             self.note_mutated(func.value)
-        q = scope.resolve(func)
         self.detect_compile(node, q)
         self.note_setattr(node, q)
         if not self.in_function():
@@ -481,7 +482,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
 
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
-        self._call_depth -= 1
+        self._open_calls.pop()
         self._leave_call(node)
         self.note_handed(node)  # after the call's own values are recorded
 

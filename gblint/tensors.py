@@ -50,6 +50,7 @@ softmax softplus sort sqrt square squeeze std sub sub_ sum swapaxes t take tan t
 topk trace transpose tril triu true_divide trunc type_as unbind unflatten unfold uniform_ unique
 unsqueeze var view view_as where zero_ backward register_hook retain_grad float16 argwhere count_nonzero
 """.split())
+TENSOR_READS = PY_ATTRS | TENSOR_ATTRS | TENSOR_METHODS  # names a read of a tensor's attribute may have
 
 # torch.* callables whose result is not a tensor.
 PY_TORCH_FUNCS = frozenset({

@@ -186,6 +186,8 @@ def truth_of(v: Expr) -> Optional[bool]:
     if v.op == "const":
         return bool(v.value)
     if v.op in ("seq", "dict"):
+        if v.value == CHANGED:
+            return None
         return bool(v.parts) if v.value not in OPEN or v.parts else None
     if v.op == "set" and v.parts:
         return True  # a display with elements (equal ones collapse, but one remains)
@@ -350,7 +352,32 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
 
 OPEN_SEQ = "open"  # a `seq` value: these items first, maybe more (what `*args` got from `f(x, *unknown)`)
 OPEN_DICT = "open"  # a `dict` value: these keys at least (what `**kwargs` got from `f(k=v, **unknown)`)
-OPEN = frozenset({OPEN_SEQ, OPEN_DICT})
+CHANGED = "changed"  # a `seq`/`dict` a function changed in place: these items maybe, in another order, maybe more
+OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED})
+
+
+def changed_by(info, name: str, env: Env) -> bool:
+    """Whether the function ``info`` (a :class:`gblint.model.FunctionInfo`), its parameters
+    holding ``env``, may change the collection its parameter ``name`` holds: some place it does
+    so is not behind a branch test that is false for these values (a deprecation wrapper's
+    ``kwargs[new] = kwargs.pop(old)`` under ``if old in kwargs``, called without ``old``)."""
+    if name not in info.mutated:
+        return False
+    sites = [when for n, when in info.mutated_when if n == name]
+    return not sites or any(decide(when, env) is not False for when in sites)
+
+
+def changed_in_place(v: Expr) -> Expr:
+    """What the collection ``v`` may hold after a function changed it in place (``kwargs.pop(k)``,
+    ``kwargs[k] = v``, ``args.append(x)``): each item it held, or something else, maybe gone,
+    maybe more (a deprecation wrapper renaming a keyword still passes the others on). Any other
+    value is returned as it is."""
+    if v.op == "seq":
+        return Expr("seq", CHANGED, tuple(union((p, OTHER)) for p in v.parts))
+    if v.op == "dict":
+        return Expr("dict", CHANGED, tuple(Expr("kv", parts=(kv.parts[0], union((kv.parts[1], OTHER))))
+                                           for kv in v.parts))
+    return v
 
 RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
 FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)

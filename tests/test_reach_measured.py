@@ -13,7 +13,9 @@ again inside itself around another method, a ``@dataclass`` output class whose g
 LSTM read before it is called, objects iterated and measured through ``__iter__``/``__getitem__``/
 ``__len__``, a layer built by name through a registry (``inspect.isclass``, a comprehension
 variable named like a local, a table handed on in a local), layers appended to an empty
-``nn.ModuleList`` or to a list, and a metaclass ``__setattr__`` wrapping a dataclass's ``__init__``).
+``nn.ModuleList`` or to a list, a metaclass ``__setattr__`` wrapping a dataclass's ``__init__``, a
+base class's ``__init__`` given its layers through ``super().__init__``, and objects handed in as
+arguments through a wrapper that renames a keyword).
 ``scripts/measure_fixtures.py
 --traced --folder tests/fixtures/reach`` ran each under torch 2.13 (CPU, eager backend) with
 gblint's observer and recorded, besides the breaks, the functions Dynamo traced

@@ -1,0 +1,119 @@
+"""What ``isinstance``, ``callable`` and ``inspect.isclass`` decide about the program's values
+(:mod:`gblint.objects`, constants and displays), before the run: Dynamo evaluates these on the
+real objects and traces only the branch they select (``torch/_dynamo/variables/builtin.py``
+``call_isinstance``)."""
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+from .model import Expr
+from .objects import Bound, Closure, Cls, Disabled, Ext, Func, Inst, Partial
+from .values import UNKNOWN, const
+
+_FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
+# what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
+_FUNCTION_TYPES = frozenset({"builtins.object", "types.FunctionType", "types.LambdaType", "types.MethodType",
+                             "collections.abc.Callable", "typing.Callable", "functools.partial"})
+
+
+def callable_of(v: Expr) -> Expr:
+    """``callable(v)``: True for functions and classes of the program, False for constants and
+    displays, else not known."""
+    found = {_callable_one(p) for p in (v.parts if v.op == "union" else (v,))}
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
+def _callable_one(v: Expr) -> Optional[bool]:
+    if isinstance(v, _FUNCTIONS + (Cls,)):
+        return True
+    if v.op in ("const", "seq", "dict", "set"):
+        return False
+    return None
+
+
+def isclass_of(v: Expr) -> Expr:
+    """``inspect.isclass(v)``: True for classes, False for functions, instances of the program
+    and constants (a registry's ``cls(*args) if inspect.isclass(cls) else cls``), else not known."""
+    found = {True if isinstance(p, Cls) else False if isinstance(p, _FUNCTIONS + (Inst,)) or p.op in (
+        "const", "seq", "dict", "set") else None for p in (v.parts if v.op == "union" else (v,))}
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
+def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
+    """``isinstance(v, types)`` where ``v`` is a function object of the program, None, a
+    constant, a tuple or list, a plain dict, or an instance of a class of the program (with
+    ``bases_of``: a :class:`Cls` -> ``(held, outside)``, the ``(path, qualname)`` of the classes
+    of its MRO the project holds and the dotted names of the bases it does not), and ``types``
+    names classes: whether one of them is a type such an object belongs to; else not known."""
+    names = []
+    for t in (types.parts if types.op == "seq" else (types,)):
+        if isinstance(t, Cls):
+            names.append(t.qualname)
+        elif isinstance(t, Ext):
+            names.append(t.name)
+        else:
+            return UNKNOWN
+    found = set()
+    for p in (v.parts if v.op == "union" else (v,)):
+        if isinstance(p, _FUNCTIONS):
+            found.add(any(n in _FUNCTION_TYPES for n in names))
+        elif p.op == "const" and p.value is None:
+            found.add(any(n in ("builtins.object", "types.NoneType") for n in names))
+        elif p.op in ("const", "seq", "dict") and (p.op != "dict" or p.value is None):
+            found.add(_isinstance_value(p, names))
+        elif isinstance(p, Inst) and bases_of is not None:
+            found.add(_isinstance_inst(p, types, bases_of))
+        else:
+            return UNKNOWN
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
+# the Python types a constant, a tuple or list, or a plain dict of the program may be checked against
+_VALUE_TYPES = {"builtins.str": (str,), "builtins.int": (int,), "builtins.float": (float,), "builtins.bool": (bool,),
+                "builtins.complex": (complex,), "builtins.bytes": (bytes,), "builtins.object": (object,),
+                "numbers.Number": (int, float, complex), "numbers.Real": (int, float), "numbers.Integral": (int,),
+                "builtins.list": (list,), "builtins.tuple": (tuple,), "builtins.dict": (dict,),
+                "collections.OrderedDict": (), "builtins.set": (), "builtins.frozenset": (),
+                "torch.Tensor": (), "torch.nn.Module": (), "torch.nn.modules.module.Module": ()}
+
+
+def _isinstance_value(p: Expr, names) -> Optional[bool]:
+    """``isinstance(p, names)`` for a constant, sequence (a list or a tuple: gblint does not tell
+    them apart) or plain dict ``p``; None when a name is not a type of :data:`_VALUE_TYPES`,
+    or when only telling a list from a tuple would decide."""
+    kinds = (type(p.value),) if p.op == "const" else (list, tuple) if p.op == "seq" else (dict,)
+    answers = set()
+    for kind in kinds:
+        hit = False
+        for n in names:
+            types = _VALUE_TYPES.get(n)
+            if types is None:
+                return None
+            hit = hit or any(issubclass(kind, t) for t in types)
+        answers.add(hit)
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _isinstance_inst(p: Inst, types: Expr, bases_of) -> Optional[bool]:
+    """``isinstance(p, types)`` for an instance of a class of the program: True when one of
+    ``types`` is in its MRO; False when each is a class of the program outside it and every base
+    the project does not hold is a library's (which no class of the program is a base of);
+    else not known."""
+    held, outside = bases_of(p.cls)
+    unknown = False
+    for t in (types.parts if types.op == "seq" else (types,)):
+        if isinstance(t, Cls):
+            if (t.path, t.qualname) in held:
+                return True
+        elif isinstance(t, Ext) and (t.name in outside or t.name == "builtins.object"):
+            return True
+        else:
+            unknown = True
+    if unknown or any(name.split(".")[0] not in _LIBRARIES for name in outside):
+        return None
+    return False
+
+
+# packages whose classes are no subclass of a class of the checked program
+_LIBRARIES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"torch", "builtins", "typing", "numpy", "abc"}
