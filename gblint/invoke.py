@@ -619,14 +619,9 @@ class CallsMixin:
         """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
         event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
         the instance as its first argument."""
-        summary = self.project.by_path.get(func.path)
-        info = summary.functions.get(func.qualname) if summary is not None else None
-        if info is None or not info.params:
-            return {}
         args = self.event_args(ev, env, None)
-        positional = args.positional if bound else args.positional[1:]
-        got = values.bind_values(positional, args.keywords, args.star, args.starstar, info.params, True)
-        return {k: v for k, v in got.items() if not k.startswith("\0")}
+        args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
+        return dict(self._init_values(None, args, None, func))
 
     def _base_names(self, cls: Cls):
         """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""
