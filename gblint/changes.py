@@ -40,17 +40,8 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
     stack = list(reached)
     while stack:
         for info in by_name.get(stack.pop(), ()):
-            own = info.params[0].name if info.params else None
-            found = _named(v for values in info.locals.values() for v in values) | _named(info.results)
-            for ev in info.events:
-                if ev.kind != EventKind.CALL or not ev.call_text:
-                    continue
-                name = ev.call_text.rsplit(".", 1)[-1]
-                if ev.func is not None and ev.func.op == "attr" and not (
-                        ev.func.parts and ev.func.parts[0].op == "param" and ev.func.parts[0].value == own):
-                    called.add(name)
-                found.add(name)
-                found |= _named(_argument_values(ev.args))
+            found, calls = _uses(info)
+            called |= calls
             for name in found - reached:
                 reached.add(name)
                 stack.append(name)
@@ -59,6 +50,34 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
     rebound = {(s.path, g) for s in summaries for info in s.functions.values() if info.name in reached
                for g in info.rebinds}
     return frozenset(stored), frozenset(called), frozenset(rebound)
+
+
+_USES: Dict[int, Tuple[FunctionInfo, FrozenSet[str], FrozenSet[str]]] = {}
+
+
+def _uses(info: FunctionInfo) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """``(found, called)`` of one function: the names of what it may call or hand on, and the
+    method names it calls on anything but its own ``self``. Cached by identity: a summary's
+    functions do not change, and every file loaded later asks for them again."""
+    hit = _USES.get(id(info))
+    if hit is not None and hit[0] is info:
+        return hit[1], hit[2]
+    own = info.params[0].name if info.params else None
+    found = _named(v for values in info.locals.values() for v in values) | _named(info.results)
+    called = set()
+    for ev in info.events:
+        if ev.kind != EventKind.CALL or not ev.call_text:
+            continue
+        name = ev.call_text.rsplit(".", 1)[-1]
+        if ev.func is not None and ev.func.op == "attr" and not (
+                ev.func.parts and ev.func.parts[0].op == "param" and ev.func.parts[0].value == own):
+            called.add(name)
+        found.add(name)
+        found |= _named(_argument_values(ev.args))
+    if len(_USES) > 500_000:  # a long-lived server: summaries of old edits go
+        _USES.clear()
+    _USES[id(info)] = (info, frozenset(found), frozenset(called))
+    return _USES[id(info)][1], _USES[id(info)][2]
 
 
 def _argument_values(args) -> Iterable[Expr]:

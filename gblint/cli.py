@@ -47,7 +47,8 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="print only diagnostics (text format)")
     parser.add_argument("--no-hints", action="store_true", help="text format: omit hints and links")
     parser.add_argument("--follow-imports", action="append", default=[], metavar="PACKAGE",
-                   help="also analyse installed PACKAGE's source where checked code calls into it (repeatable)")
+                   help="also analyse installed PACKAGE's source where checked code calls into it, and the "
+                        "installed packages it imports that Dynamo traces (repeatable)")
     parser.add_argument("--entry", action="append", default=[], metavar="MODULE:QUALNAME",
                    help="treat MODULE:QUALNAME (a function, or a class's forward) as a compiled region")
     parser.add_argument("--explain", metavar="FRAME",

@@ -107,11 +107,11 @@ def add_noqa(report, settings) -> int:
     names (never a followed package's, never a file changed since it was read). ``GBL004``
     (unused noqa) and the codes of files gblint could not read get none. Exit 0, 2 when a file
     could not be written."""
-    from .engine import _package_dir
+    from .fs import package_dir
     from .fs import ChangedOnDiskError, UnsafeWriteError, write_atomic
     from .noqa_edits import add_noqa as add
     from .source import SourceError, decode_source, read_bytes
-    roots = [r for r in (_package_dir(p) for p in settings.follow_imports) if r]
+    roots = [r for r in (package_dir(p) for p in settings.follow_imports) if r]
     wanted: Dict[str, Dict[int, List[str]]] = {}
     for d in report.diagnostics:
         if d.code in ("GBL001", "GBL002", "GBL004") or d.path.startswith("<"):

@@ -34,6 +34,7 @@ from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 # config settings that remove a resumable break of a given source (see gblint.fixes)
 CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
 WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where
+_MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
 
 def _direct_fix(site: Event) -> Optional[FixRequest]:
@@ -272,6 +273,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         if key in self.seen_frames:
             self.recontext(key)
             return
+        if sum(1 for k in self._analysing if k[:2] == key[:2]) >= _MAX_FRAME_RECURSION:
+            return  # a recursive function run eagerly, called with new values at each level: nothing new below
         self.seen_frames.add(key)
         self.enter_frame(key)
         try:

@@ -38,8 +38,10 @@ from .incremental import summarize_incremental
 from .index import Project, module_name
 from .model import FileSummary
 from .noqa import noqa_lines
+from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
+from .fs import in_stdlib, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -245,6 +247,9 @@ class Loader:
         self.diagnostics: List[Diagnostic] = []
         self.errors: List[Dict[str, str]] = []
         self.followed: Dict[str, str] = {}
+        # installed packages a followed package's files import: followed too on first use, as
+        # Dynamo inlines them (x_transformers -> einops), unless Dynamo skips them
+        self.dependencies: Set[str] = set()
         self.followed_paths: Set[str] = set()  # files read from followed packages (--follow-imports)
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
@@ -255,7 +260,7 @@ class Loader:
         # an import names that configuration leaves out, so a GBL003 note can say so
         self.excluded: Dict[str, Tuple[str, str]] = {}
         for pkg in settings.follow_imports:
-            root = _package_dir(pkg)
+            root = package_dir(pkg)
             if root is None:
                 raise ValueError(f"--follow-imports: package {pkg!r} is not installed (no source found)")
             self.followed[pkg] = root
@@ -278,6 +283,8 @@ class Loader:
                                     incremental=self.settings.incremental and src.text is not None)
                 if key is not None:
                     self.cache.put(key, summary)
+            if followed:
+                self._note_dependencies(summary)
         except SourceError as exc:
             if not followed:
                 self.diagnostics.append(exc.diagnostic)
@@ -297,6 +304,13 @@ class Loader:
                                                hint="Please report this with the file that caused it.",
                                                message=f"rule `{rule_name}` failed here{more}: {message}"))
         return summary
+
+    def _note_dependencies(self, summary: FileSummary) -> None:
+        """Remember the top-level packages that a followed file imports (see :attr:`dependencies`)."""
+        for target in list(summary.imports.values()) + list(summary.star_imports):
+            top = target.split(".")[0]
+            if top and top not in self.followed and dynamo_traces_package(top):
+                self.dependencies.add(top)
 
     def may_define(self, name: str, word: str) -> bool:
         """Whether module ``name`` (a file, or a package and everything under it) can bind
@@ -351,6 +365,13 @@ class Loader:
             return self.load(src)
         top = name.split(".")[0]
         root = self.followed.get(top)
+        if root is None and top in self.dependencies:
+            self.dependencies.discard(top)
+            root = package_dir(top)
+            if root is not None and in_stdlib(root):  # Python 3.9 has no sys.stdlib_module_names
+                root = None
+            if root is not None:
+                self.followed[top] = root
         if root is None and name not in self._missing:
             nearby = self._nearby(name)
             if nearby is not None:  # a module of the user's project that was not named: checked too
@@ -568,24 +589,6 @@ def import_roots(paths: Sequence[str], settings: Settings) -> List[str]:
     if settings.root and settings.root != "." and os.path.abspath(settings.root) not in roots:
         roots.append(os.path.abspath(settings.root))
     return roots
-
-
-def _package_dir(name: str) -> Optional[str]:
-    """Directory of an installed top-level package, found without importing it."""
-    import importlib.util
-    top, _, rest = name.partition(".")
-    try:
-        spec = importlib.util.find_spec(top)  # find_spec("a.b") would import (run) package a
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    root = list(spec.submodule_search_locations)[0]
-    if rest:
-        root = os.path.join(root, *rest.split("."))
-        if not os.path.isfile(os.path.join(root, "__init__.py")):
-            return None
-    return root
 
 
 def check_paths(paths: Sequence[str], settings: Settings, cache=None) -> Report:

@@ -72,6 +72,12 @@ class FlowsMixin:
             elif target.attr.value in ("__defaults__", "__kwdefaults__"):
                 self._forget_defaults(target)
             else:
+                if isinstance(target.value, cst.Name) and self.in_function() and target.value.value in scope.params \
+                        and not self.suppressed():  # a class decorator's `cls.forward = wrapper`
+                    sure = all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks)
+                    scope.info.param_stores += ((target.value.value, target.attr.value, value, sure),)
+                    if target.value.value == "self" and scope.info.params[0].name == "self":
+                        return  # a method made outside its class (a decorator's `__init__`): its own self
                 self.note_attr_store(target.attr.value)
 
     def note_attr_store(self, name: str) -> None:
@@ -320,7 +326,9 @@ class FlowsMixin:
         if name not in ("builtins.getattr", "getattr") or len(node.args) < 2:
             return False
         key = node.args[1].value
-        return isinstance(key, cst.SimpleString) and not likely_tensor(self.scope.kind(node.args[0].value))
+        if not isinstance(key, cst.SimpleString):
+            return False
+        return self.scope is None or not likely_tensor(self.scope.kind(node.args[0].value))  # None: module level
 
     def may_follow(self, node: cst.Call) -> bool:
         """Whether a call whose function the summary's own refs do not name may still lead into

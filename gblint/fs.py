@@ -235,3 +235,29 @@ def _fsync_dir(directory: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def in_stdlib(path: str) -> bool:
+    """Whether ``path`` lies in the standard library's folder (not in its site-packages)."""
+    import sysconfig
+    stdlib = os.path.abspath(sysconfig.get_paths()["stdlib"])
+    path = os.path.abspath(path)
+    return path.startswith(stdlib + os.sep) and "site-packages" not in path[len(stdlib):]
+
+
+def package_dir(name: str) -> Optional[str]:
+    """Directory of an installed top-level package, found without importing it."""
+    import importlib.util
+    top, _, rest = name.partition(".")
+    try:
+        spec = importlib.util.find_spec(top)  # find_spec("a.b") would import (run) package a
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = list(spec.submodule_search_locations)[0]
+    if rest:
+        root = os.path.join(root, *rest.split("."))
+        if not os.path.isfile(os.path.join(root, "__init__.py")):
+            return None
+    return root

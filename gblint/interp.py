@@ -25,6 +25,8 @@ from typing import Dict, Optional, Tuple
 
 from . import values
 from .changes import program_changes
+from .building import BuildingMixin
+from .class_effects import ClassEffectsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -35,7 +37,7 @@ from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
 _MODULE = "<module>"
 
 
-class Interpreter(CallsMixin):
+class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -48,7 +50,10 @@ class Interpreter(CallsMixin):
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
+        self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
+        # (path, class qualname) -> attribute -> what a function run with the class stored on it
+        self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -153,7 +158,8 @@ class Interpreter(CallsMixin):
         if op == "comp":
             return self._comprehension(e, env, calls)
         if op == "filtered" and len(e.parts) > 1:
-            return Expr("filtered", parts=(self._eval(e.parts[0], env, None), self._eval(e.parts[1], env, calls)))
+            return Expr("filtered", e.value, (self._eval(e.parts[0], env, None),)
+                        + tuple(self._eval(p, env, calls) for p in e.parts[1:]))
         if op == "slice":
             return e
         if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
@@ -183,8 +189,8 @@ class Interpreter(CallsMixin):
                 if truth:
                     kept.append(scope)
         if items is None:
-            elt = self._eval(e.parts[3], env, calls)
-            return Expr("filtered", parts=(it, elt) if e.value != "dict" else (it,))
+            elt = tuple(self._eval(p, env, calls) for p in e.parts[3:5 if e.value == "dict" else 4])
+            return Expr("filtered", "dict" if e.value == "dict" else None, (it,) + elt)
         if e.value == "dict":
             return Expr("dict", None, tuple(Expr("kv", parts=(self._eval(e.parts[3], sc, None),
                                                               self._eval(e.parts[4], sc, calls))) for sc in kept))
@@ -192,8 +198,8 @@ class Interpreter(CallsMixin):
 
     def _param(self, name: str, env: values.Env) -> Expr:
         bound = env.get(name)
-        if bound is not None:
-            return bound
+        if bound is not None:  # a default that names a global is bound as that name (values.bind_values)
+            return self.global_value(bound.value) if bound.op == "global" else bound
         summary, info = self._info(env)
         if info is None:
             return UNKNOWN
@@ -319,7 +325,7 @@ class Interpreter(CallsMixin):
             if rest in summary.functions and "." not in rest:
                 out.append(self.defined(Func(summary.path, rest)))
             elif rest in summary.classes:
-                out.append(Cls(summary.path, rest))
+                out.append(self._decorated(summary, rest))
             elif "." in rest and rest.split(".")[0] in summary.classes:
                 cls_name, _, attr = rest.rpartition(".")
                 if cls_name in summary.classes:
@@ -453,6 +459,9 @@ class Interpreter(CallsMixin):
         if after:
             mro = mro[1:]
         for summary, info in mro:
+            stored = self.stored_on_class(summary, info, name, recv)
+            if stored is not None:
+                return stored
             if name in info.methods:
                 qual = info.methods[name]
                 fi = summary.functions.get(qual)
@@ -498,7 +507,7 @@ class Interpreter(CallsMixin):
                 if fi is not None and {d.qualname for d in fi.decorators} & _PROPERTIES:
                     return self.class_attr(inst.cls, name, inst, calls)
                 break
-        found = []
+        found = self._stored_by_init(inst, name)
         later = []  # what methods that do not build the instance assign
         init = dict(inst.init)
         for summary, info in mro:
@@ -517,9 +526,10 @@ class Interpreter(CallsMixin):
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 return self.changed(name, self._opened(union(found), name, mro))
-        if later:
-            return self.changed(name, self._opened(union(later), name, mro))
         got = self.class_attr(inst.cls, name, inst, calls)
+        if later:  # until one of those methods runs, the instance has its class's attribute
+            return self.changed(name, self._opened(values.alternatives(later + ([got] if got is not None else [])),
+                                                   name, mro))
         if got is not None:
             return self.changed(name, got)
         fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
@@ -540,6 +550,8 @@ class Interpreter(CallsMixin):
         env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
         if info.name == "__init__":
             env.update(self._init_received(inst, Func(summary.path, method)))
+        elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
+            env.update(self._called_by_init(inst, summary, method))
         return self.frame_env(Frame(summary.path, info), env)
 
     def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
@@ -629,8 +641,8 @@ class Interpreter(CallsMixin):
             if base.parts and len(base.parts) <= _MAX_ITEMS:
                 return union(base.parts + ((UNKNOWN,) if base.value in values.OPEN else ()))
             return UNKNOWN
-        if base.op == "filtered":
-            return base if key.op == "slice" else (base.parts[1] if len(base.parts) > 1 else UNKNOWN)
+        if base.op == "filtered":  # a dict comprehension's parts: the iterable, a key, its value
+            return base if key.op == "slice" else (base.parts[-1] if len(base.parts) > 1 else UNKNOWN)
         if base.op == "dict":
             found = values._lookup(base, key)
             if found is not None and found.op == "unknown" and key.op != "const" and base.parts \

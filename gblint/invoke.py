@@ -22,6 +22,7 @@ from .values import OUTER, UNKNOWN, const, union
 
 BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
+_MAX_RECURSION = 3  # results of one function evaluated inside one another, at most
 
 
 @dataclasses.dataclass
@@ -62,7 +63,7 @@ UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known 
 class CallsMixin:
     """Calling objects. Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``,
     ``_eval``, ``attribute``, ``class_attr``, ``instance_attr``, ``iterate``, ``frame_env``,
-    ``module_env``, ``global_value``, ``_classes``, ``_method_env`` and ``_depth``."""
+    ``module_env``, ``global_value``, ``_classes``, ``_method_env`` ``_depth`` and ``_recursion``."""
 
     # ------------------------------------------------------------------ calls
     def arguments(self, parts: Sequence[Expr], env: values.Env, calls: Optional[list]) -> Args:
@@ -222,6 +223,7 @@ class CallsMixin:
             env[OUTER] = fn.outer
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
+        self.note_param_stores(info, env)
         changed = [name for name in info.mutated if name in env and values.changed_by(info, name, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
             env[name] = values.changed_in_place(env[name])
@@ -231,7 +233,15 @@ class CallsMixin:
             return UNKNOWN
         if not info.results and not info.is_generator:
             return BOTTOM  # every path raises: the call returns nothing
-        return union(self._eval(r, env, None) for r in info.results)
+        key = (base.path, base.qualname)
+        depth = self._recursion.get(key, 0)
+        if depth >= _MAX_RECURSION:  # each level's arguments may be new values: no memo stops it
+            return UNKNOWN
+        self._recursion[key] = depth + 1
+        try:
+            return union(self._eval(r, env, None) for r in info.results)
+        finally:
+            self._recursion[key] = depth
 
     def call_method(self, recv: Expr, name: Optional[str], args: Tuple[Expr, ...]) -> Expr:
         """What ``recv.name(*args)`` returns (``name`` None: ``items``), for :mod:`gblint.values`."""
@@ -383,9 +393,10 @@ class CallsMixin:
         the ``__init__`` Python calls (unbound; None when there is none of the project's), or to
         the dataclass fields when ``generated`` (:meth:`_generated_init`) builds it; unknown
         ones left out."""
-        if isinstance(init, Func):
-            summary = self.project.by_path.get(init.path)
-            info = summary.functions.get(init.qualname) if summary is not None else None
+        if isinstance(init, (Func, Closure)):  # a closure: an `__init__` a class decorator put there
+            base = init.func if isinstance(init, Closure) else init
+            summary = self.project.by_path.get(base.path)
+            info = summary.functions.get(base.qualname) if summary is not None else None
             if info is not None:
                 env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, True)
                 return tuple(sorted((k, v) for k, v in env.items() if not k.startswith("\0")))
@@ -533,6 +544,14 @@ class CallsMixin:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)
                 return default if found is None else (union((found, default)) if found.op == "unknown" else found)
+        if recv.op == "filtered" and recv.value == "dict" and len(recv.parts) == 3:  # a dict comprehension
+            source, key, value = recv.parts
+            if name in ("items", "values", "keys"):
+                item = {"items": Expr("seq", parts=(key, value)), "values": value, "keys": key}[name]
+                return Expr("filtered", parts=(source, item))
+            if name in ("get", "pop", "__getitem__") and args.positional:
+                return value if name == "__getitem__" else union((value, args.positional[1] if len(args.positional) > 1
+                                                                   else const(None)))
         if isinstance(recv, Inst) and name == "__call__":
             return self.module_call(recv, args, calls, want)
         if isinstance(recv, Inst) and name == "get" and args.positional:
@@ -575,53 +594,6 @@ class CallsMixin:
             elif isinstance(part, (Func, Closure, Bound, Partial)):
                 self.apply(part, args, calls, want=False)
         return [t for t in calls if t.frame is not None]
-
-    def _init_received(self, inst: Inst, init: Func) -> values.Env:
-        """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
-        built: the instance's own arguments for the ``__init__`` Python calls, else what the
-        ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
-        before it in the MRO pass it; a parameter the calls disagree on holds each value."""
-        owner = self.class_attr(inst.cls, "__init__", None, None)
-        if not isinstance(owner, Func):
-            return {}
-        if owner == init:
-            return dict(inst.init)
-        key = (inst, init)
-        if key in self._active:
-            return {}
-        self._active.add(key)
-        try:
-            found = []
-            for summary, info in self._classes(inst.cls):
-                qual = info.methods.get("__init__")
-                if qual is None:
-                    continue
-                if (summary.path, qual) == (init.path, init.qualname):
-                    break
-                caller = summary.functions.get(qual)
-                fenv = self._method_env(inst, summary, qual) if caller is not None else None
-                for ev in caller.events if caller is not None else ():
-                    if ev.func is None or ev.func.op != "attr" or ev.func.value != "__init__" or not ev.func.parts:
-                        continue
-                    got = self._eval(ev.func, fenv, None)
-                    if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
-                        found.append(self._passed(ev, fenv, init, bound=True))
-                    elif got == init and ev.args is not None and ev.args.positional \
-                            and self._eval(ev.args.positional[0], fenv, None) == inst:
-                        found.append(self._passed(ev, fenv, init, bound=False))
-            if not found:
-                return {}
-            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
-        finally:
-            self._active.discard(key)
-
-    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> values.Env:
-        """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
-        event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
-        the instance as its first argument."""
-        args = self.event_args(ev, env, None)
-        args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
-        return dict(self._init_values(None, args, None, func))
 
     def _base_names(self, cls: Cls):
         """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""

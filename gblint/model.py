@@ -552,6 +552,8 @@ class FunctionInfo:
     self_reads: Dict[str, Tuple[int, int, int, int]] = dataclasses.field(default_factory=dict)
     stores: Tuple[str, ...] = ()  # attributes the body stores on anything but its own ``self`` (FileSummary.stored_attrs)
     rebinds: Tuple[str, ...] = ()  # module globals the body assigns under ``global`` (FileSummary.global_stores)
+    # attributes stored on a parameter: (parameter, attribute, value, on every path): `cls.forward = f`
+    param_stores: Tuple[Tuple[str, str, Expr, bool], ...] = ()
 
     def decorator(self, *names: str) -> Optional[Decorator]:
         """The first decorator that resolves to one of ``names``, or None."""

@@ -8,6 +8,8 @@ Dynamo is compiling, and the modules Dynamo does not trace. Plain data, no logic
 """
 from __future__ import annotations
 
+import sys
+
 RESUMABLE_MANAGERS = frozenset({
     "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
     "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.set_grad_enabled",
@@ -76,8 +78,25 @@ EXTERNAL_HEADS = frozenset({
     "print", "len", "range", "isinstance", "super", "sum", "max", "min", "abs", "enumerate", "zip", "list",
     "tuple", "dict", "set", "int", "float", "bool", "str", "getattr", "setattr", "hasattr", "sorted",
     "reversed", "map", "filter", "any", "all", "round", "type", "id", "repr", "iter", "next", "logging",
-    "warnings", "time", "random", "os", "sys", "copy", "re", "inspect", "dataclasses", "einops",
+    "warnings", "time", "random", "os", "sys", "copy", "re", "inspect", "dataclasses",
 })
+
+#: Third-party packages whose functions Dynamo never traces: ``THIRDPARTY_SKIPLIST`` of
+#: ``torch/_dynamo/trace_rules.py`` (torch 2.13), and torch itself. Every other installed
+#: package is inlined by default ("Inline by default", the module docstring there).
+DYNAMO_SKIPPED_PACKAGES = frozenset({
+    "fx2trt_oss", "hypothesis", "networkx", "numpy", "onnx", "onnxruntime", "onnx_tf", "pandas", "sklearn",
+    "tabulate", "tensorflow", "tensorrt", "torch2trt", "tqdm", "tree", "tvm", "xarray", "torch", "functorch",
+})
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def dynamo_traces_package(top: str) -> bool:
+    """Whether Dynamo inlines the functions of installed top-level package ``top`` (str) when
+    compiled code calls them: not the standard library, not :data:`DYNAMO_SKIPPED_PACKAGES`,
+    not a name gblint treats as a library (:data:`EXTERNAL_HEADS`). Source:
+    ``torch/_dynamo/trace_rules.py`` (``BUILTIN_SKIPLIST``, ``THIRDPARTY_SKIPLIST``, inline by default)."""
+    return not (top in _STDLIB or top in DYNAMO_SKIPPED_PACKAGES or top in EXTERNAL_HEADS or top.startswith("_"))
 
 #: Library functions that call a function they are given (its position among the arguments):
 #: Dynamo traces that function as if it were called there. ``checkpoint`` runs it as a

@@ -403,7 +403,7 @@ def comp_expr(node, scope) -> Expr:
     try:
         elt = (expr_of(node.key, scope), expr_of(node.value, scope)) if kind == "dict" else (expr_of(node.elt, scope),)
         if f.inner_for_in is not None or target is None or f.asynchronous is not None:
-            return Expr("filtered", parts=(iterable, elt[0]) if kind != "dict" else (iterable,))
+            return Expr("filtered", "dict" if kind == "dict" else None, (iterable,) + elt)
         tests = [expr_of(c.test, scope) for c in f.ifs]
     finally:
         if stack is not None:
@@ -591,6 +591,10 @@ def params_of(params: cst.Parameters, scope=None) -> Tuple[Param, ...]:
             named = expr_of(p.default, scope)
             if named.op == "global":
                 return named
+            if isinstance(p.default, cst.Name) and scope.info is None and not scope.builder.class_stack \
+                    and named.op != "unknown":  # a module global the module assigns (`iface=DEFAULT_TABLE`)
+                module = scope.builder.summary.module
+                return Expr("global", f"{module}.{p.default.value}" if module else p.default.value)
         return value
 
     def annotation(p):

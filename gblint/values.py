@@ -82,7 +82,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
         return first if truth == (op == "or") else evaluate(e.parts[1], env)
     if op in ("items", "get"):
         inner = evaluate(e.parts[0], env)
-        if inner.op == "obj" and RESOLVER in env:  # a method of a program object (a Mapping's `get`...)
+        if (inner.op == "obj" or (inner.op == "filtered" and inner.value == "dict")) and RESOLVER in env:
+            # a method of a program object (a Mapping's `get`...), or of a dict comprehension
             args = tuple(evaluate(p, env) for p in e.parts[1:])
             return env[RESOLVER].call_method(inner, e.value if op == "items" else "get", args)
     if op == "items":
@@ -113,7 +114,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
         if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
             return Expr("seq")  # a comprehension over nothing is empty
         if len(e.parts) > 1:
-            return Expr("filtered", parts=(inner, evaluate(e.parts[1], env)))
+            return Expr("filtered", e.value, (inner,) + tuple(evaluate(p, env) for p in e.parts[1:]))
         return NOTNONE
     if op == "get":
         inner = evaluate(e.parts[0], env)

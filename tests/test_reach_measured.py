@@ -14,8 +14,11 @@ LSTM read before it is called, objects iterated and measured through ``__iter__`
 ``__len__``, a layer built by name through a registry (``inspect.isclass``, a comprehension
 variable named like a local, a table handed on in a local), layers appended to an empty
 ``nn.ModuleList`` or to a list, a metaclass ``__setattr__`` wrapping a dataclass's ``__init__``, a
-base class's ``__init__`` given its layers through ``super().__init__``, and objects handed in as
-arguments through a wrapper that renames a keyword).
+base class's ``__init__`` given its layers through ``super().__init__``, objects handed in as
+arguments through a wrapper that renames a keyword, a method the instance may rebind only in a
+setter, a table of functions rebuilt by a dict comprehension and called through ``.values()``,
+a class decorator that replaces ``__init__`` and ``forward`` with closures dispatching to a
+kernel a registry holds, and a strategy object ``__init__`` hands to a setter method of its own).
 ``scripts/measure_fixtures.py
 --traced --folder tests/fixtures/reach`` ran each under torch 2.13 (CPU, eager backend) with
 gblint's observer and recorded, besides the breaks, the functions Dynamo traced

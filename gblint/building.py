@@ -1,0 +1,89 @@
+"""What the methods that build an instance receive: an ``__init__`` reached through
+``super().__init__(...)`` gets what the subclass passes, and a method ``__init__`` calls on
+``self`` (``self.set_processor(processor)``) gets what that call passes, so the attributes they
+assign are the objects the arguments hold (diffusers' attention processors, PyG's layers)."""
+from __future__ import annotations
+
+import dataclasses
+
+from . import values
+from .model import Expr
+from .objects import Bound, Func, Inst, Super
+from .values import union
+
+
+class BuildingMixin:
+    """For :class:`gblint.interp.Interpreter` (its ``_eval``, ``_classes``, ``_method_env``,
+    ``class_attr``, ``event_args``, ``_init_values`` and ``_active``)."""
+
+    def _init_received(self, inst: Inst, init: Func) -> values.Env:
+        """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
+        built: the instance's own arguments for the ``__init__`` Python calls, else what the
+        ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
+        before it in the MRO pass it; a parameter the calls disagree on holds each value."""
+        owner = self.class_attr(inst.cls, "__init__", None, None)
+        if not isinstance(owner, Func):
+            return {}
+        if owner == init:
+            return dict(inst.init)
+        key = (inst, init)
+        if key in self._active:
+            return {}
+        self._active.add(key)
+        try:
+            found = []
+            for summary, info in self._classes(inst.cls):
+                qual = info.methods.get("__init__")
+                if qual is None:
+                    continue
+                if (summary.path, qual) == (init.path, init.qualname):
+                    break
+                caller = summary.functions.get(qual)
+                fenv = self._method_env(inst, summary, qual) if caller is not None else None
+                for ev in caller.events if caller is not None else ():
+                    if ev.func is None or ev.func.op != "attr" or ev.func.value != "__init__" or not ev.func.parts:
+                        continue
+                    got = self._eval(ev.func, fenv, None)
+                    if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+                        found.append(self._passed(ev, fenv, init, bound=True))
+                    elif got == init and ev.args is not None and ev.args.positional \
+                            and self._eval(ev.args.positional[0], fenv, None) == inst:
+                        found.append(self._passed(ev, fenv, init, bound=False))
+            if not found:
+                return {}
+            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
+        finally:
+            self._active.discard(key)
+
+    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> values.Env:
+        """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
+        event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
+        the instance as its first argument."""
+        args = self.event_args(ev, env, None)
+        args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
+        return dict(self._init_values(None, args, None, func))
+
+    def _called_by_init(self, inst: Inst, summary, method: str) -> values.Env:
+        """What the method ``method`` (a qualname of ``summary``) receives when its class's
+        ``__init__`` calls it on ``self`` while ``inst`` is built; a parameter the calls disagree
+        on holds each value; empty when ``__init__`` does not call it."""
+        cls_name, _, name = method.rpartition(".")
+        init = summary.functions.get(f"{cls_name}.__init__")
+        key = (inst, summary.path, method)
+        if init is None or not init.params or key in self._active:
+            return {}
+        self._active.add(key)
+        try:
+            found = []
+            env = None
+            for ev in init.events:
+                if ev.func is None or ev.func.op != "attr" or ev.func.value != name or not ev.func.parts \
+                        or ev.func.parts[0] != Expr("param", init.params[0].name):
+                    continue
+                env = env or self._method_env(inst, summary, f"{cls_name}.__init__")
+                found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
+            if not found:
+                return {}
+            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
+        finally:
+            self._active.discard(key)

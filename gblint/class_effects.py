@@ -1,0 +1,85 @@
+"""What functions run with a class do to it: a class decorator's ``cls.forward = wrapper`` or
+``cls.__init__ = init`` (the way transformers' ``use_experts_implementation`` dispatches an experts
+layer's ``forward``), and what such an ``__init__``, a method made outside its class, stores on
+``self``. Python runs the decorator once, when the ``class`` statement runs; every instance then
+has the attributes it stored, and Dynamo traces those (the wrapper, not the class body's method)."""
+from __future__ import annotations
+
+from . import values
+from .invoke import Args
+from .model import Expr, FileSummary, Frame
+from .objects import Bound, Closure, Cls, Func, Inst
+from .semantics import TRANSPARENT_DECORATORS
+from .values import OUTER, UNKNOWN, union
+
+
+class ClassEffectsMixin:
+    """For :class:`gblint.interp.Interpreter`: ``self._class_sets`` holds, per ``(path, class
+    qualname)``, each attribute a function run with the class stored and what it holds."""
+
+    def _decorated(self, summary: FileSummary, qualname: str) -> Expr:
+        """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
+        each is called with the class (what it stores on it, ``cls.forward = wrapper``, becomes
+        the class's attribute: :meth:`note_class_store`), and the class it returns is the value."""
+        value: Expr = Cls(summary.path, qualname)
+        for d in reversed(summary.classes[qualname].decorators):
+            if d.qualname in TRANSPARENT_DECORATORS or d.expr is None:
+                continue
+            deco = self._eval(d.expr, self.module_env(summary.path), None)
+            if not isinstance(deco, (Func, Closure)):
+                continue
+            result = self.apply(deco, Args((value,)), None, want=True)
+            kept = [p for p in (result.parts if result.op == "union" else (result,)) if isinstance(p, Cls)]
+            if kept:
+                value = union(kept)
+        return value
+
+    def note_class_store(self, cls: Cls, name: str, value: Expr, sure: bool) -> None:
+        """A function run with the class ``cls`` stores ``value`` as its attribute ``name``; not
+        on every path (``sure`` False): it may keep what it had."""
+        if not sure:
+            before = self.class_attr(cls, name, None, None)
+            value = values.alternatives((before, value)) if before is not None else value
+        sets = self._class_sets.setdefault((cls.path, cls.qualname), {})
+        sets[name] = union((sets[name], value)) if name in sets else value
+
+    def _stored_by_init(self, inst: Inst, name: str) -> list:
+        """What an ``__init__`` that a class decorator put on ``inst``'s class (a closure, not a
+        method of the class) stores as ``self.<name>``, run with the arguments ``inst`` was built with."""
+        init = self.class_attr(inst.cls, "__init__", None, None)
+        if not isinstance(init, Closure):
+            return []
+        summary = self.project.by_path.get(init.func.path)
+        info = summary.functions.get(init.func.qualname) if summary is not None else None
+        if info is None or not info.params:
+            return []
+        stores = [(v, sure) for p, attr, v, sure in info.param_stores if p == info.params[0].name and attr == name]
+        if not stores:
+            return []
+        env = dict(inst.init, **{info.params[0].name: inst})
+        if init.outer is not None:
+            env[OUTER] = init.outer
+        env = self.frame_env(Frame(summary.path, info), env)
+        return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
+                for v, sure in stores]
+
+    def stored_on_class(self, summary: FileSummary, info, name: str, recv):
+        """What a function run with the class ``info`` (of ``summary``) stored as its attribute
+        ``name``, bound to ``recv`` (an instance, None for the class); None when none did."""
+        stored = self._class_sets.get((summary.path, info.qualname), {}).get(name)
+        if stored is None:
+            return None
+        return union(Bound(recv, p) if recv is not None and isinstance(p, (Func, Closure)) else p
+                     for p in (stored.parts if stored.op == "union" else (stored,)))
+
+    def note_param_stores(self, info, env: values.Env) -> None:
+        """The function ``info`` runs with ``env``: its stores on a parameter holding a class are
+        that class's attributes from now on. The locals it reads the class into before storing
+        (``original = cls.forward``) are evaluated first, so they keep what the class had."""
+        stores = [s for s in info.param_stores if isinstance(env.get(s[0]), Cls)]
+        if not stores:
+            return
+        for name in info.locals:
+            self._eval(Expr("local", name), env, None)
+        for param, attr, value, sure in stores:
+            self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
