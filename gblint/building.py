@@ -49,9 +49,7 @@ class BuildingMixin:
                     elif got == init and ev.args is not None and ev.args.positional \
                             and self._eval(ev.args.positional[0], fenv, None) == inst:
                         found.append(self._passed(ev, fenv, init, bound=False))
-            if not found:
-                return {}
-            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
+            return _agreed(found)
         finally:
             self._active.discard(key)
 
@@ -82,8 +80,14 @@ class BuildingMixin:
                     continue
                 env = env or self._method_env(inst, summary, f"{cls_name}.__init__")
                 found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
-            if not found:
-                return {}
-            return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}
+            return _agreed(found)
         finally:
             self._active.discard(key)
+
+
+def _agreed(found: list) -> values.Env:
+    """The parameters every binding of ``found`` (one per call) binds, each holding what any of
+    the calls passed it."""
+    if not found:
+        return {}
+    return {k: union(e[k] for e in found) for k in found[0] if all(k in e for e in found)}

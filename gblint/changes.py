@@ -76,8 +76,9 @@ def _uses(info: FunctionInfo) -> Tuple[FrozenSet[str], FrozenSet[str]]:
         found |= _named(_argument_values(ev.args))
     if len(_USES) > 500_000:  # a long-lived server: summaries of old edits go
         _USES.clear()
-    _USES[id(info)] = (info, frozenset(found), frozenset(called))
-    return _USES[id(info)][1], _USES[id(info)][2]
+    uses = frozenset(found), frozenset(called)
+    _USES[id(info)] = (info,) + uses
+    return uses
 
 
 def _argument_values(args) -> Iterable[Expr]:

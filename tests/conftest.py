@@ -44,6 +44,16 @@ def run_cli(*args, stdin=None, cwd=None):
                           cwd=cwd or ROOT)
 
 
+@pytest.fixture()
+def site_dir(tmp_path, monkeypatch):
+    """A folder first on the ``PYTHONPATH`` of the gblint processes :func:`run_cli` starts: a
+    package written there is an installed one (``--follow-imports`` finds it)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    return site
+
+
 @pytest.fixture(scope="session")
 def truth():
     """The measured truth of the example programs: file name -> record (tests/cases/README.md)."""

@@ -6,8 +6,6 @@ import json
 import os
 import textwrap
 
-import pytest
-
 from .conftest import run_cli
 
 LIB = textwrap.dedent("""\
@@ -39,16 +37,6 @@ USER = textwrap.dedent("""\
     """)
 
 
-@pytest.fixture()
-def site(tmp_path):
-    site = tmp_path / "site"
-    site.mkdir()
-    old = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = f"{site}{os.pathsep}{old}"
-    yield site
-    os.environ["PYTHONPATH"] = old
-
-
 def _install(site, dep):
     (site / "fancylib").mkdir()
     (site / "fancylib" / "__init__.py").write_text(LIB.format(dep=dep))
@@ -66,8 +54,8 @@ def _check(user, *extra):
     return json.loads(proc.stdout)
 
 
-def test_a_package_the_followed_one_imports_is_followed_too(site):
-    user = _install(site, "shufflekit")
+def test_a_package_the_followed_one_imports_is_followed_too(site_dir):
+    user = _install(site_dir, "shufflekit")
     doc = _check(user)
     inside = [d for d in doc["diagnostics"] if d["path"].endswith(os.path.join("shufflekit", "ops.py"))]
     assert [(d["code"], d["line"], d["effect"]) for d in inside] == [("GBL301", 2, "break")], doc["diagnostics"]
@@ -75,18 +63,18 @@ def test_a_package_the_followed_one_imports_is_followed_too(site):
     assert ("ops.py", "shuffle") in functions
 
 
-def test_a_package_dynamo_skips_is_not_followed(site):
-    user = _install(site, "tabulate")  # in THIRDPARTY_SKIPLIST: Dynamo calls it, never traces it
+def test_a_package_dynamo_skips_is_not_followed(site_dir):
+    user = _install(site_dir, "tabulate")  # in THIRDPARTY_SKIPLIST: Dynamo calls it, never traces it
     doc = _check(user)
     assert not [d for d in doc["diagnostics"] if d["path"].endswith("ops.py")], doc["diagnostics"]
     functions = {f["function"] for f in doc["coverage"]["functions"]}
     assert "shuffle" not in functions and "Block.forward" in functions
 
 
-def test_only_the_followed_packages_imports_are_followed(site):
+def test_only_the_followed_packages_imports_are_followed(site_dir):
     """The checked file itself importing an installed package does not follow it (that takes
     ``--follow-imports``): the call is listed as not followed."""
-    user = _install(site, "shufflekit")
+    user = _install(site_dir, "shufflekit")
     user.write_text(textwrap.dedent("""\
         import torch
         from shufflekit.ops import shuffle

@@ -73,8 +73,8 @@ def test_entry_point_without_compile_call(tmp_path):
     assert [d["code"] for d in json.loads(proc.stdout)["diagnostics"]] == ["GBL201"]
 
 
-def test_follow_imports_reads_an_installed_package_without_importing_it(tmp_path):
-    site = tmp_path / "site"
+def test_follow_imports_reads_an_installed_package_without_importing_it(tmp_path, site_dir):
+    site = site_dir
     (site / "fancylib").mkdir(parents=True)
     (site / "fancylib" / "__init__.py").write_text("raise RuntimeError('imported!')\nfrom .layers import Gate\n")
     (site / "fancylib" / "layers.py").write_text(textwrap.dedent("""\
@@ -101,14 +101,9 @@ def test_follow_imports_reads_an_installed_package_without_importing_it(tmp_path
 
         compiled = torch.compile(Model())
         """))
-    env_path = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = f"{site}{os.pathsep}{env_path}"
-    try:
-        plain = run_cli("check", "--no-cache", str(user))
-        followed = run_cli("check", "--no-cache", "--format", "json", "--follow-imports", "fancylib", str(user))
-        missing = run_cli("check", "--no-cache", "--follow-imports", "no_such_pkg_xyz", str(user))
-    finally:
-        os.environ["PYTHONPATH"] = env_path
+    plain = run_cli("check", "--no-cache", str(user))
+    followed = run_cli("check", "--no-cache", "--format", "json", "--follow-imports", "fancylib", str(user))
+    missing = run_cli("check", "--no-cache", "--follow-imports", "no_such_pkg_xyz", str(user))
     assert plain.returncode == 0
     d, at_call = json.loads(followed.stdout)["diagnostics"]
     assert (d["code"], d["line"], d["frame"]) == ("GBL301", 5, "Model.forward")
