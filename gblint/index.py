@@ -92,6 +92,10 @@ class Project:
             if target and target != dotted:
                 tail = ".".join(parts[cut + 1:])
                 return self.lookup(f"{target}.{tail}" if tail else target, depth + 1)
+            if summary.star_imports and self.module(f"{mod}.{head}") is not None:
+                # a submodule: importing it binds it on its package, over any name a star import
+                # bound (and its star-imported siblings need not be searched, ~400 in transformers)
+                return None
             for star in summary.star_imports:  # `from M import *`: M's names, if M can bind `head`
                 if star != mod and (self.loader is None or self.loader.may_define(star, head)):
                     found = self.lookup(f"{star}.{rest}", depth + 1)

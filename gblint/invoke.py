@@ -496,7 +496,8 @@ class CallsMixin:
         if name == "builtins.next" and first is not None:
             return self.iterate(first)
         if name == "builtins.enumerate" and first is not None:
-            return Expr("filtered", parts=(first, Expr("seq", parts=(UNKNOWN, self.iterate(first)))))
+            # the count is an int, never a tensor (a break that needs it to be one cannot happen)
+            return Expr("filtered", parts=(first, Expr("seq", parts=(values.INDEX, self.iterate(first)))))
         if name == "builtins.zip" and args.positional:
             return Expr("filtered", parts=(args.positional[0],
                                            Expr("seq", parts=tuple(self.iterate(a) for a in args.positional))))

@@ -261,6 +261,20 @@ async def test_hover_explains(client: LanguageClient, tmp_path, docs):
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_unresolved_compile_call_is_an_information_note(client: LanguageClient, tmp_path, docs):
+    """A compile call whose target gblint cannot resolve is named in the editor too (GBL003 at the
+    call, severity Information, saying what would resolve it), never an empty, "clean" file."""
+    text = "import torch\nfrom somepkg import Model\n\nmodel = torch.compile(Model())\n"
+    uri = _write(tmp_path, "driver.py", text)
+    _open(client, uri, text, docs=docs)
+    diags = await _diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert _codes(diags) == ["GBL003"]
+    assert diags[0].severity == lsp.DiagnosticSeverity.Information
+    assert diags[0].range.start.line == 3
+    assert "--follow-imports somepkg" in diags[0].message
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_survives_syntax_error_and_malformed_documents(client: LanguageClient, tmp_path, docs):
     bad = _write(tmp_path, "bad.py", "def f(:\n    pass\n")
     _open(client, bad, "def f(:\n    pass\n", docs=docs)

@@ -194,3 +194,31 @@ def test_a_compile_call_that_resolves_to_nothing_is_named(tmp_path):
     assert "GBL003" in text.stdout and "All checks passed" not in text.stdout
     (tmp_path / "somepkg.py").write_text(NET.replace("class Net", "class Model"))
     assert [d["code"] for d in check_json(str(tmp_path), "main.py")["diagnostics"]] == ["GBL107"]
+
+
+def test_a_submodule_is_found_without_reading_the_star_imported_siblings(tmp_path, monkeypatch):
+    """``pkg.auto`` where ``pkg/__init__.py`` star-imports many siblings that all mention the word
+    `auto` (transformers' ``models/__init__.py`` and its ~400 model packages): the submodule is the
+    attribute (importing it binds it on its package), so the siblings are never read. Reading them
+    cost a transformers driver 900 modules, and what they change (``config.x = ...`` in a model
+    nobody runs) made values undecided."""
+    from gblint.config import Settings
+    from gblint.engine import Loader
+    from gblint.index import Project
+    from gblint.interp import Module
+
+    pkg = tmp_path / "site" / "starpkg"
+    pkg.mkdir(parents=True)
+    siblings = [f"m{i}" for i in range(30)]
+    (pkg / "__init__.py").write_text("".join(f"from .{m} import *\n" for m in siblings))
+    for m in siblings:
+        (pkg / f"{m}.py").write_text(f"from . import auto\n\n\ndef {m}_helper():\n    return auto.helper()\n")
+    (pkg / "auto.py").write_text("def helper():\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    loader = Loader(Settings(follow_imports=["starpkg"]))
+    project = Project([], loader)
+    assert isinstance(project.interp.global_value("starpkg.auto"), Module)
+    assert project.lookup("starpkg.auto.helper")[1] == "helper"
+    assert project.lookup("starpkg.m7_helper")[0].module == "starpkg.m7"  # a star-imported name still resolves
+    read = sorted(os.path.basename(p) for p in loader.followed_paths)
+    assert read == ["__init__.py", "auto.py", "m7.py"]
