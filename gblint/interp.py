@@ -525,7 +525,12 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
                              self._eval(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                return self.changed(name, self._opened(union(found), name, mro))
+                value = self.changed(name, self._opened(union(found), name, mro))
+                if calls is not None and self._held_by_module(inst, value):
+                    fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
+                    if fallback is not None:  # submodules live in `_modules`, not the instance's __dict__
+                        self.apply(fallback, Args((const(name),)), calls, want=False)
+                return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
             return self.changed(name, self._opened(values.alternatives(later + ([got] if got is not None else [])),
@@ -540,6 +545,24 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
         if name in SELF_RETURNING_METHODS and self._is_module(inst):
             return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
+
+    def _held_by_module(self, inst: Inst, value: Expr) -> bool:
+        """Whether ``value``, stored as an attribute of ``inst``, lives outside the instance's
+        ``__dict__``: ``inst`` is an ``nn.Module`` and the value a submodule or parameter, which
+        ``nn.Module.__setattr__`` keeps in ``_modules``/``_parameters``. Reading it then runs the
+        class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
+        (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
+        ``tests/test_reach.py``)."""
+        if not self._is_module(inst):
+            return False
+        for p in value.parts if value.op == "union" else (value,):
+            if isinstance(p, Inst) and self._is_module(p):
+                return True
+            if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
+                return True
+            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or (p.op == "dict" and p.value == "moduledict"):
+                return True
+        return False
 
     def _method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:
         """The environment a method of ``inst``'s class runs in: ``self`` is ``inst``; for the

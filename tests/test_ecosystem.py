@@ -50,3 +50,39 @@ def test_gate_detects_a_drop():
     lower["sets"]["break sites"]["recall"] = 0.25
     assert gate.drops(figures, lower) == ["break sites recall: 0.25 < 0.5"]
     assert gate.drops(figures, figures) == []
+
+
+# Drivers of the harness written both ways: transformers' top level is a _LazyModule (names declared
+# under TYPE_CHECKING through star imports), diffusers' an _import_structure dictionary.
+IMPORT_MODELS = ["transformers/albert", "transformers/ctrl", "transformers/rwkv", "transformers/sew",
+                 "transformers/roberta", "transformers/mamba", "diffusers/UNet2DModel", "diffusers/VQModel",
+                 "diffusers/Lumina2Transformer2DModel", "diffusers/MochiTransformer3DModel",
+                 "diffusers/FluxTransformer2DModel", "diffusers/AutoencoderKL"]
+
+
+def test_top_level_imports_reach_what_deep_imports_reach(tmp_path):
+    """``from transformers import AlbertModel`` finds the same compiled region and reaches the same
+    functions as ``from transformers.models.albert.modeling_albert import AlbertModel``, on a dozen
+    measured models of the two lazy packages (what each reaches of Dynamo's trace is the gate's)."""
+    from gblint.fs import package_dir
+    from measure import load_truth
+    from score import predicted_sets, run_gblint, truth_sets
+    from spec import PACKAGES, deep_imports, driver
+    assert not gate.missing_packages({"models": IMPORT_MODELS})
+    cache = str(tmp_path / "cache")
+    for model in IMPORT_MODELS:
+        package, name = model.split("/", 1)
+        rec = load_truth(package)["models"][name]
+        deep = deep_imports(rec["setup"], package, package_dir(package))
+        assert deep != rec["setup"] and f"from {package} import" not in deep
+        reached = {}
+        for how, setup in (("top", rec["setup"]), ("deep", deep)):
+            path = tmp_path / f"{how}_{name}.py"
+            path.write_text(driver(setup))
+            doc = run_gblint(str(path), PACKAGES[package]["follow"], cache)
+            assert "error" not in doc, doc.get("error")
+            regions = sorted((r["path"], r["function"]) for r in doc["coverage"]["regions"])
+            assert len(regions) == 1, (model, how, regions)
+            reached[how] = (regions, predicted_sets(doc, str(path))[0])
+        assert reached["top"] == reached["deep"], model
+        assert truth_sets(rec)[0] & reached["top"][1], model  # the functions reached are what Dynamo traced

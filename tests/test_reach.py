@@ -222,3 +222,56 @@ def test_a_submodule_is_found_without_reading_the_star_imported_siblings(tmp_pat
     assert project.lookup("starpkg.m7_helper")[0].module == "starpkg.m7"  # a star-imported name still resolves
     read = sorted(os.path.basename(p) for p in loader.followed_paths)
     assert read == ["__init__.py", "auto.py", "m7.py"]
+
+
+GETATTR = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+
+    class Base(nn.Module):
+        def __getattr__(self, name):
+            if name == "{name}":
+                print("looked up", name)
+            return super().__getattr__(name)
+
+
+    class Net(Base):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.scale = 2.0
+
+        def forward(self, x):
+            return self.lin(x) * self.scale
+    """)
+
+
+@pytest.mark.parametrize("name, breaks", [("lin", True), ("scale", False)])
+def test_a_submodule_read_runs_the_modules_getattr(tmp_path, name, breaks):
+    """``self.lin`` lives in ``_modules``, not in the instance's ``__dict__``, so reading it runs
+    the class's ``__getattr__`` and Dynamo inlines it (diffusers' ``ModelMixin.__getattr__`` on every
+    submodule read); ``self.scale``, a float, is found in ``__dict__`` and runs nothing."""
+    source = GETATTR.format(name=name)
+    (tmp_path / "m.py").write_text(source + '\ncompiled = torch.compile(Net(), backend="eager")\n')
+    doc = check_json(str(tmp_path), "m.py")
+    found = [(d["line"], d["code"], d["certainty"]) for d in doc["diagnostics"] if d["effect"] != "info"]
+    assert found == ([(8, "GBL301", "definite")] if breaks else [])
+    assert ("m.py", "Base.__getattr__") in {(os.path.basename(f["path"]), f["function"])
+                                           for f in doc["coverage"]["functions"]}
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        (tmp_path / "m_run.py").write_text(source)
+        import importlib
+        mod = importlib.import_module("m_run")
+        compiled = torch.compile(mod.Net(), backend="eager", fullgraph=True)
+        if breaks:
+            with pytest.raises(Exception, match="print|builtin"):
+                compiled(torch.ones(2))
+        else:
+            compiled(torch.ones(2))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("m_run", None)
+        torch._dynamo.reset()

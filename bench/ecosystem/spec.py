@@ -45,6 +45,42 @@ def driver(setup_source: str) -> str:
     return text + COMPILE_LINES
 
 
+def deep_imports(setup_source: str, package: str, root: str) -> str:
+    """``setup_source`` with each ``from PACKAGE import A, B`` line (``package``: the top-level
+    module, such as ``transformers``) rewritten to import every name from the module that defines
+    it (``from transformers.models.albert.modeling_albert import AlbertModel``), found by the
+    ``class``/``def`` statement in the sources under ``root`` (the package's folder), without
+    importing the package. The driver written this way is what a package's lazy top level must
+    resolve to. Raises ``LookupError`` for a name defined nowhere, or in more than one module."""
+    import re
+    defined = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            # never imported: diffusers' placeholders for a missing backend (utils/dummy_pt_objects.py),
+            # transformers' inputs to its code generator (models/*/modular_*.py)
+            if not name.endswith(".py") or name.startswith(("dummy_", "modular_")):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            rel = os.path.relpath(path, os.path.dirname(root))[:-3].replace(os.sep, ".")
+            module = rel[: -len(".__init__")] if rel.endswith(".__init__") else rel
+            for m in re.finditer(r"^(?:class|def) (\w+)\b", text, re.M):
+                defined.setdefault(m.group(1), set()).add(module)
+    out = []
+    for line in setup_source.splitlines():
+        m = re.match(rf"from {re.escape(package)} import (.+)$", line)
+        if not m:
+            out.append(line)
+            continue
+        for name in (n.strip() for n in m.group(1).split(",")):
+            modules = defined.get(name, set())
+            if len(modules) != 1:
+                raise LookupError(f"{name}: defined in {sorted(modules) or 'no module'} of {package}")
+            out.append(f"from {modules.pop()} import {name}")
+    return "\n".join(out) + "\n"
+
+
 def catalog(package: str):
     """The catalogue module of ``package`` (a key of :data:`PACKAGES`). Raises ``KeyError``."""
     import importlib
@@ -78,4 +114,4 @@ def literal(value) -> str:
     return repr(value)
 
 
-__all__: List[str] = ["PACKAGES", "driver", "catalog", "literal", "site_relative", "frame_name", "COMPILE_LINES"]
+__all__: List[str] = ["PACKAGES", "driver", "deep_imports", "catalog", "literal", "site_relative", "frame_name", "COMPILE_LINES"]
