@@ -450,7 +450,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py); an
                 # item store's __setitem__ (a read event with arguments) resumes after its
                 # STORE_SUBSCR like a call (tests/fixtures/reach/o14_dataclass_output_and_item_store.py)
-                property_read = ev.read and ev.args is None
+                property_read = (ev.read and ev.args is None) or values.READ in (callee_env or {})
                 site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if property_read else ib.event
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,

@@ -322,12 +322,12 @@ class Loader:
             self._mentions[key] = self._mentions_word(name, word)
         return self._mentions[key]
 
-    def _mentions_word(self, name: str, word: str) -> bool:
+    def _mentions_word(self, name: str, word: str, pattern=None) -> bool:
         root = self.followed.get(name.split(".")[0])
         if root is None:
             return True
         base = os.path.join(root, *name.split(".")[1:])
-        pattern = re.compile(rf"\b{re.escape(word)}\b")
+        pattern = pattern or re.compile(rf"\b{re.escape(word)}\b")
         if os.path.isfile(base + ".py"):
             files = [base + ".py"]
         elif os.path.isdir(base):
@@ -343,6 +343,20 @@ class Loader:
             if word in text and pattern.search(text):
                 return True
         return False
+
+    def may_bind(self, name: str, word: str) -> bool:
+        """Whether module ``name`` (a file, or a package and everything under it) may bind ``word``
+        at its top level, so that ``from name import *`` binds it: a ``def``/``class``/assignment of
+        it in column 0, or an import of it. Stricter than :meth:`may_define` (a mention), to tell
+        whether a star import can hide a submodule of the same name (``from .act import *`` where
+        ``act.py`` defines ``act``); True when ``name`` is not a followed package's module."""
+        key = (name, "=" + word)
+        if key not in self._mentions:
+            w = re.escape(word)
+            self._mentions[key] = self._mentions_word(name, word, re.compile(
+                rf"^(?:(?:async\s+)?def\s+{w}\b|class\s+{w}\b|{w}\s*[:=]|(?:from\s+\S+\s+)?import\b.*\b{w}\b)"
+                rf"|^\s+(?:\w+\s+as\s+)?{w}\s*(?:,|\)|$)", re.M))
+        return self._mentions[key]
 
     def _nearby(self, name: str) -> Optional[Tuple[str, bool]]:
         """``(path, is_package)`` of module ``name`` under one of :attr:`roots`, or None."""

@@ -92,9 +92,11 @@ class Project:
             if target and target != dotted:
                 tail = ".".join(parts[cut + 1:])
                 return self.lookup(f"{target}.{tail}" if tail else target, depth + 1)
-            if summary.star_imports and self.module(f"{mod}.{head}") is not None:
-                # a submodule: importing it binds it on its package, over any name a star import
-                # bound (and its star-imported siblings need not be searched, ~400 in transformers)
+            if summary.star_imports and self.module(f"{mod}.{head}") is not None and self.loader is not None \
+                    and not any(self.loader.may_bind(star, head) for star in summary.star_imports if star != mod):
+                # a submodule that no star import can rebind (`from .act import *` where act.py
+                # defines `act` does): the package's attribute, and its star-imported siblings need
+                # not be read (~400 in transformers)
                 return None
             for star in summary.star_imports:  # `from M import *`: M's names, if M can bind `head`
                 if star != mod and (self.loader is None or self.loader.may_define(star, head)):

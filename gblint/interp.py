@@ -21,6 +21,7 @@ construction (``__post_init__``), decorators (evaluated, not assumed), closures 
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, Optional, Tuple
 
 from . import values
@@ -529,7 +530,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
                 if calls is not None and self._held_by_module(inst, value):
                     fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
                     if fallback is not None:  # submodules live in `_modules`, not the instance's __dict__
-                        self.apply(fallback, Args((const(name),)), calls, want=False)
+                        self._getattr(fallback, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
@@ -539,12 +540,24 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
             return self.changed(name, got)
         fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
         if fallback is not None:
-            return self.apply(fallback, Args((const(name),)), calls, want=True)
+            return self._getattr(fallback, name, calls, want=True)
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
             return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
         if name in SELF_RETURNING_METHODS and self._is_module(inst):
             return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
+
+    def _getattr(self, method: Expr, name: str, calls: Optional[list], want: bool) -> Expr:
+        """Run ``method``, a class's ``__getattr__`` bound to the instance, for attribute ``name``;
+        what it runs goes into ``calls`` marked as run inside an attribute read (:attr:`Target.read`):
+        a break there skips the reading frame, which Dynamo cannot resume mid-``LOAD_ATTR``
+        (measured on torch 2.13, ``tests/test_reach.py``)."""
+        if calls is None:
+            return self.apply(method, Args((const(name),)), None, want)
+        mine: list = []
+        got = self.apply(method, Args((const(name),)), mine, want)
+        calls.extend(dataclasses.replace(t, read=True) if t.frame is not None else t for t in mine)
+        return got
 
     def _held_by_module(self, inst: Inst, value: Expr) -> bool:
         """Whether ``value``, stored as an attribute of ``inst``, lives outside the instance's
@@ -653,6 +666,10 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
             return base
         if base.op == "seq":
             if key.op == "slice":
+                if base.value is None and len(set(base.parts)) > 1:
+                    # the slice's bounds are not kept: any item may be at any place of the result
+                    # (`pair[1:][0]` of an enumerate pair is its item, not its count)
+                    return Expr("filtered", parts=(base, union(base.parts)))
                 return base
             if key.op == "const" and isinstance(key.value, int) and not isinstance(key.value, bool):
                 if 0 <= key.value < len(base.parts) or (base.value not in values.OPEN

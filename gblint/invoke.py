@@ -29,6 +29,8 @@ _MAX_RECURSION = 3  # results of one function evaluated inside one another, at m
 class Target:
     """What a call runs: ``frame`` with its parameters holding ``env``; ``flat`` when it runs
     as a higher-order op's body (``checkpoint``: a break inside is one break of the caller).
+    ``read`` when it runs inside an attribute read (``__getattr__``: Dynamo cannot resume in the
+    middle of a ``LOAD_ATTR``, so a break there skips the reading frame).
     Or, with ``frame`` None, the break the call itself is: ``kind`` ``construct`` (an
     ``nn.Module`` built in the region, of class ``name``), ``disabled`` (a
     ``torch.compiler.disable``d object), ``rnn`` (an RNN module Dynamo does not trace)."""
@@ -39,6 +41,7 @@ class Target:
     kind: str = ""
     name: str = ""
     maybe: str = ""  # what the called value is, when it may be something else too (one part of a union)
+    read: bool = False  # runs inside an attribute read (a `__getattr__`): a break there cannot resume
 
 
 @dataclasses.dataclass(frozen=True)

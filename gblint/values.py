@@ -382,6 +382,7 @@ def changed_in_place(v: Expr) -> Expr:
 
 RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
 FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
+READ = "\0read"  # an Env key of a call target's values: it runs inside an attribute read (Target.read)
 VIA = "\0via"  # an Env key of a call target's values: the target runs only when the called value is this one (a test in words)
 MODE = "\0training"  # an Env key: ``self.training`` in the region (a const bool), when the code sets the mode
 OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)

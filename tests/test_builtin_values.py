@@ -27,7 +27,7 @@ PROGRAM = textwrap.dedent('''\
     def label_all(*args):
         bound = inspect.signature(label_all).bind(*args)
         args = list(bound.args)  # a list gblint cannot see into
-        return [ordinal({passed}) for i, x in enumerate(args)]
+        return [ordinal({passed}) for i, x in enumerate(args) for p in [(i, x)]]
 
 
     def f(a, b):
@@ -38,6 +38,8 @@ CASES = {
     # (what the helper gets, break lines gblint reports with their certainty, lines Dynamo breaks at)
     "the count": ("i", [], []),
     "the item": ("x", [(7, "definite"), (15, "definite")], [7]),
+    # a slice keeps no bounds here: the pair's item may be anywhere in it (here it is)
+    "the item of a sliced pair": ("p[1:][0]", [(7, "definite"), (15, "definite")], [7]),
 }
 
 
