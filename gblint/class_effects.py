@@ -5,12 +5,15 @@ layer's ``forward``), and what such an ``__init__``, a method made outside its c
 has the attributes it stored, and Dynamo traces those (the wrapper, not the class body's method)."""
 from __future__ import annotations
 
+import dataclasses
+from typing import Optional
+
 from . import values
 from .invoke import Args
 from .model import Expr, FileSummary, Frame
-from .objects import Bound, Closure, Cls, Func, Inst
+from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import TRANSPARENT_DECORATORS
-from .values import OUTER, UNKNOWN, union
+from .values import OUTER, UNKNOWN, const, union
 
 
 class ClassEffectsMixin:
@@ -83,3 +86,39 @@ class ClassEffectsMixin:
             self._eval(Expr("local", name), env, None)
         for param, attr, value, sure in stores:
             self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
+
+    def _getattr(self, method: Expr, name: str, calls: Optional[list], want: bool) -> Expr:
+        """Run ``method``, a class's ``__getattr__`` bound to the instance, for attribute ``name``;
+        what it runs goes into ``calls`` marked as run inside an attribute read (:attr:`Target.read`):
+        a break there skips the reading frame, which Dynamo cannot resume mid-``LOAD_ATTR``
+        (measured on torch 2.13, ``tests/test_reach.py``)."""
+        if calls is None:
+            return self.apply(method, Args((const(name),)), None, want)
+        mine: list = []
+        got = self.apply(method, Args((const(name),)), mine, want)
+        calls.extend(dataclasses.replace(t, read=True) if t.frame is not None else t for t in mine)
+        return got
+
+    def _held_by_module(self, inst: Inst, value: Expr) -> bool:
+        """Whether ``value``, stored as an attribute of ``inst``, lives outside the instance's
+        ``__dict__``: ``inst`` is an ``nn.Module`` and the value a submodule or parameter, which
+        ``nn.Module.__setattr__`` keeps in ``_modules``/``_parameters``. Reading it then runs the
+        class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
+        (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
+        ``tests/test_reach.py``)."""
+        if not self._is_module(inst):
+            return False
+        for p in value.parts if value.op == "union" else (value,):
+            if isinstance(p, Inst) and self._is_module(p):
+                return True
+            if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
+                return True
+            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or (p.op == "dict" and p.value == "moduledict"):
+                return True
+        return False
+
+    @staticmethod
+    def _on_class(summary: FileSummary, method: str) -> bool:
+        """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
+        info = summary.functions.get(method)
+        return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)

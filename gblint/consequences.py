@@ -339,7 +339,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                                       conditions=self.owner.residual(ev.blocks, env))
                 if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
-                elif verdict == Outcome.SKIP:
+                elif verdict == Outcome.SKIP and not self.owner.residual(ev.blocks, env):
                     skipped = True
                 continue
             if ev.kind == EventKind.CALL:
@@ -374,27 +374,29 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
     last_call_resumed = False
 
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
-        """Handle a call event of ``frame`` (its parameters holding ``env``); return True when it
-        skips ``frame``."""
+        """Handle a call event of ``frame`` (its parameters holding ``env``); True when it skips
+        ``frame`` whatever the values (after a skip under a condition the usual run goes on)."""
         env = env or {}
         self.last_call_resumed = False
-        skipped = False
+        skipped = sure = False
         for callee, callee_env, flat in self.owner.call_targets(frame, ev, env):
             via = self.owner.via(callee_env)
             if isinstance(callee, Event):  # at the call, or where it reads the module first (rnn_first_read)
                 blocks = ev.blocks if callee.span == ev.span else callee.blocks
-                verdict = self.decide(frame, callee, blocks, callee, checkpoint, (),
-                                      conditions=self.owner.residual(ev.blocks, env) + via)
+                conditions = self.owner.residual(ev.blocks, env) + via
+                verdict = self.decide(frame, callee, blocks, callee, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
+                sure |= verdict == Outcome.SKIP and not conditions
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 continue
             info = callee.info
             dec = info.decorator(*DISABLE)
             if dec is not None:
                 brk = disabled_function_break(ev, callee)
-                verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
-                                      conditions=self.owner.residual(ev.blocks, env) + via)
+                conditions = self.owner.residual(ev.blocks, env) + via
+                verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
+                sure |= verdict == Outcome.SKIP and not conditions
                 self.last_call_resumed |= verdict == Outcome.RESUME
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
                     inner_env = self.owner.callee_values(ev, callee, env, callee_env)[0]
@@ -407,9 +409,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
                     brk = nonstrict_break(ev, callee)
-                    verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (),
-                                          conditions=self.owner.residual(ev.blocks, env) + via)
+                    conditions = self.owner.residual(ev.blocks, env) + via
+                    verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                     skipped |= verdict == Outcome.SKIP
+                    sure |= verdict == Outcome.SKIP and not conditions
                     if not self.region_failed:
                         self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
                 continue
@@ -436,7 +439,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                           first.event.gb_ids, trace,
                           subject=f"{first.event.detail} inside generator `{callee.name}`")
                 self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks")
-                skipped = True
+                skipped = sure = True
                 continue
             seen_sites = set()
             verdicts = []
@@ -457,6 +460,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
                                        conditions=self.owner.residual(ev.blocks, env) + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
+                sure |= verdict == Outcome.SKIP and not (self.owner.residual(ev.blocks, env) + ib.conditions)
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
@@ -466,7 +470,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
                     self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
-        return skipped
+        return sure
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:
         """Whether a break reached through the call ``ev`` raises: fullgraph, else the innermost

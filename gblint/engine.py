@@ -41,7 +41,7 @@ from .noqa import noqa_lines
 from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
-from .fs import in_stdlib, package_dir
+from .fs import in_stdlib, module_text_matches, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -326,23 +326,8 @@ class Loader:
         root = self.followed.get(name.split(".")[0])
         if root is None:
             return True
-        base = os.path.join(root, *name.split(".")[1:])
-        pattern = pattern or re.compile(rf"\b{re.escape(word)}\b")
-        if os.path.isfile(base + ".py"):
-            files = [base + ".py"]
-        elif os.path.isdir(base):
-            files = (os.path.join(d, f) for d, _, names in os.walk(base) for f in names if f.endswith(".py"))
-        else:
-            return False
-        for path in files:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
-            except OSError:
-                continue
-            if word in text and pattern.search(text):
-                return True
-        return False
+        return module_text_matches(os.path.join(root, *name.split(".")[1:]), word,
+                                   pattern or re.compile(rf"\b{re.escape(word)}\b"))
 
     def may_bind(self, name: str, word: str) -> bool:
         """Whether module ``name`` (a file, or a package and everything under it) may bind ``word``

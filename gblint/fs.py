@@ -261,3 +261,25 @@ def package_dir(name: str) -> Optional[str]:
         if not os.path.isfile(os.path.join(root, "__init__.py")):
             return None
     return root
+
+
+def module_text_matches(base: str, word: str, pattern) -> bool:
+    """Whether the module at ``base`` (a path without ``.py``: the file ``base.py``, or every
+    ``.py`` file under the folder ``base``) has text that contains ``word`` and matches
+    ``pattern`` (a compiled regular expression); False when there is no such module. Unreadable
+    files are passed over."""
+    if os.path.isfile(base + ".py"):
+        files = [base + ".py"]
+    elif os.path.isdir(base):
+        files = (os.path.join(d, f) for d, _, names in os.walk(base) for f in names if f.endswith(".py"))
+    else:
+        return False
+    for path in files:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        if word in text and pattern.search(text):
+            return True
+    return False

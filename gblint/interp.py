@@ -21,7 +21,6 @@ construction (``__post_init__``), decorators (evaluated, not assumed), closures 
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Dict, Optional, Tuple
 
 from . import values
@@ -547,36 +546,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
             return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
 
-    def _getattr(self, method: Expr, name: str, calls: Optional[list], want: bool) -> Expr:
-        """Run ``method``, a class's ``__getattr__`` bound to the instance, for attribute ``name``;
-        what it runs goes into ``calls`` marked as run inside an attribute read (:attr:`Target.read`):
-        a break there skips the reading frame, which Dynamo cannot resume mid-``LOAD_ATTR``
-        (measured on torch 2.13, ``tests/test_reach.py``)."""
-        if calls is None:
-            return self.apply(method, Args((const(name),)), None, want)
-        mine: list = []
-        got = self.apply(method, Args((const(name),)), mine, want)
-        calls.extend(dataclasses.replace(t, read=True) if t.frame is not None else t for t in mine)
-        return got
-
-    def _held_by_module(self, inst: Inst, value: Expr) -> bool:
-        """Whether ``value``, stored as an attribute of ``inst``, lives outside the instance's
-        ``__dict__``: ``inst`` is an ``nn.Module`` and the value a submodule or parameter, which
-        ``nn.Module.__setattr__`` keeps in ``_modules``/``_parameters``. Reading it then runs the
-        class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
-        (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
-        ``tests/test_reach.py``)."""
-        if not self._is_module(inst):
-            return False
-        for p in value.parts if value.op == "union" else (value,):
-            if isinstance(p, Inst) and self._is_module(p):
-                return True
-            if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
-                return True
-            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or (p.op == "dict" and p.value == "moduledict"):
-                return True
-        return False
-
     def _method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:
         """The environment a method of ``inst``'s class runs in: ``self`` is ``inst``; for the
         ``__init__`` that built it, the arguments it was built with."""
@@ -650,12 +619,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
                     and init.params and ev.func.parts[0].value == init.params[0].name:
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
-
-    @staticmethod
-    def _on_class(summary: FileSummary, method: str) -> bool:
-        """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
-        info = summary.functions.get(method)
-        return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)
 
     # ------------------------------------------------------------------ items and iteration
     def subscript(self, base: Expr, key: Expr, calls: Optional[list]) -> Expr:

@@ -91,3 +91,45 @@ def test_a_frame_compiled_on_its_own_from_a_conditional_call_is_conditional(tmp_
     # called unconditionally too: the break happens on every call
     got = _codes(tmp_path, FRESH.replace("    return x\n", "    return helper(x)\n"))
     assert got[("GBL107", 5)] == ("definite", None)
+
+
+AFTER_A_CONDITIONAL_SKIP = '''\
+import os
+
+import torch
+
+DEBUG = os.environ.get("GBLINT_TEST_DEBUG") == "1"
+
+
+def step(x):
+    x = x + 1
+    if DEBUG:
+        for i in range(2):
+            print("step", i)
+    x = x * 2
+    print("done")
+    return x.sin()
+'''
+
+
+def test_a_break_after_a_skip_under_a_condition_is_still_reported(tmp_path):
+    """A skip that happens only when a test holds (`if DEBUG:` around a loop that breaks) does not
+    end the frame's walk: when the test is false, the usual run goes on and meets the next break,
+    which is definite (measured: Dynamo breaks at line 14 only). Before, it was never reported (a
+    deprecation warning in diffusers' ``ModelMixin.__getattr__`` hid every break after a submodule
+    read that way)."""
+    import subprocess
+    import sys
+    (tmp_path / "m.py").write_text(AFTER_A_CONDITIONAL_SKIP + '\ncompiled = torch.compile(step, backend="eager")\n')
+    proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", "m.py", cwd=str(tmp_path))
+    got = [(d["line"], d["code"], d["certainty"], d["condition"]) for d in json.loads(proc.stdout)["diagnostics"]]
+    assert got == [(12, "GBL201", "conditional", "when `DEBUG`"), (14, "GBL107", "definite", None)]
+    pytest.importorskip("torch")
+    (tmp_path / "run_m.py").write_text(AFTER_A_CONDITIONAL_SKIP)
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[1]); import run_m\n"
+            "out = torch._dynamo.explain(run_m.step)(torch.ones(2))\n"
+            "print(sorted({s.lineno for r in out.break_reasons for s in r.user_stack[-1:]}))")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         env={k: v for k, v in __import__("os").environ.items() if k != "GBLINT_TEST_DEBUG"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "[14]"

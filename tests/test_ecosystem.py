@@ -86,3 +86,34 @@ def test_top_level_imports_reach_what_deep_imports_reach(tmp_path):
             reached[how] = (regions, predicted_sets(doc, str(path))[0])
         assert reached["top"] == reached["deep"], model
         assert truth_sets(rec)[0] & reached["top"][1], model  # the functions reached are what Dynamo traced
+
+
+def _part(folder, package, traced, reached, hit):
+    """What ``run.py --package PACKAGE --out FOLDER`` writes, for one package of ``traced`` functions."""
+    from score import SETS, summary_row
+    per_model = {"m": {"traced": traced, "reached": reached, "definite": {"pred": 1, "hit": 1},
+                       "shown": {"pred": 1, "hit": 1},
+                       **{s: {"truth": 2, "pred": 2, "hit": hit} for s in SETS}}}
+    truth = {"version": "1.0", "models": {"m": {"modes": {"eval": {"status": "ok"}, "train": {"status": "ok"}}}}}
+    row = summary_row(truth, per_model)
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps({"torch": "2.13.0", "packages": {package: row},
+                                                     "entry_given": {package: row}}))
+    (folder / "details.json").write_text(json.dumps({"packages": {package: {}}, "entry_given": {package: {}}}))
+    return str(folder)
+
+
+def test_runs_of_one_package_each_merge_into_one_table(tmp_path, capsys):
+    """``run.py merge`` pools per-package runs as one run of all of them would (reach over all the
+    functions traced), and refuses a package merged twice or a folder without results."""
+    from score import merge
+    a = _part(tmp_path / "a", "pkg-a", traced=10, reached=9, hit=2)
+    b = _part(tmp_path / "b", "pkg-b", traced=30, reached=21, hit=1)
+    assert merge([a, b], str(tmp_path / "out"), readme=False, quiet=True) == 0
+    got = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert sorted(got["packages"]) == ["pkg-a", "pkg-b"]
+    assert got["overall"]["reach"] == 0.75 and got["overall"]["models"] == 2
+    assert got["overall"]["recall"] == round(9 / 12, 3)
+    assert merge([a, a], str(tmp_path / "out2"), readme=False, quiet=True) == 2
+    assert merge([str(tmp_path / "missing")], str(tmp_path / "out3"), readme=False, quiet=True) == 2
+    assert "already merged" in capsys.readouterr().err

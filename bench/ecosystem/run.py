@@ -6,6 +6,8 @@
     python bench/ecosystem/run.py measure    # re-measure every package under torch (long)
     python bench/ecosystem/run.py measure --package transformers --only albert,bloom
     python bench/ecosystem/run.py list       # the models each catalogue offers
+    python bench/ecosystem/run.py --package diffusers --out D1   # score one package into D1 ...
+    python bench/ecosystem/run.py merge D1 D2 D3 D4              # ... and combine such runs
 
 ``measure`` needs torch and the measured packages (``pip install -e ".[bench]"``); ``score``
 needs the packages' sources (gblint reads them, never imports them) and no torch. See
@@ -25,7 +27,8 @@ sys.path.insert(0, HERE)
 def main(argv=None) -> int:
     from spec import PACKAGES, catalog
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="score", choices=("score", "measure", "list"))
+    ap.add_argument("command", nargs="?", default="score", choices=("score", "measure", "list", "merge"))
+    ap.add_argument("parts", nargs="*", help="merge: folders that runs of one package each wrote (--out)")
     ap.add_argument("--package", action="append", choices=sorted(PACKAGES),
                     help="only this package (repeatable; default: all)")
     ap.add_argument("--only", help="measure: comma-separated model names")
@@ -34,6 +37,8 @@ def main(argv=None) -> int:
                     help="measure: also models whose record is not `measured` (after a catalogue fix)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="children (measure) or gblint runs (score) at once")
     ap.add_argument("--models", help="score: comma-separated package/name pairs (default: every measured model)")
+    ap.add_argument("--views", default="driver,entry",
+                    help="score: which views, comma-separated (driver: as users write it; entry: --entry given)")
     ap.add_argument("--out", default=HERE, help="score: folder for results.json and details.json")
     a = ap.parse_args(argv)
     packages = a.package or list(PACKAGES)
@@ -60,9 +65,23 @@ def main(argv=None) -> int:
             names.sort(key=lambda n: hashlib.sha1(n.encode()).hexdigest())
             measure(p, names, a.jobs)
         return 0
+    if a.command == "merge":
+        from score import merge
+        if not a.parts:
+            print("run.py merge: name the folders to combine (each written by --package P --out DIR)", file=sys.stderr)
+            return 2
+        return merge(a.parts, a.out, readme=a.out == HERE)
+    if a.parts:
+        print(f"run.py: {a.command} takes no folders (only merge does)", file=sys.stderr)
+        return 2
     from score import score
     only = set(a.models.split(",")) if a.models else None
-    return score(packages, a.jobs, a.out, only, readme=a.out == HERE)
+    views = [v for v in a.views.split(",") if v]
+    unknown = sorted(set(views) - {"driver", "entry"})
+    if unknown or not views:
+        print(f"run.py: --views takes driver and entry, not {', '.join(unknown) or 'nothing'}", file=sys.stderr)
+        return 2
+    return score(packages, a.jobs, a.out, only, readme=a.out == HERE, views=views)
 
 
 if __name__ == "__main__":

@@ -112,10 +112,10 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
                 if t.get("function") == d.get("frame"):
                     fpath = site_relative(t["path"], driver) or path
             frame = (fpath, frame_name(d.get("frame")))
-            skips[frame] = d
+            skips[frame] = _surer(skips.get(frame), d)
             skip_sites.append((site, frame, d))
         else:
-            sites[site] = d
+            sites[site] = _surer(sites.get(site), d)
         if d["effect"] == "error":
             error = True
             # one diagnostic per compile error: its frame fails to compile (no compiled code, as a
@@ -131,6 +131,17 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
     return reached, sites, skips, skip_sites, error
 
 
+_RANK = {"definite": 0, "conditional": 1, "error-path": 2}
+
+
+def _surer(old: Optional[Dict[str, Any]], new: Dict[str, Any]) -> Dict[str, Any]:
+    """Of two diagnostics of one site or frame, the surer (``certainty`` definite first; the
+    earlier on a tie), so that a conditional one listed later does not hide a definite one."""
+    if old is None:
+        return new
+    return new if _RANK.get(new.get("certainty"), 3) < _RANK.get(old.get("certainty"), 3) else old
+
+
 def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[str, Any]:
     """One model's hits, misses and false positives per set, and its reach counts."""
     traced, tbreaks, tskips, terror = truth_sets(rec)
@@ -138,7 +149,7 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     for site, frame, d in skip_sites:
         if frame in tskips and site not in tbreaks:
             continue  # a skip diagnostic inside a frame that really was skipped is right wherever it points
-        psites.setdefault(site, d)
+        psites[site] = _surer(psites.get(site), d)
     out = {"traced": len(traced), "reached": len(traced & reached),
            "unreached": sorted("%s:%s" % t for t in traced - reached)}
     pairs = {"break sites": (set(tbreaks), set(psites)), "skipped frames": (tskips, set(pskips)),
@@ -172,8 +183,11 @@ def ratio(a: int, b: int) -> float:
     return round(a / b, 3) if b else 1.0
 
 
+VIEWS = {"driver": "packages", "entry": "entry_given"}
+
+
 def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[str]] = None,
-          readme: bool = True, quiet: bool = False) -> int:
+          readme: bool = True, quiet: bool = False, views: Iterable[str] = tuple(VIEWS)) -> int:
     """Score every measured model of ``packages`` (or those of ``only``, ``package/name``);
     write results.json and details.json into ``out_dir`` and, with ``readme``, the table into
     README.md. Returns the exit status (0; 2 when a package has no truth)."""
@@ -205,6 +219,8 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
             paths[name] = path
         follow = PACKAGES[package]["follow"]
         for view, key in (("driver", "packages"), ("entry given", "entry_given")):
+            if view.split()[0] not in views:
+                continue
             def check(name, view=view):
                 entry = entry_of(models[name]) if view == "entry given" else None
                 return run_gblint(paths[name], follow, cache_dir, entry)
@@ -235,6 +251,52 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
         replace_between(os.path.join(HERE, "..", "..", "README.md"), "<!-- ecosystem:begin -->",
                         "<!-- ecosystem:end -->", table)
     return status
+
+
+def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool = False) -> int:
+    """Combine the ``results.json``/``details.json`` that runs of one package each wrote
+    (``run.py --package P --out DIR``) into one of every package: the folders ``parts`` in,
+    ``out_dir`` out, and with ``readme`` the tables as :func:`score` writes them. A package found
+    twice, or runs of two torch versions, are an error (exit 2); so is a folder without results."""
+    results: Dict[str, Any] = {"torch": None, "packages": {}, "entry_given": {}}
+    details: Dict[str, Any] = {"packages": {}, "entry_given": {}}
+    for folder in parts:
+        try:
+            with open(os.path.join(folder, "results.json"), encoding="utf-8") as fh:
+                got = json.load(fh)
+            with open(os.path.join(folder, "details.json"), encoding="utf-8") as fh:
+                more = json.load(fh)
+        except (OSError, ValueError) as exc:
+            print(f"run.py merge: {folder}: no results ({exc})", file=sys.stderr)
+            return 2
+        if results["torch"] not in (None, got.get("torch")):
+            print(f"run.py merge: {folder}: torch {got.get('torch')}, the others {results['torch']}", file=sys.stderr)
+            return 2
+        results["torch"] = got.get("torch")
+        for key in ("packages", "entry_given"):
+            twice = set(got.get(key, {})) & set(results[key])
+            if twice:
+                print(f"run.py merge: {folder}: {', '.join(sorted(twice))} already merged", file=sys.stderr)
+                return 2
+            results[key].update(got.get(key, {}))
+            details[key].update(more.get(key, {}))
+    results["overall"] = overall(results["packages"])
+    results["entry_given_overall"] = overall(results["entry_given"])
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    with open(os.path.join(out_dir, "details.json"), "w", encoding="utf-8") as fh:
+        json.dump(details, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    table = render_table(results)
+    if not quiet:
+        print(table)
+    if readme:
+        update_readme(os.path.join(HERE, "README.md"), table, results, details)
+        replace_between(os.path.join(HERE, "..", "..", "README.md"), "<!-- ecosystem:begin -->",
+                        "<!-- ecosystem:end -->", table)
+    return 0
 
 
 def replace_between(path: str, begin: str, end: str, body: str) -> None:
@@ -333,6 +395,8 @@ def render_table(results: Dict[str, Any]) -> str:
     for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
                                ("Same models, compiled entry given (`--entry module:Class`)",
                                 results.get("entry_given", {}), results.get("entry_given_overall"))):
+        if not rows:  # a view not scored this run (run.py --views)
+            continue
         out += [f"**{title}**", "",
                 "| package | version | models | eval | train | reach | precision | recall | break sites "
                 "| skipped frames | compile errors | definite: predicted/hit | default output: predicted/hit (precision) |",
@@ -364,12 +428,13 @@ BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 def update_readme(path: str, table: str, results: Dict[str, Any], details: Dict[str, Any]) -> None:
     """Write ``table``, the per GB id rows and the model list into the harness README's markers."""
     gb_rows: Dict[str, Dict[str, int]] = {}
-    for d in details["entry_given"].values():
+    view = "compiled entry given" if details.get("entry_given") else "drivers as users write them"
+    for d in (details.get("entry_given") or details["packages"]).values():
         for gb, v in d["gb_ids"].items():
             row = gb_rows.setdefault(gb, {"truth": 0, "hit": 0})
             row["truth"] += v["truth"]
             row["hit"] += v["hit"]
-    block = [table, "Break sites per GB id, all packages, compiled entry given:", "",
+    block = [table, f"Break sites per GB id, all packages, {view}:", "",
              "| GB id | truth | found | recall |", "|---|---|---|---|"]
     for gb, v in sorted(gb_rows.items(), key=lambda kv: -kv[1]["truth"]):
         block.append(f"| {gb} | {v['truth']} | {v['hit']} | {ratio(v['hit'], v['truth']):.2f} |")
