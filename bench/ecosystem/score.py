@@ -234,22 +234,7 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
                     per_model[name]["gblint_error"] = docs[name]["error"]
             results.setdefault(key, {})[package] = summary_row(truth, per_model)
             details.setdefault(key, {})[package] = detail(per_model)
-    os.makedirs(out_dir, exist_ok=True)
-    results["overall"] = overall(results["packages"])
-    results["entry_given_overall"] = overall(results.get("entry_given", {}))
-    with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    with open(os.path.join(out_dir, "details.json"), "w", encoding="utf-8") as fh:
-        json.dump(details, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    table = render_table(results)
-    if not quiet:
-        print(table)
-    if readme:
-        update_readme(os.path.join(HERE, "README.md"), table, results, details)
-        replace_between(os.path.join(HERE, "..", "..", "README.md"), "<!-- ecosystem:begin -->",
-                        "<!-- ecosystem:end -->", table)
+    _write(results, details, out_dir, readme, quiet)
     return status
 
 
@@ -280,9 +265,16 @@ def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool =
                 return 2
             results[key].update(got.get(key, {}))
             details[key].update(more.get(key, {}))
-    results["overall"] = overall(results["packages"])
-    results["entry_given_overall"] = overall(results["entry_given"])
+    _write(results, details, out_dir, readme, quiet)
+    return 0
+
+
+def _write(results: Dict[str, Any], details: Dict[str, Any], out_dir: str, readme: bool, quiet: bool) -> None:
+    """Add the pooled rows to ``results``; write ``results.json`` and ``details.json`` into
+    ``out_dir``, print the table (unless ``quiet``) and, with ``readme``, put it in the READMEs."""
     os.makedirs(out_dir, exist_ok=True)
+    results["overall"] = overall(results.get("packages", {}))
+    results["entry_given_overall"] = overall(results.get("entry_given", {}))
     with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2, sort_keys=True)
         fh.write("\n")
@@ -296,7 +288,6 @@ def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool =
         update_readme(os.path.join(HERE, "README.md"), table, results, details)
         replace_between(os.path.join(HERE, "..", "..", "README.md"), "<!-- ecosystem:begin -->",
                         "<!-- ecosystem:end -->", table)
-    return 0
 
 
 def replace_between(path: str, begin: str, end: str, body: str) -> None:
