@@ -167,9 +167,8 @@ class CallValues:
             for t in self.project.interp.targets(frame, ev, env):
                 via = {values.VIA: f"{ev.call_text} is {t.maybe}"} if t.maybe else None
                 if t.frame is not None:
-                    callee_env = dict(t.env or {}, **via) if via else t.env
-                    if t.read:
-                        callee_env = dict(callee_env or {}, **{values.READ: True})
+                    marks = dict(via or {}, **({values.READ: True} if t.read else {}))
+                    callee_env = dict(t.env or {}, **marks) if marks else t.env
                     key = (t.frame.path, t.frame.name, values.env_key(callee_env or {}))
                     if key not in seen:
                         seen.add(key)

@@ -87,11 +87,14 @@ class ClassEffectsMixin:
         for param, attr, value, sure in stores:
             self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
 
-    def _getattr(self, method: Expr, name: str, calls: Optional[list], want: bool) -> Expr:
-        """Run ``method``, a class's ``__getattr__`` bound to the instance, for attribute ``name``;
-        what it runs goes into ``calls`` marked as run inside an attribute read (:attr:`Target.read`):
-        a break there skips the reading frame, which Dynamo cannot resume mid-``LOAD_ATTR``
-        (measured on torch 2.13, ``tests/test_reach.py``)."""
+    def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
+        """Run the ``__getattr__`` of ``inst``'s class for attribute ``name`` (None when the program's
+        classes define none); what it runs goes into ``calls`` marked as run inside an attribute read
+        (:attr:`Target.read`): a break there skips the reading frame, which Dynamo cannot resume
+        mid-``LOAD_ATTR`` (measured on torch 2.13, ``tests/test_reach.py``)."""
+        method = self.class_attr(inst.cls, "__getattr__", inst, None)
+        if method is None:
+            return None
         if calls is None:
             return self.apply(method, Args((const(name),)), None, want)
         mine: list = []
@@ -113,7 +116,8 @@ class ClassEffectsMixin:
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
-            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or (p.op == "dict" and p.value == "moduledict"):
+            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or \
+                    (p.op == "dict" and p.value == "moduledict"):
                 return True
         return False
 

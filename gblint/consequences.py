@@ -336,10 +336,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                                      conditions=self.owner.residual(ev.blocks, env))
                     continue  # a `raise` not known to run is a validation path, not a compile cost
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                      conditions=self.owner.residual(ev.blocks, env))
+                                      conditions=(conditions := self.owner.residual(ev.blocks, env)))
                 if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
-                elif verdict == Outcome.SKIP and not self.owner.residual(ev.blocks, env):
+                elif verdict == Outcome.SKIP and not conditions:
                     skipped = True
                 continue
             if ev.kind == EventKind.CALL:
@@ -374,16 +374,16 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
     last_call_resumed = False
 
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
-        """Handle a call event of ``frame`` (its parameters holding ``env``); True when it skips
-        ``frame`` whatever the values (after a skip under a condition the usual run goes on)."""
+        """Handle a call event of ``frame`` (parameters holding ``env``): True if it skips ``frame`` for any values."""
         env = env or {}
         self.last_call_resumed = False
         skipped = sure = False
+        at_call = self.owner.residual(ev.blocks, env)  # the tests around the call not known to hold
         for callee, callee_env, flat in self.owner.call_targets(frame, ev, env):
             via = self.owner.via(callee_env)
             if isinstance(callee, Event):  # at the call, or where it reads the module first (rnn_first_read)
                 blocks = ev.blocks if callee.span == ev.span else callee.blocks
-                conditions = self.owner.residual(ev.blocks, env) + via
+                conditions = at_call + via
                 verdict = self.decide(frame, callee, blocks, callee, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
                 sure |= verdict == Outcome.SKIP and not conditions
@@ -393,7 +393,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             dec = info.decorator(*DISABLE)
             if dec is not None:
                 brk = disabled_function_break(ev, callee)
-                conditions = self.owner.residual(ev.blocks, env) + via
+                conditions = at_call + via
                 verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
                 sure |= verdict == Outcome.SKIP and not conditions
@@ -409,7 +409,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 inner = self.owner.inner_breaks(callee, (), inner_env)
                 if any(b.event.python_value for b in inner):
                     brk = nonstrict_break(ev, callee)
-                    conditions = self.owner.residual(ev.blocks, env) + via
+                    conditions = at_call + via
                     verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                     skipped |= verdict == Outcome.SKIP
                     sure |= verdict == Outcome.SKIP and not conditions
@@ -421,7 +421,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
             inner = [ib for ib in self.owner._through_call(frame, ev, callee, stack=(), env=env, callee_env=callee_env)
                      if self.breaks_here(ib.event) and not (
                          ib.event.outcome == Outcome.RAISE and not self.owner.error_paths
-                         and (ib.conditions or self.owner.residual(ev.blocks, env)))]
+                         and (ib.conditions or at_call))]
             if not inner:
                 continue
             if info.is_generator:
@@ -458,9 +458,9 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
-                                       conditions=self.owner.residual(ev.blocks, env) + ib.conditions)
+                                       conditions=at_call + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
-                sure |= verdict == Outcome.SKIP and not (self.owner.residual(ev.blocks, env) + ib.conditions)
+                sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "

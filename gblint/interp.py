@@ -526,10 +526,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 value = self.changed(name, self._opened(union(found), name, mro))
-                if calls is not None and self._held_by_module(inst, value):
-                    fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
-                    if fallback is not None:  # submodules live in `_modules`, not the instance's __dict__
-                        self._getattr(fallback, name, calls, want=False)
+                if calls is not None and self._held_by_module(inst, value):  # in `_modules`, not __dict__
+                    self._getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
@@ -537,9 +535,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
                                                    name, mro))
         if got is not None:
             return self.changed(name, got)
-        fallback = self.class_attr(inst.cls, "__getattr__", inst, None)
+        fallback = self._getattr(inst, name, calls, want=True)
         if fallback is not None:
-            return self._getattr(fallback, name, calls, want=True)
+            return fallback
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
             return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
         if name in SELF_RETURNING_METHODS and self._is_module(inst):

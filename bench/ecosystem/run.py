@@ -74,12 +74,12 @@ def main(argv=None) -> int:
     if a.parts:
         print(f"run.py: {a.command} takes no folders (only merge does)", file=sys.stderr)
         return 2
-    from score import score
+    from score import VIEWS, score
     only = set(a.models.split(",")) if a.models else None
     views = [v for v in a.views.split(",") if v]
-    unknown = sorted(set(views) - {"driver", "entry"})
+    unknown = sorted(set(views) - set(VIEWS))
     if unknown or not views:
-        print(f"run.py: --views takes driver and entry, not {', '.join(unknown) or 'nothing'}", file=sys.stderr)
+        print(f"run.py: --views takes {' and '.join(VIEWS)}, not {', '.join(unknown) or 'nothing'}", file=sys.stderr)
         return 2
     return score(packages, a.jobs, a.out, only, readme=a.out == HERE, views=views)
 

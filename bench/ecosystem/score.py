@@ -183,6 +183,7 @@ def ratio(a: int, b: int) -> float:
     return round(a / b, 3) if b else 1.0
 
 
+#: the views a run scores (``run.py --views``) and the key of ``results.json`` each fills
 VIEWS = {"driver": "packages", "entry": "entry_given"}
 
 
@@ -218,11 +219,11 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
                 fh.write(driver(rec["setup"]))
             paths[name] = path
         follow = PACKAGES[package]["follow"]
-        for view, key in (("driver", "packages"), ("entry given", "entry_given")):
-            if view.split()[0] not in views:
+        for view, key in VIEWS.items():
+            if view not in views:
                 continue
             def check(name, view=view):
-                entry = entry_of(models[name]) if view == "entry given" else None
+                entry = entry_of(models[name]) if view == "entry" else None
                 return run_gblint(paths[name], follow, cache_dir, entry)
 
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

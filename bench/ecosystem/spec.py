@@ -114,4 +114,5 @@ def literal(value) -> str:
     return repr(value)
 
 
-__all__: List[str] = ["PACKAGES", "driver", "deep_imports", "catalog", "literal", "site_relative", "frame_name", "COMPILE_LINES"]
+__all__: List[str] = ["PACKAGES", "driver", "deep_imports", "catalog", "literal", "site_relative", "frame_name",
+                      "COMPILE_LINES"]
