@@ -669,9 +669,10 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                     conditional_hidden=conditional_hidden)
     report.unfollowed = calltree.unfollowed_calls(model, walks)
     if coverage:
+        graphs = {id(w.region): sum(fr.graphs for fr in w.frames) for w in walks}
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
-                         "spelling": r.spelling} for r in regions],
+                         "spelling": r.spelling, "graphs": graphs.get(id(r))} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
                           for f in model.visited.values()],
             "unfollowed": report.unfollowed}

@@ -21,16 +21,21 @@ import gate  # noqa: E402
 
 
 def test_gate_models_are_measured():
-    """Every gated model has a measured truth record, and the gate covers every package."""
+    """Every gated model has a measured truth record; the gate covers the four first packages and
+    new ones, and both halves of the harness with several models each."""
     spec = gate.load()
     assert len(spec["models"]) >= 12
     from measure import load_truth
-    from spec import PACKAGES
+    from spec import PACKAGES, half
     packages = {m.split("/")[0] for m in spec["models"]}
-    assert packages == set(PACKAGES)
+    assert packages <= set(PACKAGES)
+    assert {"transformers", "diffusers", "x-transformers", "torch-geometric"} < packages
+    halves = [half(*m.split("/", 1)) for m in spec["models"]]
+    assert halves.count("dev") >= 5 and halves.count("test") >= 5, halves
     for m in spec["models"]:
         package, name = m.split("/", 1)
         assert load_truth(package)["models"][name]["status"] == "measured", m
+    assert set(spec["figures"]) == {"dev", "test"}
 
 
 def test_scores_do_not_drop(tmp_path):
@@ -45,11 +50,82 @@ def test_scores_do_not_drop(tmp_path):
 
 def test_gate_detects_a_drop():
     """The comparison itself fails on a lower figure (a gate that cannot fail is no gate)."""
-    figures = {"reach": 0.5, "sets": {"break sites": {"precision": 1.0, "recall": 0.5}}}
+    figures = {"reach": 0.5, "no false all-clear": 0.5, "sets": {"break sites": {"precision": 1.0, "recall": 0.5}}}
     lower = json.loads(json.dumps(figures))
     lower["sets"]["break sites"]["recall"] = 0.25
     assert gate.drops(figures, lower) == ["break sites recall: 0.25 < 0.5"]
     assert gate.drops(figures, figures) == []
+    # per half: a drop in the test half alone fails, named by its half
+    halves = {"dev": figures, "test": figures}
+    worse = {"dev": figures, "test": dict(figures, **{"no false all-clear": 0.4})}
+    assert gate.drops(halves, worse) == ["test: no false all-clear: 0.4 < 0.5"]
+    assert gate.drops(halves, halves) == []
+
+
+def test_halves_are_stable_and_split_each_package():
+    """A model's half depends on its package and name alone, and each big package has both."""
+    from measure import load_truth
+    from spec import half
+    assert half("transformers", "albert") == half("transformers", "albert")
+    for package in ("transformers", "diffusers", "torch-geometric", "x-transformers"):
+        names = [n for n, r in load_truth(package)["models"].items() if r["status"] == "measured"]
+        counts = [half(package, n) for n in names]
+        assert 0.3 < counts.count("dev") / len(counts) < 0.7, (package, counts.count("dev"), len(counts))
+
+
+def _model(breaks, shown_pred, shown_hit, observed=None, predicted=None, status="ok"):
+    """A truth record and gblint document of one driver, for :func:`score.score_model`."""
+    rec = {"traced": [], "breaks": [["pkg/m.py", 3, "GB0170", "resumed", ["eval"]]] if breaks else [],
+           "skipped": [], "modes": {"eval": {"status": status, "graphs": observed or 0}}}
+    diags = [{"effect": "break", "path": "/x/site-packages/pkg/m.py", "line": 3 if i < shown_hit else 40 + i,
+              "certainty": "definite", "code": "GBL201"} for i in range(shown_pred)]
+    doc = {"diagnostics": diags, "coverage": {"functions": [], "regions": [{"graphs": predicted}]}}
+    return rec, doc
+
+
+def test_per_driver_figures():
+    """False all-clear: a breaking driver whose default output shows none of its breaks; false alarm:
+    a break-free driver whose default output shows something; graphs: predicted against the first
+    call's count."""
+    from score import driver_figures, score_model
+    cases = [_model(True, 0, 0, 3, 3),      # false all-clear, graphs exact
+             _model(True, 2, 1, 3, 5),      # found, graphs off
+             _model(False, 1, 0, 1, 1),     # false alarm
+             _model(False, 0, 0, None, 1, status="eager-failed")]  # break-free, no count
+    drivers = [score_model(rec, doc, "/tmp/drv.py")["driver"] for rec, doc in cases]
+    assert driver_figures(drivers) == {"models": 4, "breaking": 2, "false_all_clear": 1, "clean": 2,
+                                       "false_alarm": 1, "graphs_compared": 3, "graphs_exact": 2}
+
+
+def test_scored_documents_are_reused_until_gblint_changes(tmp_path, monkeypatch):
+    """The incremental cache returns a stored document for the same inputs, and none once gblint's
+    fingerprint (its sources) or the driver changed."""
+    import score
+    cache = score.DocCache(str(tmp_path))
+    key = cache.key("driver text", None, ["pkg"])
+    assert cache.get(key) is None
+    cache.put(key, {"diagnostics": [], "coverage": {}})
+    assert cache.get(key) == {"diagnostics": [], "coverage": {}}
+    assert cache.get(cache.key("other driver", None, ["pkg"])) is None
+    cache.put(cache.key("failed", None, []), {"error": "exit 2"})
+    assert cache.get(cache.key("failed", None, [])) is None  # a failed run is run again
+    monkeypatch.setattr(score, "gblint_fingerprint", lambda: "changed")
+    changed = score.DocCache(str(tmp_path))
+    assert changed.get(changed.key("driver text", None, ["pkg"])) is None
+
+
+def test_test_half_items_are_kept_apart(tmp_path):
+    """details.json holds the dev half's misses and false positives and only the test half's
+    aggregate figures; the test half's per-item lists go to details-test.json."""
+    import score
+    d = {"gb_ids": {"GB0170": {"truth": 1, "hit": 0}}, "codes": {}, "missed": {"GB0170": ["m.py:3 (x)"]},
+         "false_positives": {}, "unreached_most_common": {}, "errors": {}}
+    score._write({"torch": "2.13.0", "packages": {}, "entry_given": {}},
+                 {"packages": {"pkg": {"dev": d, "test": d}}}, str(tmp_path), readme=False, quiet=True)
+    dev = json.loads((tmp_path / "details.json").read_text())["packages"]["pkg"]
+    test = json.loads((tmp_path / "details-test.json").read_text())["packages"]["pkg"]
+    assert dev["dev"]["missed"] and "missed" not in dev["test"] and dev["test"]["gb_ids"]
+    assert test["test"]["missed"] == d["missed"]
 
 
 # Drivers of the harness written both ways: transformers' top level is a _LazyModule (names declared
@@ -92,7 +168,7 @@ def _part(folder, package, traced, reached, hit):
     """What ``run.py --package PACKAGE --out FOLDER`` writes, for one package of ``traced`` functions."""
     from score import SETS, summary_row
     per_model = {"m": {"traced": traced, "reached": reached, "definite": {"pred": 1, "hit": 1},
-                       "shown": {"pred": 1, "hit": 1},
+                       "shown": {"pred": 1, "hit": 1}, "half": "dev",
                        **{s: {"truth": 2, "pred": 2, "hit": hit} for s in SETS}}}
     truth = {"version": "1.0", "models": {"m": {"modes": {"eval": {"status": "ok"}, "train": {"status": "ok"}}}}}
     row = summary_row(truth, per_model)
@@ -114,6 +190,7 @@ def test_runs_of_one_package_each_merge_into_one_table(tmp_path, capsys):
     assert sorted(got["packages"]) == ["pkg-a", "pkg-b"]
     assert got["overall"]["reach"] == 0.75 and got["overall"]["models"] == 2
     assert got["overall"]["recall"] == round(9 / 12, 3)
+    assert got["overall"]["halves"]["dev"]["models"] == 2 and got["overall"]["halves"]["test"]["models"] == 0
     assert merge([a, a], str(tmp_path / "out2"), readme=False, quiet=True) == 2
     assert merge([str(tmp_path / "missing")], str(tmp_path / "out3"), readme=False, quiet=True) == 2
     assert "already merged" in capsys.readouterr().err

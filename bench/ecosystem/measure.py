@@ -55,7 +55,8 @@ class Zygote:
         self.package = package
         self.lock = threading.Lock()
         self.log = open(os.path.join(workdir, "zygote.log"), "wb")
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "zygote.py"), package],
+        from spec import python_for
+        self.proc = subprocess.Popen([python_for(package), os.path.join(HERE, "zygote.py"), package],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      env=child_env(workdir), cwd=workdir, text=True, bufsize=1)
         ready = self.proc.stdout.readline()
@@ -215,6 +216,19 @@ def package_version(dist: str) -> Optional[str]:
         return None
 
 
+def env_versions(package: str) -> Dict[str, Optional[str]]:
+    """``{"version", "torch", "python"}`` of the environment that measures ``package``
+    (:func:`spec.python_for`), asked of its interpreter."""
+    from spec import PACKAGES, python_for
+    dist = PACKAGES[package].get("dist", package)
+    code = ("import json, sys\nfrom importlib import metadata\n"
+            "def v(d):\n    try:\n        return metadata.version(d)\n    except Exception:\n        return None\n"
+            f"print(json.dumps({{'version': v({dist!r}), 'torch': v('torch'), "
+            "'python': '%d.%d' % sys.version_info[:2]}))")
+    out = subprocess.run([python_for(package), "-c", code], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)
+
+
 def truth_path(package: str) -> str:
     return os.path.join(HERE, "truth", f"{package}.json")
 
@@ -249,8 +263,7 @@ def measure(package: str, names: List[str], jobs: int, log=print) -> Dict[str, A
     truth file; return the truth."""
     from spec import PACKAGES
     truth = load_truth(package)
-    truth.update(package=package, version=package_version(PACKAGES[package].get("dist", package)),
-                 torch=package_version("torch"), python=f"{sys.version_info[0]}.{sys.version_info[1]}")
+    truth.update(package=package, **env_versions(package))
     truth.setdefault("models", {})
     workdir = tempfile.mkdtemp(prefix=f"gblint-eco-{package}-")
     done = 0

@@ -6,6 +6,8 @@
     python bench/ecosystem/run.py measure    # re-measure every package under torch (long)
     python bench/ecosystem/run.py measure --package transformers --only albert,bloom
     python bench/ecosystem/run.py list       # the models each catalogue offers
+    python bench/ecosystem/run.py env        # make the environments of packages pinned apart
+                                             #   (transformers-4: the 4.x line beside 5.x)
     python bench/ecosystem/run.py --package diffusers --out D1   # score one package into D1 ...
     python bench/ecosystem/run.py merge D1 D2 D3 D4              # ... and combine such runs
 
@@ -27,7 +29,7 @@ sys.path.insert(0, HERE)
 def main(argv=None) -> int:
     from spec import PACKAGES, catalog
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="score", choices=("score", "measure", "list", "merge"))
+    ap.add_argument("command", nargs="?", default="score", choices=("score", "measure", "list", "merge", "env"))
     ap.add_argument("parts", nargs="*", help="merge: folders that runs of one package each wrote (--out)")
     ap.add_argument("--package", action="append", choices=sorted(PACKAGES),
                     help="only this package (repeatable; default: all)")
@@ -39,9 +41,30 @@ def main(argv=None) -> int:
     ap.add_argument("--models", help="score: comma-separated package/name pairs (default: every measured model)")
     ap.add_argument("--views", default="driver,entry",
                     help="score: which views, comma-separated (driver: as users write it; entry: --entry given)")
+    ap.add_argument("--full", action="store_true",
+                    help="score: every measured model, also of packages scored on a sample (transformers-4)")
     ap.add_argument("--out", default=HERE, help="score: folder for results.json and details.json")
     a = ap.parse_args(argv)
     packages = a.package or list(PACKAGES)
+    if a.command == "env":
+        from spec import make_env
+        for p in a.package or [p for p in PACKAGES if PACKAGES[p].get("venv")]:
+            if PACKAGES[p].get("venv"):
+                print(f"{p}: {make_env(p)}")
+        return 0
+    if a.command in ("list", "measure"):
+        # a package of its own environment is listed and measured by that environment's interpreter
+        from spec import python_for
+        import subprocess
+        own = [p for p in packages if os.path.realpath(python_for(p)) != os.path.realpath(sys.executable)
+               and os.path.dirname(python_for(p)) != os.path.dirname(sys.executable)]
+        rest = list(argv if argv is not None else sys.argv[1:])
+        rest = [x for i, x in enumerate(rest) if x != "--package" and (i == 0 or rest[i - 1] != "--package")]
+        for p in own:
+            code = subprocess.run([python_for(p), os.path.abspath(__file__), *rest, "--package", p]).returncode
+            if code:
+                return code
+        packages = [p for p in packages if p not in own]
     if a.command == "list":
         for p in packages:
             for name in catalog(p).names():
@@ -58,6 +81,9 @@ def main(argv=None) -> int:
                     print(f"run.py: unknown {p} models: {', '.join(unknown)}", file=sys.stderr)
                     return 2
                 names = wanted
+            same = PACKAGES[p].get("same_as")
+            if same:  # another line of a measured package: the same models where they exist
+                names = [n for n in names if n in load_truth(same).get("models", {})]
             have = load_truth(p).get("models", {})
             if a.missing or a.failed:
                 names = [n for n in names if n not in have or (a.failed and have[n]["status"] != "measured")]
@@ -81,7 +107,7 @@ def main(argv=None) -> int:
     if unknown or not views:
         print(f"run.py: --views takes {' and '.join(VIEWS)}, not {', '.join(unknown) or 'nothing'}", file=sys.stderr)
         return 2
-    return score(packages, a.jobs, a.out, only, readme=a.out == HERE, views=views)
+    return score(packages, a.jobs, a.out, only, readme=a.out == HERE, views=views, full=a.full)
 
 
 if __name__ == "__main__":

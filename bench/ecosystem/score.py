@@ -27,16 +27,18 @@ miss and false positive with file:line and model) and the table in ``README.md``
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from spec import frame_name, site_relative
+from spec import frame_name, half, sample, site_relative
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETS = ("break sites", "skipped frames", "compile errors")
@@ -63,22 +65,83 @@ def entry_of(rec: Dict[str, Any]) -> Optional[str]:
     return None
 
 
-def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[str] = None) -> Dict[str, Any]:
-    """``gblint check --format json`` on one driver (with ``--entry entry`` when given); the
-    parsed document, or ``{"error": ...}``."""
-    cmd = [sys.executable, "-m", "gblint", "check", "--format", "json", "--exit-zero", "--cache-dir", cache_dir,
-           "--isolated", "--conditional", "all"]
+def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[str] = None,
+               python: Optional[str] = None) -> Dict[str, Any]:
+    """``gblint check --format json`` on one driver (with ``--entry entry`` when given), run by
+    ``python`` (default: this interpreter); the parsed document, or ``{"error": ...}``."""
+    cmd = [python or sys.executable, "-m", "gblint", "check", "--format", "json", "--exit-zero", "--cache-dir",
+           cache_dir, "--isolated", "--conditional", "all"]
     for pkg in follow:
         cmd += ["--follow-imports", pkg]
     if entry:
         cmd += ["--entry", entry]
     cmd.append(driver)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=os.path.dirname(driver),
-                          timeout=600)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=os.path.dirname(driver),
+                              timeout=600)
+    except subprocess.TimeoutExpired:
+        return {"error": "gblint ran over 600 s"}
     try:
         return json.loads(proc.stdout)
     except ValueError:
         return {"error": f"exit {proc.returncode}: {proc.stderr.decode('utf-8', 'replace')[-500:]}"}
+
+
+def gblint_fingerprint() -> str:
+    """A hash of gblint's own sources and data (``gblint/``, ``rules/``, ``runtime_check/``):
+    a scored document is reused only while this is unchanged."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    h = hashlib.sha256()
+    for sub in ("gblint", "rules", "runtime_check"):
+        for folder, dirs, files in sorted(os.walk(os.path.join(root, sub))):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".py", ".json", ".j2", ".css", ".js")):
+                    path = os.path.join(folder, name)
+                    h.update(os.path.relpath(path, root).encode() + b"\0")
+                    with open(path, "rb") as fh:
+                        h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+#: scored documents, keyed by driver, view, package environment and gblint's fingerprint
+CACHE = os.path.join(HERE, ".cache")
+
+
+class DocCache:
+    """gblint's JSON documents of earlier runs, reused when nothing that made them changed: the
+    driver's text, the ``--entry``, the followed packages and their versions, the interpreter and
+    gblint's own sources (:func:`gblint_fingerprint`). ``folder=None`` disables it."""
+
+    def __init__(self, folder: Optional[str]):
+        self.folder = folder
+        self.fingerprint = gblint_fingerprint()
+        self.hits = self.misses = 0
+
+    def key(self, *parts: Any) -> str:
+        return hashlib.sha256(json.dumps([self.fingerprint, *parts], sort_keys=True).encode()).hexdigest()[:24]
+
+    def get(self, key: str) -> Optional[Dict[str, Any]]:
+        if self.folder is None:
+            return None
+        try:
+            with open(os.path.join(self.folder, "docs", key + ".json"), encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return doc
+
+    def put(self, key: str, doc: Dict[str, Any]) -> None:
+        if self.folder is None or "error" in doc:  # a failed run is run again next time
+            return
+        folder = os.path.join(self.folder, "docs")
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, f"{key}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh)
+        os.replace(tmp, os.path.join(folder, key + ".json"))
 
 
 def truth_sets(rec: Dict[str, Any]):
@@ -166,9 +229,35 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     shown = [(s in tbreaks) for s, d in psites.items() if _shown(d, driver)]
     shown += [(f in tskips) for f, d in pskips.items() if _shown(d, driver)]
     out["shown"] = {"pred": len(shown), "hit": sum(shown)}
+    # what a user feels of one driver: a false all-clear (Dynamo breaks, the default output shows none
+    # of its breaks), a false alarm (no break, the default output shows one), the graph count
+    breaks = bool(tbreaks or tskips or terror)
+    out["driver"] = {"breaks": breaks, "false_all_clear": breaks and not out["shown"]["hit"],
+                     "false_alarm": not breaks and out["shown"]["pred"] > 0,
+                     "graphs_observed": observed_graphs(rec), "graphs_predicted": predicted_graphs(doc)}
     out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
     out["code_pred"] = {f"{p}:{l}": d["code"] for (p, l), d in psites.items()}
     return out
+
+
+def observed_graphs(rec: Dict[str, Any]) -> Optional[int]:
+    """Graphs Dynamo compiled in the driver's first, cold call (the eval mode; the train mode when
+    eval did not run); None when neither ran."""
+    for mode in ("eval", "train"):
+        info = rec["modes"].get(mode) or {}
+        if info.get("status") == "ok":
+            return info.get("graphs", 0)
+    return None
+
+
+def predicted_graphs(doc: Dict[str, Any]) -> Optional[int]:
+    """The graphs gblint predicts for the driver: the sum over its compiled regions (``coverage``);
+    None when it found no region or could not count one."""
+    regions = (doc.get("coverage") or {}).get("regions") or []
+    counts = [r.get("graphs") for r in regions]
+    if not counts or any(c is None for c in counts):
+        return None
+    return sum(counts)
 
 
 def _shown(d: Dict[str, Any], driver: str) -> bool:
@@ -188,28 +277,42 @@ VIEWS = {"driver": "packages", "entry": "entry_given"}
 
 
 def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[str]] = None,
-          readme: bool = True, quiet: bool = False, views: Iterable[str] = tuple(VIEWS)) -> int:
+          readme: bool = True, quiet: bool = False, views: Iterable[str] = tuple(VIEWS),
+          cache: Optional[str] = CACHE, full: bool = False) -> int:
     """Score every measured model of ``packages`` (or those of ``only``, ``package/name``);
     write results.json and details.json into ``out_dir`` and, with ``readme``, the table into
-    README.md. Returns the exit status (0; 2 when a package has no truth)."""
+    README.md. gblint runs ``jobs`` at a time over all packages; a document whose inputs and gblint
+    are unchanged comes from ``cache`` (a folder; None runs everything). A package with a ``sample``
+    entry is scored on that stable sample of its models unless ``full``. Returns the exit status
+    (0; 2 when a package has no truth or its environment is missing)."""
     from measure import load_truth
-    from spec import PACKAGES, driver
+    from spec import PACKAGES, driver, python_for
     results: Dict[str, Any] = {"torch": None, "packages": {}, "entry_given": {}}
     details: Dict[str, Any] = {"packages": {}, "entry_given": {}}
     work = tempfile.mkdtemp(prefix="gblint-eco-score-")
-    cache_dir = os.path.join(work, "cache")
+    docs_cache = DocCache(cache)
+    summaries = os.path.join(cache, "summaries", docs_cache.fingerprint) if cache else os.path.join(work, "cache")
     status = 0
+    plan = {}  # package -> (truth, models, paths, python)
     for package in packages:
-        truth = load_truth(package)
         if only is not None and not any(m.startswith(package + "/") for m in only):
             continue
+        truth = load_truth(package)
         if not truth.get("models"):
             print(f"run.py: no truth for {package}: run `run.py measure --package {package}` first", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            python = python_for(package)
+        except FileNotFoundError as exc:
+            print(f"run.py: {exc}", file=sys.stderr)
             status = 2
             continue
         results["torch"] = (truth.get("torch") or "").split("+")[0]
         models = {n: r for n, r in truth["models"].items() if r["status"] == "measured"
                   and (only is None or f"{package}/{n}" in only)}
+        if only is None:
+            models = {n: models[n] for n in sample(package, sorted(models), full)}
         folder = os.path.join(work, re.sub(r"\W", "_", package))
         os.makedirs(folder)
         paths = {}
@@ -218,25 +321,70 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(driver(rec["setup"]))
             paths[name] = path
-        follow = PACKAGES[package]["follow"]
-        for view, key in VIEWS.items():
-            if view not in views:
-                continue
-            def check(name, view=view):
-                entry = entry_of(models[name]) if view == "entry" else None
-                return run_gblint(paths[name], follow, cache_dir, entry)
+        plan[package] = (truth, models, paths, python)
+    tasks = [(view, package, name) for view in VIEWS if view in views for package in plan for name in plan[package][1]]
 
-            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                docs = dict(zip(models, pool.map(check, models)))
+    def check(task):
+        view, package, name = task
+        truth, models, paths, python = plan[package]
+        entry = entry_of(models[name]) if view == "entry" else None
+        follow = PACKAGES[package]["follow"]
+        with open(paths[name], encoding="utf-8") as fh:
+            text = fh.read()
+        key = docs_cache.key(text, entry, follow, truth.get("version"), package, os.path.realpath(python))
+        doc = docs_cache.get(key)
+        if doc is None:
+            # gblint prints paths below its working directory (the driver's folder) relative to it
+            doc = _absolute(run_gblint(paths[name], follow, summaries, entry, python), os.path.dirname(paths[name]))
+            # the document names this run's scratch driver: stored with a placeholder for it
+            docs_cache.put(key, _rebase(doc, paths[name], "<DRIVER>"))
+        else:
+            doc = _rebase(doc, "<DRIVER>", paths[name])
+        return task, doc
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        docs = dict(pool.map(check, tasks))
+    for view, key in VIEWS.items():
+        if view not in views:
+            continue
+        for package, (truth, models, paths, _python) in plan.items():
             per_model = {}
             for name, rec in models.items():
-                per_model[name] = score_model(rec, docs[name], paths[name])
-                if "error" in docs[name]:
-                    per_model[name]["gblint_error"] = docs[name]["error"]
+                doc = docs[(view, package, name)]
+                per_model[name] = score_model(rec, doc, paths[name])
+                per_model[name]["half"] = half(package, name)
+                if "error" in doc:
+                    per_model[name]["gblint_error"] = doc["error"]
             results.setdefault(key, {})[package] = summary_row(truth, per_model)
-            details.setdefault(key, {})[package] = detail(per_model)
+            details.setdefault(key, {})[package] = {h: detail({n: m for n, m in per_model.items() if m["half"] == h})
+                                                    for h in HALVES}
+    if not quiet and cache:
+        print(f"score: {docs_cache.hits} gblint runs reused, {docs_cache.misses} run", file=sys.stderr)
     _write(results, details, out_dir, readme, quiet)
     return status
+
+
+def _absolute(node, folder: str):
+    """``node`` (JSON data) with every relative ``"path"`` made absolute against ``folder``."""
+    if isinstance(node, dict):
+        return {k: (os.path.join(folder, v) if k == "path" and isinstance(v, str) and v and not v.startswith("<")
+                    and not os.path.isabs(v) else _absolute(v, folder)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_absolute(v, folder) for v in node]
+    return node
+
+
+def _rebase(node, old: str, new: str):
+    """``node`` (JSON data) with every string equal to ``old`` replaced by ``new``."""
+    if isinstance(node, dict):
+        return {k: _rebase(v, old, new) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_rebase(v, old, new) for v in node]
+    return new if node == old else node
+
+
+#: the harness's halves: work is tuned on dev; test is reported beside it (spec.half)
+HALVES = ("dev", "test")
 
 
 def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool = False) -> int:
@@ -252,6 +400,11 @@ def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool =
                 got = json.load(fh)
             with open(os.path.join(folder, "details.json"), encoding="utf-8") as fh:
                 more = json.load(fh)
+            if os.path.exists(os.path.join(folder, "details-test.json")):
+                with open(os.path.join(folder, "details-test.json"), encoding="utf-8") as fh:
+                    for view, packages in json.load(fh).items():
+                        for p, d in packages.items():
+                            more.setdefault(view, {}).setdefault(p, {}).update(d)
         except (OSError, ValueError) as exc:
             print(f"run.py merge: {folder}: no results ({exc})", file=sys.stderr)
             return 2
@@ -279,9 +432,15 @@ def _write(results: Dict[str, Any], details: Dict[str, Any], out_dir: str, readm
     with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2, sort_keys=True)
         fh.write("\n")
-    with open(os.path.join(out_dir, "details.json"), "w", encoding="utf-8") as fh:
-        json.dump(details, fh, indent=1, sort_keys=True)
-        fh.write("\n")
+    # the test half's per-item lists go to their own file, which work on a change does not open
+    dev = {view: {p: {"dev": d.get("dev", {}), "test": {k: v for k, v in d.get("test", {}).items()
+                                                        if k in ("gb_ids", "codes")}}
+                  for p, d in packages.items()} for view, packages in details.items()}
+    test = {view: {p: {"test": d.get("test", {})} for p, d in packages.items()} for view, packages in details.items()}
+    for name, data in (("details.json", dev), ("details-test.json", test)):
+        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, sort_keys=True)
+            fh.write("\n")
     table = render_table(results)
     if not quiet:
         print(table)
@@ -309,6 +468,14 @@ def _sum(per_model: Dict[str, Any], label: str, key: str) -> int:
 
 
 def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, Any]:
+    """One package's row over every scored model, with the same row for each half of the harness
+    under ``halves`` (a model without a ``half`` counts in neither)."""
+    row = _row(truth, per_model)
+    row["halves"] = {h: _row(truth, {n: m for n, m in per_model.items() if m.get("half") == h}) for h in HALVES}
+    return row
+
+
+def _row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, Any]:
     models = truth["models"]
     measured = {mode: sum(1 for n in per_model
                           if models[n]["modes"].get(mode, {}).get("status") in ("ok", "compile-error"))
@@ -322,8 +489,32 @@ def summary_row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, A
             "recall": ratio(hit, sum(_sum(per_model, s, "truth") for s in SETS)),
             "definite": {k: sum(m.get("definite", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
             "shown": {k: sum(m.get("shown", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
+            "drivers": driver_figures(m.get("driver") for m in per_model.values()),
             "sets": {s: {"truth": _sum(per_model, s, "truth"), "pred": _sum(per_model, s, "pred"),
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
+
+
+DRIVER_KEYS = ("models", "breaking", "false_all_clear", "clean", "false_alarm", "graphs_compared", "graphs_exact")
+
+
+def driver_figures(drivers: Iterable[Optional[Dict[str, Any]]]) -> Dict[str, int]:
+    """Counts over drivers (``score_model``'s ``driver``): how many break under Dynamo and how many
+    of those the default output gives a false all-clear; how many are break-free and how many of
+    those it raises a false alarm on; for how many the observed graph count is known and how many
+    gblint predicts exactly."""
+    out = dict.fromkeys(DRIVER_KEYS, 0)
+    for d in drivers:
+        if not d:
+            continue
+        out["models"] += 1
+        out["breaking"] += d["breaks"]
+        out["false_all_clear"] += d["false_all_clear"]
+        out["clean"] += not d["breaks"]
+        out["false_alarm"] += d["false_alarm"]
+        if d["graphs_observed"] is not None:
+            out["graphs_compared"] += 1
+            out["graphs_exact"] += d["graphs_predicted"] == d["graphs_observed"]
+    return out
 
 
 def _tally(table: Dict[str, Dict[str, int]], listed: Dict[str, List[str]], labels: Dict[str, str],
@@ -364,42 +555,67 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def overall(rows: Dict[str, Any]) -> Dict[str, Any]:
-    """The table's last row: every set and the reach pooled over all packages' models."""
-    sets = {s: {k: sum(r["sets"][s][k] for r in rows.values()) for k in ("truth", "pred", "hit")} for s in SETS}
+    """The table's last rows: every set and the reach pooled over all packages' models, and the
+    same for each half (``halves``)."""
+    out = _pool(list(rows.values()))
+    out["halves"] = {h: _pool([r["halves"][h] for r in rows.values() if "halves" in r]) for h in HALVES}
+    return out
+
+
+def _pool(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    sets = {s: {k: sum(r["sets"][s][k] for r in rows) for k in ("truth", "pred", "hit")} for s in SETS}
     hit = sum(v["hit"] for v in sets.values())
-    return {"models": sum(r["models"] for r in rows.values()),
-            "reach": ratio(sum(r["reached"] for r in rows.values()), sum(r["traced"] for r in rows.values())),
+    return {"models": sum(r["models"] for r in rows),
+            "reach": ratio(sum(r["reached"] for r in rows), sum(r["traced"] for r in rows)),
             "precision": ratio(hit, sum(v["pred"] for v in sets.values())),
             "recall": ratio(hit, sum(v["truth"] for v in sets.values())), "sets": sets,
-            "definite": {k: sum(r.get("definite", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")},
-            "shown": {k: sum(r.get("shown", {}).get(k, 0) for r in rows.values()) for k in ("pred", "hit")}}
+            "definite": {k: sum(r.get("definite", {}).get(k, 0) for r in rows) for k in ("pred", "hit")},
+            "shown": {k: sum(r.get("shown", {}).get(k, 0) for r in rows) for k in ("pred", "hit")},
+            "drivers": {k: sum(r.get("drivers", {}).get(k, 0) for r in rows) for k in DRIVER_KEYS}}
 
 
 def render_table(results: Dict[str, Any]) -> str:
     """Markdown: the headline table (drivers as users write them) and the same models with the
     compiled entry given (``--entry module:Class``), which separates finding the region from
-    following its calls."""
+    following its calls; one row per package and half, then the pooled rows of each half."""
     out = [f"torch {results.get('torch')}, CPU, `backend=\"eager\"`; a site is true if the eval or the train run "
-           "hit it. Cells of the three set columns: truth/predicted/hit (every diagnostic, `--conditional all`); "
-           "\"definite\" counts the break sites and skipped frames gblint is sure of (`certainty` \"definite\") and how "
-           "many of them are true; \"default output\" the same for what a plain `gblint check` prints (conditional "
-           "diagnostics only where the break lies in the checked file), with its precision.", ""]
+           "hit it. Each package is split into halves by a stable hash of `package/model`: `dev` is what work is "
+           "tuned on, `test` is scored beside it and its per-item lists are not read while working. Cells of the three "
+           "set columns: truth/predicted/hit (every diagnostic, `--conditional all`); \"definite\" counts the break "
+           "sites and skipped frames gblint is sure of (`certainty` \"definite\") and how many of them are true; "
+           "\"default output\" the same for what a plain `gblint check` prints (conditional diagnostics only where "
+           "the break lies in the checked file), with its precision, and its recall over every true site, frame and "
+           "error. Per driver: \"false all-clear\" counts the drivers Dynamo breaks on whose default output shows none "
+           "of their breaks (of all that break), \"false alarm\" the break-free drivers whose default output shows "
+           "anything (of all break-free), \"graphs\" the drivers whose predicted graph count equals the count "
+           "Dynamo compiled in the first call (of all with a count).", ""]
     for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
                                ("Same models, compiled entry given (`--entry module:Class`)",
                                 results.get("entry_given", {}), results.get("entry_given_overall"))):
         if not rows:  # a view not scored this run (run.py --views)
             continue
         out += [f"**{title}**", "",
-                "| package | version | models | eval | train | reach | precision | recall | break sites "
-                "| skipped frames | compile errors | definite: predicted/hit | default output: predicted/hit (precision) |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| package | version | half | models | reach | precision | recall | break sites | skipped frames "
+                "| compile errors | definite: predicted/hit | default output: predicted/hit (precision) | default recall "
+                "| false all-clear | false alarm | graphs exact |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, r in sorted(rows.items()):
-            out.append(f"| {name} | {r['version']} | {r['models']} | {r['measured']['eval']} | "
-                       f"{r['measured']['train']} | {_cells(r)}")
+            for h in HALVES:
+                sub = (r.get("halves") or {}).get(h)
+                if sub and sub["models"]:
+                    out.append(f"| {name} | {r['version']} | {h} | {sub['models']} | {_cells(sub)}")
         if total and total.get("models"):
-            out.append(f"| **all** | | {total['models']} | | | {_cells(total)}")
+            for h in HALVES:
+                sub = (total.get("halves") or {}).get(h)
+                if sub and sub["models"]:
+                    out.append(f"| **all** | | **{h}** | {sub['models']} | {_cells(sub)}")
+            out.append(f"| **all** | | both | {total['models']} | {_cells(total)}")
         out.append("")
     return "\n".join(out)
+
+
+def _frac(k: int, n: int) -> str:
+    return f"{k}/{n} ({k / n:.2f})" if n else "0/0"
 
 
 def _cells(r: Dict[str, Any]) -> str:
@@ -410,8 +626,12 @@ def _cells(r: Dict[str, Any]) -> str:
     sure = r.get("definite") or {"pred": 0, "hit": 0}
     shown = r.get("shown") or {"pred": 0, "hit": 0}
     shown_p = f"{shown['hit'] / shown['pred']:.2f}" if shown["pred"] else "n/a"
+    truth = sum(s[k]["truth"] for k in SETS)
+    d = r.get("drivers") or dict.fromkeys(DRIVER_KEYS, 0)
     return (f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} | {sure['pred']}/{sure['hit']} | "
-            f"{shown['pred']}/{shown['hit']} ({shown_p}) |")
+            f"{shown['pred']}/{shown['hit']} ({shown_p}) | {ratio(shown['hit'], truth):.2f} | "
+            f"{_frac(d['false_all_clear'], d['breaking'])} | {_frac(d['false_alarm'], d['clean'])} | "
+            f"{_frac(d['graphs_exact'], d['graphs_compared'])} |")
 
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -421,8 +641,8 @@ def update_readme(path: str, table: str, results: Dict[str, Any], details: Dict[
     """Write ``table``, the per GB id rows and the model list into the harness README's markers."""
     gb_rows: Dict[str, Dict[str, int]] = {}
     view = "compiled entry given" if details.get("entry_given") else "drivers as users write them"
-    for d in (details.get("entry_given") or details["packages"]).values():
-        for gb, v in d["gb_ids"].items():
+    for halves in (details.get("entry_given") or details["packages"]).values():
+        for gb, v in (item for d in halves.values() for item in d["gb_ids"].items()):
             row = gb_rows.setdefault(gb, {"truth": 0, "hit": 0})
             row["truth"] += v["truth"]
             row["hit"] += v["hit"]
@@ -446,15 +666,15 @@ def model_list(results: Dict[str, Any]) -> str:
         models = truth.get("models", {})
         ok = sum(1 for r in models.values() if r["status"] == "measured")
         out += [f"<details><summary>{package} {truth.get('version')}: {ok} of {len(models)} measured</summary>", "",
-                "| model | status | eval | train | breaks | skipped frames | CPU s | reason |",
-                "|---|---|---|---|---|---|---|---|"]
+                "| model | half | status | eval | train | breaks | skipped frames | CPU s | reason |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for name in sorted(models):
             r = models[name]
             modes = [r["modes"].get(m, {}) for m in ("eval", "train")]
             cells = [f"{m.get('status', '-')} ({m.get('graphs', 0)} graphs)" if m.get("status") == "ok"
                      else m.get("status", "-") for m in modes]
             reason = (r.get("message") or "").replace("|", "\\|").replace("\n", " ")[:90]
-            out.append(f"| {name} | {r['status']} | {cells[0]} | {cells[1]} | {len(r['breaks'])} | "
+            out.append(f"| {name} | {half(package, name)} | {r['status']} | {cells[0]} | {cells[1]} | {len(r['breaks'])} | "
                        f"{len(r['skipped'])} | {r.get('cpu_s') or '-'} | {reason} |")
         out += ["", "</details>", ""]
     return "\n".join(out)

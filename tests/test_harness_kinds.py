@@ -1,0 +1,107 @@
+"""gblint's predictions against what PyTorch did with the programs of tests/cases/harness.
+
+Each program there reduces one fault kind the ecosystem harness (bench/ecosystem) found on a real
+package (torchsde, torchmetrics, gpytorch) to a small program of torch and the standard library with
+a ``main()``; tests/cases/harness/README.md says where each was found. ``observed.json`` is what torch
+2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
+``python3 scripts/measure_fixtures.py --folder tests/cases/harness``.
+
+Each program is compared exactly as tests/test_measured.py compares its programs (its
+:func:`~tests.test_measured.differences`: break sites, skipped frames, compile errors and GB ids).
+``KNOWN`` holds today's difference of each program and its fault kind; the test fails when a difference
+appears, changes or goes away, so that a fix updates the table (and removes the entry once gblint
+agrees).
+"""
+import json
+import os
+
+import pytest
+
+from gblint.config import Settings
+from gblint.engine import check_paths
+
+from .conftest import ROOT
+from .test_measured import differences
+
+HARNESS = os.path.join(ROOT, "tests", "cases", "harness")
+OBSERVED = os.path.join(HARNESS, "observed.json")
+with open(OBSERVED, encoding="utf-8") as _fh:
+    DOC = json.load(_fh)
+FILES = sorted(n for n in os.listdir(HARNESS) if n.endswith(".py"))
+
+#: program -> (its difference today, as :func:`differences` reports it; the fault kind and where it was found)
+KNOWN = {
+    "h01_selected_subclass_step.py": (
+        {"false break sites": [27, 28], "false skipped frames": ["integrate"]},
+        "a stepper class is picked by an if/elif selector from a value returned through a tuple by a checking "
+        "helper, and the base class's `self.step(...)` is followed into every subclass the selector may return, so "
+        "the `requires_grad_`/`torch.autograd.grad` of a subclass never constructed at run time is reported as a "
+        "definite nested break and loop skip (torchsde: sdeint.py:93-110 selects the solver, base_solver.py:145 "
+        "`self.step`, reported in reversible_heun.py:124 -> misc.py:80 for method='euler')."),
+    "h02_torch_equal_condition.py": (
+        {"missed break sites": [14]},
+        "`torch.equal(a, b)` returns a Python bool read from tensor data (GB0033 Data dependent operator) and "
+        "breaks the graph; gblint does not know it as a data-dependent op (gpytorch: models/exact_gp.py:278)."),
+    "h03_tensor_arg_compared_in_helper.py": (
+        {"missed break sites": [6]},
+        "a constructor/helper compares two 0-d tensors it receives as arguments (`if start > end: raise`, GB0170) "
+        "but never uses them in a tensor op, and gblint does not carry the arguments' tensor kind into the "
+        "comparison (torchsde: _brownian/brownian_interval.py:470)."),
+    "h04_wrapped_update_method.py": (
+        {"missed break sites": [27], "missed skipped frames": ["wrapped_func"]},
+        "`self.update = self._wrap_update(self.update)` in `__init__` rebinds the method to a `functools.wraps` "
+        "closure that calls the original inside `with`/`try`; gblint does not follow the closure's call of "
+        "`update`, so the data-dependent branch in `update` and the skip of `wrapped_func` (a break in `try`) are "
+        "missed (torchmetrics: metric.py:158 and 542-564, reached from `forward`/`_forward_reduce_state_update`)."),
+    "h05_float_of_tensor_times.py": (
+        {"missed break sites": [8, 9, 15, 16], "missed skipped frames": ["integrate"]},
+        "`float(t)` of 0-d tensors received as parameters (the times `ts[i]` handed to a helper object) is a "
+        "`.item()` (GB0124), and in the time loop it skips the compiled frame (GB7000); gblint reports `float()` "
+        "only of values it knows are tensors where the call is written, never of a parameter (torchsde: "
+        "_brownian/brownian_interval.py:472-473, 596-597)."),
+    "h06_all_genexpr_equal.py": (
+        {"missed break sites": [17, 18], "missed skipped frames": ["forward"]},
+        "`all(torch.equal(a, b) for a, b in zip(...))` breaks inside the generator (GB0033) and Dynamo then "
+        "cannot reconstruct the generator (GB8335 Generator reconstruction with mutations): `forward` is skipped; "
+        "gblint reports neither (gpytorch: models/exact_gp.py:277-278)."),
+}
+
+_PREDICTED = {}
+
+
+def predicted():
+    """gblint's JSON diagnostics for the programs of the folder, by file name (torch 2.13.0, Python 3.11)."""
+    if not _PREDICTED:
+        report = check_paths([HARNESS], Settings(python_version=(3, 11), torch_version="2.13.0"))
+        assert report.errors == []
+        _PREDICTED.update({name: [] for name in FILES})
+        for d in report.diagnostics:
+            _PREDICTED.setdefault(os.path.basename(d.path), []).append(d.to_json())
+    return _PREDICTED
+
+
+def test_every_program_is_measured():
+    """observed.json holds exactly the programs of the folder, each run to the end of main(), measured on torch
+    2.13 and Python 3.11 with the eager backend; every program has a KNOWN entry or agrees with gblint."""
+    assert FILES, "no programs in tests/cases/harness"
+    assert sorted(DOC["programs"]) == FILES, "re-run scripts/measure_fixtures.py --folder tests/cases/harness"
+    assert DOC["meta"]["torch"].startswith("2.13.") and DOC["meta"]["python"].startswith("3.11.")
+    assert DOC["meta"]["backend"] == "eager"
+    assert [n for n, obs in DOC["programs"].items() if obs["exception"] is not None] == []
+    assert set(KNOWN) <= set(FILES)
+    for name in FILES:
+        got = differences(name, predicted()[name], DOC["programs"][name])
+        assert name in KNOWN or got == {}, f"{name} differs from the runtime and has no KNOWN entry: {got}"
+        assert name not in KNOWN or KNOWN[name][1], name
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_difference_is_known(name):
+    """The difference between gblint and the runtime is exactly KNOWN's, or none for a program not in KNOWN."""
+    assert name in DOC["programs"], f"{name} has no observation: re-run scripts/measure_fixtures.py"
+    got = differences(name, predicted()[name], DOC["programs"][name])
+    if name in KNOWN:
+        want, kind = KNOWN[name]
+        assert got == want, f"the known difference of {name} changed ({kind}); update KNOWN: {got}"
+    else:
+        assert got == {}, f"gblint and the runtime differ on {name}: {got}"
