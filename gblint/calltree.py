@@ -271,7 +271,22 @@ def unfollowed_calls(model, walks) -> List[Dict[str, object]]:
     """The calls the compiled regions reach that gblint could not follow (``model``: the walk's
     :class:`gblint.consequences.Consequences`), each once, in call
     order, with why (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk):
-    ``{"path", "line", "function", "call", "reason"}``. A library's own calls are not listed."""
+    ``{"path", "line", "function", "call", "reason", "undecided"}`` (:func:`undecided`). A
+    library's own calls are not listed."""
+    return unfollowed_records(unfollowed_events(model, walks))
+
+
+def unfollowed_records(events) -> List[Dict[str, object]]:
+    """:func:`unfollowed_events` as the records of :func:`unfollowed_calls` (JSON ``coverage.unfollowed``)."""
+    return [{"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
+             "reason": reason, "undecided": undecided(reason)} for frame, ev, reason in events]
+
+
+def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
+    """:func:`unfollowed_calls` as ``(caller frame, call event, reason)``, each call once, in call
+    order. A call of a ``torch.nn`` module or another library class held by the frame's object
+    (what the call tree lists as a library call, :func:`_library_name`) is no gap: Dynamo traces
+    it as ops."""
     out, seen = [], set()
     for walk in walks:
         for frame, ev in walk.unresolved:
@@ -280,7 +295,13 @@ def unfollowed_calls(model, walks) -> List[Dict[str, object]]:
                 continue
             seen.add(key)
             reason = model.reasons.get(id(ev))
-            if reason is not None:
-                out.append({"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
-                            "reason": reason})
+            if reason is not None and _library_name(model.project, frame, ev) is None:
+                out.append((frame, ev, reason))
     return out
+
+
+def undecided(reason: str) -> bool:
+    """Whether a call not followed for ``reason`` (:meth:`gblint.interp.Interpreter.unfollowed`)
+    has a target that cannot be decided before the code runs (a value known only at run time),
+    rather than one in a package gblint was not asked to read (``--follow-imports`` reads it)."""
+    return not reason.startswith("package `")

@@ -27,6 +27,7 @@ from . import values
 from .changes import program_changes
 from .building import BuildingMixin
 from .class_effects import ClassEffectsMixin
+from .gaps import GapsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -37,7 +38,7 @@ from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
 _MODULE = "<module>"
 
 
-class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
+class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -54,6 +55,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
+        self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -557,39 +559,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
             env.update(self._called_by_init(inst, summary, method))
         return self.frame_env(Frame(summary.path, info), env)
 
-    def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
-        """Why the call ``ev`` of ``frame`` (its parameters holding ``env``), which resolved to
-        nothing, was not followed, in words
-        with what would fix it; None when it is a library's own call (torch, the standard
-        library, a container's method): no gap in what was analysed."""
-        if ev.func is None:
-            return None
-        if ev.func.op == "attr" and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
-            return None  # a method of the frame's *args tuple or **kwargs dict
-        fenv = self.frame_env(frame, env)
-        if ev.func.op == "attr" and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
-            return None  # no class of the project defines it: the library base's method (dict.__setitem__)
-        fn = self._eval(ev.func, fenv, None)
-        parts = fn.parts if fn.op == "union" else (fn,)
-        for p in parts:
-            if isinstance(p, Ext):
-                head = p.name.split(".")[0]
-                if head not in _LIBRARY_HEADS and self.project.loader is not None \
-                        and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
-                    return f"package `{head}` is not followed: pass --follow-imports {head}"
-        # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
-        if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
-            return None
-        return f"what `{ev.call_text}` is depends on values known only when the code runs"
-
-    @staticmethod
-    def _container_param(frame: Frame, value: Expr) -> bool:
-        """Whether ``value`` is ``frame``'s ``*args`` or ``**kwargs`` parameter, not rebound."""
-        if value.op != "param" or frame.info is None:
-            return False
-        return any(p.name == value.value and p.kind in ("star", "starstar") for p in frame.info.params) \
-            and value.value not in frame.info.locals
-
     @staticmethod
     def _opened(value: Expr, name: str, mro) -> Expr:
         """``value`` of the attribute ``name``, open (its items, maybe more) where a method of the
@@ -659,8 +628,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin):
         return UNKNOWN
 
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
-_LIBRARY_HEADS = frozenset(getattr(__import__("sys"), "stdlib_module_names", ())) | {"torch", "builtins", "typing",
-                                                                                 "numpy", "np", "triton", "__future__"}
 LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 

@@ -1,0 +1,132 @@
+"""What a call the interpreter could not follow means for what was analysed
+(:meth:`GapsMixin.unfollowed`): a gap, a call whose target is known only when the code runs or
+lies in a package that is not followed, said with what would fix it; or no gap at all, a library's
+own call: a method of a tensor or of a builtin value (torch's or Python's own, whatever it holds),
+of the frame's ``*args``/``**kwargs``, of a library base class, or a break site a rule reports."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import tensors, values
+from .model import EventKind, Expr, Frame
+from .objects import Cls, Ext, ExtInst, Method, Super
+
+#: packages whose calls are no gap (never "not followed"): the standard library, torch, numpy, triton
+LIBRARY_HEADS = frozenset(getattr(__import__("sys"), "stdlib_module_names", ())) | {"torch", "builtins", "typing",
+                                                                                "numpy", "np", "triton", "__future__"}
+#: what calling these builtins makes is a value of that type, whatever the argument: its methods are Python's
+_BUILTIN_TYPES = frozenset(f"builtins.{n}" for n in (
+    "str", "repr", "format", "ascii", "int", "float", "bool", "complex", "bytes", "bytearray", "list", "tuple", "dict",
+    "set", "frozenset", "sorted", "range"))
+#: values whose methods are torch's (a tensor, a dtype) or Python's (a constant, a list, tuple, dict or set)
+_KNOWN_KINDS = frozenset({"tensor", "dtype", "const", "seq", "dict", "set"})
+
+
+class GapsMixin:
+    """For :class:`gblint.interp.Interpreter`: ``self._buffer_names`` caches, per ``(path, class
+    qualname)``, the buffers a class registers (:meth:`_buffers`)."""
+
+    def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
+        """Why the call ``ev`` of ``frame`` (its parameters holding ``env``), which resolved to
+        nothing, was not followed, in words
+        with what would fix it; None when it is a library's own call (torch, the standard
+        library, a container's method): no gap in what was analysed."""
+        if ev.func is None:
+            return None
+        if frame.info is not None and any(e.kind == EventKind.BREAK and e.span == ev.span for e in frame.info.events):
+            return None  # the call is a break site a rule reports (`x.item()`): Dynamo breaks there, nothing is missed
+        if ev.func.op == "attr" and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
+            return None  # a method of the frame's *args tuple or **kwargs dict
+        fenv = self.frame_env(frame, env)
+        if ev.func.op == "attr" and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+            return None  # no class of the project defines it: the library base's method (dict.__setitem__)
+        if self._method_of_builtin(frame, ev.func, fenv):
+            return None  # a method of a tensor, a number, a string or a container: torch's or Python's own
+        fn = self._eval(ev.func, fenv, None)
+        parts = fn.parts if fn.op == "union" else (fn,)
+        for p in parts:
+            if isinstance(p, Ext):
+                head = p.name.split(".")[0]
+                if head not in LIBRARY_HEADS and self.project.loader is not None \
+                        and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
+                    return f"package `{head}` is not followed: pass --follow-imports {head}"
+        # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
+        if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
+            return None
+        return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
+    def _method_of_builtin(self, frame: Frame, func: Expr, env: values.Env) -> bool:
+        """Whether the call of ``func`` (in ``frame``) is a method of a value known to be a tensor
+        or a builtin value, whatever it holds (``t.view`` of a tensor, ``getattr(x, "sin")`` of
+        one, ``name.startswith`` after ``name = str(x)``, ``"a b".split``): torch's or Python's
+        own method, never the program's, so not following it is no gap in what was analysed."""
+        if func.op == "attr" and func.parts:
+            receiver = func.parts[0]
+        elif func.op == "callv" and len(func.parts) == 3 and func.parts[0].op == "global" \
+                and func.parts[0].value == "builtins.getattr" and func.parts[2].op == "const" \
+                and isinstance(func.parts[2].value, str):
+            receiver = func.parts[1]
+        else:
+            return False
+        if receiver.op == "callv" and receiver.parts and receiver.parts[0].op == "global" \
+                and receiver.parts[0].value in _BUILTIN_TYPES:
+            return True  # a str, int, list ... whatever it was made from
+        return self._tensor_valued(frame, receiver, env)
+
+    def _tensor_valued(self, frame: Frame, e: Expr, env: values.Env, depth: int = 0) -> bool:
+        """Whether ``e`` (a value of ``frame``) is known to be a tensor or a builtin value: it
+        evaluates to one (every value it may have), or it is an item or slice of a tensor, a
+        tensor method's result (``t.float()``, not ``t.tolist()``), a tensor attribute (``t.T``),
+        or a buffer the frame's class registers (``self.register_buffer("mask", ...)`` then
+        ``self.mask``)."""
+        if depth < 8:
+            if e.op == "sub" and e.parts:
+                if self._tensor_valued(frame, e.parts[0], env, depth + 1):
+                    return True
+            elif e.op == "callv" and e.parts and e.parts[0].op == "attr" and e.parts[0].parts \
+                    and e.parts[0].value in tensors.TENSOR_METHODS and e.parts[0].value not in tensors.PY_METHODS:
+                if self._tensor_valued(frame, e.parts[0].parts[0], env, depth + 1):
+                    return True
+            elif e.op == "attr" and e.parts and e.value in tensors.TENSOR_ATTRS:
+                if self._tensor_valued(frame, e.parts[0], env, depth + 1):
+                    return True
+            elif e.op == "attr" and e.parts and e.parts[0].op == "param" and frame.info is not None \
+                    and frame.info.class_name and frame.info.params and e.parts[0].value == frame.info.params[0].name \
+                    and e.parts[0].value not in frame.info.locals and frame.info.decorator("staticmethod") is None \
+                    and e.value in self._buffers(frame):
+                return True
+        value = self._eval(e, env, None)
+        parts = value.parts if value.op == "union" else (value,)
+        return bool(parts) and all(p.op in _KNOWN_KINDS for p in parts)
+
+    def _buffers(self, frame: Frame) -> frozenset:
+        """The buffer names the class of method ``frame`` and its bases register with a constant
+        name and a value that is not ``None`` (``self.register_buffer("mask", torch.ones(4))``)."""
+        summary = self.project.by_path.get(frame.path)
+        cls = summary.classes.get(frame.info.class_name) if summary is not None else None
+        if cls is None:
+            return frozenset()
+        key = (frame.path, cls.qualname)
+        found = self._buffer_names.get(key)
+        if found is None:
+            names = set()
+            for owner, info in self.project.mro(summary, cls):
+                for fn in owner.functions.values():
+                    if fn.class_name != info.qualname:
+                        continue
+                    for ev in fn.events:
+                        args = ev.args.positional if ev.args is not None else ()
+                        if ev.func is not None and ev.func.op == "attr" and ev.func.value == "register_buffer" \
+                                and len(args) >= 2 and args[0].op == "const" and isinstance(args[0].value, str) \
+                                and not (args[1].op == "const" and args[1].value is None):
+                            names.add(args[0].value)
+            found = self._buffer_names[key] = frozenset(names)
+        return found
+
+    @staticmethod
+    def _container_param(frame: Frame, value: Expr) -> bool:
+        """Whether ``value`` is ``frame``'s ``*args`` or ``**kwargs`` parameter, not rebound."""
+        if value.op != "param" or frame.info is None:
+            return False
+        return any(p.name == value.value and p.kind in ("star", "starstar") for p in frame.info.params) \
+            and value.value not in frame.info.locals
