@@ -1,5 +1,6 @@
 """The codes no rule class defines: gblint's own (``GBL0xx``: ``GBL004`` is an unused ``# noqa``
-code, :mod:`gblint.noqa_edits`), the consequences (``GBL2xx``-
+code, :mod:`gblint.noqa_edits`; ``GBL005``/``GBL006`` what was not analysed,
+:func:`gblint.reporting.coverage_notes`), the consequences (``GBL2xx``-
 ``GBL4xx``, :mod:`gblint.consequences`) and the breaks found by following calls rather than by
 a rule reading one node (``GBL118``-``GBL120``, :mod:`gblint.index` and
 :mod:`gblint.consequences`).
@@ -71,8 +72,15 @@ class Code:
     no_example: str = ""
 
 
+#: gblint's own codes that say a file was not (fully) checked because gblint could not read it or
+#: what it compiles: any of them makes a run's analysis incomplete (JSON ``coverage.complete``)
+NOT_CHECKED = frozenset({"GBL000", "GBL001", "GBL002", "GBL003"})
+#: the notes flake8 and the editor add where ``gblint check`` says it in its summary line: a
+#: file no compiled region reaches (``GBL005``), a call of a region gblint did not follow
+#: (``GBL006``); :func:`gblint.reporting.coverage_notes`
+COVERAGE_NOTES = frozenset({"GBL005", "GBL006"})
 #: gblint's own codes that say a file was not (fully) checked: reported whatever the selection
-ALWAYS_REPORTED = frozenset({"GBL000", "GBL001", "GBL002", "GBL003"})
+ALWAYS_REPORTED = NOT_CHECKED | COVERAGE_NOTES
 
 _FOLLOWED = "docs/semantics.md §3.4"  # breaks found at a call by following it
 _EXAMPLES = "tests/cases/examples/"
@@ -115,6 +123,38 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          source="gblint itself (flake8's `# noqa` syntax; ruff's RUF100)", torch_versions="",
          example="import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sin()  # noqa: GBL102\n",
          use_instead="import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sin()\n"),
+    Code("GBL005", "no-compiled-region", "info",
+         "A file that imports torch, but that no compiled region of the checked files reaches: nothing in it "
+         "was analysed. Reported by flake8 and the editor on line 1; `gblint check` says it in its summary "
+         "line when no region is found at all.",
+         why="gblint predicts graph breaks only in code a compiled region (`torch.compile(...)`, "
+             "`@torch.compile`, `model.compile()`) runs: a file without one, checked alone, gets no diagnostic "
+             "whatever it holds, which is not the same as being free of graph breaks.",
+         hint="Check the file together with the script that compiles its code, or name what is compiled: "
+              "`--entry module:function` (`entry-points` in [tool.gblint], which flake8 and the editor read too).",
+         source="gblint itself (finding compiled regions)", torch_versions="",
+         brief="no compiled region found: nothing in this file was analysed (name one with --entry module:function)",
+         example="import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+                 "        return x.relu()\n",
+         use_instead=("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+                      "    def forward(self, x):\n        return x.relu()\n\n\nmodel = torch.compile(Net())\n")),
+    Code("GBL006", "call-not-followed", "info",
+         "A call a compiled region makes that gblint could not follow: what it runs is known only when the "
+         "code runs (a value passed in from outside), or lives in a package gblint was not asked to read. "
+         "Reported by flake8 and the editor at the call; `gblint check` lists these calls in its summary "
+         "(JSON `coverage.unfollowed`).",
+         why="A graph break in what the call runs cannot be reported, so the region is not fully checked even "
+             "when nothing is reported in it.",
+         hint="For a package, pass --follow-imports PACKAGE. For a value known only at run time, check what it "
+              "may be on its own (`--entry module:function`), then keep this note quiet with `# noqa: GBL006`.",
+         source="gblint itself (following calls, gblint/interp.py)", torch_versions="",
+         brief="{subject}, so no break behind it can be reported",
+         example="import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self, act):\n"
+                 "        super().__init__()\n        self.act = act\n\n    def forward(self, x):\n"
+                 "        return self.act(x)\n\n\ndef build(act):\n    return torch.compile(Net(act))\n",
+         use_instead="import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.act = nn.GELU()\n\n    def forward(self, x):\n"
+                     "        return self.act(x)\n\n\nmodel = torch.compile(Net())\n"),
     Code("GBL118", "rnn-module", "skip", "A call of an `nn.RNN`/`nn.GRU`/`nn.LSTM` module.", ("GB0014", "GB0148"),
          why="Dynamo does not trace recurrent modules, and cannot resume after the call either: the frame that "
              "calls the module is skipped and runs eagerly (0 graphs; measured on 2.13, with or without work "

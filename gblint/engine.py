@@ -29,6 +29,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from . import calltree
 from .cache import cached_fixes, settings_fingerprint
+from .codes import NOT_CHECKED
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
 from .diagnostics import Diagnostic, dedupe
@@ -39,7 +40,7 @@ from .index import Project, module_name
 from .model import FileSummary
 from .noqa import noqa_lines
 from .semantics import dynamo_traces_package
-from .reporting import conditional_shown, select_diagnostics, unresolved_notes
+from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
 from .fs import in_stdlib, module_text_matches, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
@@ -96,6 +97,16 @@ class Report:
     baselined: int = 0  # diagnostics found but left out because the baseline file lists them
     # conditional diagnostics left out by `conditional` (Settings): their break lies in a followed package
     conditional_hidden: int = 0
+    regions_found: int = 0  # compiled regions found
+    # what was not analysed, as notes for flake8 and the editor (GBL005/GBL006, reporting.coverage_notes)
+    notes: List[Diagnostic] = dataclasses.field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the analysis was complete (JSON ``coverage.complete``, "All checks passed"): a region
+        found, every call of it followed, every file and compile call read (no ``GBL000``-``GBL003``), no error."""
+        return bool(self.regions_found) and not (self.unfollowed or self.errors) \
+            and all(d.code not in NOT_CHECKED for d in self.diagnostics)
 
     def to_json(self) -> dict:
         """The report as the JSON output prints it."""
@@ -104,7 +115,7 @@ class Report:
         if self.conditional_hidden:
             out["conditional_hidden"] = self.conditional_hidden
         if self.coverage is not None:
-            out["coverage"] = self.coverage
+            out["coverage"] = dict(self.coverage, complete=self.complete)
         return out
 
 
@@ -658,16 +669,19 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
             errors.append({"path": region.entry.path, "message": f"internal error in region "
                                                                   f"{region.entry.name}: {describe_exception(exc)}"})
             diagnostics.append(_internal(region.entry.path, "consequences", exc, region.entry.info.span.line))
-    kept, hidden = select_diagnostics(dedupe(diagnostics), settings, project, regions, summaries, loader,
-                                      list(model.visited.values()))
+    unfollowed = calltree.unfollowed_events(model, walks)
+    notes = coverage_notes([(src.path, src.text if src.text is not None else loader.texts.get(src.path, ""))
+                            for src in sources], summaries, regions, model.visited.values(), unfollowed, diagnostics)
+    kept, hidden, notes = select_diagnostics(dedupe(diagnostics), settings, project, regions, summaries, loader,
+                                             list(model.visited.values()), notes)
     kept, conditional_hidden = conditional_shown(kept, settings.conditional, loader.followed_paths)
     if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings),
-                    conditional_hidden=conditional_hidden)
-    report.unfollowed = calltree.unfollowed_calls(model, walks)
+                    conditional_hidden=conditional_hidden, regions_found=len(regions), notes=notes)
+    report.unfollowed = calltree.unfollowed_records(unfollowed)
     if coverage:
         graphs = {id(w.region): sum(fr.graphs for fr in w.frames) for w in walks}
         report.coverage = {

@@ -13,7 +13,10 @@ whatever flake8's working directory); flake8's own ``--select``, ``--ignore``,
 ``--extend-ignore``, ``per-file-ignores`` and ``# noqa`` then apply to what is left, as for any
 plugin, so a code is reported only when both let it through.
 Each message is gblint's one-line message (at most 120 characters; ``gblint check --show-source``
-and the editor's hover give the whole explanation). Columns are 0-based, as flake8 expects. Options (command line
+and the editor's hover give the whole explanation). What ``gblint check`` says in its summary
+line, that nothing was analysed or that a call was not followed, the plugin reports as the notes
+``GBL005`` (line 1 of a file that imports torch but that no compiled region reaches) and
+``GBL006`` (at each call not followed), so that an empty report never means "not checked". Columns are 0-based, as flake8 expects. Options (command line
 or ``[flake8]`` config): ``--gblint-python-version``, ``--gblint-torch-version``, ``--gblint-nested-graph-breaks``,
 ``--gblint-config``.
 """
@@ -99,7 +102,8 @@ class GblintChecker:
             settings = cls._settings(paths[0])  # checked by parse_options
             files = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
             by_path: Dict[str, list] = {}
-            for d in check_sources(files, settings).diagnostics:
+            report = check_sources(files, settings)
+            for d in report.diagnostics + report.notes:
                 by_path.setdefault(os.path.realpath(d.path), []).append(d)
             cls._project = by_path
         return cls._project
@@ -119,7 +123,8 @@ class GblintChecker:
             diagnostics = project.get(real, [])
         else:  # standard input, or a buffer that differs from the file: this text alone
             settings = self._settings(self.filename if os.path.exists(self.filename) else ".")
-            diagnostics = check_sources([SourceFile(self.filename, text)], settings).diagnostics
+            report = check_sources([SourceFile(self.filename, text)], settings)
+            diagnostics = sorted(report.diagnostics + report.notes, key=lambda d: d.sort_key())
         for d in diagnostics:
             if d.code == "GBL001":
                 continue  # flake8 reports syntax errors itself (E999)

@@ -5,7 +5,10 @@ What it offers an editor:
 - diagnostics of every open Python document, pushed on open, save and change (debounced,
   :data:`DEBOUNCE_S`), or pulled (``textDocument/diagnostic``) when the client supports it;
   each with ``code``, ``codeDescription`` (the graph-break page), ``source: "gblint"`` and
-  ``relatedInformation`` for the call chain (``trace``);
+  ``relatedInformation`` for the call chain (``trace``); with the notes on what was not
+  analysed (``GBL005``: a document that imports torch but that no compiled region of the open
+  documents reaches; ``GBL006``: a call not followed), so that a document without diagnostics
+  was checked;
 - code actions: the diagnostic's own fix, ``# noqa: GBLnnn`` on its line, and
   ``source.fixAll.gblint`` (every safe fix of the document);
 - hover on a flagged line: what Dynamo will do, the hint and the link;
@@ -307,10 +310,12 @@ class GblintLanguageServer(LanguageServer):
                 log.exception("analysis failed: %s", exc)
                 self._show(f"gblint: internal error: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
                 continue
-            for d in report.diagnostics:
+            for d in report.diagnostics + report.notes:  # notes: what was not analysed (GBL005/GBL006)
                 key = snapshot.key_by_path.get(os.path.abspath(d.path))
                 if key is not None:
                     results[key].append(d)
+        for found in results.values():
+            found.sort(key=Diagnostic.sort_key)
         return results
 
     async def lint(self, requested: Optional[str] = None) -> bool:

@@ -22,7 +22,10 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
                quiet: bool = False, show_source: bool = False) -> None:
     """The report as text, as ruff and flake8 print it: one line per diagnostic
     (``path:line:col: CODE [*] message``, ``[*]`` on a diagnostic ``gblint fix`` fixes), then a
-    summary with the counts of fixable diagnostics. Paths print relative to the working
+    summary with the counts of fixable diagnostics. "All checks passed" only when the analysis
+    was complete (:attr:`gblint.engine.Report.complete`); otherwise the summary says what was not
+    checked: no compiled region (:func:`no_region_line`), the calls not followed
+    (:func:`unfollowed_text`). Paths print relative to the working
     directory. ``show_source`` (``--show-source``) adds, under each line, the source line with
     the span marked, the whole explanation, the call chain, the hint, the fix and the links
     (``show_hints=False``, ``--no-hints``: without hint, fix and links). ``quiet`` (``-q``): the
@@ -55,41 +58,88 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
             out.write(f"[*] {fixable['safe']} fixable with `gblint fix`{more}.\n")
         elif fixable["unsafe"]:
             out.write(f"{fixable['unsafe']} fixable with `gblint fix --unsafe-fixes`.\n")
-    elif getattr(report, "hidden", 0) or getattr(report, "baselined", 0) or conditional:
-        # not "no graph breaks predicted": some were, and were filtered out
-        why = []
-        if report.hidden:
-            why.append(f"{report.hidden} hidden by select/ignore/per-file-ignores or noqa")
-        if report.baselined:
-            why.append(f"{report.baselined} by the baseline")
-        if conditional:
-            why.append(f"{conditional} conditional in followed packages")
-        total = report.hidden + report.baselined + conditional
-        out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}; "
-                  f"{', '.join(why)} (diagnostic{'s' if total != 1 else ''} found but not shown).\n")
     else:
-        out.write(f"All checks passed: {report.files_checked} file{'s' if report.files_checked != 1 else ''}, "
-                  "no graph breaks predicted.\n")
-    if not quiet and n and getattr(report, "baselined", 0):
+        files = f"{report.files_checked} file{'s' if report.files_checked != 1 else ''}"
+        hidden = _hidden_words(report)
+        if not report.regions_found:  # nothing was analysed: the line below says so, never "passed"
+            if hidden:
+                out.write(f"Nothing reported in {files}; {hidden}.\n")
+        elif not report.complete:
+            out.write(f"No graph breaks predicted in {files}, but the analysis is incomplete"
+                      f"{f'; {hidden}' if hidden else ''}.\n")
+        elif hidden:  # not "no graph breaks predicted": some were, and were filtered out
+            out.write(f"All checks passed: {files}; {hidden}.\n")
+        else:
+            out.write(f"All checks passed: {files}, no graph breaks predicted.\n")
+    if not quiet and n and report.baselined:
         out.write(f"{report.baselined} more hidden by the baseline.\n")
     if not quiet and conditional:
         out.write(f"{conditional} conditional diagnostic{'s' if conditional != 1 else ''} in followed packages not shown (a break under "
                   "a test on the package's own configuration or state): `--conditional all` lists them.\n")
-    if not quiet and getattr(report, "unfollowed", None):
-        out.write(unfollowed_line(report.unfollowed) + "\n")
+    if not quiet and not report.regions_found:
+        out.write(no_region_line(report.files_checked) + "\n")
+    if not quiet and report.unfollowed:
+        out.write(unfollowed_text(report.unfollowed, incomplete_said=not n))
     for e in report.errors:
         out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
 
 
+def _hidden_words(report) -> str:
+    """What was found but left out, in words (``""`` when nothing was): ``1 hidden by
+    select/ignore/per-file-ignores or noqa, 2 by the baseline (diagnostics found but not shown)``."""
+    why = []
+    if report.hidden:
+        why.append(f"{report.hidden} hidden by select/ignore/per-file-ignores or noqa")
+    if report.baselined:
+        why.append(f"{report.baselined} by the baseline")
+    if report.conditional_hidden:
+        why.append(f"{report.conditional_hidden} conditional in followed packages")
+    if not why:
+        return ""
+    total = report.hidden + report.baselined + report.conditional_hidden
+    return f"{', '.join(why)} (diagnostic{'s' if total != 1 else ''} found but not shown)"
+
+
+def no_region_line(files: int) -> str:
+    """The summary of a run that found no compiled region: nothing was analysed, and how to name one."""
+    return (f"No compiled region found in {files} file{'s' if files != 1 else ''}, so nothing was checked for graph "
+            "breaks: name one with --entry module:function.")
+
+
+#: how many calls not followed the text summary names (undecided ones first); JSON lists them all
+UNFOLLOWED_SHOWN = 10
+
+
+def unfollowed_text(unfollowed, incomplete_said: bool = False) -> str:
+    """The summary's lines about the calls not followed: :func:`unfollowed_line` (after "The
+    analysis is incomplete: " unless ``incomplete_said``), then one line per call (at most
+    :data:`UNFOLLOWED_SHOWN`), those whose target could not be decided (a value known only at run
+    time) first, each ``path:line: `call(...)` in `function`: reason``."""
+    ordered = sorted(unfollowed, key=lambda u: not u.get("undecided", True))  # stable: call order within each kind
+    line = unfollowed_line(unfollowed)
+    lines = [line if incomplete_said else f"The analysis is incomplete: {line}"]
+    for u in ordered[:UNFOLLOWED_SHOWN]:
+        lines.append(f"  {display_path(u['path'])}:{u['line']}: `{u['call']}(...)` in `{u['function']}`: {u['reason']}")
+    if len(ordered) > UNFOLLOWED_SHOWN:
+        lines.append(f"  ... and {len(ordered) - UNFOLLOWED_SHOWN} more (--format json lists them all)")
+    return "".join(line + "\n" for line in lines)
+
+
 def unfollowed_line(unfollowed) -> str:
-    """One line saying how many calls of the compiled regions were not followed, and why (the
-    packages to follow first): a break behind them cannot be reported."""
+    """One line saying that the analysis is incomplete: how many calls of the compiled regions were
+    not followed, how many of them have a target known only at run time, and why (the packages to
+    follow first): a break behind them cannot be reported."""
     packages = sorted({u["reason"].split("`")[1] for u in unfollowed if u["reason"].startswith("package `")})
     n = len(unfollowed)
-    text = f"{n} call{'s' if n != 1 else ''} not followed (no break behind {'them' if n != 1 else 'it'} can be reported"
+    runtime = sum(1 for u in unfollowed if u.get("undecided", not u["reason"].startswith("package `")))
+    text = f"{n} call{'s' if n != 1 else ''} not followed"
+    if runtime:
+        text += (f", {runtime} of them to a target known only at run time" if n > 1 else
+                 ", its target known only at run time")
+    text += f" (no break behind {'them' if n != 1 else 'it'} can be reported"
     if packages:
         text += "; pass " + " ".join(f"--follow-imports {p}" for p in packages)
-    return text + "; --format json lists them under coverage.unfollowed)."
+    return text + "; --format json lists them under coverage.unfollowed):"
 
 
 def fix_counts(diagnostics) -> dict:
@@ -221,8 +271,8 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
         out.write(f"  predicted: ~{total} graph{'s' if total != 1 else ''}, {breaks} graph break"
                   f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
-        gaps = [(f, ev, w.owner.reasons.get(id(ev))) for f, ev in w.unresolved]
-        gaps = [(f, ev, why) for f, ev, why in gaps if why]
+        from .calltree import unfollowed_events
+        gaps = unfollowed_events(w.owner, [w])  # what coverage.unfollowed lists for this region
         if gaps:
             out.write(f"  not followed ({len(gaps)} call{'s' if len(gaps) != 1 else ''}, in call order):\n")
             for f, ev, why in gaps:

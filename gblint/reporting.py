@@ -1,5 +1,6 @@
 """From the consequence model's diagnostics to the report's: the notes for compile calls that
-resolve to nothing (``GBL003``), select/ignore and per-file ignores (by code and by consequence,
+resolve to nothing (``GBL003``), the notes on what was not analysed (``GBL005``/``GBL006``, for
+flake8 and the editor), select/ignore and per-file ignores (by code and by consequence,
 :meth:`gblint.config.Settings.selected`), ``# noqa`` comments, unused ``# noqa`` codes (``GBL004``,
 :mod:`gblint.noqa_edits`), each break's certainty, and the links between the diagnostics of one
 break (:func:`gblint.diagnostics.link_related`). :func:`gblint.engine.run` calls these in order.
@@ -7,10 +8,11 @@ break (:func:`gblint.diagnostics.link_related`). :func:`gblint.engine.run` calls
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Tuple
+import re
+from typing import Dict, Iterable, List, Tuple
 
 from . import messages
-from .codes import ALWAYS_REPORTED
+from .codes import ALWAYS_REPORTED, CODES
 from .diagnostics import Diagnostic, link_related
 from .entries import certainty, excluded_target, unresolved_reason, unresolved_regions
 from .noqa import suppressed
@@ -36,6 +38,71 @@ def unresolved_notes(project, summaries, settings, loader) -> List[Diagnostic]:
     return out
 
 
+#: a line that imports torch (``import torch``, ``import torch.nn as nn``, ``from torch import nn``)
+_IMPORTS_TORCH = re.compile(r"^[ \t]*(?:from[ \t]+torch\b|import[ \t]+(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?[ \t]*,[ \t]*)*"
+                            r"torch\b)", re.M)
+
+
+def imports_torch(text: str) -> bool:
+    """Whether ``text`` (a module's source) imports torch or a module of it, on any line."""
+    return "torch" in text and _IMPORTS_TORCH.search(text) is not None
+
+
+def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reached, unfollowed,
+                   diagnostics: Iterable[Diagnostic]) -> List[Diagnostic]:
+    """The notes that say what was not analysed, for the front ends that show diagnostics only
+    (flake8, the editor; ``gblint check`` says it in its summary and JSON ``coverage``):
+
+    - ``GBL005`` on line 1 of each checked file (``checked``: ``(path, text)``) that imports torch
+      but that no compiled region reaches: none starts in it, no compile call is written in it
+      and no function of it is reached (``reached``: the frames the regions traced into), and it
+      was read (no ``GBL001``/``GBL002``; a ``GBL003`` already names its compile call). A file
+      that does not import torch is no model file: nothing is said about it.
+    - ``GBL006`` at each call a region makes in a checked file that gblint did not follow
+      (``unfollowed``: :func:`gblint.calltree.unfollowed_events`), saying why."""
+    from .calltree import undecided
+    unread = {d.path for d in diagnostics if d.code in ("GBL001", "GBL002", "GBL003")}
+    declares = {s.path for s in summaries if s.regions}
+    covered = {r.entry.path for r in regions} | {f.path for f in reached}
+    out: List[Diagnostic] = []
+    paths = set()
+    for path, text in checked:
+        paths.add(path)
+        if path in unread or path in declares or path in covered or not text or not imports_torch(text):
+            continue
+        entry = CODES["GBL005"]
+        out.append(Diagnostic(
+            path=path, line=1, column=1, end_line=1, end_column=1, code="GBL005", name=entry.name, effect="info",
+            message=entry.brief,
+            explanation="No compiled region of the checked files (`torch.compile(...)`, `@torch.compile`, "
+                        "`model.compile()`, `--entry`) starts in this file or reaches its code, so nothing in it was "
+                        "analysed: the absence of other diagnostics says nothing about its graph breaks.",
+            hint=entry.hint))
+    for frame, ev, reason in unfollowed:
+        if frame.path not in paths:
+            continue  # a followed package's own call, or a file found beside the checked ones
+        call = f"`{ev.call_text}(...)`"
+        if undecided(reason):
+            message = messages.short_message("GBL006", "info", f"{call} not followed: what it runs is known only "
+                                                               "at run time", "")
+            hint = ("Check what it may be on its own (`--entry module:function`), then keep this note quiet with "
+                    "`# noqa: GBL006`.")
+        else:
+            package = reason.split("`")[1]
+            action = f": package `{package}` is not read (pass --follow-imports {package})"
+            message = messages.clip(call, max(messages.LIMIT - len(action) - len(" not followed"), 16)) + \
+                " not followed" + action
+            hint = f"Pass --follow-imports {package} to read the package's source."
+        out.append(Diagnostic(
+            path=frame.path, line=ev.span.line, column=ev.span.column, end_line=ev.span.end_line,
+            end_column=ev.span.end_column, code="GBL006", name=CODES["GBL006"].name, effect="info",
+            message=messages.fit(message),
+            explanation=f"{call} in `{frame.name}` is not followed: {reason}. A graph break in what it runs cannot "
+                        f"be reported, so the compiled region is not fully checked.",
+            hint=hint))
+    return out
+
+
 def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tuple[List[Diagnostic], int]:
     """``(kept, hidden)``: ``diagnostics`` without the conditional ones ``which`` leaves out:
     ``"all"`` keeps them, ``"none"`` drops every conditional diagnostic, ``"checked"`` those whose
@@ -55,16 +122,23 @@ def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tu
     return kept, len(diagnostics) - len(kept)
 
 
-def select_diagnostics(diagnostics: List[Diagnostic], settings, project, regions, summaries,
-                       loader, reached=()) -> Tuple[List[Diagnostic], int]:
-    """``(kept, hidden)``: the diagnostics select/ignore, per-file ignores and ``# noqa`` let
+def select_diagnostics(diagnostics: List[Diagnostic], settings, project, regions, summaries, loader, reached=(),
+                       notes: Iterable[Diagnostic] = ()) -> Tuple[List[Diagnostic], int, List[Diagnostic]]:
+    """``(kept, hidden, kept_notes)``: the diagnostics select/ignore, per-file ignores and ``# noqa`` let
     through (gblint's own "not checked" codes, :data:`gblint.codes.ALWAYS_REPORTED`, whatever
     the selection), with the unused-noqa diagnostics, each break's certainty, sorted and linked
-    to the other diagnostics of its break; and how many were left out."""
+    to the other diagnostics of its break; how many were left out; and the coverage ``notes``
+    (:func:`coverage_notes`) that ``# noqa`` lets through (those it silences are not counted as
+    hidden: the command line does not show them, it says the same in its summary)."""
     from .noqa_edits import project_unused_noqa
     kept = []
     hidden = 0
     found: Dict[str, List[Diagnostic]] = {}  # selected, before `# noqa`: what a noqa comment may silence
+    kept_notes = []
+    for d in notes:
+        found.setdefault(d.path, []).append(d)
+        if not suppressed(d.code, d.line, loader.noqa.get(d.path, {})):
+            kept_notes.append(d)
     for d in diagnostics:
         if not settings.selected(d.code, d.path, d.effect) and d.code not in ALWAYS_REPORTED:
             hidden += 1
@@ -80,4 +154,4 @@ def select_diagnostics(diagnostics: List[Diagnostic], settings, project, regions
     unused, silenced = project_unused_noqa(project, regions, summaries, loader, settings, found, reached)
     kept.extend(unused)
     kept.sort(key=Diagnostic.sort_key)
-    return link_related(kept), hidden + silenced
+    return link_related(kept), hidden + silenced, sorted(kept_notes, key=Diagnostic.sort_key)

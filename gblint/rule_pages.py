@@ -19,7 +19,7 @@ import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from . import registry
-from .codes import GRAPH_BREAKS_DOC, SKIPPED_DOC
+from .codes import COVERAGE_NOTES, GRAPH_BREAKS_DOC, SKIPPED_DOC
 from .diagnostics import EFFECT_WORDS, GB_URL, rule_url
 
 #: What ``gblint fix`` does for a code: ``(applicability, what it does)``, in the order it
@@ -85,10 +85,11 @@ def rows() -> Dict[str, dict]:
     return {r["code"]: r for r in catalog()}
 
 
-def example_output(source: str, python_version: Tuple[int, int] = EXAMPLE_PYTHON) -> List[str]:
+def example_output(source: str, python_version: Tuple[int, int] = EXAMPLE_PYTHON, notes: bool = False) -> List[str]:
     """What ``gblint check`` prints for ``source`` saved as ``example.py`` (one line per
     diagnostic, no summary), checked as ``python_version`` (default 3.11) with the default
-    configuration."""
+    configuration; with ``notes``, also the notes on what was not analysed that flake8 and the
+    editor add (``GBL005``/``GBL006``, :attr:`gblint.engine.Report.notes`), in line order."""
     from .config import Settings
     from .engine import SourceFile, check_sources
     from .source import SourceError, decode_source
@@ -104,7 +105,7 @@ def example_output(source: str, python_version: Tuple[int, int] = EXAMPLE_PYTHON
             from .engine import Report
             report = Report([exc.diagnostic], 1, [])
         out = []
-        for d in report.diagnostics:
+        for d in sorted(report.diagnostics + (report.notes if notes else []), key=lambda d: d.sort_key()):
             mark = " [*]" if d.fixable == "safe" else ""
             out.append(f"example.py:{d.line}:{d.column}: {d.code}{mark} {d.headline}")
         return out
@@ -119,7 +120,8 @@ def page(code: str, row: Optional[dict] = None) -> dict:
     return {
         "code": row["code"], "name": row["name"], "effect": row["effect"], "summary": row["summary"],
         "why": row["why"], "hint": row["hint"], "example": example,
-        "reported": example_output(example, example_python(row)) if example else [],
+        "reported": example_output(example, example_python(row), notes=row["code"] in COVERAGE_NOTES) if example
+        else [],
         "example_python": "%d.%d" % example_python(row), "use_instead": row["use_instead"],
         "no_example": row["no_example"], "fixes": list(FIXES.get(row["code"], ())),
         "gb_ids": [(i, registry.gb_type(i), GB_URL.format(i.lower())) for i in row["gb_ids"]],
@@ -160,7 +162,8 @@ def render(p: dict, links: bool = False) -> str:
         out.append(_code_block(p["example"]))
         if p["reported"]:
             on = f" (checked as Python {p['example_python']})" if p["example_python"] != "3.11" else ""
-            out.append(f"gblint reports{on}:\n")
+            who = "flake8 and the editor report" if p["code"] in COVERAGE_NOTES else "gblint reports"
+            out.append(f"{who}{on}:\n")
             out.append("```console\n" + "\n".join(p["reported"]) + "\n```\n")
     else:
         out.append(f"None: {p['no_example']}\n")

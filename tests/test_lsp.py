@@ -275,6 +275,40 @@ async def test_unresolved_compile_call_is_an_information_note(client: LanguageCl
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_what_was_not_analysed_is_an_information_note(client: LanguageClient, tmp_path, docs):
+    """A model file no compiled region reaches (GBL005 on line 1) and a region's call whose target
+    is known only at run time (GBL006 at the call) are never shown as a clean, fully checked file;
+    a file without torch gets nothing, and opening the script that compiles the model clears GBL005."""
+    model = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
+             "        return x.relu()\n")
+    model_uri = _write(tmp_path, "model.py", model)
+    _open(client, model_uri, model, docs=docs)
+    diags = await _diagnostics(client, model_uri, lambda ds: len(ds) > 0)
+    assert _codes(diags) == ["GBL005"]
+    assert diags[0].severity == lsp.DiagnosticSeverity.Information and diags[0].range.start.line == 0
+    assert "no compiled region found" in diags[0].message and "--entry" in diags[0].message
+
+    build = ("import torch\nfrom model import Net\n\n\nclass Wrap(torch.nn.Module):\n    def __init__(self, act):\n"
+             "        super().__init__()\n        self.net = Net()\n        self.act = act\n\n"
+             "    def forward(self, x):\n        return self.act(self.net(x))\n\n\n"
+             "def build(act):\n    return torch.compile(Wrap(act))\n")
+    build_uri = _write(tmp_path, "build.py", build)
+    _open(client, build_uri, build, docs=docs)
+    diags = await _diagnostics(client, build_uri, lambda ds: len(ds) > 0)
+    assert _codes(diags) == ["GBL006"]
+    assert diags[0].severity == lsp.DiagnosticSeverity.Information
+    assert (diags[0].range.start.line, diags[0].range.start.character) == (11, 15)
+    assert "`self.act(...)` not followed" in diags[0].message and "known only at run time" in diags[0].message
+    # model.py is now reached from build.py's region: checked, no note
+    assert len(await _diagnostics(client, model_uri, lambda ds: len(ds) == 0)) == 0
+
+    plain = "def add(a, b):\n    return a + b\n"
+    plain_uri = _write(tmp_path, "plain.py", plain)
+    _open(client, plain_uri, plain, docs=docs)
+    assert len(await _diagnostics(client, plain_uri, lambda ds: True)) == 0
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_survives_syntax_error_and_malformed_documents(client: LanguageClient, tmp_path, docs):
     bad = _write(tmp_path, "bad.py", "def f(:\n    pass\n")
     _open(client, bad, "def f(:\n    pass\n", docs=docs)
