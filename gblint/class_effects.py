@@ -2,7 +2,9 @@
 ``cls.__init__ = init`` (the way transformers' ``use_experts_implementation`` dispatches an experts
 layer's ``forward``), and what such an ``__init__``, a method made outside its class, stores on
 ``self``. Python runs the decorator once, when the ``class`` statement runs; every instance then
-has the attributes it stored, and Dynamo traces those (the wrapper, not the class body's method)."""
+has the attributes it stored, and Dynamo traces those (the wrapper, not the class body's method). Likewise
+a method rebound while an instance is built, ``self.update = self._wrap_update(self.update)`` (torchmetrics):
+the wrapper closure captured the class's method, which the store's value reads (:meth:`_sole_store`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,6 +16,8 @@ from .model import Expr, FileSummary, Frame
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import TRANSPARENT_DECORATORS
 from .values import OUTER, UNKNOWN, const, union
+
+BEFORE = "\0before:"  # an Env key: the `self` parameter; its prefix: what `self.<name>` held before a store of it
 
 
 class ClassEffectsMixin:
@@ -65,6 +69,40 @@ class ClassEffectsMixin:
         env = self.frame_env(Frame(summary.path, info), env)
         return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
                 for v, sure in stores]
+
+    def _building(self, summary: FileSummary, info, name: str):
+        """:meth:`_assignments` of ``self.name`` in class ``info``: the building ones with those of
+        methods the program may call before the run (``model.enable()``), and the others."""
+        building, other = self._assignments(summary, info, name)
+        if building:
+            building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self._facts()[2])
+        return building, other
+
+    def _sole_building_store(self, mro, name: str) -> bool:
+        """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``
+        and no dataclass field declares it: what the store's value reads of ``self.name`` is then what
+        the instance held before any store, its class's attribute."""
+        if any(name in info.fields for _summary, info in mro):
+            return False
+        return sum(len(self._building(summary, info, name)[0]) for summary, info in mro) == 1
+
+    def _sole_store(self, inst: Inst, name: str, summary: FileSummary, cls_info, method: str, value: Expr) -> Expr:
+        """What the one store of ``self.name`` (``value``, in ``method`` of class ``cls_info``) made while
+        building ``inst`` leaves in the attribute: a read of ``self.name`` in ``value``
+        (``self.update = self._wrap_update(self.update)``, torchmetrics' ``Metric.__init__``) is the class's
+        attribute bound to ``inst`` (the method), not the store's own result (a cycle, so nothing, read
+        flow-insensitively); a store not on every path of ``method`` may leave that attribute as it was."""
+        env = self._method_env(inst, summary, method)
+        info = summary.functions.get(method)
+        if info is None or not info.params or self._on_class(summary, method):
+            return self._eval(value, env, None)
+        got = self.class_attr(inst.cls, name, inst, None)
+        before = UNKNOWN if got is None else self.changed(name, got)
+        env = dict(env, **{BEFORE: const(info.params[0].name), BEFORE + name: before})
+        stored = self._eval(value, env, None)
+        if (method, name) in cls_info.unsure and got is not None:
+            return values.alternatives((stored, before))
+        return stored
 
     def stored_on_class(self, summary: FileSummary, info, name: str, recv):
         """What a function run with the class ``info`` (of ``summary``) stored as its attribute

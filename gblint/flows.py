@@ -69,6 +69,8 @@ class FlowsMixin:
                 if not self.suppressed():
                     assigned = scope.class_info.assigned
                     assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+                    if not all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
+                        scope.class_info.unsure += ((scope.info.qualname, target.attr.value),)
             elif target.attr.value in ("__defaults__", "__kwdefaults__"):
                 self._forget_defaults(target)
             else:

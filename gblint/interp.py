@@ -26,7 +26,7 @@ from typing import Dict, Optional, Tuple
 from . import values
 from .changes import program_changes
 from .building import BuildingMixin
-from .class_effects import ClassEffectsMixin
+from .class_effects import BEFORE, ClassEffectsMixin
 from .gaps import GapsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
@@ -129,6 +129,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if op == "global":
             return self.global_value(e.value)
         if op == "attr":
+            before = env.get(BEFORE + e.value)
+            if before is not None and e.parts[0].op == "param" and e.parts[0].value == env[BEFORE].value:
+                return before  # `self.f = wrap(self.f)`: the value reads what `self.f` held before the store
             return self.attribute(self._eval(e.parts[0], env, calls), e.value, calls)
         if op == "sub":
             return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
@@ -512,12 +515,14 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         found = self._stored_by_init(inst, name)
         later = []  # what methods that do not build the instance assign
         init = dict(inst.init)
+        sole = not found and self._sole_building_store(mro, name)
         for summary, info in mro:
-            building, other = self._assignments(summary, info, name)
-            if building:  # and what a method the program may call before the run (`model.enable()`) assigns
-                building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self._facts()[2])
+            building, other = self._building(summary, info, name)
             for method, value in building or other:
-                got = self._eval(value, self._method_env(inst, summary, method), None)
+                if building and sole:  # what its value reads of `self.<name>` is what the instance held before
+                    got = self._sole_store(inst, name, summary, info, method, value)
+                else:
+                    got = self._eval(value, self._method_env(inst, summary, method), None)
                 if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
                     got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
                                 for p in (got.parts if got.op == "union" else (got,)))

@@ -583,6 +583,7 @@ class ClassInfo:
     # ``f(self.d)``): a collection assigned to one may hold more than it was built with
     mutated: List[str] = dataclasses.field(default_factory=list)
     # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
+    unsure: Tuple[Tuple[str, str], ...] = ()  # (method, attr) of `self.attr = ...` not on every path of it
 
 
 @dataclasses.dataclass

@@ -47,12 +47,6 @@ KNOWN = {
         "a constructor/helper compares two 0-d tensors it receives as arguments (`if start > end: raise`, GB0170) "
         "but never uses them in a tensor op, and gblint does not carry the arguments' tensor kind into the "
         "comparison (torchsde: _brownian/brownian_interval.py:470)."),
-    "h04_wrapped_update_method.py": (
-        {"missed break sites": [27], "missed skipped frames": ["wrapped_func"]},
-        "`self.update = self._wrap_update(self.update)` in `__init__` rebinds the method to a `functools.wraps` "
-        "closure that calls the original inside `with`/`try`; gblint does not follow the closure's call of "
-        "`update`, so the data-dependent branch in `update` and the skip of `wrapped_func` (a break in `try`) are "
-        "missed (torchmetrics: metric.py:158 and 542-564, reached from `forward`/`_forward_reduce_state_update`)."),
     "h05_float_of_tensor_times.py": (
         {"missed break sites": [8, 9, 15, 16], "missed skipped frames": ["integrate"]},
         "`float(t)` of 0-d tensors received as parameters (the times `ts[i]` handed to a helper object) is a "
