@@ -63,6 +63,26 @@ PY_TORCH_FUNCS = frozenset({
     "torch.promote_types", "torch.can_cast", "torch.is_nonzero", "torch.equal",
 })
 
+def _torch_ops() -> dict:
+    """``gblint/data/torch_ops-<release>.json`` of the newest release packaged, written by
+    ``scripts/update_torch_ops.py`` from the installed torch's stubs and ``native_functions.yaml``."""
+    import json
+    import os
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    names = sorted((n for n in os.listdir(folder) if n.startswith("torch_ops-") and n.endswith(".json")),
+                   key=lambda n: tuple(int(x) for x in n[len("torch_ops-"):-len(".json")].split(".")))
+    if not names:
+        return {}
+    with open(os.path.join(folder, names[-1]), encoding="utf-8") as fh:
+        return json.load(fh).get("data_dependent", {})
+
+
+_DATA_DEPENDENT = _torch_ops()
+# torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
+# of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
+DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
+DATA_DEPENDENT_METHODS = frozenset(_DATA_DEPENDENT.get("methods", ()))
+
 # torch.* namespaces whose members are not tensor ops.
 NON_OP_PREFIXES = (
     "torch._dynamo.", "torch.compiler.", "torch.cuda.", "torch.backends.", "torch.distributed.",

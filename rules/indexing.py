@@ -13,7 +13,7 @@ tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); 
 import libcst as cst
 
 from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.tensors import TENSOR_METHODS, maybe_tensor
+from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, TENSOR_METHODS, maybe_tensor
 
 from .base import Rule
 from .notes import forget_local, instance_classes, local_note, note_local
@@ -131,10 +131,12 @@ class DataDependentIndex(Rule):
     name = "data-dependent-index"
     gb_ids = ("GB0033",)
     node_types = (cst.Subscript, cst.Call)
-    summary = "An index that is a traced `random` int (`x[random.randint(0, 2)]`), or `torch.arange` of a tensor."
-    why = "Both need a Python int that is data (GB0033 Data dependent operator): the graph breaks and resumes."
+    summary = ("An index that is a traced `random` int (`x[random.randint(0, 2)]`), `torch.arange` of a tensor, or an "
+               "op whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`).")
+    why = "All need a Python value that is data (GB0033 Data dependent operator): the graph breaks and resumes."
     hint = "Draw the index outside the compiled function, or use a size known before the run for `torch.arange`."
-    source = "torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4"
+    source = ("torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4; "
+              "torch/_subclasses/fake_tensor.py (ops tagged data_dependent_output: gblint/data/torch_ops-*.json)")
     use_instead = (
         'import random\n'
         'import torch\n'
@@ -156,6 +158,12 @@ class DataDependentIndex(Rule):
         "@torch.compile\n"
         "def f(x, n):\n"
         "    return torch.arange(n.max()) + x.sum()  # expect: GBL139\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, ref):\n"
+        "    if torch.equal(x, ref):  # expect: GBL139\n"
+        "        return x\n"
+        "    return x * 2\n",
     )
     examples_clean = (
         "import torch\n"
@@ -172,6 +180,17 @@ class DataDependentIndex(Rule):
                     k = tensor_size(a.value, ctx)
                     if a.keyword is None and k is not None:
                         return self.site(node, f"`{q}(...)` of a tensor: its length is data", needs=k)
+            if q in DATA_DEPENDENT_FUNCS:
+                kinds = [ctx.kind(a.value) for a in node.args if a.keyword is None and not a.star]
+                k = next((k for k in kinds if k == "T"), next((k for k in kinds if maybe_tensor(k)), None))
+                if k is not None:
+                    return self.site(node, f"`{q}(...)` reads its Python result out of tensor data", needs=k)
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in DATA_DEPENDENT_METHODS and q is None:
+                k = ctx.kind(func.value)
+                if maybe_tensor(k):
+                    return self.site(node, f"`.{func.attr.value}(...)` reads its Python result out of tensor data",
+                                     needs=k)
             return None
         if not maybe_tensor(ctx.kind(node.value)):
             return None

@@ -38,10 +38,6 @@ KNOWN = {
         "the `requires_grad_`/`torch.autograd.grad` of a subclass never constructed at run time is reported as a "
         "definite nested break and loop skip (torchsde: sdeint.py:93-110 selects the solver, base_solver.py:145 "
         "`self.step`, reported in reversible_heun.py:124 -> misc.py:80 for method='euler')."),
-    "h02_torch_equal_condition.py": (
-        {"missed break sites": [14]},
-        "`torch.equal(a, b)` returns a Python bool read from tensor data (GB0033 Data dependent operator) and "
-        "breaks the graph; gblint does not know it as a data-dependent op (gpytorch: models/exact_gp.py:278)."),
     "h03_tensor_arg_compared_in_helper.py": (
         {"missed break sites": [6]},
         "a constructor/helper compares two 0-d tensors it receives as arguments (`if start > end: raise`, GB0170) "
