@@ -305,3 +305,9 @@ def undecided(reason: str) -> bool:
     has a target that cannot be decided before the code runs (a value known only at run time),
     rather than one in a package gblint was not asked to read (``--follow-imports`` reads it)."""
     return not reason.startswith("package `")
+
+
+def region_graphs(walks, region) -> Optional[int]:
+    """Predicted FX graphs of ``region`` (a :class:`gblint.model.Region`) over the frames of its walk in
+    ``walks``, as ``--explain`` counts them (JSON ``coverage.regions[].graphs``); None when it has no walk."""
+    return next((sum(fr.graphs for fr in w.frames) for w in walks if w.region is region), None)

@@ -683,10 +683,9 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
                     conditional_hidden=conditional_hidden, regions_found=len(regions), notes=notes)
     report.unfollowed = calltree.unfollowed_records(unfollowed)
     if coverage:
-        graphs = {id(w.region): sum(fr.graphs for fr in w.frames) for w in walks}
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
-                         "spelling": r.spelling, "graphs": graphs.get(id(r))} for r in regions],
+                         "spelling": r.spelling, "graphs": calltree.region_graphs(walks, r)} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
                           for f in model.visited.values()],
             "unfollowed": report.unfollowed}
