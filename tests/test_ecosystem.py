@@ -194,3 +194,17 @@ def test_runs_of_one_package_each_merge_into_one_table(tmp_path, capsys):
     assert merge([a, a], str(tmp_path / "out2"), readme=False, quiet=True) == 2
     assert merge([str(tmp_path / "missing")], str(tmp_path / "out3"), readme=False, quiet=True) == 2
     assert "already merged" in capsys.readouterr().err
+
+
+def test_a_package_of_its_own_environment_needs_it_made(tmp_path, monkeypatch, capsys):
+    """The Transformers 4.x line runs in its own venv: without it, scoring and listing say which command
+    makes it (exit 2), never a traceback; the other packages run in this interpreter."""
+    import run
+    import spec
+    monkeypatch.setattr(spec, "VENVS", str(tmp_path))
+    assert spec.python_for("transformers") == sys.executable
+    with pytest.raises(FileNotFoundError, match="run.py env --package transformers-4"):
+        spec.python_for("transformers-4")
+    assert run.main(["list", "--package", "transformers-4"]) == 2
+    assert "run.py env --package transformers-4" in capsys.readouterr().err
+    assert run.main(["--package", "transformers-4", "--out", str(tmp_path / "out")]) == 2

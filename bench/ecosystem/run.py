@@ -56,8 +56,12 @@ def main(argv=None) -> int:
         # a package of its own environment is listed and measured by that environment's interpreter
         from spec import python_for
         import subprocess
-        own = [p for p in packages if os.path.realpath(python_for(p)) != os.path.realpath(sys.executable)
-               and os.path.dirname(python_for(p)) != os.path.dirname(sys.executable)]
+        try:
+            own = [p for p in packages if os.path.realpath(python_for(p)) != os.path.realpath(sys.executable)
+                   and os.path.dirname(python_for(p)) != os.path.dirname(sys.executable)]
+        except FileNotFoundError as exc:
+            print(f"run.py: {exc}", file=sys.stderr)
+            return 2
         rest = list(argv if argv is not None else sys.argv[1:])
         rest = [x for i, x in enumerate(rest) if x != "--package" and (i == 0 or rest[i - 1] != "--package")]
         for p in own:
