@@ -109,7 +109,7 @@ def test_scored_documents_are_reused_until_gblint_changes(tmp_path, monkeypatch)
     assert cache.get(cache.key("other driver", None, ["pkg"])) is None
     cache.put(cache.key("failed", None, []), {"error": "exit 2"})
     assert cache.get(cache.key("failed", None, [])) is None  # a failed run is run again
-    monkeypatch.setattr(score, "gblint_fingerprint", lambda: "changed")
+    monkeypatch.setattr(score, "gblint_fingerprint", lambda python=None: "changed")
     changed = score.DocCache(str(tmp_path))
     assert changed.get(changed.key("driver text", None, ["pkg"])) is None
 

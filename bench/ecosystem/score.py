@@ -87,18 +87,22 @@ def run_gblint(driver: str, follow: List[str], cache_dir: str, entry: Optional[s
         return {"error": f"exit {proc.returncode}: {proc.stderr.decode('utf-8', 'replace')[-500:]}"}
 
 
-def gblint_fingerprint() -> str:
-    """A hash of gblint's own sources and data (``gblint/``, ``rules/``, ``runtime_check/``):
-    a scored document is reused only while this is unchanged."""
-    root = os.path.dirname(os.path.dirname(HERE))
+def gblint_fingerprint(python: Optional[str] = None) -> str:
+    """A hash of the sources and data of the gblint that ``python`` (default: this interpreter) runs
+    as ``python -m gblint`` (its ``gblint``, ``gblint.rules`` and ``gblint.runtime_check`` packages,
+    wherever they are installed): a scored document is reused only while this is unchanged."""
+    code = ("import json, os, gblint, gblint.rules, gblint.runtime_check as r\n"
+            "print(json.dumps([os.path.dirname(m.__file__) for m in (gblint, gblint.rules, r)]))")
+    folders = json.loads(subprocess.run([python or sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
+                                        text=True, cwd=tempfile.gettempdir()).stdout)
     h = hashlib.sha256()
-    for sub in ("gblint", "rules", "runtime_check"):
-        for folder, dirs, files in sorted(os.walk(os.path.join(root, sub))):
+    for top in folders:
+        for folder, dirs, files in sorted(os.walk(top)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
                 if name.endswith((".py", ".json", ".j2", ".css", ".js")):
                     path = os.path.join(folder, name)
-                    h.update(os.path.relpath(path, root).encode() + b"\0")
+                    h.update(os.path.relpath(path, os.path.dirname(top)).encode() + b"\0")
                     with open(path, "rb") as fh:
                         h.update(fh.read())
     return h.hexdigest()[:16]
