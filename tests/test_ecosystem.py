@@ -208,3 +208,35 @@ def test_a_package_of_its_own_environment_needs_it_made(tmp_path, monkeypatch, c
     assert run.main(["list", "--package", "transformers-4"]) == 2
     assert "run.py env --package transformers-4" in capsys.readouterr().err
     assert run.main(["--package", "transformers-4", "--out", str(tmp_path / "out")]) == 2
+
+
+def test_incomplete_runs_never_replace_the_tables(tmp_path, monkeypatch, capsys):
+    """A driver gblint failed on makes the run exit 1 and name it, and such a run writes no tables where the
+    committed ones live; part of the harness is scored only into --out; --models must name measured models."""
+    import run
+    import score
+    monkeypatch.setattr(score, "run_gblint", lambda *a, **k: {"error": "exit 3: boom"})
+    out = tmp_path / "out"
+    assert score.score(["mixture-of-experts"], 1, str(out), {"mixture-of-experts/experts"}, readme=True,
+                       quiet=True, cache=None) == 1
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "gblint failed on mixture-of-experts/experts: exit 3: boom" in err and "not writing the tables" in err
+    assert score.score(["mixture-of-experts"], 1, str(out), {"mixture-of-experts/experts"}, readme=False,
+                       quiet=True, cache=None) == 1
+    got = json.loads((out / "results.json").read_text())
+    assert got["packages"]["mixture-of-experts"]["gblint_errors"] == 1
+    assert run.main(["--package", "mixture-of-experts"]) == 2
+    assert "needs --out" in capsys.readouterr().err
+    assert run.main(["--models", "mixture-of-experts/nope", "--out", str(tmp_path / "o2")]) == 2
+    assert "names no measured model: mixture-of-experts/nope" in capsys.readouterr().err
+
+
+def test_lines_of_one_package_share_halves():
+    """A Transformers family is in the same half in the 4.x and the 5.x line, so tuning on one line's dev
+    half never reads the other line's test items."""
+    from measure import load_truth
+    from spec import half
+    names = set(load_truth("transformers")["models"]) & set(load_truth("transformers-4")["models"])
+    assert len(names) > 100
+    assert all(half("transformers", n) == half("transformers-4", n) for n in names)

@@ -106,6 +106,17 @@ def main(argv=None) -> int:
         return 2
     from score import VIEWS, score
     only = set(a.models.split(",")) if a.models else None
+    if a.out == HERE and (a.package or only):
+        print("run.py: scoring part of the harness needs --out DIR (the committed tables hold every package; "
+              "`run.py merge` combines parts)", file=sys.stderr)
+        return 2
+    if only:
+        from measure import load_truth
+        unknown = sorted(m for m in only if m.split("/", 1)[0] not in PACKAGES
+                         or m.split("/", 1)[-1] not in load_truth(m.split("/", 1)[0]).get("models", {}))
+        if unknown:
+            print(f"run.py: --models names no measured model: {', '.join(unknown)}", file=sys.stderr)
+            return 2
     views = [v for v in a.views.split(",") if v]
     unknown = sorted(set(views) - set(VIEWS))
     if unknown or not views:

@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -364,7 +365,18 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
                                                     for h in HALVES}
     if not quiet and cache:
         print(f"score: {docs_cache.hits} gblint runs reused, {docs_cache.misses} run", file=sys.stderr)
+    failed = sorted(f"{package}/{name}: {doc['error']}" for (_view, package, name), doc in docs.items()
+                    if "error" in doc)
+    for line in failed:
+        print(f"score: gblint failed on {line}", file=sys.stderr)
+    if failed:
+        status = status or 1
+    if status and readme:
+        # a run that skipped a package or lost a driver never replaces the committed tables
+        print("score: not writing the tables: the run was incomplete (see above)", file=sys.stderr)
+        return status
     _write(results, details, out_dir, readme, quiet)
+    shutil.rmtree(work, ignore_errors=True)
     return status
 
 
@@ -411,6 +423,9 @@ def merge(parts: Iterable[str], out_dir: str, readme: bool = True, quiet: bool =
                             more.setdefault(view, {}).setdefault(p, {}).update(d)
         except (OSError, ValueError) as exc:
             print(f"run.py merge: {folder}: no results ({exc})", file=sys.stderr)
+            return 2
+        if not isinstance(got, dict) or not isinstance(more, dict):
+            print(f"run.py merge: {folder}: results.json or details.json is not an object", file=sys.stderr)
             return 2
         if results["torch"] not in (None, got.get("torch")):
             print(f"run.py merge: {folder}: torch {got.get('torch')}, the others {results['torch']}", file=sys.stderr)
@@ -494,6 +509,7 @@ def _row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, Any]:
             "definite": {k: sum(m.get("definite", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
             "shown": {k: sum(m.get("shown", {}).get(k, 0) for m in per_model.values()) for k in ("pred", "hit")},
             "drivers": driver_figures(m.get("driver") for m in per_model.values()),
+            "gblint_errors": sum(1 for m in per_model.values() if "gblint_error" in m),
             "sets": {s: {"truth": _sum(per_model, s, "truth"), "pred": _sum(per_model, s, "pred"),
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
 

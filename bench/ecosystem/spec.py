@@ -99,8 +99,11 @@ def sample(package: str, names: List[str], full: bool = False) -> List[str]:
 def half(package: str, name: str) -> str:
     """``"dev"`` or ``"test"``: the half of the harness a model falls into, by a stable hash of
     ``package/name``. Work is tuned on ``dev``; ``test`` is scored beside it and its per-item
-    lists are not read while working, so that fitting shows as a gain on ``dev`` alone."""
+    lists are not read while working, so that fitting shows as a gain on ``dev`` alone. Another
+    line of a package (``same_as``: Transformers 4.x beside 5.x) splits as that package does, so
+    that a model's family is in one half in both lines."""
     import hashlib
+    package = PACKAGES.get(package, {}).get("same_as", package)
     return "dev" if hashlib.sha256(f"{package}/{name}".encode()).digest()[0] % 2 == 0 else "test"
 
 
