@@ -267,23 +267,17 @@ def graph_boundaries(report) -> List[dict]:
     return out
 
 
-def unfollowed_calls(model, walks) -> List[Dict[str, object]]:
-    """The calls the compiled regions reach that gblint could not follow (``model``: the walk's
-    :class:`gblint.consequences.Consequences`), each once, in call
-    order, with why (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk):
-    ``{"path", "line", "function", "call", "reason", "undecided"}`` (:func:`undecided`). A
-    library's own calls are not listed."""
-    return unfollowed_records(unfollowed_events(model, walks))
-
-
 def unfollowed_records(events) -> List[Dict[str, object]]:
-    """:func:`unfollowed_events` as the records of :func:`unfollowed_calls` (JSON ``coverage.unfollowed``)."""
+    """:func:`unfollowed_events` as JSON ``coverage.unfollowed`` lists them: ``{"path", "line",
+    "function", "call", "reason", "undecided"}`` (:func:`undecided`)."""
     return [{"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
              "reason": reason, "undecided": undecided(reason)} for frame, ev, reason in events]
 
 
 def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
-    """:func:`unfollowed_calls` as ``(caller frame, call event, reason)``, each call once, in call
+    """The calls the compiled regions reach that gblint could not follow (``model``: the walk's
+    :class:`gblint.consequences.Consequences`), as ``(caller frame, call event, reason)`` with why
+    (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk), each call once, in call
     order. A call of a ``torch.nn`` module or another library class held by the frame's object
     (what the call tree lists as a library call, :func:`_library_name`) is no gap: Dynamo traces
     it as ops."""

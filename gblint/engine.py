@@ -93,7 +93,7 @@ class Report:
     coverage: Optional[Dict[str, list]] = None
     hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
     versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
-    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see calltree.unfollowed_calls
+    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see calltree.unfollowed_records
     baselined: int = 0  # diagnostics found but left out because the baseline file lists them
     # conditional diagnostics left out by `conditional` (Settings): their break lies in a followed package
     conditional_hidden: int = 0

@@ -7,6 +7,7 @@ import json
 import os
 from typing import TextIO
 
+from .calltree import unfollowed_events
 from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
 from .engine import Report
@@ -115,7 +116,7 @@ def unfollowed_text(unfollowed, incomplete_said: bool = False) -> str:
     analysis is incomplete: " unless ``incomplete_said``), then one line per call (at most
     :data:`UNFOLLOWED_SHOWN`), those whose target could not be decided (a value known only at run
     time) first, each ``path:line: `call(...)` in `function`: reason``."""
-    ordered = sorted(unfollowed, key=lambda u: not u.get("undecided", True))  # stable: call order within each kind
+    ordered = sorted(unfollowed, key=lambda u: not u["undecided"])  # stable: call order within each kind
     line = unfollowed_line(unfollowed)
     lines = [line if incomplete_said else f"The analysis is incomplete: {line}"]
     for u in ordered[:UNFOLLOWED_SHOWN]:
@@ -131,7 +132,7 @@ def unfollowed_line(unfollowed) -> str:
     follow first): a break behind them cannot be reported."""
     packages = sorted({u["reason"].split("`")[1] for u in unfollowed if u["reason"].startswith("package `")})
     n = len(unfollowed)
-    runtime = sum(1 for u in unfollowed if u.get("undecided", not u["reason"].startswith("package `")))
+    runtime = sum(1 for u in unfollowed if u["undecided"])
     text = f"{n} call{'s' if n != 1 else ''} not followed"
     if runtime:
         text += (f", {runtime} of them to a target known only at run time" if n > 1 else
@@ -271,7 +272,6 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
         out.write(f"  predicted: ~{total} graph{'s' if total != 1 else ''}, {breaks} graph break"
                   f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
-        from .calltree import unfollowed_events
         gaps = unfollowed_events(w.owner, [w])  # what coverage.unfollowed lists for this region
         if gaps:
             out.write(f"  not followed ({len(gaps)} call{'s' if len(gaps) != 1 else ''}, in call order):\n")

@@ -28,7 +28,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -208,14 +207,6 @@ def summarise(events: List[Dict[str, Any]], driver: str) -> Dict[str, Any]:
     return rec
 
 
-def package_version(dist: str) -> Optional[str]:
-    from importlib import metadata
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def env_versions(package: str) -> Dict[str, Optional[str]]:
     """``{"version", "torch", "python"}`` of the environment that measures ``package``
     (:func:`spec.python_for`), asked of its interpreter."""
@@ -261,7 +252,6 @@ def write_truth(package: str, truth: Dict[str, Any]) -> None:
 def measure(package: str, names: List[str], jobs: int, log=print) -> Dict[str, Any]:
     """Measure ``names`` of ``package`` (``jobs`` children at a time) and merge them into its
     truth file; return the truth."""
-    from spec import PACKAGES
     truth = load_truth(package)
     truth.update(package=package, **env_versions(package))
     truth.setdefault("models", {})

@@ -112,8 +112,8 @@ def main(argv=None) -> int:
         return 2
     if only:
         from measure import load_truth
-        unknown = sorted(m for m in only if m.split("/", 1)[0] not in PACKAGES
-                         or m.split("/", 1)[-1] not in load_truth(m.split("/", 1)[0]).get("models", {}))
+        measured = {p: load_truth(p).get("models", {}) for p in {m.split("/", 1)[0] for m in only} if p in PACKAGES}
+        unknown = sorted(m for m in only if m.split("/", 1)[-1] not in measured.get(m.split("/", 1)[0], {}))
         if unknown:
             print(f"run.py: --models names no measured model: {', '.join(unknown)}", file=sys.stderr)
             return 2

@@ -371,12 +371,12 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
         print(f"score: gblint failed on {line}", file=sys.stderr)
     if failed:
         status = status or 1
+    shutil.rmtree(work, ignore_errors=True)  # the scratch drivers, scored by now
     if status and readme:
         # a run that skipped a package or lost a driver never replaces the committed tables
         print("score: not writing the tables: the run was incomplete (see above)", file=sys.stderr)
         return status
     _write(results, details, out_dir, readme, quiet)
-    shutil.rmtree(work, ignore_errors=True)
     return status
 
 

@@ -19,7 +19,10 @@ The driver gblint checks is that source followed by the two lines users write::
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
+import sys
 from typing import List, Optional
 
 #: the measured packages: their catalogue modules, what ``--follow-imports`` gets, and what the
@@ -63,7 +66,6 @@ def python_for(package: str) -> str:
     """The interpreter that measures and checks ``package``: its own environment's (a venv over
     this one's site-packages, ``run.py env``) when it has a ``venv`` entry, else this one.
     Raises ``FileNotFoundError`` when that environment has not been made."""
-    import sys
     if not PACKAGES[package].get("venv"):
         return sys.executable
     exe = os.path.join(VENVS, package, "bin", "python")
@@ -76,8 +78,6 @@ def python_for(package: str) -> str:
 def make_env(package: str) -> str:
     """Make ``package``'s environment: a venv that sees this interpreter's site-packages (torch,
     gblint) with the ``venv`` pins installed over them. Returns its interpreter."""
-    import subprocess
-    import sys
     folder = os.path.join(VENVS, package)
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", folder], check=True)
     exe = os.path.join(folder, "bin", "python")
@@ -89,7 +89,6 @@ def sample(package: str, names: List[str], full: bool = False) -> List[str]:
     """The models of ``names`` that a score run checks: all of them, or for a package with a
     ``sample`` entry (and not ``full``) that many, the first by a stable hash of the name (the same
     order ``run.py measure`` uses), so that a run fits the time it is given and stays comparable."""
-    import hashlib
     size = PACKAGES[package].get("sample")
     if full or not size or len(names) <= size:
         return list(names)
@@ -102,7 +101,6 @@ def half(package: str, name: str) -> str:
     lists are not read while working, so that fitting shows as a gain on ``dev`` alone. Another
     line of a package (``same_as``: Transformers 4.x beside 5.x) splits as that package does, so
     that a model's family is in one half in both lines."""
-    import hashlib
     package = PACKAGES.get(package, {}).get("same_as", package)
     return "dev" if hashlib.sha256(f"{package}/{name}".encode()).digest()[0] % 2 == 0 else "test"
 
