@@ -34,11 +34,12 @@ def load() -> Dict[str, Any]:
 
 
 def missing_packages(spec: Dict[str, Any]) -> List[str]:
-    """Follow targets of the gated packages that are not installed."""
+    """Follow targets of the gated packages, and the modules installed beside them when their
+    truth was measured (``beside``), that are not installed."""
     from spec import PACKAGES
     out = []
     for package in sorted({m.split("/")[0] for m in spec["models"]}):
-        for mod in PACKAGES[package]["follow"]:
+        for mod in PACKAGES[package]["follow"] + PACKAGES[package].get("beside", []):
             if importlib.util.find_spec(mod) is None:
                 out.append(mod)
     return out

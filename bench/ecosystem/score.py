@@ -229,6 +229,11 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     sure = [(s in tbreaks) for s, d in psites.items() if d.get("certainty") == "definite"]
     sure += [(f in tskips) for f, d in pskips.items() if d.get("certainty") == "definite"]
     out["definite"] = {"pred": len(sure), "hit": sum(sure)}
+    out["definite_false"] = sorted(
+        [f"{s[0]}:{s[1]} {d.get('code')}" for s, d in psites.items()
+         if d.get("certainty") == "definite" and s not in tbreaks]
+        + [f"{f[0]}:{f[1]} {d.get('code')} (skip)" for f, d in pskips.items()
+           if d.get("certainty") == "definite" and f not in tskips])
     # what a plain `gblint check` prints (`--conditional checked`): conditional diagnostics only where
     # their break lies in the checked file (the driver), not in the followed package
     shown = [(s in tbreaks) for s, d in psites.items() if _shown(d, driver)]
@@ -556,7 +561,9 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
     misses: Dict[str, List[str]] = {}
     false: Dict[str, List[str]] = {}
     unreached: Dict[str, int] = {}
+    false_definite: List[str] = []
     for name, m in sorted(per_model.items()):
+        false_definite += [f"{item} ({name})" for item in m.get("definite_false", [])]
         missed = {"%s:%s" % s for s in m["break sites"]["missed"]}
         _tally(by_gb, misses, m["gb_truth"], missed, "truth", name)
         wrong = {"%s:%s" % s for s in m["break sites"]["false"]}
@@ -569,7 +576,7 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
             unreached[fn] = unreached.get(fn, 0) + 1
     return {"gb_ids": {k: dict(v, recall=ratio(v["hit"], v["truth"])) for k, v in sorted(by_gb.items())},
             "codes": {k: dict(v, precision=ratio(v["hit"], v["pred"])) for k, v in sorted(by_code.items())},
-            "missed": misses, "false_positives": false,
+            "missed": misses, "false_positives": false, "false_definite": false_definite,
             "unreached_most_common": dict(sorted(unreached.items(), key=lambda kv: (-kv[1], kv[0]))[:60]),
             "errors": {n: m["gblint_error"] for n, m in per_model.items() if "gblint_error" in m}}
 

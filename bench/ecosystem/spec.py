@@ -26,7 +26,9 @@ import sys
 from typing import List, Optional
 
 #: the measured packages: their catalogue modules, what ``--follow-imports`` gets, and what the
-#: measuring fork server imports before forking (default: the ``follow`` modules)
+#: measuring fork server imports before forking (default: the ``follow`` modules); ``beside``: modules
+#: whose presence changes what the followed code does (diffusers calls into peft when it is installed,
+#: ``USE_PEFT_BACKEND``): the truth was measured with them installed, so scoring needs them too
 PACKAGES = {
     "transformers": {"catalog": "transformers_", "follow": ["transformers"], "sample": 100,
                      "preload": ["transformers", "transformers.modeling_utils"]},
@@ -36,7 +38,7 @@ PACKAGES = {
                        "venv": ["transformers==4.57.6", "huggingface_hub<1.0"], "same_as": "transformers",
                        "sample": 64,
                        "preload": ["transformers", "transformers.modeling_utils"]},
-    "diffusers": {"catalog": "diffusers_", "follow": ["diffusers"],
+    "diffusers": {"catalog": "diffusers_", "follow": ["diffusers"], "beside": ["peft"],
                   "preload": ["diffusers", "diffusers.models.modeling_utils"]},
     "x-transformers": {"catalog": "x_transformers_", "follow": ["x_transformers"]},
     "torch-geometric": {"catalog": "torch_geometric_", "follow": ["torch_geometric"]},
