@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import tensors, values
-from .model import EventKind, Expr, Frame
+from .model import Dotted, EventKind, Expr, Frame
 from .objects import Cls, Ext, ExtInst, Method, Super
 
 #: packages whose calls are no gap (never "not followed"): the standard library, torch, numpy, triton
@@ -37,6 +37,8 @@ class GapsMixin:
             return None  # the call is a break site a rule reports (`x.item()`): Dynamo breaks there, nothing is missed
         if ev.func.op == "attr" and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
             return None  # a method of the frame's *args tuple or **kwargs dict
+        if self._module_base_method(frame, ev.func):
+            return None  # `self.register_buffer(...)`: nn.Module's own method, no class of the project defines it
         fenv = self.frame_env(frame, env)
         if ev.func.op == "attr" and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
             return None  # no class of the project defines it: the library base's method (dict.__setitem__)
@@ -54,6 +56,27 @@ class GapsMixin:
         if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
+    def _module_base_method(self, frame: Frame, func: Expr) -> bool:
+        """Whether ``func`` is ``self.NAME`` in a method of an ``nn.Module`` class of the project
+        that neither defines nor assigns ``NAME`` along its bases: ``torch.nn.Module``'s own
+        method (``register_buffer``, ``add_module``, ``apply``)."""
+        if not (func.op == "attr" and func.parts and func.parts[0].op == "param" and func.parts[0].value == "self"
+                and frame.info is not None and frame.info.class_name):
+            return False
+        summary = self.project.by_path.get(frame.path)
+        cls = summary.classes.get(frame.info.class_name) if summary is not None else None
+        if cls is None or not self.project.is_module_class(summary, cls):
+            return False
+        name = func.value
+        for s, c in self.project.mro(summary, cls):
+            if name in c.methods or name in c.attrs or name in c.assigned or name in c.values:
+                return False  # the program's own method or attribute
+            for base in c.bases:  # every base the project's or torch's: no unread class may define it
+                if not (base.startswith("torch.nn.") or base in ("nn.Module", "Module")) \
+                        and self.project.class_info(s, Dotted(base)) is None:
+                    return False
+        return True
 
     def _method_of_builtin(self, frame: Frame, func: Expr, env: values.Env) -> bool:
         """Whether the call of ``func`` (in ``frame``) is a method of a value known to be a tensor

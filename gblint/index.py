@@ -21,6 +21,9 @@ from .semantics import DISABLE, RNN_MODULES
 # What a call resolves to: a frame to inline, or the break the call itself is.
 Resolved = Union[Frame, Event]
 
+#: ``torch.nn`` classes whose construction makes no ``nn.Parameter`` (a subclass makes its own, if any)
+_PARAMETERLESS = frozenset(("Module", "ModuleList", "ModuleDict", "Sequential", "Identity"))
+
 
 def module_name(path: str) -> Tuple[str, bool]:
     """Dotted module name of a file, found by walking up through packages (``__init__.py``).
@@ -151,6 +154,18 @@ class Project:
                     return True
         return False
 
+    def builds_parameters(self, summary: FileSummary, cls: ClassInfo) -> bool:
+        """Whether constructing the ``nn.Module`` class ``cls`` makes ``nn.Parameter``s in torch's
+        own code: a ``torch.nn`` base among its classes other than the parameterless containers
+        (``class Proj(nn.Linear)``). Dynamo breaks at the Parameter constructor (GB0264,
+        ``graph_break_on_nn_param_ctor`` in torch/_dynamo/variables/torch.py), which lies in torch,
+        so the break is the construction call itself. Any other module class is built by running
+        its ``__init__`` like any class: Dynamo traces a module made without parameters, and
+        breaks where the program's own ``__init__`` makes one (measured on 2.13:
+        tests/cases/harness/h07_module_built_in_region.py)."""
+        return any(b.startswith("torch.nn.") and b.rsplit(".", 1)[-1] not in _PARAMETERLESS
+                   for _s, c in self.mro(summary, cls) for b in c.bases)
+
     def attr(self, summary: FileSummary, cls: ClassInfo, name: str) -> Optional[Binding]:
         """What ``self.name`` was assigned in ``cls`` or a base, or None."""
         for s, c in self.mro(summary, cls):
@@ -260,7 +275,7 @@ class Project:
         if rest != cls.qualname:
             m = self.method(s, cls, rest.split(".")[-1])
             return [m] if m else []
-        if self.is_module_class(s, cls):
+        if self.is_module_class(s, cls) and self.builds_parameters(s, cls):
             if ev is None:
                 return []
             return [construct_break(ev)]

@@ -170,10 +170,16 @@ class CallsMixin:
         # gblint could not follow of the same object): only known parts that differ make it maybe
         known = [mine for p, mine in per if p.op != "unknown" or p.value == values.OTHER.value]
         common = set.intersection(*({_target_key(t) for t in mine} for mine in known)) if known else set()
+        joined = _joined_targets([t for _p, mine in per for t in mine if _target_key(t) in common and not t.maybe])
         for p, mine in per:
             label = _label(p)
-            calls.extend(t if _target_key(t) in common or t.maybe else dataclasses.replace(t, maybe=label)
-                         for t in mine)
+            for t in mine:
+                if _target_key(t) in common and not t.maybe:
+                    t = joined.pop(_target_key(t), None)  # one target for every alternative, the first time
+                    if t is not None:
+                        calls.append(t)
+                else:
+                    calls.append(t if t.maybe else dataclasses.replace(t, maybe=label))
         return union(results)
 
     def _apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -312,8 +318,9 @@ class CallsMixin:
         return None
 
     def instantiate(self, cls: Cls, args: Args, calls: Optional[list]) -> Expr:
-        """``cls(*args)``: an nn.Module built inside a compiled region is a break of its own
-        (``construct``); any other class runs its metaclass's ``__call__``, ``__init__``, and a
+        """``cls(*args)``: an nn.Module whose torch base makes parameters, built inside a compiled
+        region, is a break of its own (``construct``, :meth:`gblint.index.Project.builds_parameters`);
+        any other class runs its metaclass's ``__call__``, ``__init__``, and a
         dataclass's ``__post_init__``/``__setattr__``. Returns the instance."""
         summary = self.project.by_path.get(cls.path)
         info = summary.classes.get(cls.qualname) if summary is not None else None
@@ -321,7 +328,7 @@ class CallsMixin:
             return UNKNOWN
         generated = self._generated_init(cls)
         own = None if generated is not None else self.class_attr(cls, "__init__", None, None)
-        if self.project.is_module_class(summary, info):
+        if self.project.is_module_class(summary, info) and self.project.builds_parameters(summary, info):
             if calls is not None:
                 calls.append(Target(None, kind="construct", name=cls.qualname))
             return Inst(cls, self._init_values(cls, args, generated, own))
@@ -639,6 +646,31 @@ def _same_length(v: Expr) -> Expr:
     other = (values.OTHER,) if len(seqs) < len(v.parts) else ()
     items = tuple(union([p.parts[i] for p in seqs] + list(other)) for i in range(len(seqs[0].parts)))
     return Expr("seq", values.OPEN_SEQ if other else None, items)
+
+
+def _joined_targets(targets: List[Target]) -> dict:
+    """One target per frame (:func:`_target_key`) of ``targets``, the frames every alternative
+    of a called union runs: where the alternatives bind a parameter to different values, it holds
+    one of them (their union; an unknown or missing one among them: also something else), so that
+    what the frame does only for some of them (``self.step`` of one subclass) is decided there,
+    under its own condition, and what it does for all of them is certain."""
+    out: dict = {}
+    for t in targets:
+        key = _target_key(t)
+        if key not in out:
+            out[key] = t
+        elif t.frame is not None and t != out[key]:
+            old = out[key].env or {}
+            new = t.env or {}
+            env = {}
+            for name in dict.fromkeys(list(old) + list(new)):
+                a, b = old.get(name), new.get(name)
+                if a == b:
+                    env[name] = a
+                elif not name.startswith("\0"):  # a mark (closure, mode, via) the alternatives disagree on is dropped
+                    env[name] = values.alternatives([a if a is not None else UNKNOWN, b if b is not None else UNKNOWN])
+            out[key] = dataclasses.replace(out[key], env=env, flat=out[key].flat and t.flat)
+    return out
 
 
 def _target_key(t: Target) -> tuple:

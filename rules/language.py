@@ -92,6 +92,11 @@ class ModuleConstruction(Rule):
         "def f(x):\n"
         "    layer = torch.nn.Linear(4, 4)  # expect: GBL113\n"
         "    return layer(x)\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    bias = torch.nn.Parameter(torch.zeros(4))  # expect: GBL113\n"
+        "    return x + bias\n",
     )
     examples_clean = (
         "import torch\n"
@@ -109,6 +114,12 @@ class ModuleConstruction(Rule):
     )
     def check(self, node, ctx):
         q = ctx.resolve(node.func) or ""
+        if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            # a parameter of a tensor made in the region (not of a name: an input's parameter is traced)
+            data = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "data"), None)
+            if data is None or isinstance(data, (cst.Name, cst.Attribute)):
+                return None
+            return self.site(node, f"`{q}(...)` builds an nn.Parameter of a tensor made inside the region")
         if not (q.startswith("torch.nn.") and q.count(".") == 2):
             return None
         last = q.rsplit(".", 1)[-1]

@@ -36,7 +36,8 @@ KNOWN = {
         "a stepper class is picked by an if/elif selector from a value returned through a tuple by a checking "
         "helper, and the base class's `self.step(...)` is followed into every subclass the selector may return, so "
         "the `requires_grad_`/`torch.autograd.grad` of a subclass never constructed at run time is reported as a "
-        "definite nested break and loop skip (torchsde: sdeint.py:93-110 selects the solver, base_solver.py:145 "
+        "nested break and loop skip, conditional since the frame every alternative runs is analysed once with "
+        "`self` one of them (`when self.step is GradientStep.step`; it was definite) (torchsde: sdeint.py:93-110 selects the solver, base_solver.py:145 "
         "`self.step`, reported in reversible_heun.py:124 -> misc.py:80 for method='euler')."),
     "h03_tensor_arg_compared_in_helper.py": (
         {"missed break sites": [6]},
@@ -54,6 +55,12 @@ KNOWN = {
         "`all(torch.equal(a, b) for a, b in zip(...))` breaks inside the generator (GB0033) and Dynamo then "
         "cannot reconstruct the generator (GB8335 Generator reconstruction with mutations): `forward` is skipped; "
         "gblint reports neither (gpytorch: models/exact_gp.py:277-278)."),
+    "h07_module_built_in_region.py": (
+        {"missed break sites": [26], "missed skipped frames": ["__init__"]},
+        "a module class whose own `__init__` makes an `nn.Parameter`, built in the region: the break in `__init__` "
+        "(GB0264) is predicted, but `__init__`, compiled alone after it, is skipped at `super().__init__()` "
+        "(GB0119, Uninitialized nn.Module), which gblint does not model (torchdiffeq/torchsde build parameterless "
+        "modules in the region, which gblint no longer reports)."),
 }
 
 _PREDICTED = {}
