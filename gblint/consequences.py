@@ -461,8 +461,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                                        conditions=at_call + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
-                if not ib.conditions[len(at_call) + len(via):]:  # (they start with the call's own tests)
-                    break  # met whenever the call runs: tracing it stops here; what lies after is traced (if at all) in its own frame
+                if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
+                    # met whenever the call runs (its conditions start with the call's own tests): tracing the
+                    # call stops here; what lies after is traced (if at all) in the callee's own frame
+                    break
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
