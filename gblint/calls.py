@@ -81,6 +81,18 @@ class CallValues:
         return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
     @staticmethod
+    def kind_conditions(ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
+        """The kind the break ``ev`` needs that the walk has not proven, as a condition: a break
+        on a parameter because the function uses it as a tensor (``ev.tensor_param``, a guess
+        from how the name is used) holds only when it is one; a call that passes a value known to
+        be a tensor (:func:`gblint.values.holds_tensor`) makes it a fact. (A value known not to be
+        one leaves the break out: :meth:`skips`.)"""
+        name = ev.tensor_param
+        if name is None or ((env or {}).get(name) is not None and values.holds_tensor(env[name]) is True):
+            return ()
+        return (f"{name} is a tensor",)
+
+    @staticmethod
     def residual(blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
         """The tests around an event that ``env`` does not make true, as written (an error path
         as :data:`gblint.values.ERROR_PATH`)."""

@@ -107,7 +107,8 @@ class Consequences(CallValues):
             if ev.kind == EventKind.BREAK:
                 if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                     continue
-                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))  # capture: per region
+                out.append(InnerBreak(frame, ev, (), conditions=self.kind_conditions(ev, env)
+                                      + self.residual(ev.blocks, env)))  # capture: per region
             elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
@@ -333,10 +334,12 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 if ev.outcome == Outcome.RAISE and self.owner.uncertain(ev.blocks, env):
                     if self.owner.error_paths:  # reported, but the usual path goes on being traced
                         self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                     conditions=self.owner.residual(ev.blocks, env))
+                                     conditions=self.owner.kind_conditions(ev, env)
+                                     + self.owner.residual(ev.blocks, env))
                     continue  # a `raise` not known to run is a validation path, not a compile cost
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                      conditions=(conditions := self.owner.residual(ev.blocks, env)))
+                                      conditions=(conditions := self.owner.kind_conditions(ev, env)
+                                                  + self.owner.residual(ev.blocks, env)))
                 if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
                 elif verdict == Outcome.SKIP and not conditions:

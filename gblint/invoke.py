@@ -213,10 +213,9 @@ class CallsMixin:
                 calls.append(Target(None, kind="rnn", name=fn.name))
             first = args.positional[0] if args.positional else None
             if fn.name.startswith("torch.nn.") and fn.name.rsplit(".", 1)[-1] in SAME_DTYPE_MODULES \
-                    and first is not None and first.op == "tensor" and not self.dtypes_changed():
-                dtype = self.dtype_of(first)
-                if dtype:
-                    return Expr("tensor", dtype)  # a layer's output has its input's dtype
+                    and first is not None and first.op == "tensor":
+                dtype = None if self.dtypes_changed() else self.dtype_of(first)
+                return Expr("tensor", dtype)  # a layer's output is a tensor, of its input's dtype
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
         return UNKNOWN
 

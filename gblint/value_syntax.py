@@ -331,9 +331,16 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
             for p in node.parts):  # f"output_{k}": a string when every part is known
         return Expr("concat", parts=tuple(const(p.value) if isinstance(p, cst.FormattedStringText)
                                           else expr_of(p.expression, scope) for p in node.parts))
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+        return Expr("arith", type(node.operator).__name__, (expr_of(node.left, scope), expr_of(node.right, scope)))
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
+
+
+#: operators that make a tensor of a tensor operand (torch's ``__add__``... return a Tensor)
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+               cst.MatrixMultiply)
 
 
 def call_expr(node: cst.Call, scope) -> Expr:

@@ -69,6 +69,9 @@ def evaluate(e: Expr, env: Env) -> Expr:
                                            for kv in e.parts))
     if op == "union":
         return union(evaluate(p, env) for p in e.parts)
+    if op == "arith":  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
+        parts = [evaluate(p, env) for p in e.parts]
+        return Expr("tensor") if any(p.op == "tensor" for p in parts) else NOTNONE
     if op == "ifelse":
         truth = decide(e.parts[0], env)
         if truth is None:

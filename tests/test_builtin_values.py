@@ -37,9 +37,10 @@ PROGRAM = textwrap.dedent('''\
 CASES = {
     # (what the helper gets, break lines gblint reports with their certainty, lines Dynamo breaks at)
     "the count": ("i", [], []),
-    "the item": ("x", [(7, "definite"), (15, "definite")], [7]),
+    # `f`'s arguments are not known to be tensors (no call of it is seen): the break holds when they are
+    "the item": ("x", [(7, "conditional"), (15, "conditional")], [7]),
     # a slice keeps no bounds here: the pair's item may be anywhere in it (here it is)
-    "the item of a sliced pair": ("p[1:][0]", [(7, "definite"), (15, "definite")], [7]),
+    "the item of a sliced pair": ("p[1:][0]", [(7, "conditional"), (15, "conditional")], [7]),
 }
 
 
