@@ -187,6 +187,7 @@ class ValuesMixin:
             self.scope.rebound.add(target.value)
             self.scope.local_values.pop(target.value, None)
             self.scope.masks.discard(target.value)
+            self.scope.numpy_locals.discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for e in target.elements:
                 self.note_rebound(e.value)

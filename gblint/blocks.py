@@ -84,6 +84,9 @@ class BlocksMixin:
                 for arg, elt in zip(it.args, target.elements):
                     self.bind_loop_target(elt.value, arg.value)
             return
+        if self.scope.kind(it) == Kind.TENSOR:
+            # iterating a tensor gives tensors (its rows), and unpacking a row gives tensors again
+            return self.bind_tensor_elements(target, it)
         if isinstance(target, cst.Name):
             ref = self.self_attr(it)
             name = target.value
@@ -98,6 +101,18 @@ class BlocksMixin:
                 if isinstance(elt.value, cst.Name):
                     self.scope.env[elt.value.value] = Kind.UNKNOWN
                     self.scope.values.pop(elt.value.value, None)
+
+    def bind_tensor_elements(self, target, it) -> None:
+        """Bind the names of ``target`` to what iterating the tensor ``it`` gives: tensors (a row, an
+        element of a 1-d tensor is a 0-d tensor; unpacking one gives its rows), a guess when ``it``
+        is a tensor only by a guess."""
+        if isinstance(target, cst.Name):
+            self.scope.env[target.value] = Kind.TENSOR
+            self._note_guess(target.value, it, self.scope)
+            self.scope.values.pop(target.value, None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for elt in target.elements:
+                self.bind_tensor_elements(elt.value, it)
 
     def visit_While_test(self, node: cst.While) -> None:
         self.push(BlockKind.WHILE_TEST, node)

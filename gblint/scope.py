@@ -81,6 +81,7 @@ class FunctionScope:
         self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
         self.resolving: Optional[Dict[int, Optional[str]]] = None  # resolve() memo while the rules run (read only)
         self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
+        self.numpy_locals: set = set()  # locals bound to a NumPy array made from Python values (tensors.numpy_made)
         self.store_targets: set = set()  # id() of subscripts assigned to (`x[m] = v` reads nothing)
         self.local_values: dict = {}  # local name -> gblint.values.Expr it was last bound to (outside loops)
         self.loop_values: dict = {}  # id() of a `for` loop's block -> {target name: its element} (value_syntax.loop_values)
@@ -252,6 +253,8 @@ class FunctionScope:
         k = self.kind(node)
         if not maybe_tensor(k) or self.guessed_expr(node):
             return None
+        if tensors.numpy_made(node, self):
+            return None  # traced as a tensor, but an ndarray when run: a torch rewrite does not apply
         return k
 
     def guessed_expr(self, node: cst.BaseExpression) -> bool:
@@ -314,6 +317,8 @@ class FunctionScope:
                 k = next((k for k in ks if maybe_tensor(k)), None)
                 if k is not None:
                     return k  # NumPy on a traced ndarray is traced too (a tensor if the argument is one)
+                if tensors.numpy_array_call(q):
+                    return Kind.TENSOR  # an ndarray made in the frame: traced as a tensor (tensors.NUMPY_MODULES)
             if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",

@@ -394,6 +394,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
                 and tensors.mask_kind(value, scope) is not None:
             scope.masks.add(target.value)
+        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
+                and tensors.numpy_made(value, scope):
+            scope.numpy_locals.add(target.value)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
             if local.op != "unknown":  # on every path to what follows
                 scope.local_values[target.value] = local
@@ -438,10 +441,10 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             elif isinstance(ref, InstanceValue):
                 callee = ref.cls
                 q = callee.name if isinstance(callee, Dotted) else ""
-                if q.startswith("torch.nn.") and not q.startswith("torch.nn.Parameter"):
-                    cls.attrs[attr] = NnModuleAttr(q)
-                elif q.startswith("torch.nn.Parameter") or q == "torch.nn.parameter.Parameter":
+                if q in _TENSOR_CLASSES or q.startswith("torch.nn.Parameter"):
                     cls.attrs[attr] = TensorAttr(known=True)
+                elif q.startswith("torch.nn."):
+                    cls.attrs[attr] = NnModuleAttr(q)
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
             elif scope.info is not None and scope.info.name == "__init__" and (
@@ -450,6 +453,29 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
                 cls.attrs.setdefault(attr, TensorAttr(known=scope.known_tensor(value) == Kind.TENSOR))
+
+    def note_registered_tensor(self, node: cst.Call, scope: FunctionScope) -> None:
+        """``self.register_buffer("name", value)`` / ``self.register_parameter("name", value)`` in a
+        method: ``self.name`` is then a tensor (``nn.Module`` accepts only a tensor or ``None`` there,
+        torch/nn/modules/module.py), known to be one when ``value`` is known to be a tensor (a torch
+        factory's result, ``nn.Parameter(...)``, a local computed by torch ops)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("register_buffer", "register_parameter")
+                and isinstance(func.value, cst.Name) and scope.self_name and func.value.value == scope.self_name
+                and scope.class_info is not None and len(node.args) >= 2 and node.args[0].keyword is None):
+            return
+        name = node.args[0].value
+        name = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        value = next((a.value for a in node.args[1:] if a.keyword is None or a.keyword.value in ("tensor", "param")),
+                     None)
+        if not isinstance(name, str) or value is None or self.suppressed():
+            return
+        if isinstance(value, cst.Name) and value.value == "None":
+            return
+        if _tensor_constructor(value, scope) or scope.known_tensor(value) == Kind.TENSOR:
+            old = scope.class_info.attrs.get(name)
+            if old is None or isinstance(old, TensorAttr):
+                scope.class_info.attrs[name] = TensorAttr(known=True)
 
     @staticmethod
     def _note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
@@ -471,6 +497,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.note_setattr(node, q)
         if not self.in_function():
             return
+        self.note_registered_tensor(node, scope)
         if isinstance(func, cst.Attribute) and func.attr.value in tensors.TENSOR_METHODS:
             scope.note_tensor_param(func.value)
         if q and q.startswith("torch.") and node.args and tensors.torch_call_kind(q) == Kind.TENSOR:
@@ -649,6 +676,15 @@ def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
         return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
                                                           for c in value.comparisons)
     return False
+
+
+_TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                             "torch.nn.parameter.Buffer", "torch.Tensor"})
+
+
+def _tensor_constructor(value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    """Whether ``value`` is a call of ``nn.Parameter``/``nn.Buffer`` (a tensor, whatever it wraps)."""
+    return isinstance(value, cst.Call) and (scope.resolve(value.func) or "") in _TENSOR_CLASSES
 
 
 def _only_config(kind: str, scope: FunctionScope) -> bool:

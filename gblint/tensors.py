@@ -83,6 +83,46 @@ _DATA_DEPENDENT = _torch_ops()
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
 DATA_DEPENDENT_METHODS = frozenset(_DATA_DEPENDENT.get("methods", ()))
 
+# NumPy under Dynamo (``config.trace_numpy``, on by default): a call of a ``numpy``/``numpy.fft``/
+# ``numpy.linalg``/``numpy.random`` function is traced as its ``torch._numpy`` counterpart and its
+# result is an ndarray variable, a tensor in the graph, whatever the arguments (``np.array(sizes)``
+# of Python ints too): torch/_dynamo/variables/misc.py ``NumpyVariable.call_function`` wraps every
+# result with ``NumpyNdarrayVariable.create`` except the constant collections it folds
+# (``np.dtype``, ``np.iinfo``, ``np.finfo``: ``np_constant_collections_map``) and ``issubdtype``
+# (``constant_fold_functions``). ``if`` on such a result breaks (GB0170, measured:
+# tests/cases/kinds). These torch._numpy functions return Python values, not arrays
+# (torch/_numpy/_funcs_impl.py: ``ndim``, ``shape``, ``size``, ``isscalar``, ``iscomplexobj``,
+# ``isrealobj``, ``allclose``, ``array_equal``, ``array_equiv``, ``common_type``, ``min_scalar_type``;
+# torch/_numpy/_dtypes.py: ``result_type``, ``can_cast``, ``issubdtype``); the scalar types
+# (``np.float32(x)``...) are classes, not functions: their result is not claimed either.
+NUMPY_MODULES = ("numpy.", "numpy.fft.", "numpy.linalg.", "numpy.random.")
+NUMPY_PY_FUNCS = frozenset({
+    "ndim", "shape", "size", "isscalar", "iscomplexobj", "isrealobj", "allclose", "array_equal", "array_equiv",
+    "common_type", "min_scalar_type", "result_type", "can_cast", "issubdtype", "promote_types", "dtype", "iinfo",
+    "finfo", "isdtype", "iterable", "get_printoptions", "set_printoptions", "seterr", "geterr", "errstate",
+    "seed", "get_state", "set_state", "default_rng", "RandomState", "Generator",
+})
+NUMPY_TYPES = frozenset({
+    "bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
+    "float16", "float32", "float64", "half", "single", "double", "longdouble", "complex64", "complex128",
+    "csingle", "cdouble", "int_", "uint", "float_", "complex_", "short", "ushort", "intc", "uintc", "long",
+    "ulong", "longlong", "ulonglong", "byte", "ubyte", "generic", "number", "integer", "floating",
+    "complexfloating", "signedinteger", "unsignedinteger", "inexact", "ndarray", "matrix", "object_", "str_",
+    "bytes_", "void", "datetime64", "timedelta64",
+})
+
+
+def numpy_array_call(qualname: str) -> bool:
+    """Whether calling ``qualname`` (a resolved dotted name) is a NumPy function whose result Dynamo
+    traces as an ndarray, a tensor (see :data:`NUMPY_MODULES`)."""
+    if not qualname.startswith("numpy."):
+        return False
+    head, _, last = qualname.rpartition(".")
+    if head + "." not in NUMPY_MODULES or not last or last.startswith("_") or not last[0].islower():
+        return False
+    return last not in NUMPY_PY_FUNCS and last not in NUMPY_TYPES
+
+
 # torch.* namespaces whose members are not tensor ops.
 NON_OP_PREFIXES = (
     "torch._dynamo.", "torch.compiler.", "torch.cuda.", "torch.backends.", "torch.distributed.",
@@ -182,3 +222,29 @@ def mask_kind(node, ctx):
         k = ctx.kind(node.func.value)
         return k if maybe_tensor(k) else None
     return None
+
+
+def numpy_made(node, ctx) -> bool:
+    """Whether ``node`` (a libcst expression in ``ctx``) is a tensor only as a NumPy array made in
+    the frame from Python values (``np.prod(shape)``, ``np.array(sizes) % k``, a local bound to one,
+    ``ctx.numpy_locals``), not from a traced tensor. Dynamo traces it as a tensor, so branching on
+    it breaks, but what converting it back to a Python number does depends on the function (measured:
+    ``int(np.ceil(n / 2))`` is folded, ``int(np.prod([2, 1]))`` breaks): no rule claims that."""
+    import libcst as cst
+    if isinstance(node, cst.Name):
+        return node.value in ctx.numpy_locals
+    if isinstance(node, cst.Call):
+        q = ctx.resolve(node.func)
+        if q and numpy_array_call(q):
+            return not any(maybe_tensor(ctx.kind(a.value)) for a in node.args)
+        return isinstance(node.func, cst.Attribute) and numpy_made(node.func.value, ctx)
+    if isinstance(node, (cst.Subscript, cst.Attribute)):
+        return numpy_made(node.value, ctx)
+    if isinstance(node, cst.UnaryOperation):
+        return numpy_made(node.expression, ctx)
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison)):
+        parts = [node.left, node.right] if not isinstance(node, cst.Comparison) else \
+            [node.left] + [c.comparator for c in node.comparisons]
+        tensors_in = [p for p in parts if maybe_tensor(ctx.kind(p))]
+        return bool(tensors_in) and all(numpy_made(p, ctx) for p in tensors_in)
+    return False

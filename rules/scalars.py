@@ -5,7 +5,7 @@ Source: ``torch/_dynamo/variables/tensor.py`` (``method_item``, ``method_tolist`
 """
 import libcst as cst
 
-from gblint.tensors import maybe_tensor
+from gblint.tensors import maybe_tensor, numpy_made
 
 from .base import Rule
 
@@ -62,7 +62,7 @@ class ScalarExtraction(Rule):
         q = ctx.resolve(func)
         if q in ("float", "int", "bool", "complex") and len(node.args) == 1:
             k = ctx.kind(node.args[0].value)
-            if maybe_tensor(k):
+            if maybe_tensor(k) and not numpy_made(node.args[0].value, ctx):
                 return self.site(node, f"`{q}(tensor)` turns a tensor into a Python scalar", needs=k, python_value=True,
                                  capturable=True)
         return None
