@@ -313,12 +313,12 @@ class FunctionScope:
             if k != Kind.UNKNOWN:
                 return k
             if q.startswith("numpy.") and self.config("trace_numpy", True):
+                if tensors.numpy_array_call(q):
+                    return Kind.TENSOR  # an ndarray, whatever it is made from: traced as a tensor (tensors.NUMPY_MODULES)
                 ks = [self.kind(a.value) for a in node.args]
                 k = next((k for k in ks if maybe_tensor(k)), None)
                 if k is not None:
                     return k  # NumPy on a traced ndarray is traced too (a tensor if the argument is one)
-                if tensors.numpy_array_call(q):
-                    return Kind.TENSOR  # an ndarray made in the frame: traced as a tensor (tensors.NUMPY_MODULES)
             if q in ("int", "float") and len(node.args) == 1 and likely_tensor(self.kind(node.args[0].value)):
                 return Kind.SCALAR
             if q in ("len", "int", "float", "bool", "str", "isinstance", "range", "hasattr", "id", "type",

@@ -64,6 +64,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self._stored: set = set()  # FileSummary.stored_attrs and called_methods as sets
         self._called: set = set()
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
+        self.numpy_attrs: set = set()  # (class qualname, attribute) assigned a NumPy value made from Python values
+        self.none_buffers: set = set()  # (class qualname, name) registered as a buffer or parameter with None
         self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
         self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
         self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
@@ -435,6 +437,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 and target.value.value == scope.self_name and scope.class_info is not None:
             cls = scope.class_info
             attr = target.attr.value
+            if tensors.numpy_made(value, scope):
+                self.numpy_attrs.add((cls.qualname, attr))
             ref = self.value_ref(value, scope)
             if isinstance(ref, ContainerValue):
                 cls.attrs[attr] = ref
@@ -470,12 +474,16 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                      None)
         if not isinstance(name, str) or value is None or self.suppressed():
             return
+        attrs, key = scope.class_info.attrs, (scope.class_info.qualname, name)
         if isinstance(value, cst.Name) and value.value == "None":
+            self.none_buffers.add(key)  # `self.name` may be None: not known to be a tensor
+            if isinstance(attrs.get(name), TensorAttr):
+                attrs.pop(name)
             return
-        if _tensor_constructor(value, scope) or scope.known_tensor(value) == Kind.TENSOR:
-            old = scope.class_info.attrs.get(name)
-            if old is None or isinstance(old, TensorAttr):
-                scope.class_info.attrs[name] = TensorAttr(known=True)
+        if key not in self.none_buffers and (_tensor_constructor(value, scope) or
+                                             scope.known_tensor(value) == Kind.TENSOR):
+            if attrs.get(name) is None or isinstance(attrs.get(name), TensorAttr):
+                attrs[name] = TensorAttr(known=True)
 
     @staticmethod
     def _note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:

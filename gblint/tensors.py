@@ -238,6 +238,9 @@ def numpy_made(node, ctx) -> bool:
         if q and numpy_array_call(q):
             return not any(maybe_tensor(ctx.kind(a.value)) for a in node.args)
         return isinstance(node.func, cst.Attribute) and numpy_made(node.func.value, ctx)
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == ctx.self_name \
+            and ctx.class_info is not None:
+        return (ctx.class_info.qualname, node.attr.value) in getattr(ctx.builder, "numpy_attrs", ())
     if isinstance(node, (cst.Subscript, cst.Attribute)):
         return numpy_made(node.value, ctx)
     if isinstance(node, cst.UnaryOperation):

@@ -6,8 +6,10 @@ method_requires_grad_, setattr of data); semantics.md §1.
 """
 import libcst as cst
 
+from gblint import value_syntax
 from gblint.model import Kind, param_kind
-from gblint.tensors import maybe_tensor
+from gblint.tensors import maybe_tensor, torch_call_kind
+from gblint.traversal import code_of, literal
 
 from .base import Rule
 
@@ -63,12 +65,16 @@ class BackwardCall(Rule):
 class TensorHook(Rule):
     code = "GBL116"
     name = "tensor-hook"
-    gb_ids = ("GB8985",)
+    gb_ids = ("GB8985", "GB0225")
     node_types = (cst.Call,)
-    summary = "`t.register_hook(...)` or `t.requires_grad_()` on a tensor inside the region."
+    summary = ("`t.register_hook(...)` or `t.requires_grad_()` on a tensor inside the region, or a torch function "
+               "creating a tensor with `requires_grad=True` (`torch.zeros(n, requires_grad=x.requires_grad)`: "
+               "when the value is true).")
     why = "Hooks and requires_grad changes on intermediates break the graph."
     hint = "Register hooks and set requires_grad outside the compiled function."
-    source = "torch/_dynamo/variables/tensor.py: method_register_hook / method_requires_grad_; semantics.md §1"
+    source = ("torch/_dynamo/variables/tensor.py: method_register_hook / method_requires_grad_; "
+              "torch/_dynamo/variables/torch.py: call_function (`requires_grad` in kwargs and its constant value "
+              "true: GB0225); semantics.md §1")
     use_instead = (
         "import torch\n"
         "@torch.compile\n"
@@ -86,12 +92,21 @@ class TensorHook(Rule):
         "    y = torch.ones(3)\n"
         "    y.requires_grad_()  # expect: GBL116\n"
         "    return x * y\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = torch.zeros(3, requires_grad=True)  # expect: GBL116\n"
+        "    return x * y\n",
     )
     examples_clean = (
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
         "    return x.detach() * 2\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x * torch.ones(3, requires_grad=False)\n",
     )
 
     def check(self, node, ctx):
@@ -100,7 +115,28 @@ class TensorHook(Rule):
             k = ctx.kind(func.value)
             if maybe_tensor(k):
                 return self.site(node, f"`.{func.attr.value}(...)` on a tensor", needs=k)
-        return None
+            return None
+        return self.creation_with_grad(node, ctx)
+
+    def creation_with_grad(self, node, ctx):
+        """``torch.zeros(..., requires_grad=V)``: Dynamo breaks when ``V`` (a constant to it: a literal, a
+        guarded flag, ``x.requires_grad``) is true (GB0225); definite for a literal ``True`` or a value the
+        walk decides, else conditional on ``V`` as written."""
+        arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+        if arg is None:
+            return None
+        q = ctx.resolve(node.func) or ""
+        if not q.startswith("torch.") or q.startswith("torch.nn.") or torch_call_kind(q) != Kind.TENSOR:
+            return None
+        value = arg.value
+        if isinstance(value, (cst.Name, cst.Integer)) and (value.value == "None" or literal(value) is not None):
+            if not literal(value):
+                return None  # `requires_grad=False`: no break
+            return self.site(node, f"`{code_of(node.func)}(...)` creates a tensor with `requires_grad=True`",
+                             gb_ids=("GB0225",))
+        detail = f"`{code_of(node.func)}(...)` with `requires_grad`"
+        return self.site(node, detail, gb_ids=("GB0225",), gate_kind="branch",
+                         gate=value_syntax.expr_of(value, ctx), gate_text=code_of(value))
 
 
 class DataAssignment(Rule):

@@ -1,0 +1,96 @@
+"""Kinds from facts (issue 38): gblint's predictions against what PyTorch did with the programs of tests/cases/kinds.
+
+Each program there is a variant of one kind of value that Dynamo traces as a tensor while gblint took it for
+something else, or the reverse (a guard that must stay clean):
+
+- a ``self`` attribute that is a tensor by construction: ``register_parameter``, ``register_buffer`` of a local
+  computed by torch ops, ``nn.Buffer(...)`` (k01-k03), and Python bools and ``register_buffer(name, None)``
+  that are not (k11);
+- iterating a tensor gives tensors: ``zip`` of buffers, unpacking the rows of a 2-column buffer (k04, k05), and
+  ``enumerate(x.shape)`` gives ints (k11);
+- NumPy arrays made in compiled code, or kept on the module, are tensors to Dynamo whatever they are made from
+  (k06, k12); a dtype test it folds, ``int(np.ceil(...))`` of a size and ``int()`` of a NumPy product kept on
+  the module are no break (k07, k12);
+- a torch function creating a tensor with ``requires_grad`` true breaks (GB0225): definite for a literal or a
+  value the caller passes (k08, k10), conditional on ``x.requires_grad`` when that is known only at run time
+  (k09, where it is false: no break).
+
+``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
+``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
+Dynamo made (no false definite), and every break Dynamo made must be reported, definite or conditional; a
+conditional diagnostic where Dynamo did not break is listed in ``CONDITIONAL`` with its condition.
+"""
+import json
+import os
+
+import pytest
+
+from gblint.config import Settings
+from gblint.engine import check_paths
+
+from .conftest import ROOT
+from .test_measured import differences
+
+FOLDER = os.path.join(ROOT, "tests", "cases", "kinds")
+with open(os.path.join(FOLDER, "observed.json"), encoding="utf-8") as _fh:
+    DOC = json.load(_fh)
+FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
+
+#: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
+CONDITIONAL = {
+    "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
+}
+
+_PREDICTED = {}
+
+
+def predicted():
+    """gblint's JSON diagnostics for the programs of the folder, by file name (torch 2.13.0, Python 3.11)."""
+    if not _PREDICTED:
+        report = check_paths([FOLDER], Settings(python_version=(3, 11), torch_version="2.13.0"))
+        assert report.errors == []
+        _PREDICTED.update({name: [] for name in FILES})
+        for d in report.diagnostics:
+            _PREDICTED.setdefault(os.path.basename(d.path), []).append(d.to_json())
+    return _PREDICTED
+
+
+def test_every_program_is_measured():
+    assert sorted(DOC["programs"]) == FILES, "re-run scripts/measure_fixtures.py --folder tests/cases/kinds"
+    assert DOC["meta"]["torch"].startswith("2.13.") and DOC["meta"]["python"].startswith("3.11.")
+    assert DOC["meta"]["backend"] == "eager"
+    assert [n for n, obs in DOC["programs"].items() if obs["exception"] is not None] == []
+    assert set(CONDITIONAL) <= set(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_no_false_definite(name):
+    """A definite diagnostic is a break (or skip) Dynamo made, with its GB id."""
+    definite = [d for d in predicted()[name] if d.get("certainty") == "definite"]
+    got = differences(name, definite, DOC["programs"][name])
+    assert {k: v for k, v in got.items() if not k.startswith("missed")} == {}, got
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_break_reported(name):
+    """Every break Dynamo made is reported (definite, or conditional with its condition); the only other
+    diagnostics are the conditional ones of CONDITIONAL, with the condition it names."""
+    diags = predicted()[name]
+    got = differences(name, diags, DOC["programs"][name])
+    false = got.pop("false break sites", [])
+    assert got == {}, got
+    expected = CONDITIONAL.get(name, {})
+    assert sorted(false) == sorted(expected)
+    for d in diags:
+        if d["line"] in expected:
+            assert d["certainty"] == "conditional" and d["condition"] == expected[d["line"]], d
+
+
+def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
+    """The tensor kinds of k01-k06, k08 and k10 rest on facts (a registered buffer or parameter, a tensor's
+    elements, a NumPy array, a literal or the caller's value): their diagnostics are definite."""
+    for name in FILES:
+        if name in CONDITIONAL or not DOC["programs"][name]["breaks"]:
+            continue
+        certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
+        assert certainties == {"definite"}, (name, certainties)
