@@ -20,7 +20,7 @@ from typing import Optional
 import libcst as cst
 
 from . import tensors, value_syntax
-from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind
+from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
 from .positions import MATCHING
 from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
@@ -36,6 +36,15 @@ _ITERATING_BUILTINS = frozenset({"range", "enumerate", "zip", "reversed", "sorte
 HOOK_METHODS = {"register_forward_hook": "\0hooks", "register_forward_pre_hook": "\0prehooks"}
 
 
+TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                             "torch.nn.parameter.Buffer", "torch.Tensor"})
+
+
+def tensor_constructor(value: cst.BaseExpression, scope) -> bool:
+    """Whether ``value`` is a call of ``nn.Parameter``/``nn.Buffer`` (a tensor, whatever it wraps)."""
+    return isinstance(value, cst.Call) and (scope.resolve(value.func) or "") in TENSOR_CLASSES
+
+
 class FlowsMixin:
     """Records assignments, returns, class attributes and attribute reads as values."""
 
@@ -46,6 +55,47 @@ class FlowsMixin:
     def lambda_qual(self, node: cst.Lambda) -> Optional[str]:
         """The qualified name the traversal gave the lambda ``node``, or None."""
         return self._lambdas.get(id(node))
+
+    def note_registered_tensor(self, node: cst.Call, scope) -> None:
+        """``self.register_buffer("name", value)`` / ``self.register_parameter("name", value)`` in a
+        method: ``self.name`` is then a tensor (``nn.Module`` accepts only a tensor or ``None`` there,
+        torch/nn/modules/module.py), known to be one when ``value`` is known to be a tensor (a torch
+        factory's result, ``nn.Parameter(...)``, a local computed by torch ops)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("register_buffer", "register_parameter")
+                and isinstance(func.value, cst.Name) and scope.self_name and func.value.value == scope.self_name
+                and scope.class_info is not None and len(node.args) >= 2 and node.args[0].keyword is None):
+            return
+        name = node.args[0].value
+        name = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        value = next((a.value for a in node.args[1:] if a.keyword is None or a.keyword.value in ("tensor", "param")),
+                     None)
+        if not isinstance(name, str) or value is None or self.suppressed():
+            return
+        attrs, key = scope.class_info.attrs, (scope.class_info.qualname, name)
+        if isinstance(value, cst.Name) and value.value == "None":
+            self.none_buffers.add(key)  # `self.name` may be None: not known to be a tensor
+            if isinstance(attrs.get(name), TensorAttr):
+                attrs.pop(name)
+            return
+        if key not in self.none_buffers and (tensor_constructor(value, scope) or
+                                             scope.known_tensor(value) == Kind.TENSOR):
+            if attrs.get(name) is None or isinstance(attrs.get(name), TensorAttr):
+                attrs[name] = TensorAttr(known=True)
+
+    def note_value_facts(self, target, value: cst.BaseExpression, scope) -> None:
+        """What assigning ``value`` to ``target`` makes known beyond its kind: a local bound to a boolean
+        mask (``scope.masks``) or to a NumPy array made from Python values (``scope.numpy_locals``), a
+        ``self`` attribute assigned one (``numpy_attrs``: see :func:`gblint.tensors.numpy_made`)."""
+        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
+            if tensors.mask_kind(value, scope) is not None:
+                scope.masks.add(target.value)
+            if tensors.numpy_made(value, scope):
+                scope.numpy_locals.add(target.value)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope.self_name \
+                and target.value.value == scope.self_name and scope.class_info is not None \
+                and tensors.numpy_made(value, scope):
+            self.numpy_attrs.add((scope.class_info.qualname, target.attr.value))
 
     # -- assignments
     def note_target(self, target: cst.BaseExpression, value: Expr, suffix: str = "") -> None:

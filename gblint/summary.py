@@ -20,7 +20,7 @@ import libcst as cst
 
 from . import tensors, value_syntax, values
 from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
-from .flows import FlowsMixin
+from .flows import TENSOR_CLASSES, FlowsMixin
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
@@ -64,8 +64,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self._stored: set = set()  # FileSummary.stored_attrs and called_methods as sets
         self._called: set = set()
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
-        self.numpy_attrs: set = set()  # (class qualname, attribute) assigned a NumPy value made from Python values
-        self.none_buffers: set = set()  # (class qualname, name) registered as a buffer or parameter with None
+        self.numpy_attrs, self.none_buffers = set(), set()  # see FlowsMixin.note_value_facts, note_registered_tensor
         self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
         self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
         self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
@@ -393,12 +392,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
             local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
         self.note_rebound(target, local)
-        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
-                and tensors.mask_kind(value, scope) is not None:
-            scope.masks.add(target.value)
-        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope \
-                and tensors.numpy_made(value, scope):
-            scope.numpy_locals.add(target.value)
+        self.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
             if local.op != "unknown":  # on every path to what follows
                 scope.local_values[target.value] = local
@@ -437,15 +431,13 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 and target.value.value == scope.self_name and scope.class_info is not None:
             cls = scope.class_info
             attr = target.attr.value
-            if tensors.numpy_made(value, scope):
-                self.numpy_attrs.add((cls.qualname, attr))
             ref = self.value_ref(value, scope)
             if isinstance(ref, ContainerValue):
                 cls.attrs[attr] = ref
             elif isinstance(ref, InstanceValue):
                 callee = ref.cls
                 q = callee.name if isinstance(callee, Dotted) else ""
-                if q in _TENSOR_CLASSES or q.startswith("torch.nn.Parameter"):
+                if q in TENSOR_CLASSES or q.startswith("torch.nn.Parameter"):
                     cls.attrs[attr] = TensorAttr(known=True)
                 elif q.startswith("torch.nn."):
                     cls.attrs[attr] = NnModuleAttr(q)
@@ -457,33 +449,6 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
                 cls.attrs.setdefault(attr, TensorAttr(known=scope.known_tensor(value) == Kind.TENSOR))
-
-    def note_registered_tensor(self, node: cst.Call, scope: FunctionScope) -> None:
-        """``self.register_buffer("name", value)`` / ``self.register_parameter("name", value)`` in a
-        method: ``self.name`` is then a tensor (``nn.Module`` accepts only a tensor or ``None`` there,
-        torch/nn/modules/module.py), known to be one when ``value`` is known to be a tensor (a torch
-        factory's result, ``nn.Parameter(...)``, a local computed by torch ops)."""
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in ("register_buffer", "register_parameter")
-                and isinstance(func.value, cst.Name) and scope.self_name and func.value.value == scope.self_name
-                and scope.class_info is not None and len(node.args) >= 2 and node.args[0].keyword is None):
-            return
-        name = node.args[0].value
-        name = name.evaluated_value if isinstance(name, cst.SimpleString) else None
-        value = next((a.value for a in node.args[1:] if a.keyword is None or a.keyword.value in ("tensor", "param")),
-                     None)
-        if not isinstance(name, str) or value is None or self.suppressed():
-            return
-        attrs, key = scope.class_info.attrs, (scope.class_info.qualname, name)
-        if isinstance(value, cst.Name) and value.value == "None":
-            self.none_buffers.add(key)  # `self.name` may be None: not known to be a tensor
-            if isinstance(attrs.get(name), TensorAttr):
-                attrs.pop(name)
-            return
-        if key not in self.none_buffers and (_tensor_constructor(value, scope) or
-                                             scope.known_tensor(value) == Kind.TENSOR):
-            if attrs.get(name) is None or isinstance(attrs.get(name), TensorAttr):
-                attrs[name] = TensorAttr(known=True)
 
     @staticmethod
     def _note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
@@ -684,15 +649,6 @@ def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
         return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
                                                           for c in value.comparisons)
     return False
-
-
-_TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
-                             "torch.nn.parameter.Buffer", "torch.Tensor"})
-
-
-def _tensor_constructor(value: cst.BaseExpression, scope: FunctionScope) -> bool:
-    """Whether ``value`` is a call of ``nn.Parameter``/``nn.Buffer`` (a tensor, whatever it wraps)."""
-    return isinstance(value, cst.Call) and (scope.resolve(value.func) or "") in _TENSOR_CLASSES
 
 
 def _only_config(kind: str, scope: FunctionScope) -> bool:

@@ -132,7 +132,7 @@ class TensorHook(Rule):
         if isinstance(value, (cst.Name, cst.Integer)) and (value.value == "None" or literal(value) is not None):
             if not literal(value):
                 return None  # `requires_grad=False`: no break
-            return self.site(node, f"`{code_of(node.func)}(...)` creates a tensor with `requires_grad=True`",
+            return self.site(node, f"`{code_of(node.func)}(...)` with `requires_grad=True`",
                              gb_ids=("GB0225",))
         detail = f"`{code_of(node.func)}(...)` with `requires_grad`"
         return self.site(node, detail, gb_ids=("GB0225",), gate_kind="branch",
