@@ -80,6 +80,11 @@ class CallValues:
             return True  # a break on the parameter as a tensor, and the call passes something else
         return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
+    def event_conditions(self, ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
+        """The conditions of the break ``ev`` in a frame whose parameters hold ``env``: the kind it
+        needs (:meth:`kind_conditions`), then the tests around it (:meth:`residual`)."""
+        return self.kind_conditions(ev, env) + self.residual(ev.blocks, env or {})
+
     @staticmethod
     def kind_conditions(ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
         """The kind the break ``ev`` needs that the walk has not proven, as a condition: a break

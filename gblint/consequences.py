@@ -107,8 +107,7 @@ class Consequences(CallValues):
             if ev.kind == EventKind.BREAK:
                 if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                     continue
-                out.append(InnerBreak(frame, ev, (), conditions=self.kind_conditions(ev, env)
-                                      + self.residual(ev.blocks, env)))  # capture: per region
+                out.append(InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env)))  # capture: per region
             elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
@@ -161,10 +160,6 @@ class Consequences(CallValues):
 
 def _in_try(blocks: Iterable[Block]) -> bool:
     return any(b.kind == BlockKind.TRY for b in blocks)
-
-
-def _conditional(blocks: Iterable[Block]) -> bool:
-    return any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH, BlockKind.AFTER_RETURN) for b in blocks)
 
 
 def _eogb_value(dec) -> Optional[bool]:
@@ -334,12 +329,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 if ev.outcome == Outcome.RAISE and self.owner.uncertain(ev.blocks, env):
                     if self.owner.error_paths:  # reported, but the usual path goes on being traced
                         self._decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                     conditions=self.owner.kind_conditions(ev, env)
-                                     + self.owner.residual(ev.blocks, env))
+                                     conditions=self.owner.event_conditions(ev, env))
                     continue  # a `raise` not known to run is a validation path, not a compile cost
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                      conditions=(conditions := self.owner.kind_conditions(ev, env)
-                                                  + self.owner.residual(ev.blocks, env)))
+                                      conditions=(conditions := self.owner.event_conditions(ev, env)))
                 if verdict == Outcome.RESUME:
                     checkpoint = ev.ops_index
                 elif verdict == Outcome.SKIP and not conditions:
@@ -465,9 +458,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
                 if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
-                    # met whenever the call runs (its conditions start with the call's own tests): tracing the
-                    # call stops here; what lies after is traced (if at all) in the callee's own frame
-                    break
+                    break  # met whenever the call runs: what lies after is traced (if at all) in the callee's frame
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
@@ -544,7 +535,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
                    if site.outcome == Outcome.RAISE else "Dynamo cannot resume after this")
-            if site.outcome == Outcome.RAISE and _conditional(site.blocks):
+            if site.outcome == Outcome.RAISE and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH,
+                                                                 BlockKind.AFTER_RETURN) for b in site.blocks):
                 why = "when this branch runs, the exception leaving the compiled frame makes Dynamo give up on it (GB0088)"
             self.emit(site.code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail}: {why}, so frame `{frame.name}` is skipped and runs eagerly.",
