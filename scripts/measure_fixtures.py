@@ -99,16 +99,12 @@ def interpreter_versions(python: str = sys.executable) -> Dict[str, Optional[str
 # ---------------------------------------------------------------------------- child side
 
 
-def _child(program: str, events_path: str) -> None:
-    """Run ``program``'s ``main()`` under the observer; write one JSON event per line to ``events_path``."""
-    import importlib.util
-
-    out = open(events_path, "w", encoding="utf-8")
-
-    def sink(ev: Dict[str, Any]) -> None:
-        out.write(json.dumps(ev, default=str) + "\n")
-        out.flush()
-
+def install_observer(sink) -> Any:
+    """Install gblint's runtime observer (eager backend, CPU) and this script's compile-failure hooks in
+    this process (it imports torch); ``sink`` takes each event (a JSON-able dict). Returns ``flush()``,
+    which hands ``sink`` the ``compile_failure`` records gathered since the last call (each marked
+    ``suppressed`` or not) and forgets them: call it after each program. tests/soundness runs many
+    programs in one process through this."""
     import torch
     from torch._dynamo import convert_frame
 
@@ -149,10 +145,23 @@ def _child(program: str, events_path: str) -> None:
     convert_frame.exception_handler = exception_handler
     convert_frame.format_error_msg = format_error_msg
 
-    torch.manual_seed(0)
+    def flush() -> None:
+        for rec in pending.values():
+            rec.pop("exc", None)
+            rec.setdefault("suppressed", False)
+            sink(rec)
+        pending.clear()
+
+    return flush
+
+
+def run_main(program: str) -> Optional[Dict[str, str]]:
+    """Load ``program`` as a module (its folder first on ``sys.path``) and call its ``main()``; returns the
+    exception that escaped (``{"type", "message"}``) or None."""
+    import importlib.util
+
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     name = os.path.splitext(os.path.basename(program))[0]
-    escaped = None
     try:
         spec = importlib.util.spec_from_file_location(name, program)
         module = importlib.util.module_from_spec(spec)
@@ -160,11 +169,24 @@ def _child(program: str, events_path: str) -> None:
         spec.loader.exec_module(module)
         module.main()
     except BaseException as exc:  # noqa: B902 - whatever the program does is an observation
-        escaped = {"type": type(exc).__qualname__, "message": (str(exc).strip().splitlines() or [""])[0]}
-    for rec in pending.values():
-        rec.pop("exc", None)
-        rec.setdefault("suppressed", False)
-        sink(rec)
+        return {"type": type(exc).__qualname__, "message": (str(exc).strip().splitlines() or [""])[0]}
+    return None
+
+
+def _child(program: str, events_path: str) -> None:
+    """Run ``program``'s ``main()`` under the observer; write one JSON event per line to ``events_path``."""
+    out = open(events_path, "w", encoding="utf-8")
+
+    def sink(ev: Dict[str, Any]) -> None:
+        out.write(json.dumps(ev, default=str) + "\n")
+        out.flush()
+
+    flush = install_observer(sink)
+    import torch
+
+    torch.manual_seed(0)
+    escaped = run_main(program)
+    flush()
     sink({"ev": "end", "exception": escaped})
     out.close()
 
