@@ -246,7 +246,7 @@ class CallValues:
         or of the compiled function's own name. Empty when gblint sees no call of it.
         ``region`` is a :class:`gblint.model.Region`."""
         entry = region.entry
-        key = (entry.path, entry.name)
+        key = (entry.path, entry.name, (region.env or {}).get(values.OUTER))  # a wrapper closure per function
         if key in self._entry_envs:
             return self._entry_envs[key]
         envs = []
@@ -260,7 +260,7 @@ class CallValues:
                     caller = interp.module_env(summary.path)
                     if region.compiled is not None:  # through its wrappers, the instance as `self`
                         found = [t.env for t in interp.calls_of(region.compiled, interp.call_args(args, caller))
-                                 if (t.frame.path, t.frame.name) == key]
+                                 if (t.frame.path, t.frame.name) == key[:2]]
                         envs.extend(found or [{}])
                     else:
                         envs.append(values.bind(args, entry.info.params, caller, bound=bound))
@@ -269,7 +269,8 @@ class CallValues:
                     if ev.kind != EventKind.CALL or ev.call_text.rsplit(".", 1)[-1] != name:
                         continue
                     caller = Frame(summary.path, info)
-                    if any(isinstance(t, Frame) and (t.path, t.name) == key for t in self.project.resolve_call(caller, ev)):
+                    if any(isinstance(t, Frame) and (t.path, t.name) == key[:2]
+                           for t in self.project.resolve_call(caller, ev)):
                         envs.append(self._bind(ev, entry, interp.frame_env(caller, {})))
         env = values.merge(envs) if envs else dict(region.env or {})
         env = interp.frame_env(entry, env)

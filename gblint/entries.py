@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
-from .values import ERROR_PATH, certainty_of
+from .values import ERROR_PATH, OUTER, certainty_of
 from .versions import torch_of
 
 
@@ -22,7 +22,8 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
 
     def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
             training=None) -> None:
-        key = (frame.path, frame.name)
+        # a closure is a frame per frame that made it: a decorator's wrapper around each compiled function
+        key = (frame.path, frame.name, env.get(OUTER) if env else None)
         if key in seen:
             return
         seen.add(key)

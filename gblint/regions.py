@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from .model import (Dotted, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
+from .model import (Dotted, Expr, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
                     SelfMethod)
 from .refs import module_itself
 from .semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
@@ -217,7 +217,18 @@ class RegionsMixin:
                 fullgraph = call is not None and literal(kwarg(call, "fullgraph")) is True
                 qual = self.function_qual(node)
                 self.summary.regions.append(RegionDecl(LocalFunction(qual), False, fullgraph, self.span(d),
-                                                       "@torch.compile", None))
+                                                       "@torch.compile", None, value=self._wrapped(node, d, qual)))
+
+    def _wrapped(self, node: cst.FunctionDef, compile_decorator: cst.Decorator, qual: str):
+        """What ``@torch.compile`` compiles when decorators below it wrap the function: the module-level
+        name's value (the interpreter applies the decorators, :meth:`gblint.interp.Interpreter.defined`;
+        ``torch.compile`` keeps what it is given), so that the compiled frame is the wrapper a
+        decorator returned (``functools.wraps`` keeps only the name: Dynamo compiles the wrapper's frame
+        and inlines the function). None (the function itself) when nothing is below it, the function
+        is not at module level, or a decorator above it would wrap the compiled object."""
+        if node.decorators[0] is not compile_decorator or len(node.decorators) == 1 or "." in qual:
+            return None
+        return Expr("global", self.qual(qual))
 
     def function_qual(self, node: cst.FunctionDef) -> str:
         """The qualified name the traversal gave the definition ``node``."""

@@ -126,6 +126,19 @@ def test_known_kinds_are_still_wrong():
         assert known.classify(kind.spec, r) == ([name], False), name
 
 
+@needs_torch
+def test_fixed_kinds_stay_fixed():
+    """Each fixed kind's minimal program has no wrong definite diagnostic, and gblint misses exactly what
+    :data:`tests.soundness.known.FIXED` records on it."""
+    names = sorted(known.FIXED)
+    results = _run([known.FIXED[n].spec for n in names], "fixed")
+    for name, r in zip(names, results):
+        kind = known.FIXED[name]
+        assert r["observation"].get("exception", "missing") is None, (name, r["observation"])
+        assert r["wrong"] == {}, f"the fixed kind {name} is back on {kind.spec.python()} ({kind.why}): {r['wrong']}"
+        assert r["missed"] == kind.missed, f"what gblint misses on {kind.spec.python()} changed: {r['missed']}"
+
+
 def test_judge_sees_a_wrong_definite_diagnostic():
     """The comparison is not vacuous: on an observation with one resumed break at line 8 of ``f``, a definite
     break elsewhere, a definite skip of ``f`` and a definite compile error are wrong; the same diagnostics as

@@ -82,16 +82,6 @@ def _while_break_resumes(spec: Spec, item, diags, obs) -> bool:
             and any(d["line"] in body and d["line"] in broke for d in diags))
 
 
-def _wrapper_frame(spec: Spec, item, diags, obs) -> bool:
-    """A definite skip ("gets no compiled graph", at the ``def`` line, or the frame's name) of the function a
-    decorator wrapped, where Dynamo's compile error was in the frame ``wrapper``."""
-    entry = "f" if spec.entry == "decorator" else "f_impl"
-    return (spec.arrival == "kwarg_wrapper" and spec.entry != "module"
-            and any(e["function"] == "wrapper" for e in obs.get("errors", []))
-            and any(d["effect"] == "skip" and (d.get("frame") or "") == entry
-                    and (item[0] == "false skipped frames" or d["line"] == item[1]) for d in diags))
-
-
 KNOWN: Dict[str, Kind] = {
     "while_body_not_entered": Kind(
         Spec(truthy=False, form="while_loop", body="graph_break"),
@@ -117,15 +107,31 @@ KNOWN: Dict[str, Kind] = {
         "in its body as a break in a loop (symbolic_convert's maybe_has_backedge finds no backedge): it resumes "
         "after the break (2 graphs). gblint predicts the loop skip of the frame (GB7000), definite; the kind of "
         "tests/fixtures/measured/n11_loop_exit_paths.py, for a `break` instead of a `return`."),
-    "wrapper_frame_named_as_wrapped": Kind(
+}
+
+
+class Fixed(NamedTuple):
+    """A kind the generator found and gblint no longer gets wrong: ``spec`` its minimal program (that of its
+    :class:`Kind` when it was known), ``missed`` what gblint still misses on it (:func:`tests.soundness.runner.judge`'s
+    ``missed``; its ``wrong`` must stay empty), ``why`` the kind and the fix in words."""
+
+    spec: Spec
+    missed: Dict[str, List[Any]]
+    why: str
+
+
+#: the kinds fixed since they were found: ``tests/test_soundness.py`` runs each minimal program and fails when a
+#: wrong definite diagnostic comes back on it or what gblint misses there changes.
+FIXED: Dict[str, Fixed] = {
+    "wrapper_frame_named_as_wrapped": Fixed(
         Spec(arrival="kwarg_wrapper", form="while_loop", body="graph_break", fullgraph=True),
-        {"false break sites": [24], "false skipped frames": ["f"]},
-        _wrapper_frame,
-        "`@torch.compile(fullgraph=True)` over a decorator whose `functools.wraps` wrapper fills a keyword "
-        "(`kwargs.setdefault`) and calls the function: Dynamo compiles the wrapper's frame and inlines `f`, so "
-        "the compile error's frame is `wrapper` (error stack: the wrapper's call line, then the break). gblint "
-        "reports `f` as the frame that 'gets no compiled graph' (definite skip at `def f`) and misses the "
-        "wrapper's call line. Seen only when the break itself is definite (here through the `while` body)."),
+        {},
+        "`@torch.compile(fullgraph=True)` over a decorator whose `functools.wraps` wrapper calls the function: "
+        "Dynamo compiles the wrapper's frame and inlines `f`, so the compile error's frame is `wrapper`. gblint "
+        "named `f` (definite skip at `def f`). Fixed: `@torch.compile` with decorators below it (and none above) "
+        "compiles the module-level name's value, the decorators applied by the interpreter (gblint.regions), as "
+        "`torch.compile(f)` already did; each wrapper closure is its own region (gblint.entries, the entry's "
+        "values per closure in gblint.calls). Measured: tests/cases/harness/h10_compiled_wraps_decorator.py."),
 }
 
 
