@@ -115,17 +115,23 @@ class BlocksMixin:
                 self.bind_tensor_elements(elt.value, it)
 
     def visit_While_test(self, node: cst.While) -> None:
-        self.push(BlockKind.WHILE_TEST, node)
+        if not no_backedge(node):  # a `while` that cannot repeat: its test is an `if` test
+            self.push(BlockKind.WHILE_TEST, node)
 
     def leave_While_test(self, node: cst.While) -> None:
         self.record_rules(node)
-        self.pop()
+        if not no_backedge(node):
+            self.pop()
 
     def visit_While_body(self, node: cst.While) -> None:
-        self.push(BlockKind.LOOP, node)
+        """A loop, unless the body cannot jump back (:func:`no_backedge`): then Dynamo sees no loop and a
+        break in the body resumes."""
+        if not no_backedge(node):
+            self.push(BlockKind.LOOP, node)
 
     def leave_While_body(self, node: cst.While) -> None:
-        self.pop()
+        if not no_backedge(node):
+            self.pop()
 
     def visit_Try(self, node: cst.Try) -> None:
         self.push(BlockKind.TRY, node)
@@ -416,6 +422,58 @@ class BlocksMixin:
 
 
 _EMPTY = cst.Module(body=[])  # renders an expression's source for a condition
+
+
+def no_backedge(node: cst.While) -> bool:
+    """Whether the body of the ``while`` statement ``node`` can never jump back to its test: its
+    last statement is ``break`` or ``return`` (the jump back after it is dead code CPython drops)
+    and no ``continue`` of this loop is in it. Dynamo's loop test (``maybe_has_backedge``,
+    ``symbolic_convert.py``: a jump after the break to an earlier instruction) then finds none
+    for a break in the body, which resumes as in an ``if`` (a loop around the ``while`` still
+    counts: its block stays). ``docs/semantics.md`` §3.1."""
+    body = node.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        last = body.body[-1] if body.body else None
+    else:
+        stmt = body.body[-1] if body.body else None
+        last = stmt.body[-1] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+    if not isinstance(last, (cst.Break, cst.Return)):
+        return False
+    finder = _ContinueFinder()
+    body.visit(finder)
+    return not finder.found
+
+
+class _ContinueFinder(cst.CSTVisitor):
+    """Finds a ``continue`` of the loop whose body is visited (not of a loop nested in it, nor in
+    a nested function or class)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = True
+
+    def visit_For(self, node) -> bool:
+        return self._nested_loop(node)
+
+    def visit_While(self, node) -> bool:
+        return self._nested_loop(node)
+
+    def _nested_loop(self, node) -> bool:
+        if node.orelse is not None:  # a `continue` in its `else` is of the loop around it
+            node.orelse.visit(self)
+        return False
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
 
 
 def _exits(suite) -> bool:

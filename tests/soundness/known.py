@@ -73,15 +73,6 @@ def _while_body_after_tensor_test(spec: Spec, item, diags, obs) -> bool:
     return spec.kind in TRACED_ARRAYS and _while_body_unreached(spec, item, diags, obs)
 
 
-def _while_break_resumes(spec: Spec, item, diags, obs) -> bool:
-    """A loop skip (GB7000) claimed for a break in the body of ``while v: ...; break``, where Dynamo broke
-    and resumed (the line may also be a skip of an outer frame's loop, which calls this one)."""
-    body = set(while_body_lines(spec))
-    broke = {b["line"] for b in obs.get("breaks", [])}  # resumed there (or skipped an outer frame's loop)
-    return (spec.form == "while" and item[0] == "false skipped frames"
-            and any(d["line"] in body and d["line"] in broke for d in diags))
-
-
 KNOWN: Dict[str, Kind] = {
     "while_body_not_entered": Kind(
         Spec(truthy=False, form="while_loop", body="graph_break"),
@@ -99,14 +90,6 @@ KNOWN: Dict[str, Kind] = {
         "branching; under fullgraph=True the compile error is raised there, in a loop the frame is skipped "
         "there), so the body's break source is never traced; gblint reports it as a definite compile error "
         "(or break) at the body's line, and misses the test (a tensor it does not know of)."),
-    "while_break_no_backedge": Kind(
-        Spec(form="while", body="item"),
-        {"false skipped frames": ["f"]},
-        _while_break_resumes,
-        "`while v:` whose body always ends with `break` has no backward jump, so Dynamo does not count a break "
-        "in its body as a break in a loop (symbolic_convert's maybe_has_backedge finds no backedge): it resumes "
-        "after the break (2 graphs). gblint predicts the loop skip of the frame (GB7000), definite; the kind of "
-        "tests/fixtures/measured/n11_loop_exit_paths.py, for a `break` instead of a `return`."),
 }
 
 
@@ -123,6 +106,14 @@ class Fixed(NamedTuple):
 #: the kinds fixed since they were found: ``tests/test_soundness.py`` runs each minimal program and fails when a
 #: wrong definite diagnostic comes back on it or what gblint misses there changes.
 FIXED: Dict[str, Fixed] = {
+    "while_break_no_backedge": Fixed(
+        Spec(form="while", body="item"),
+        {},
+        "`while v:` whose body always ends with `break` has no backward jump, so Dynamo does not count a break in "
+        "its body as a break in a loop (symbolic_convert's maybe_has_backedge finds no backedge): it resumes after "
+        "the break (2 graphs). gblint predicted the loop skip of the frame (GB7000). Fixed: such a `while` (its "
+        "body ends with `break` or `return`, no `continue` of it) is no loop block (gblint.blocks.no_backedge); a "
+        "loop around it still is. Measured: tests/cases/harness/h09_while_break_no_backedge.py."),
     "wrapper_frame_named_as_wrapped": Fixed(
         Spec(arrival="kwarg_wrapper", form="while_loop", body="graph_break", fullgraph=True),
         {},
