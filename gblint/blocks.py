@@ -124,14 +124,28 @@ class BlocksMixin:
             self.pop()
 
     def visit_While_body(self, node: cst.While) -> None:
-        """A loop, unless the body cannot jump back (:func:`no_backedge`): then Dynamo sees no loop and a
+        """The body runs only when the test is true when the loop begins (``while v:`` with ``v``
+        false never runs it): a branch on the test, as ``if v:`` (the test as the values give it
+        before the loop, which the body may change only for later iterations). Inside it, a loop,
+        unless the body cannot jump back (:func:`no_backedge`): then Dynamo sees no loop and a
         break in the body resumes."""
+        self.push_while_guard(node)
         if not no_backedge(node):
             self.push(BlockKind.LOOP, node)
 
     def leave_While_body(self, node: cst.While) -> None:
         if not no_backedge(node):
             self.pop()
+        self.pop()
+
+    def push_while_guard(self, node: cst.While) -> None:
+        """The branch block of a ``while`` body (:meth:`visit_While_body`)."""
+        if not self.in_function():
+            return
+        value = value_syntax.expr_of(node.test, self.scope)
+        self.push(BlockKind.BRANCH, node, test=value)
+        self._pending_tests().append((self.scope.blocks[-1], node.test, False))
+        self.note_loop_value()
 
     def visit_Try(self, node: cst.Try) -> None:
         self.push(BlockKind.TRY, node)

@@ -3,14 +3,14 @@
 ``KNOWN`` maps a kind's name to a :class:`Kind`: the smallest program of the kind (a :class:`Spec`), the exact
 wrong items gblint gives on it today (``tests/test_soundness.py`` runs it and fails when they change or go away,
 so that a fix updates the table), and a predicate that says whether the kind explains a wrong item of another
-generated program (the CI test fails on a wrong item no kind explains). The analysis itself is not changed
-here: the kinds are for whoever fixes them.
+generated program (the CI test fails on a wrong item no kind explains). ``FIXED`` keeps the kinds fixed since
+they were found, each with its minimal program, which must stay free of wrong definite diagnostics.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
-from .generator import TENSOR_KINDS, Spec
+from .generator import Spec
 
 
 class Kind(NamedTuple):
@@ -26,71 +26,7 @@ class Kind(NamedTuple):
     why: str
 
 
-WHILE_FORMS = ("while", "while_loop")
-TRACED_ARRAYS = TENSOR_KINDS + ("ndarray",)  # values Dynamo traces as tensors
-
-
-def while_body_lines(spec: Spec) -> List[int]:
-    """The lines (1-based) of the body of the ``while`` statement(s) of ``spec``'s program."""
-    from .generator import render
-    lines = render(spec).splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("while "):
-            depth = len(line) - len(line.lstrip())
-            j = i + 1
-            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > depth):
-                out.append(j + 1)
-                j += 1
-    return out
-
-
-def _lines(diags: Sequence[Dict[str, Any]]) -> List[int]:
-    """The lines of ``diags``, of their traces and of the diagnostics they name as the same break (``related``:
-    the "gets no compiled graph" skip at a ``def`` line names the compile error it comes from)."""
-    return ([d["line"] for d in diags] + [t["line"] for d in diags for t in d.get("trace") or () if "line" in t]
-            + [r["line"] for d in diags for r in d.get("related") or () if "line" in r])
-
-
-def _observed_lines(obs: Dict[str, Any]) -> set:
-    return {b["line"] for b in obs.get("breaks", [])} | {ln for e in obs.get("errors", []) for ln in e["lines"]}
-
-
-def _while_body_unreached(spec: Spec, item, diags, obs) -> bool:
-    """A break source in the body of ``while v:`` reported definite, at a line Dynamo never broke at."""
-    body = set(while_body_lines(spec))
-    hits = [ln for ln in _lines(diags) if ln in body]
-    return spec.form in WHILE_FORMS and bool(hits) and not any(ln in _observed_lines(obs) for ln in hits)
-
-
-def _while_body_not_entered(spec: Spec, item, diags, obs) -> bool:
-    """:func:`_while_body_unreached`, the value a Python value (its test cannot break)."""
-    return spec.kind not in TRACED_ARRAYS and _while_body_unreached(spec, item, diags, obs)
-
-
-def _while_body_after_tensor_test(spec: Spec, item, diags, obs) -> bool:
-    """:func:`_while_body_unreached`, the value a tensor or NumPy array (Dynamo stops at the test)."""
-    return spec.kind in TRACED_ARRAYS and _while_body_unreached(spec, item, diags, obs)
-
-
-KNOWN: Dict[str, Kind] = {
-    "while_body_not_entered": Kind(
-        Spec(truthy=False, form="while_loop", body="graph_break"),
-        {"false break sites": [9], "false skipped frames": ["f"]},
-        _while_body_not_entered,
-        "a break source in the body of `while v:` is reported as definite (a definite break, loop skip GB7000 or "
-        "fullgraph compile error, with the frame's 'gets no compiled graph') although nothing proves that the "
-        "body runs: `v` is a false Python value (False, 0, 0.0, '', None, []) however it arrives, the body never "
-        "runs and Dynamo compiles one graph. `if v:` with the same body is conditional ('when `v`')."),
-    "while_body_after_tensor_test": Kind(
-        Spec(kind="tensor0d", form="while_loop", body="graph_break", fullgraph=True),
-        {"false break sites": [9]},
-        _while_body_after_tensor_test,
-        "the same, `v` a tensor or NumPy array: Dynamo stops at the `while` test itself (GB0170 Data-dependent "
-        "branching; under fullgraph=True the compile error is raised there, in a loop the frame is skipped "
-        "there), so the body's break source is never traced; gblint reports it as a definite compile error "
-        "(or break) at the body's line, and misses the test (a tensor it does not know of)."),
-}
+KNOWN: Dict[str, Kind] = {}
 
 
 class Fixed(NamedTuple):
@@ -106,6 +42,26 @@ class Fixed(NamedTuple):
 #: the kinds fixed since they were found: ``tests/test_soundness.py`` runs each minimal program and fails when a
 #: wrong definite diagnostic comes back on it or what gblint misses there changes.
 FIXED: Dict[str, Fixed] = {
+    "while_body_not_entered": Fixed(
+        Spec(truthy=False, form="while_loop", body="graph_break"),
+        {},
+        "a break source in the body of `while v:` was reported as definite (a definite break, loop skip GB7000 or "
+        "fullgraph compile error, with the frame's 'gets no compiled graph') although nothing proved that the body "
+        "runs: with `v` a false Python value the body never runs and Dynamo compiles one graph. Fixed: the body is "
+        "a branch on the test as the values give it before the loop, as `if v:` (gblint.blocks.push_while_guard): "
+        "left out when the test is known false, conditional ('when `v`') when it is not known true. Measured: "
+        "tests/cases/harness/h07_while_body_not_entered.py (a `while` on a false default: one graph; `while n < 2` "
+        "from n = 0: the loop skip stays definite)."),
+    "while_body_after_tensor_test": Fixed(
+        Spec(kind="tensor0d", form="while_loop", body="graph_break", fullgraph=True),
+        {"missed break sites": [8]},
+        "the same, `v` a tensor or NumPy array: under fullgraph=True Dynamo stops at the `while` test itself (GB0170 "
+        "Data-dependent branching, the compile error there), so the body is never traced; gblint reported the "
+        "body's break as a definite compile error. Fixed by the same branch block: the body's break is conditional "
+        "on `v`. Still missed: the test itself when gblint does not know `v` is a tensor (a parameter; the driver "
+        "passes the tensor). A test known to be a tensor is reported at the test (tests/cases/harness/"
+        "h08_while_tensor_test.py: the fullgraph error at 7; without fullgraph, on Python 3.11, the first test "
+        "breaks and resumes (15) and the body's break then skips the resumed loop (16, GB7000))."),
     "while_break_no_backedge": Fixed(
         Spec(form="while", body="item"),
         {},
