@@ -50,7 +50,7 @@ FIXED: Dict[str, Fixed] = {
         "runs: with `v` a false Python value the body never runs and Dynamo compiles one graph. Fixed: the body is "
         "a branch on the test as the values give it before the loop, as `if v:` (gblint.blocks.push_while_guard): "
         "left out when the test is known false, conditional ('when `v`') when it is not known true. Measured: "
-        "tests/cases/harness/h07_while_body_not_entered.py (a `while` on a false default: one graph; `while n < 2` "
+        "tests/cases/harness/h09_while_body_not_entered.py (a `while` on a false default: one graph; `while n < 2` "
         "from n = 0: the loop skip stays definite)."),
     "while_body_after_tensor_test": Fixed(
         Spec(kind="tensor0d", form="while_loop", body="graph_break", fullgraph=True),
@@ -60,7 +60,7 @@ FIXED: Dict[str, Fixed] = {
         "body's break as a definite compile error. Fixed by the same branch block: the body's break is conditional "
         "on `v`. Still missed: the test itself when gblint does not know `v` is a tensor (a parameter; the driver "
         "passes the tensor). A test known to be a tensor is reported at the test (tests/cases/harness/"
-        "h08_while_tensor_test.py: the fullgraph error at 7; without fullgraph, on Python 3.11, the first test "
+        "h10_while_tensor_test.py: the fullgraph error at 7; without fullgraph, on Python 3.11, the first test "
         "breaks and resumes (15) and the body's break then skips the resumed loop (16, GB7000))."),
     "while_break_no_backedge": Fixed(
         Spec(form="while", body="item"),
@@ -69,7 +69,7 @@ FIXED: Dict[str, Fixed] = {
         "its body as a break in a loop (symbolic_convert's maybe_has_backedge finds no backedge): it resumes after "
         "the break (2 graphs). gblint predicted the loop skip of the frame (GB7000). Fixed: such a `while` (its "
         "body ends with `break` or `return`, no `continue` of it) is no loop block (gblint.blocks.no_backedge); a "
-        "loop around it still is. Measured: tests/cases/harness/h09_while_break_no_backedge.py."),
+        "loop around it still is. Measured: tests/cases/harness/h11_while_break_no_backedge.py."),
     "wrapper_frame_named_as_wrapped": Fixed(
         Spec(arrival="kwarg_wrapper", form="while_loop", body="graph_break", fullgraph=True),
         {},
@@ -78,7 +78,7 @@ FIXED: Dict[str, Fixed] = {
         "named `f` (definite skip at `def f`). Fixed: `@torch.compile` with decorators below it (and none above) "
         "compiles the module-level name's value, the decorators applied by the interpreter (gblint.regions), as "
         "`torch.compile(f)` already did; each wrapper closure is its own region (gblint.entries, the entry's "
-        "values per closure in gblint.calls). Measured: tests/cases/harness/h10_compiled_wraps_decorator.py."),
+        "values per closure in gblint.calls). Measured: tests/cases/harness/h12_compiled_wraps_decorator.py."),
 }
 
 
