@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
-from . import type_tests, values
+from . import tensors, type_tests, values
 from .model import Dotted, Expr, FileSummary, Frame
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
@@ -212,10 +212,13 @@ class CallsMixin:
             if fn.name in RNN_MODULES and calls is not None:
                 calls.append(Target(None, kind="rnn", name=fn.name))
             first = args.positional[0] if args.positional else None
-            if fn.name.startswith("torch.nn.") and fn.name.rsplit(".", 1)[-1] in SAME_DTYPE_MODULES \
+            last = fn.name.rsplit(".", 1)[-1]
+            if fn.name.startswith("torch.nn.") and last in SAME_DTYPE_MODULES \
                     and first is not None and first.op == "tensor":
                 dtype = None if self.dtypes_changed() else self.dtype_of(first)
                 return Expr("tensor", dtype)  # a layer's output is a tensor, of its input's dtype
+            if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
+                return Expr("tensor")  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
         return UNKNOWN
 

@@ -74,10 +74,13 @@ def _torch_ops() -> dict:
     if not names:
         return {}
     with open(os.path.join(folder, names[-1]), encoding="utf-8") as fh:
-        return json.load(fh).get("data_dependent", {})
+        return json.load(fh)
 
 
-_DATA_DEPENDENT = _torch_ops()
+_TORCH_OPS = _torch_ops()
+_DATA_DEPENDENT = _TORCH_OPS.get("data_dependent", {})
+#: ``torch.nn`` module classes whose ``forward`` returns a Tensor (torch/nn/modules: ``-> Tensor``)
+TENSOR_MODULES = frozenset(_TORCH_OPS.get("tensor_modules", ()))
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))

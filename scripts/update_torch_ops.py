@@ -6,8 +6,14 @@
 ``int``, ``float``, ``Number``) and whose ATen op carries the ``data_dependent_output`` tag in
 ``torchgen/packaged/ATen/native/native_functions.yaml``: fake tensors cannot compute their result, so
 Dynamo breaks the graph there (GB0033 Data dependent operator; measured in tests/test_torch_ops.py).
-``item`` is left out (GBL102 reports it). Usage: ``python3 scripts/update_torch_ops.py``.
+``item`` is left out (GBL102 reports it).
+
+``tensor_modules``: the ``torch.nn`` module classes (``torch/nn/modules/*.py``, parsed with ``ast``)
+whose ``forward`` is annotated ``-> Tensor``: calling one returns a tensor, a fact the value model
+carries into the helpers the result is handed to. Usage: ``python3 scripts/update_torch_ops.py``.
 """
+import ast
+import glob
 import importlib.util
 import json
 import os
@@ -40,6 +46,21 @@ def tagged(yaml_text, tag="data_dependent_output"):
     return out
 
 
+def tensor_modules(folder):
+    """Names of the classes defined in the ``*.py`` files of ``folder`` whose ``forward`` returns ``Tensor``."""
+    out = set()
+    for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                for f in node.body:
+                    if isinstance(f, ast.FunctionDef) and f.name == "forward" and f.returns is not None \
+                            and ast.unparse(f.returns) in ("Tensor", "torch.Tensor"):
+                        out.add(node.name)
+    return out
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -49,7 +70,8 @@ def main():
     funcs = scalar_defs(read(torch_dir, "_C", "_VariableFunctions.pyi")) & tags
     methods = scalar_defs(read(torch_dir, "_C", "__init__.pyi"), "TensorBase") & tags
     doc = {"torch_version": version, "data_dependent": {"functions": sorted(funcs),
-                                                        "methods": sorted(methods - {"item"})}}
+                                                        "methods": sorted(methods - {"item"})},
+           "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules")))}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)
