@@ -69,3 +69,30 @@ def test_not_a_tensor_receiver_is_clean():
             return x * 2
         """, torch_version="2.13.0", python_version=(3, 11))
     assert got == []
+
+
+def test_layer_results_are_tensors_by_torchs_annotations():
+    """``torch.nn`` classes whose ``forward`` is annotated ``-> Tensor`` (read from torch/nn/modules) return
+    tensors: an ``nn.Embedding``'s output handed to a helper that branches on its data is a proven tensor,
+    so the break (GB0170, Data-dependent branching; measured on 2.13, eager) is definite; an ``nn.LSTM``
+    returns a tuple and is not in the table."""
+    from gblint.tensors import TENSOR_MODULES
+    assert {"Linear", "Embedding", "Conv2d", "LayerNorm"} <= TENSOR_MODULES
+    assert not {"LSTM", "GRU", "RNN", "MultiheadAttention", "Sequential"} & TENSOR_MODULES
+    got = lint("""
+        import torch
+        import torch.nn as nn
+        def positive(h):
+            if h.sum() > 0:
+                return h
+            return -h
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+            def forward(self, ids):
+                return positive(self.emb(ids))
+        def main():
+            torch.compile(Net(), backend="eager")(torch.tensor([1, 2]))
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert [(d.code, d.line, d.certainty) for d in got] == [("GBL301", 5, "definite")], triples(got)
