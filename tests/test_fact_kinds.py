@@ -25,10 +25,8 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths
-
 from .conftest import ROOT
+from .folder_programs import predictions
 from .test_measured import differences
 
 FOLDER = os.path.join(ROOT, "tests", "cases", "kinds")
@@ -41,18 +39,10 @@ CONDITIONAL = {
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
 }
 
-_PREDICTED = {}
-
 
 def predicted():
     """gblint's JSON diagnostics for the programs of the folder, by file name (torch 2.13.0, Python 3.11)."""
-    if not _PREDICTED:
-        report = check_paths([FOLDER], Settings(python_version=(3, 11), torch_version="2.13.0"))
-        assert report.errors == []
-        _PREDICTED.update({name: [] for name in FILES})
-        for d in report.diagnostics:
-            _PREDICTED.setdefault(os.path.basename(d.path), []).append(d.to_json())
-    return _PREDICTED
+    return predictions(FOLDER)
 
 
 def test_every_program_is_measured():

@@ -17,10 +17,8 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths
-
 from .conftest import ROOT
+from .folder_programs import predictions
 from .test_measured import differences
 
 HARNESS = os.path.join(ROOT, "tests", "cases", "harness")
@@ -37,8 +35,9 @@ KNOWN = {
         "helper, and the base class's `self.step(...)` is followed into every subclass the selector may return, so "
         "the `requires_grad_`/`torch.autograd.grad` of a subclass never constructed at run time is reported as a "
         "nested break and loop skip, conditional since the frame every alternative runs is analysed once with "
-        "`self` one of them (`when self.step is GradientStep.step`; it was definite) (torchsde: sdeint.py:93-110 selects the solver, base_solver.py:145 "
-        "`self.step`, reported in reversible_heun.py:124 -> misc.py:80 for method='euler')."),
+        "`self` one of them (`when self.step is GradientStep.step`; it was definite) (torchsde: sdeint.py:93-110 "
+        "selects the solver, base_solver.py:145 `self.step`, reported in reversible_heun.py:124 -> misc.py:80 "
+        "for method='euler')."),
     "h03_tensor_arg_compared_in_helper.py": (
         {"missed break sites": [6]},
         "a constructor/helper compares two 0-d tensors it receives as arguments (`if start > end: raise`, GB0170) "
@@ -63,18 +62,10 @@ KNOWN = {
         "modules in the region, which gblint no longer reports)."),
 }
 
-_PREDICTED = {}
-
 
 def predicted():
     """gblint's JSON diagnostics for the programs of the folder, by file name (torch 2.13.0, Python 3.11)."""
-    if not _PREDICTED:
-        report = check_paths([HARNESS], Settings(python_version=(3, 11), torch_version="2.13.0"))
-        assert report.errors == []
-        _PREDICTED.update({name: [] for name in FILES})
-        for d in report.diagnostics:
-            _PREDICTED.setdefault(os.path.basename(d.path), []).append(d.to_json())
-    return _PREDICTED
+    return predictions(HARNESS)
 
 
 def test_every_program_is_measured():
