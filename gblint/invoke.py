@@ -175,9 +175,7 @@ class CallsMixin:
             label = _label(p)
             for t in mine:
                 if _target_key(t) in common and not t.maybe:
-                    t = joined.pop(_target_key(t), None)  # one target for every alternative, the first time
-                    if t is not None:
-                        calls.append(t)
+                    calls.extend(joined.pop(_target_key(t), ()))  # for every alternative, the first time
                 else:
                     calls.append(t if t.maybe else dataclasses.replace(t, maybe=label))
         return union(results)
@@ -651,27 +649,34 @@ def _same_length(v: Expr) -> Expr:
 
 
 def _joined_targets(targets: List[Target]) -> dict:
-    """One target per frame (:func:`_target_key`) of ``targets``, the frames every alternative
-    of a called union runs: where the alternatives bind a parameter to different values, it holds
-    one of them (their union; an unknown or missing one among them: also something else), so that
-    what the frame does only for some of them (``self.step`` of one subclass) is decided there,
-    under its own condition, and what it does for all of them is certain."""
-    out: dict = {}
+    """The targets to run for each frame (:func:`_target_key`) of ``targets``, the frames every
+    alternative of a called union runs: one target where the alternatives bind a parameter to
+    different values, the parameter holding one of them (their union; an unknown or missing one
+    among them: also something else), so that what the frame does only for some of them
+    (``self.step`` of one subclass) is decided there, under its own condition, and what it does for
+    all of them is certain. Alternatives that differ in a mark (a closure's frame, the module mode)
+    are different functions: each is run as it is."""
+    groups: dict = {}
     for t in targets:
-        key = _target_key(t)
-        if key not in out:
-            out[key] = t
-        elif t.frame is not None and t != out[key]:
-            old = out[key].env or {}
-            new = t.env or {}
-            env = {}
-            for name in dict.fromkeys(list(old) + list(new)):
-                a, b = old.get(name), new.get(name)
-                if a == b:
-                    env[name] = a
-                elif not name.startswith("\0"):  # a mark (closure, mode, via) the alternatives disagree on is dropped
-                    env[name] = values.alternatives([a if a is not None else UNKNOWN, b if b is not None else UNKNOWN])
-            out[key] = dataclasses.replace(out[key], env=env, flat=out[key].flat and t.flat)
+        group = groups.setdefault(_target_key(t), [])
+        if t not in group:
+            group.append(t)
+    out: dict = {}
+    for key, group in groups.items():
+        envs = [t.env or {} for t in group]
+        marks = [{k: v for k, v in e.items() if k.startswith("\0")} for e in envs]
+        if len(group) == 1 or group[0].frame is None or any(m != marks[0] for m in marks):
+            out[key] = group
+            continue
+        env = {}
+        for name in dict.fromkeys(n for e in envs for n in e):
+            found = []
+            for e in envs:
+                v = e.get(name, UNKNOWN)
+                if v not in found:
+                    found.append(v)
+            env[name] = found[0] if len(found) == 1 else values.alternatives(found)
+        out[key] = [dataclasses.replace(group[0], env=env, flat=all(t.flat for t in group))]
     return out
 
 
