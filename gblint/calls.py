@@ -33,7 +33,7 @@ class CallValues:
     error_paths = False
     rnn_calls_resume = False
     _reads: Dict[Tuple[str, str], Set[str]]
-    _entry_envs: Dict[Tuple[str, str], values.Env]
+    _entry_envs: Dict[tuple, values.Env]  # (path, qualname, the wrapper closure's frame or None)
     _helpers: Dict[str, object]
     # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
     calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
