@@ -78,6 +78,8 @@ class CallValues:
                 return True
         if ev.tensor_param is not None and values.not_tensor(env.get(ev.tensor_param)):
             return True  # a break on the parameter as a tensor, and the call passes something else
+        if ev.passed_tensor and (ev.tensor_param not in env or values.holds_tensor(env[ev.tensor_param]) is not True):
+            return True  # only a tensor passed in makes it a break, and none is
         return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
     def event_conditions(self, ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
@@ -136,6 +138,8 @@ class CallValues:
                             + ev.args.rest_kw:
                         reads.update(values.params_used(a))
                 reads.update(values.params_used(ev.func))
+                if ev.tensor_param is not None:
+                    reads.add(ev.tensor_param)
             for assigned in info.locals.values():
                 for v in assigned:
                     reads.update(values.params_used(v))
@@ -239,6 +243,24 @@ class CallValues:
             return False
         return all(p.name in bound and values.is_constant(bound[p.name]) for p in info.params)
 
+    def _site_calls(self, region, key) -> List[values.Env]:
+        """What the entry's parameters hold in the calls of the compiled object made in the
+        function that compiles it (a driver's ``torch.compile(Net())(torch.randn(2, 4))``)."""
+        summary = self.project.by_path.get(region.site[0]) if region.site and region.compiled is not None else None
+        info = summary.functions.get(region.site[1]) if summary is not None else None
+        if info is None:
+            return []
+        interp = self.project.interp
+        caller = interp.frame_env(Frame(summary.path, info), {})
+        envs = []
+        for ev in info.events:
+            if ev.kind == EventKind.CALL and ev.func is not None and ev.args is not None \
+                    and interp.value(ev.func, caller) == region.compiled:
+                found = [t.env for t in interp.calls_of(region.compiled, interp.event_args(ev, caller, None))
+                         if (t.frame.path, t.frame.name) == key[:2]]
+                envs.extend(found or [{}])
+        return envs
+
     def entry_env(self, region) -> values.Env:
         """What the compiled entry's parameters hold in every call of it the project makes (what
         all of those calls agree on): calls in functions that resolve to the entry, and calls at
@@ -272,6 +294,7 @@ class CallValues:
                     if any(isinstance(t, Frame) and (t.path, t.name) == key[:2]
                            for t in self.project.resolve_call(caller, ev)):
                         envs.append(self._bind(ev, entry, interp.frame_env(caller, {})))
+        envs.extend(self._site_calls(region, key))
         env = values.merge(envs) if envs else dict(region.env or {})
         env = interp.frame_env(entry, env)
         if region.training is not None:

@@ -33,6 +33,7 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
     reached = {n for n in by_name if n.startswith("__") or n in _CALLED_BY_PYTHON}
     reached |= {info.name for infos in by_name.values() for info in infos if info.decorators}  # handed to it
     called = {n for s in summaries for n in s.called_methods}
+    reached |= {d.function.rsplit(".", 1)[-1] for s in summaries for d in s.regions if d.function}  # a driver: it compiles
     reached |= called | {name.rsplit(".", 1)[-1] for s in summaries for name, _ in s.module_calls}
     for s in summaries:  # functions module-level code uses as values: `run_all(enable)`, `{"on": enable}`
         reached |= _named(v for values in s.module_values.values() for v in values)

@@ -21,7 +21,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     checked = summaries if summaries is not None else list(project.by_path.values())
 
     def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
-            training=None) -> None:
+            training=None, site=None) -> None:
         # a closure is a frame per frame that made it: a decorator's wrapper around each compiled function
         key = (frame.path, frame.name, env.get(OUTER) if env else None)
         if key in seen:
@@ -29,7 +29,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
         regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
-                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training))
+                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training, site))
 
     for summary in checked:
         for decl in summary.regions:
@@ -37,7 +37,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
                 else None
             for frame, env in _entry_targets(project, summary, decl):
                 add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None,
-                    decl.training)
+                    decl.training, (summary.path, decl.function) if decl.function else None)
     for spec in settings.entry_points:
         for frame, env in _entry_point_targets(project, spec):
             add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import tensors, values
+from . import nn_overlay, tensors, values
 from .model import Dotted, EventKind, Expr, Frame
-from .objects import Cls, Ext, ExtInst, Method, Super
+from .objects import Cls, Ext, ExtInst, Inst, Method, Super
 
 #: packages whose calls are no gap (never "not followed"): the standard library, torch, numpy, triton
 LIBRARY_HEADS = frozenset(getattr(__import__("sys"), "stdlib_module_names", ())) | {"torch", "builtins", "typing",
@@ -52,6 +52,8 @@ class GapsMixin:
                 if head not in LIBRARY_HEADS and self.project.loader is not None \
                         and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
                     return f"package `{head}` is not followed: pass --follow-imports {head}"
+        if any(isinstance(p, Inst) and nn_overlay.torch_base(self, p.cls) is not None for p in parts):
+            return None  # a subclass of a torch.nn class that keeps torch's forward: torch's own code runs
         # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
         if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
             return None

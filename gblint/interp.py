@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from . import values
+from . import nn_overlay, tensors, values
 from .changes import program_changes
 from .building import BuildingMixin
 from .class_effects import BEFORE, ClassEffectsMixin
@@ -222,7 +222,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if declared.op == "const" and declared.value is None:
             return declared
         if isinstance(declared, Ext):
-            return ExtInst(declared.name)
+            # an annotation is a fact (issue 38): `x: torch.Tensor` holds a tensor
+            return Expr("tensor") if declared.name in tensors.TENSOR_TYPES else ExtInst(declared.name)
         return UNKNOWN
 
     def _local(self, name: str, env: values.Env) -> Expr:
@@ -389,7 +390,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
             return base
         if base.op == "tensor":
             dtype = self.dtype_of(base)
-            return Expr("dtype", dtype) if name == "dtype" and dtype else UNKNOWN
+            if name == "dtype":
+                return Expr("dtype", dtype) if dtype else UNKNOWN
+            return Method(base, name) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
         if isinstance(base, Ext):
@@ -414,6 +417,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
             found = values._lookup(base, const(name))
             if found is not None and found.op != "unknown":
                 return found
+        if isinstance(base, ExtInst) and base.name.startswith("torch.nn.") \
+                and name in tensors.PARAMETERS.get(base.name.rsplit(".", 1)[-1], ()):
+            return Expr("tensor")  # `self.proj.weight`: torch's __init__ made it a Parameter
         if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in ("seq", "dict", "filtered", "const"):
             return Method(base, name)
         return UNKNOWN
@@ -492,7 +498,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
             nested = f"{info.qualname}.{name}"
             if nested in summary.classes:
                 return Cls(summary.path, nested)
-        return None
+        return nn_overlay.function_apply(self, cls, mro, calls) if name == "apply" else None
 
     def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
         """Attribute ``name`` of the instance ``inst`` (Python's order: a property of its class,
@@ -518,6 +524,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         sole = not found and self._sole_building_store(mro, name)
         for summary, info in mro:
             building, other = self._building(summary, info, name)
+            if building:  # a method the program calls may have replaced it before the region runs
+                building = list(building) + [(m, v) for m, v in other if m.rsplit(".", 1)[-1] in self._facts()[2]]
             for method, value in building or other:
                 if building and sole:  # what its value reads of `self.<name>` is what the instance held before
                     got = self._sole_store(inst, name, summary, info, method, value)

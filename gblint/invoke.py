@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
-from . import tensors, type_tests, values
+from . import nn_overlay, tensors, type_tests, values
 from .model import Dotted, Expr, FileSummary, Frame
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
-from .semantics import COMPILE_NAMES, DISABLE, RNN_MODULES, SAME_DTYPE_MODULES, SELF_RETURNING_METHODS
+from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
+                        SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
 from .values import OUTER, UNKNOWN, const, union
 
 BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
@@ -384,7 +385,7 @@ class CallsMixin:
             if "__init__" in info.methods or "__init__" in info.values:
                 return None
             for d in info.decorators:
-                if d.qualname in _DATACLASS and d.kwargs.get("init") != "False":
+                if d.qualname in DATACLASS_DECORATORS and d.kwargs.get("init") != "False":
                     return d
         return None
 
@@ -442,7 +443,11 @@ class CallsMixin:
         ``__call__`` reaches it through ``super().__call__(...)``."""
         self._hooks(inst, "", args, calls, pre=True)
         forward = self.instance_attr(inst, "forward", calls)
-        result = self.apply(forward, args, calls, want)
+        base = nn_overlay.torch_base(self, inst.cls) if forward.op == "unknown" else None
+        if base is not None:  # torch's own forward runs: it calls the subclass's overrides of its helpers
+            result = nn_overlay.torch_forward(self, inst, args, calls, base)
+        else:
+            result = self.apply(forward, args, calls, want)
         self._hooks(inst, "", args, calls, pre=False)
         return result
 
@@ -470,11 +475,11 @@ class CallsMixin:
             return Wraps()
         if name == "functools.partial" and first is not None:
             return Partial(first, args.positional[1:], args.keywords)
-        if name in _CHECKPOINT and first is not None:
+        if name in CHECKPOINT and first is not None:
             if calls is not None:
                 inner: List[Target] = []
                 self.apply(first, Args(args.positional[1:], tuple(kv for kv in args.keywords
-                                                                  if kv[0] not in _CHECKPOINT_OPTIONS)),
+                                                                  if kv[0] not in CHECKPOINT_OPTIONS)),
                            inner, want=False)
                 calls.extend(dataclasses.replace(t, flat=True) for t in inner)
             return values.NOTNONE
@@ -527,6 +532,8 @@ class CallsMixin:
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
             return first.cls
+        if name in tensors.TENSOR_FUNCTIONS:  # its stub returns a Tensor (torch/_C/_VariableFunctions.pyi)
+            return Expr("tensor")
         if name.startswith("torch.") and short[:1].isupper():
             return ExtInst(name)
         if name.startswith("torch."):
@@ -536,7 +543,9 @@ class CallsMixin:
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
-        if recv.op == "const" and isinstance(recv.value, str) and name in _STR_METHODS and not args.keywords \
+        if recv.op == "tensor":  # torch/_C/__init__.pyi: the method returns a Tensor
+            return Expr("tensor") if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
+        if recv.op == "const" and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
                 and all(a.op == "const" and isinstance(a.value, (str, int)) for a in args.positional):
             try:  # a constant's own method, computed (`query.lower().replace("-", "")`)
                 return const(getattr(recv.value, name)(*(a.value for a in args.positional)))
@@ -619,18 +628,6 @@ class CallsMixin:
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         return info is not None and self.project.is_module_class(summary, info)
 
-
-
-_DATACLASS = frozenset({"dataclasses.dataclass", "dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define",
-                        "attr.define", "huggingface_hub.dataclasses.strict"})
-_CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
-_CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
-
-
-# str methods that return a str or a bool computed from constants only
-_STR_METHODS = frozenset({"lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "replace",
-                          "startswith", "endswith", "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum",
-                          "isidentifier", "islower", "isupper"})
 
 
 def _same_length(v: Expr) -> Expr:

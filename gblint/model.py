@@ -1,13 +1,11 @@
 """gblint's data model: what a file's summary holds, and the frames and regions built on it.
 
-The summary stage (:mod:`gblint.summary`) produces these records in one traversal per file;
-the index (:mod:`gblint.index`) resolves their call targets to :class:`Frame` objects, and the
-consequence model (:mod:`gblint.consequences`) reads only them, never a syntax tree. The summary
-classes are plain data: :mod:`gblint.cache` stores them as JSON and decodes them back into
-exactly these classes (:data:`CACHED_TYPES`).
-
-The words of the enums are gblint's output vocabulary: each member equals, hashes and prints
-as its word (``Outcome.SKIP == "skip"``), so the output keeps its strings.
+The summary stage (:mod:`gblint.summary`) produces these records in one traversal per file; the index
+(:mod:`gblint.index`) resolves their call targets to :class:`Frame` objects, and the consequence model
+(:mod:`gblint.consequences`) reads only them, never a syntax tree. The summary classes are plain data:
+:mod:`gblint.cache` stores them as JSON and decodes them into exactly these classes (:data:`CACHED_TYPES`).
+The words of the enums are gblint's output vocabulary: each member equals, hashes and prints as its word
+(``Outcome.SKIP == "skip"``), so the output keeps its strings.
 """
 from __future__ import annotations
 
@@ -501,6 +499,7 @@ class Event:
     origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
     needs: Optional[str] = None
     tensor_param: Optional[str] = None  # the parameter the break needs to be a tensor (a guess the walk may refute)
+    passed_tensor: bool = False  # nothing says tensor_param is one: only a call passing a tensor reaches the break
     fix_needs: Optional[Tuple[str, ...]] = None  # see BreakSite.fix_needs; resolved into `fixable`
     fixable: bool = False  # the rule's rewrite applies: every value it needs is known to be a tensor
     # call
@@ -667,6 +666,7 @@ class Region:
     compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)
     torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release
     training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known
+    site: Optional[Tuple[str, str]] = None  # (path, function) of the compile call: a driver's `main()`
 
 
 @dataclasses.dataclass

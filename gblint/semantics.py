@@ -55,6 +55,11 @@ DISABLE = ("torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dy
 #: Decorators after which the name still holds the function Dynamo traces (a library's that
 #: return it, or a wrapper Dynamo traces through to it); gblint.interp also keeps every
 #: decorator of torch, typing, abc, functools and contextlib as it is.
+#: the names a subclass of ``torch.autograd.Function`` has as base; its ``apply`` runs the
+#: staticmethod ``forward(ctx, *args)``, traced by Dynamo's ``AutogradFunctionVariable``
+#: (torch/_dynamo/variables/misc.py)
+AUTOGRAD_FUNCTION = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
 TRANSPARENT_DECORATORS = frozenset({
     "staticmethod", "classmethod", "property", "functools.wraps", "functools.cached_property", "functools.lru_cache",
     "functools.cache", "torch.compile", "torch.compiler.disable", "torch._dynamo.disable", "torch.no_grad",
@@ -126,3 +131,14 @@ SAME_DTYPE_MODULES = frozenset({
 #: (``RandomVariable._supported_fn_names`` in ``torch/_dynamo/variables/misc.py``).
 TRACED_RANDOM = frozenset({"random.uniform", "random.randint", "random.randrange"})
 RANDOM_METHODS = frozenset({"random", "randint", "randrange", "uniform"})
+
+#: the class decorators that generate ``__init__`` from the fields
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass", "dataclass", "pydantic.dataclasses.dataclass", "attr.s",
+                                  "attrs.define", "attr.define", "huggingface_hub.dataclasses.strict"})
+#: ``checkpoint(fn, *args, **options)`` runs ``fn(*args)``: the options are its own (torch/utils/checkpoint.py)
+CHECKPOINT = frozenset({"torch.utils.checkpoint.checkpoint"})
+CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
+#: str methods that return a str or a bool computed from constants only
+STR_METHODS = frozenset({"lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "replace",
+                         "startswith", "endswith", "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum",
+                         "isidentifier", "islower", "isupper"})

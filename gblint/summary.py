@@ -270,13 +270,13 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 elif item.args is not None:
                     item.args = values.forget_args(item.args, scope.rebound)
         for ev in scope.pending:
-            if ev.kind != EventKind.BREAK or scope.resolve_token(ev.needs):
-                if ev.needs and ev.needs.startswith(PARAM_PREFIX):
-                    ev.tensor_param = ev.needs[len(PARAM_PREFIX):]
-                ev.needs = None
-                ev.fixable = ev.fix_needs is not None and all(scope.resolve_token(t) for t in ev.fix_needs)
-                ev.fix_needs = None
-                info.events.append(ev)
+            guessed = ev.kind == EventKind.BREAK and not scope.resolve_token(ev.needs)
+            param = ev.needs[len(PARAM_PREFIX):] if ev.needs and ev.needs.startswith(PARAM_PREFIX) else None
+            if guessed and param not in scope.params:  # guessed: `int(x > 0)`, only a tensor passed in proves it
+                continue
+            ev.fixable = not guessed and ev.fix_needs is not None and all(scope.resolve_token(t) for t in ev.fix_needs)
+            ev.tensor_param, ev.passed_tensor, ev.needs, ev.fix_needs = param, guessed, None, None
+            info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None
 
     def param_kind(self, p: cst.Param, is_forward: bool) -> str:

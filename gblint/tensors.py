@@ -50,6 +50,9 @@ softmax softplus sort sqrt square squeeze std sub sub_ sum swapaxes t take tan t
 topk trace transpose tril triu true_divide trunc type_as unbind unflatten unfold uniform_ unique
 unsqueeze var view view_as where zero_ backward register_hook retain_grad float16 argwhere count_nonzero
 """.split())
+#: the classes whose instances are tensors (torch/_tensor.py, torch/nn/parameter.py), as annotations name them
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch._tensor.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+                          "torch.nn.Buffer", "torch.nn.parameter.Buffer"})
 TENSOR_READS = PY_ATTRS | TENSOR_ATTRS | TENSOR_METHODS  # names a read of a tensor's attribute may have
 
 # torch.* callables whose result is not a tensor.
@@ -81,6 +84,15 @@ _TORCH_OPS = _torch_ops()
 _DATA_DEPENDENT = _TORCH_OPS.get("data_dependent", {})
 #: ``torch.nn`` module classes whose ``forward`` returns a Tensor (torch/nn/modules: ``-> Tensor``)
 TENSOR_MODULES = frozenset(_TORCH_OPS.get("tensor_modules", ()))
+#: the methods a ``torch.nn`` class's own ``forward`` calls on ``self`` (a subclass's override runs there)
+FORWARD_CALLS = {k: frozenset(v) for k, v in _TORCH_OPS.get("forward_calls", {}).items()}
+#: the attributes a ``torch.nn`` class's ``__init__`` always sets to a ``Parameter`` (``Linear.weight``)
+PARAMETERS = {k: frozenset(v) for k, v in _TORCH_OPS.get("parameters", {}).items()}
+#: the functions every overload of whose stub returns a tensor (scripts/update_torch_ops.py)
+TENSOR_FUNCTIONS = frozenset(["torch." + n for n in _TORCH_OPS.get("tensor_functions", ())]
+                             + ["torch.nn.functional." + n for n in _TORCH_OPS.get("functional", ())])
+#: the Tensor methods every overload of whose stub returns a tensor (``class TensorBase``)
+TENSOR_METHOD_RESULTS = frozenset(_TORCH_OPS.get("tensor_methods", ()))
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
@@ -225,6 +237,30 @@ def mask_kind(node, ctx):
         k = ctx.kind(node.func.value)
         return k if maybe_tensor(k) else None
     return None
+
+
+#: Tensor methods whose result has an integer dtype (torch/_C/__init__.pyi, _refs): indices and counts
+INTEGER_METHODS = frozenset({"long", "int", "short", "argmax", "argmin", "argsort", "nonzero", "count_nonzero"})
+#: reductions that give an integer tensor when applied to a boolean mask (``(x > 0).sum()``: int64)
+MASK_COUNTS = frozenset({"sum", "cumsum"})
+
+
+def integer_tensor(node, ctx) -> bool:
+    """Whether ``node`` (a libcst expression in ``ctx``) is a tensor of an integer dtype by how it is
+    made: an index or count method (``.long()``, ``.argmax()``), or ``sum`` of a boolean mask.
+    Dynamo's ``method_tolist`` (torch/_dynamo/variables/tensor.py) breaks on ``.item()`` of each
+    element of such a tensor (GB0033 Data dependent operator), not on its dtype (GB0109)."""
+    import libcst as cst
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return False
+    method = node.func.attr.value
+    if method in INTEGER_METHODS:
+        return maybe_tensor(ctx.kind(node.func.value))
+    inner = node.func.value
+    while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in (
+            "to", "cpu", "detach", "flatten", "view", "reshape"):
+        inner = inner.func.value
+    return method in MASK_COUNTS and mask_kind(inner, ctx) is not None
 
 
 def numpy_made(node, ctx) -> bool:

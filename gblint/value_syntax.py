@@ -14,6 +14,7 @@ import libcst as cst
 
 from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .names import dotted
+from .tensors import TENSOR_FUNCTIONS
 from .traversal import names_in
 from .values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
 
@@ -372,8 +373,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
         if cls is not None and first:
             return Expr("super", cls.qualname, (name_expr(first, scope),))
         return UNKNOWN
-    if scope.kind(node) == Kind.TENSOR and (scope.resolve(func) or "").startswith("torch."):
-        # a tensor a torch op makes (its dtype and size, where the call shows them)
+    if scope.resolve(func) in TENSOR_FUNCTIONS:
+        # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
         return Expr("tensor", _factory_dtype(node, scope), _factory_shape(node, scope))
     parts = [expr_of(func, scope)]
     for a in node.args:

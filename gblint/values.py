@@ -72,6 +72,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == "arith":  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         return Expr("tensor") if any(p.op == "tensor" for p in parts) else NOTNONE
+    if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
+        parts = [evaluate(p, env) for p in e.parts]
+        if any(p.op == "tensor" for p in parts) and not any(p.op == "const" and p.value is None for p in parts):
+            return Expr("tensor")
     if op == "ifelse":
         truth = decide(e.parts[0], env)
         if truth is None:

@@ -5,7 +5,7 @@ Source: ``torch/_dynamo/variables/tensor.py`` (``method_item``, ``method_tolist`
 """
 import libcst as cst
 
-from gblint.tensors import maybe_tensor, numpy_made
+from gblint.tensors import integer_tensor, maybe_tensor, numpy_made
 
 from .base import Rule
 
@@ -71,7 +71,7 @@ class ScalarExtraction(Rule):
 class ToList(Rule):
     code = "GBL103"
     name = "tensor-tolist"
-    gb_ids = ("GB0109",)
+    gb_ids = ("GB0109", "GB0033")  # a float tensor; an integer one breaks at each element's `.item()`
     node_types = (cst.Call,)
     summary = "`t.tolist()` on a tensor."
     why = "Builds Python numbers from tensor data: the graph ends here."
@@ -103,7 +103,8 @@ class ToList(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "tolist" and not node.args:
             if ctx.kind(func.value) != "P":
-                return self.site(node, "`.tolist()` turns a tensor into Python numbers", python_value=True)
+                ids = ("GB0033",) if integer_tensor(func.value, ctx) else ("GB0109",)
+                return self.site(node, "`.tolist()` turns a tensor into Python numbers", python_value=True, gb_ids=ids)
         return None
 
 

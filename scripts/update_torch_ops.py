@@ -10,7 +10,22 @@ Dynamo breaks the graph there (GB0033 Data dependent operator; measured in tests
 
 ``tensor_modules``: the ``torch.nn`` module classes (``torch/nn/modules/*.py``, parsed with ``ast``)
 whose ``forward`` is annotated ``-> Tensor``: calling one returns a tensor, a fact the value model
-carries into the helpers the result is handed to. Usage: ``python3 scripts/update_torch_ops.py``.
+carries into the helpers the result is handed to.
+
+``forward_calls``: for each ``torch.nn`` module class, the methods of its own class (or bases)
+that its ``forward`` calls on ``self`` (``Conv1d.forward`` calls ``self._conv_forward``): a
+subclass that overrides one of them without overriding ``forward`` has its override run by
+torch's own ``forward``.
+
+``parameters``: for each ``torch.nn`` module class, the attributes its ``__init__`` (or a base's)
+sets to a ``Parameter(...)`` and never to ``None`` (``Linear.weight``; not ``Linear.bias``, which
+``bias=False`` registers as ``None``): reading one gives a tensor.
+
+``tensor_functions`` / ``functional`` / ``tensor_methods``: the ``torch.*`` functions
+(``torch/_C/_VariableFunctions.pyi``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``)
+and Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub
+returns ``Tensor`` (or ``Self``): what a call of one returns is a tensor, a fact (issue 38).
+Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
 import glob
@@ -61,6 +76,101 @@ def tensor_modules(folder):
     return out
 
 
+def forward_calls(folder):
+    """``{class: [method, ...]}``: the methods (of the class or its bases in ``folder``) that the
+    ``forward`` a ``torch.nn`` class has (its own or inherited) calls on ``self``."""
+    classes = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                methods = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                classes.setdefault(node.name, (methods, bases))
+
+    def mro(name, seen=()):
+        if name not in classes or name in seen:
+            return []
+        out = [name]
+        for b in classes[name][1]:
+            out += [c for c in mro(b, seen + (name,)) if c not in out]
+        return out
+
+    found = {}
+    for name in classes:
+        order = mro(name)
+        owner = next((c for c in order if "forward" in classes[c][0]), None)
+        if owner is None:
+            continue
+        defined = {m for c in order for m in classes[c][0]}
+        called = sorted({n.func.attr for n in ast.walk(classes[owner][0]["forward"])
+                         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                         and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"
+                         and n.func.attr in defined and n.func.attr != "forward"})
+        if called:
+            found[name] = called
+    return found
+
+
+def parameters(folder):
+    """``{class: [attribute, ...]}``: see the module docstring."""
+    classes = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            made, nones = set(), set()
+            for n in ast.walk(node):
+                for target in n.targets if isinstance(n, ast.Assign) else ():
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        if isinstance(n.value, ast.Call) and ast.unparse(n.value.func).endswith("Parameter"):
+                            made.add(target.attr)
+                        else:
+                            nones.add(target.attr)  # anything else (None, a tensor view...) may be held instead
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                        and n.func.attr in ("register_parameter", "register_buffer") and n.args \
+                        and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                    nones.add(n.args[0].value)
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+            classes.setdefault(node.name, (made, nones, bases))
+
+    def collect(name, seen=()):
+        if name not in classes or name in seen:
+            return set(), set()
+        made, nones, bases = classes[name]
+        made, nones = set(made), set(nones)
+        for b in bases:
+            m, n = collect(b, seen + (name,))
+            made |= m
+            nones |= n
+        return made, nones
+
+    found = {}
+    for name in classes:
+        made, nones = collect(name)
+        if made - nones:
+            found[name] = sorted(made - nones)
+    return found
+
+
+def tensor_returning(text, want_class=None):
+    """Names of the ``def``s of the stub ``text`` (in ``class want_class`` when given) whose every
+    overload is annotated to return ``Tensor`` (or ``Self``)."""
+    body = ast.parse(text).body
+    if want_class is not None:
+        body = next(n for n in body if isinstance(n, ast.ClassDef) and n.name == want_class).body
+    found = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            found.setdefault(node.name, set()).add(ast.unparse(node.returns) if node.returns is not None else None)
+    return {name for name, returns in found.items() if returns <= {"Tensor", "Self"}}
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -71,12 +181,17 @@ def main():
     methods = scalar_defs(read(torch_dir, "_C", "__init__.pyi"), "TensorBase") & tags
     doc = {"torch_version": version, "data_dependent": {"functions": sorted(funcs),
                                                         "methods": sorted(methods - {"item"})},
-           "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules")))}
+           "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules"))),
+           "forward_calls": forward_calls(os.path.join(torch_dir, "nn", "modules")),
+           "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
+           "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))),
+           "functional": sorted(tensor_returning(read(torch_dir, "nn", "functional.pyi"))),
+           "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase"))}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)
         fh.write("\n")
-    print(path, doc, file=sys.stderr)
+    print(path, {k: len(v) for k, v in doc.items()}, file=sys.stderr)
 
 
 if __name__ == "__main__":

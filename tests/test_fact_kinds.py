@@ -76,11 +76,40 @@ def test_every_break_reported(name):
             assert d["certainty"] == "conditional" and d["condition"] == expected[d["line"]], d
 
 
+#: program -> the condition of the diagnostics of a break Dynamo made that gblint reports as conditional: the
+#: kind is a fact, but whether the driver's setup call runs before the compiled call is not followed
+ORDER_CONDITIONAL = {
+    "k17_module_set_by_setup.py": "when `self.monitor is Monitor` (and 1 more condition)",
+}
+
+
+def test_breaks_after_a_setup_call_are_conditional_on_it():
+    """A module attribute set to None in ``__init__`` and replaced by a method the program calls holds either value
+    (k17): its break is reported, conditional on the replacing value."""
+    for name, condition in ORDER_CONDITIONAL.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
+
+
 def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     """The tensor kinds of k01-k06, k08 and k10 rest on facts (a registered buffer or parameter, a tensor's
     elements, a NumPy array, a literal or the caller's value): their diagnostics are definite."""
     for name in FILES:
-        if name in CONDITIONAL or not DOC["programs"][name]["breaks"]:
+        if name in CONDITIONAL or name in ORDER_CONDITIONAL or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
         assert certainties == {"definite"}, (name, certainties)
+
+
+def test_torch_forward_and_function_apply_are_followed():
+    """A subclass of a torch.nn class that keeps torch's ``forward`` runs torch's code (no gap), and
+    ``Function.apply`` runs the Function's ``forward`` (k19: both analysed, coverage complete; before, both
+    were "not followed: known only at run time")."""
+    import subprocess
+    import sys
+    path = os.path.join(FOLDER, "k19_torch_subclass_and_function_clean.py")
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json", path],
+                          capture_output=True, text=True, cwd=ROOT)
+    coverage = json.loads(proc.stdout)["coverage"]
+    assert coverage["complete"] and coverage["unfollowed"] == []
+    assert {f["function"] for f in coverage["functions"]} == {"Net.forward", "Scale.forward"}

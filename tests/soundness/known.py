@@ -54,12 +54,12 @@ FIXED: Dict[str, Fixed] = {
         "from n = 0: the loop skip stays definite)."),
     "while_body_after_tensor_test": Fixed(
         Spec(kind="tensor0d", form="while_loop", body="graph_break", fullgraph=True),
-        {"missed break sites": [8]},
+        {},
         "the same, `v` a tensor or NumPy array: under fullgraph=True Dynamo stops at the `while` test itself (GB0170 "
         "Data-dependent branching, the compile error there), so the body is never traced; gblint reported the "
         "body's break as a definite compile error. Fixed by the same branch block: the body's break is conditional "
-        "on `v`. Still missed: the test itself when gblint does not know `v` is a tensor (a parameter; the driver "
-        "passes the tensor). A test known to be a tensor is reported at the test (tests/cases/harness/"
+        "on `v`. The test itself, on a parameter the driver passes a tensor to, is found since the driver's calls "
+        "in the function that compiles (`main()`) bind the entry's parameters (gblint.calls._site_calls). A test known to be a tensor is reported at the test (tests/cases/harness/"
         "h10_while_tensor_test.py: the fullgraph error at 7; without fullgraph, on Python 3.11, the first test "
         "breaks and resumes (15) and the body's break then skips the resumed loop (16, GB7000))."),
     "while_break_no_backedge": Fixed(
