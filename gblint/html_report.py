@@ -20,6 +20,7 @@ from .calltree import OUTCOMES, CallNode, RegionTree, call_tree, graph_boundarie
 from .config import display_path
 from .diagnostics import DOCS_URL, EFFECT_WORDS, GB_URL, Diagnostic
 from .engine import Report
+from .output import found_line, skip_frame, summary_counts
 
 #: words and explanations of the outcomes, for the legend and the badges
 OUTCOME_WORDS = {
@@ -95,8 +96,10 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
         regions.append(_region(f"r{i + 1}", tree, diags, statuses, observe, open_=len(walks) <= 8))
     others = [_diagnostic(f"o-d{j + 1}", d, {}, statuses) for j, d in
               enumerate(d for d in report.diagnostics if _key(d) not in placed)]
-    totals = {k: sum(r[k] for r in regions) for k in
-              ("frames", "dynamo_frames", "graphs", "breaks", "skipped", "unresolved", "followed")}
+    totals = {k: sum(r[k] for r in regions) for k in ("frames", "dynamo_frames", "graphs", "breaks", "followed")}
+    # a frame or a call two regions reach counts once, as the text summary and JSON count it
+    totals["skipped"] = summary_counts(report, [d for d in report.diagnostics if _key(d) in placed])["skipped_frames"]
+    totals["unresolved"] = len(set().union(*(r["unresolved_calls"] for r in regions)))
     totals["diagnostics"] = sum(len(r["diagnostics"]) for r in regions)
     reached = totals["followed"] + totals["unresolved"]
     totals["coverage"] = _percent(totals["followed"] / reached if reached else None)
@@ -109,7 +112,8 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
             "legend": [(k,) + OUTCOME_WORDS[k] for k in OUTCOMES], "outcome_words": OUTCOME_WORDS,
             "errors": [{"path": _path(e["path"]), "message": e["message"]} for e in report.errors],
             "confirm": _confirm_summary(confirm) if confirm else None, "hidden": report.hidden,
-            "conditional_hidden": report.conditional_hidden}
+            "conditional_hidden": report.conditional_hidden, "summary": summary_counts(report),
+            "found": found_line(summary_counts(report)) if report.diagnostics else ""}
 
 
 def _path(path: Optional[str]) -> str:
@@ -148,7 +152,9 @@ def _region(rid: str, tree: RegionTree, diags: List[Diagnostic], statuses, obser
            "python": f"{region.python_version[0]}.{region.python_version[1]}",
            "outcome": tree.outcome, "outcome_word": OUTCOME_WORDS[tree.outcome][0], "open": open_,
            "frames": tree.frames, "dynamo_frames": tree.dynamo_frames, "graphs": tree.graphs, "breaks": tree.breaks,
-           "skipped": tree.skipped, "unresolved": tree.unresolved, "followed": tree.followed,
+           "skipped": len({skip_frame(d) for d in diags if d.effect == "skip"}),
+           "unresolved": len(tree.unresolved_calls), "unresolved_calls": tree.unresolved_calls,
+           "followed": tree.followed,
            "coverage": _percent(tree.coverage), "failed": tree.walk.region_failed,
            "nodes": nodes, "diagnostics": rows,
            "boundaries": [{"node": first.get((fr.frame.path, fr.frame.name)), "name": fr.frame.name,

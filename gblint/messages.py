@@ -127,13 +127,21 @@ def fit(text: str, limit: int = LIMIT) -> str:
 
 def headline(message: str, condition: Optional[str], limit: int = LIMIT) -> str:
     """The message as front ends show it on one line: with its condition (``(when `x`)``) when
-    it has one, the condition shortened so the whole stays within ``limit`` characters."""
+    it has one, in at most ``limit`` characters. A condition that does not fit makes the message
+    drop its closing remark first (``(runs eagerly, GB7000)``, ``(+1 graph)``: what breaks and
+    what it costs stay); then the condition is shortened in its middle (:func:`clip`; ``(when …)``
+    at least, so that a conditional diagnostic never reads as a definite one)."""
     if not condition:
         return message
-    room = limit - len(message) - 3
-    if room < len("when " + _ELLIPSIS):
-        return message
-    return f"{message} ({clip(condition, room)})"
+    while len(message) + len(condition) + 3 > limit and message.endswith(")") and " (" in message:
+        head = message[:message.rindex(" (")]
+        if head.count("`") % 2 or head.count("(") != head.count(")"):
+            break
+        message = head
+    least = f" (when {_ELLIPSIS})"
+    if len(message) + len(least) > limit:  # no room for the condition at all: the message's middle gives way
+        message = clip(message, limit - len(least))
+    return f"{message} ({clip(condition, limit - len(message) - 3)})"
 
 
 def also(message: str, others) -> str:

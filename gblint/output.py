@@ -47,12 +47,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
     if quiet:
         pass
     elif n:
-        by_effect = collections.Counter(_COUNTED_APART.get(d.code, d.effect) for d in report.diagnostics)
-        labels = dict(EFFECT_LABEL, via="call leading to a compile error")
-        parts = ", ".join(f"{by_effect[e]} {(labels if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
-                          for e in ("error", "skip", "break", "via", "info") if by_effect.get(e))
-        out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
-                  f"file{'s' if report.files_checked != 1 else ''}.\n")
+        out.write(found_line(summary_counts(report)) + "\n")
         fixable = fix_counts(report.diagnostics)
         if fixable["safe"]:
             more = f" ({fixable['unsafe']} more with `gblint fix --unsafe-fixes`)" if fixable["unsafe"] else ""
@@ -83,6 +78,45 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
         out.write(unfollowed_text(report.unfollowed, incomplete_said=not n))
     for e in report.errors:
         out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
+
+
+def skip_frame(d) -> tuple:
+    """``(path, qualname)`` of the frame a diagnostic skips (its trace's entry of that name, else
+    the diagnostic's own file): two diagnostics of one frame skip it once."""
+    for t in d.trace:
+        if t.function == d.frame:
+            return (t.path, d.frame)
+    return (d.path, d.frame)
+
+
+def summary_counts(report, diagnostics=None) -> dict:
+    """What the summary says, counted once for every format (text, JSON ``summary``, the HTML
+    page): ``diagnostics``, ``by_effect`` (diagnostics per effect; a call on the way to a compile
+    error, ``GBL403``, apart as ``via``), ``skipped_frames`` (distinct frames the ``skip``
+    diagnostics name: several diagnostics may skip one frame), ``unfollowed`` (calls not followed,
+    each once), ``files``."""
+    diags = report.diagnostics if diagnostics is None else diagnostics
+    by_effect = collections.Counter(_COUNTED_APART.get(d.code, d.effect) for d in diags)
+    return {"diagnostics": len(diags), "files": report.files_checked,
+            "by_effect": {e: by_effect[e] for e in ("error", "skip", "break", "via", "info") if by_effect.get(e)},
+            "skipped_frames": len({skip_frame(d) for d in diags if d.effect == "skip"}),
+            "unfollowed": len(report.unfollowed)}
+
+
+def found_line(counts: dict) -> str:
+    """``Found 8 diagnostics (1 compile error, 3 diagnostics skipping 2 frames, ...) in 4 files.``:
+    each effect's diagnostics, and the frames the skips name when fewer (:func:`summary_counts`)."""
+    labels = dict(EFFECT_LABEL, via="call leading to a compile error")
+    parts = []
+    for e, k in counts["by_effect"].items():
+        if e == "skip" and counts["skipped_frames"] != k:
+            m = counts["skipped_frames"]
+            parts.append(f"{k} diagnostics skipping {m} frame{'s' if m != 1 else ''}")
+        else:
+            parts.append(f"{k} {(labels if k == 1 else EFFECT_PLURAL)[e]}")
+    n, files = counts["diagnostics"], counts["files"]
+    return (f"Found {n} diagnostic{'s' if n != 1 else ''} ({', '.join(parts)}) in {files} "
+            f"file{'s' if files != 1 else ''}.")
 
 
 def _hidden_words(report) -> str:
@@ -202,8 +236,8 @@ def _write_details(d, sources: _SourceLines, out: TextIO, show_hints: bool, c) -
 def report_json(report: Report) -> dict:
     """The report as ``--format json`` prints it: :meth:`Report.to_json` with every path, at
     any depth (diagnostics, their trace frames, coverage, errors), as :func:`display_path`
-    prints it."""
-    return display_paths(report.to_json())
+    prints it, and ``summary``: the counts the text summary gives (:func:`summary_counts`)."""
+    return display_paths({**report.to_json(), "summary": summary_counts(report)})
 
 
 def display_paths(node):
