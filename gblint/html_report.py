@@ -9,7 +9,7 @@ The page is rendered with Jinja2 (autoescaping on: source text and messages hold
 templates of ``gblint/templates/``. The tree is a flat list (one item per node, indented by its
 depth) so that a region of thousands of frames stays one shallow DOM that collapses in time
 linear in the nodes it hides; browsers cap element nesting, which a nested list of a deep call
-chain would pass. Needs ``jinja2`` (``pip install gblint[html]``); the rest of gblint does not.
+chain would pass. Needs ``jinja2`` (``pip install -e ".[html]"`` in the checkout); the rest of gblint does not.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from .calltree import OUTCOMES, CallNode, RegionTree, call_tree, graph_boundaries
 from .config import display_path
-from .diagnostics import DOCS_URL, EFFECT_WORDS, GB_URL, Diagnostic
+from .diagnostics import CHECKOUT, EFFECT_WORDS, GB_URL, Diagnostic
 from .engine import Report
 from .output import found_line, skip_frame, summary_counts
 
@@ -37,7 +37,7 @@ _ENV = None
 
 
 class HtmlUnavailable(RuntimeError):
-    """Jinja2 is not installed (``pip install gblint[html]``)."""
+    """Jinja2 is not installed (``pip install -e ".[html]"`` in the checkout)."""
 
 
 def environment():
@@ -48,8 +48,8 @@ def environment():
         try:
             import jinja2
         except ImportError as exc:
-            raise HtmlUnavailable(f"--format html needs jinja2 ({exc}); install it with: "
-                                  "pip install 'gblint[html]'") from exc
+            raise HtmlUnavailable(f"--format html needs jinja2 ({exc}); install it in gblint's checkout "
+                                  f"({CHECKOUT}) with: python3 -m pip install -e \".[html]\"") from exc
         _ENV = jinja2.Environment(loader=jinja2.PackageLoader("gblint", "templates"), autoescape=True,
                                   undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                   keep_trailing_newline=True)
@@ -242,7 +242,7 @@ def _diagnostic(did: str, d: Diagnostic, first: Dict[Tuple[str, str], str], stat
             "effect_word": EFFECT_WORDS.get(d.effect, d.effect), "path": _path(d.path), "line": d.line,
             "column": d.column, "message": d.message, "frame": d.frame, "node": first.get(paying),
             "certainty": d.certainty, "condition": d.condition, "hint": d.hint, "url": d.url,
-            "rule_url": DOCS_URL.format(d.code.lower()),
+            "rule_url": d.rule_url,
             "gb": [{"id": g, "url": GB_URL.format(g.lower())} for g in d.gb_ids],
             "trace": [{"function": t.function, "line": t.line, "path": _path(t.path),
                        "node": first.get((t.path, t.function))} for t in d.trace],

@@ -10,6 +10,7 @@ from typing import TextIO
 from .calltree import unfollowed_events
 from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
+from .diagnostics import CHECKOUT, rule_path
 from .engine import Report
 
 EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes",
@@ -230,7 +231,8 @@ def _write_details(d, sources: _SourceLines, out: TextIO, show_hints: bool, c) -
         out.write(f"{gutter} = {how}: {d.fix.title}\n")
     if d.gb_ids:
         out.write(f"{gutter} = {', '.join(d.gb_ids)}: {d.url}\n")
-    out.write(f"{gutter} = rule: `gblint rule {d.code}` ({d.rule_url})\n")
+    page = rule_path(d.code)
+    out.write(f"{gutter} = rule: `gblint rule {d.code}`{f' ({display_path(page)})' if page else ''}\n")
 
 
 def report_json(report: Report) -> dict:
@@ -333,7 +335,6 @@ def explain_candidates(walks, name: str) -> list:
 # ------------------------------------------------------------------ SARIF and GitHub annotations
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/gblint/gblint"
 SARIF_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "notice"}
 
@@ -372,7 +373,6 @@ def sarif_log(report: Report) -> dict:
         full = " ".join(t for t in (row["summary"], row.get("why")) if t)
         rule = {"id": row["code"], "name": row["name"], "shortDescription": {"text": row["summary"]},
                 "fullDescription": {"text": full},
-                "helpUri": rule_url(row["code"]),
                 "defaultConfiguration": {"level": SARIF_LEVEL.get(row["effect"], "warning")},
                 "properties": {"effect": row["effect"], "gbIds": list(row["gb_ids"]),
                                "tags": ["torch.compile", "performance"]}}
@@ -380,15 +380,18 @@ def sarif_log(report: Report) -> dict:
             example = f"\n\nUse instead:\n\n```python\n{row['use_instead'].rstrip()}\n```" \
                 if row.get("use_instead") else ""
             rule["help"] = {"text": row.get("hint") or row["summary"],
-                            "markdown": f"{row.get('hint') or row['summary']}{example}\n\n[{row['code']}]"
-                                        f"({rule_url(row['code'])})"}
+                            "markdown": f"{row.get('hint') or row['summary']}{example}" +
+                                        (f"\n\n[{row['code']}]({rule_url(row['code'])})" if rule_url(row["code"]) else "")}
+        if rule_url(row["code"]):
+            rule["helpUri"] = rule_url(row["code"])
         rules.append(rule)
     results = []
     for d in report.diagnostics:
         if d.code not in index:
             index[d.code] = len(rules)
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name},
-                          "helpUri": d.rule_url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
+                          **({"helpUri": d.rule_url} if d.rule_url else {}),
+                          "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
         result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVEL.get(d.effect, "warning"),
                   "message": {"text": d.headline},
                   "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path),
@@ -411,8 +414,11 @@ def sarif_log(report: Report) -> dict:
     notifications = [{"level": "error", "message": {"text": e["message"]},
                       "locations": [{"physicalLocation": {"artifactLocation": _artifact(e["path"])}}]}
                      for e in report.errors]
+    # the checkout's README (gblint has no published home page); left out without one
+    readme = os.path.join(CHECKOUT, "README.md")
+    about = {"informationUri": pathlib.Path(readme).as_uri()} if os.path.isfile(readme) else {}
     run = {"tool": {"driver": {"name": "gblint", "version": __version__, "semanticVersion": __version__,
-                               "informationUri": INFORMATION_URI, "rules": rules}},
+                               **about, "rules": rules}},
            "originalUriBaseIds": {"%SRCROOT%": {"uri": pathlib.Path(os.getcwd()).as_uri() + "/"}},
            "invocations": [{"executionSuccessful": not report.errors,
                             "toolExecutionNotifications": notifications}],

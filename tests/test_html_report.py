@@ -214,7 +214,7 @@ def test_html_without_jinja2_is_a_clear_error(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "jinja2", None)
     assert main(["check", "--format", "html", os.path.join(EXAMPLES, "gpt.py")]) == 2
     err = capsys.readouterr().err
-    assert "gblint[html]" in err and "jinja2" in err
+    assert 'pip install -e ".[html]"' in err and "jinja2" in err
 
 
 def test_confirm_shows_what_the_run_observed(tmp_path):
