@@ -1,5 +1,5 @@
-"""A model gblint finds nothing to complain about: shape branches are guards, the assert is
-rewritten to torch._assert, and the loop over a constant range is unrolled."""
+"""A model gblint finds nothing to complain about (gblint reports nothing): shape branches are
+guards, the assert is rewritten to torch._assert, and the loop over a constant range is unrolled."""
 import torch
 import torch.nn as nn
 

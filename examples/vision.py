@@ -1,9 +1,9 @@
 """A convolutional classifier with the usual debugging leftovers.
-
-The residual stage is entered under `torch.no_grad()` for an EMA update (a resumable
-manager: the break inside it resumes), the augmentation step formats a tensor into an
-f-string (the frame is skipped), and the classifier is compiled with fullgraph=True, where
-a data-dependent branch is a compile error.
+gblint reports: GBL401 line 36 (a data-dependent `if` in Classifier.forward, compiled with
+fullgraph=True: a compile error) and GBL409 line 33 (so that frame gets no compiled graph);
+GBL301 line 47 (`torch._dynamo.graph_break()` in ema_update under `torch.no_grad()`, a manager
+that resumes: a nested break that splits ema_step and ema_update). augment's f-string of a
+tensor and its `contextlib.suppress` block compile into one graph: nothing is reported there.
 """
 import contextlib
 

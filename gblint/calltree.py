@@ -22,7 +22,7 @@ a later call of it is a leaf pointing to the first one, so the tree is as large 
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from .model import (ContainerValue, Dotted, Event, Frame, InstanceCall, Method, ModuleAttr, Modules, NnModuleAttr,
                     SelfAttrMethod, SelfMethod)
@@ -113,6 +113,13 @@ class RegionTree:
         return sum(1 for n in self.nodes if n.outcome == "unresolved")
 
     @property
+    def unresolved_calls(self) -> Set[Tuple[str, int, str]]:
+        """``(path, line, call text)`` of each call not followed, as :func:`unfollowed_events`
+        keys them (the text summary and JSON ``coverage.unfollowed`` count these, once each)."""
+        return {(self.nodes[n.parent].frame.path, n.call.span.line, n.call.call_text)
+                for n in self.nodes if n.outcome == "unresolved" and n.call is not None and n.parent >= 0}
+
+    @property
     def followed(self) -> int:
         """Calls gblint followed into a function of the analysed code."""
         return sum(1 for n in self.nodes if n.call is not None and n.frame is not None)
@@ -168,6 +175,8 @@ def call_tree(walk) -> RegionTree:
             callees = [t for t in targets if isinstance(t, Frame)]
             if not targets:
                 library = _library_name(owner.project, frame, ev)
+                if library is None and id(ev) in owner.reasons and owner.reasons[id(ev)] is None:
+                    library = ev.call_text  # a library's own call (the standard library's): no gap
                 if library is not None:
                     node.library.append((ev.span.line, ev.call_text, library))
                     continue

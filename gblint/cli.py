@@ -96,13 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(c)
     c.add_argument("--format", choices=("text", "json", "sarif", "github", "html"), default="text",
                    help="html: one self-contained page of each compiled region's frames, graphs and breaks "
-                        "(needs gblint[html]; use with -o FILE)")
+                        "(needs the html extra: pip install -e \".[html]\"; use with -o FILE)")
     from . import cli_adoption
     cli_adoption.add_check_options(c)
     from gblint.runtime_check.cli import add_check_options, add_confirm_parser
     add_check_options(c)  # --confirm: runs the regions under torch.compile (gblint[runtime])
     add_confirm_parser(sub)
-    ls = sub.add_parser("lsp", help="run the language server on stdin/stdout (needs gblint[lsp])")
+    ls = sub.add_parser("lsp", help="run the language server on stdin/stdout (needs the lsp extra: pip install -e \".[lsp]\")")
     ls.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default and only transport)")
     c.add_argument("--fix", action="store_true", help="apply safe fixes (same as `gblint fix`)")
     c.add_argument("--unsafe-fixes", action="store_true", help="with --fix: also apply unsafe fixes")
@@ -349,8 +349,10 @@ def cmd_lsp(args) -> int:
     try:
         from .lsp import main as lsp_main
     except ImportError as exc:
+        from .diagnostics import CHECKOUT
         print(f"gblint: error: `gblint lsp` needs pygls and lsprotocol ({exc}); "
-              "install them with: pip install gblint[lsp]", file=sys.stderr)
+              f"install them in gblint's checkout ({CHECKOUT}) with: python3 -m pip install -e \".[lsp]\"",
+              file=sys.stderr)
         return 2
     return lsp_main()
 

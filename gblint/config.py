@@ -11,6 +11,7 @@ or files with an enormous line or token count, get ``GBL002`` instead of being p
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
 import json
 import math
@@ -422,7 +423,11 @@ def _explain(exc) -> str:
     if exc.rule == "additionalProperties":
         extra = sorted(set(exc.value) - set(node.get("properties", {}))) if isinstance(exc.value, dict) else []
         allowed = ", ".join(sorted(node.get("properties", {})))
-        return f"unknown {table} key(s): {', '.join(extra)} (allowed: {allowed})"
+        named = []
+        for k in extra:  # a mistyped key names the close one (`max-unrol` -> `max-unroll`)
+            close = difflib.get_close_matches(k, list(node.get("properties", {})), n=1)
+            named.append(f"{k} (did you mean `{close[0]}`?)" if close else k)
+        return f"unknown {table} key(s): {', '.join(named)}; allowed: {allowed}"
     if exc.rule == "propertyNames" and isinstance(exc.value, dict):
         names = node.get("propertyNames", {})
         bad = [k for k in exc.value if not re.search(names.get("pattern", ""), k)]

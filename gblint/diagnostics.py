@@ -25,6 +25,8 @@ advice, no cost predicted.
 from __future__ import annotations
 
 import dataclasses
+import os
+import pathlib
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from . import messages
@@ -34,13 +36,25 @@ if TYPE_CHECKING:
     from .model import FixRequest
 
 GB_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
-#: gblint's own page of a code (``docs/rules/GBL201.md``, written by ``gblint rule --all``)
-DOCS_URL = "https://github.com/gblint/gblint/blob/main/docs/rules/{}.md"
+#: gblint's own page of a code, in its repository (written by ``scripts/gen_rule_docs.py``;
+#: ``gblint rule CODE`` prints the same page wherever gblint is installed)
+RULE_DOC = "docs/rules/{}.md"
+#: the checkout gblint runs from (``pip install -e .``): where its ``docs/rules/`` lies
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def rule_url(code: str) -> str:
-    """The page of ``code`` in gblint's rule reference."""
-    return DOCS_URL.format(code.upper())
+def rule_path(code: str) -> Optional[str]:
+    """The file of ``code``'s page in the checkout gblint runs from; None when it has none (an
+    installation without the repository's ``docs/``)."""
+    path = os.path.join(CHECKOUT, RULE_DOC.format(code.upper()))
+    return path if os.path.isfile(path) else None
+
+
+def rule_url(code: str) -> Optional[str]:
+    """The page of ``code`` in gblint's rule reference: a ``file://`` URI of :func:`rule_path`
+    (what editors, SARIF and the HTML report link), None without one."""
+    path = rule_path(code)
+    return pathlib.Path(path).as_uri() if path else None
 
 EFFECTS = ("break", "skip", "error", "info")
 #: each effect in words, as the text output and the editor show it
@@ -148,15 +162,15 @@ class Diagnostic:
             object.__setattr__(self, "message", messages.fit(self.message))
 
     @property
-    def url(self) -> str:
-        """The PyTorch graph-break page of the first GB id, else gblint's rule page."""
+    def url(self) -> Optional[str]:
+        """The PyTorch graph-break page of the first GB id, else gblint's rule page (None without one)."""
         if self.gb_ids:
             return GB_URL.format(self.gb_ids[0].lower())
         return self.rule_url
 
     @property
-    def rule_url(self) -> str:
-        """gblint's page of this diagnostic's code (what editors link the code to)."""
+    def rule_url(self) -> Optional[str]:
+        """gblint's page of this diagnostic's code (what editors link the code to), :func:`rule_url`."""
         return rule_url(self.code)
 
     @property

@@ -9,7 +9,7 @@ The page is rendered with Jinja2 (autoescaping on: source text and messages hold
 templates of ``gblint/templates/``. The tree is a flat list (one item per node, indented by its
 depth) so that a region of thousands of frames stays one shallow DOM that collapses in time
 linear in the nodes it hides; browsers cap element nesting, which a nested list of a deep call
-chain would pass. Needs ``jinja2`` (``pip install gblint[html]``); the rest of gblint does not.
+chain would pass. Needs ``jinja2`` (``pip install -e ".[html]"`` in the checkout); the rest of gblint does not.
 """
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from .calltree import OUTCOMES, CallNode, RegionTree, call_tree, graph_boundaries
 from .config import display_path
-from .diagnostics import DOCS_URL, EFFECT_WORDS, GB_URL, Diagnostic
+from .diagnostics import CHECKOUT, EFFECT_WORDS, GB_URL, Diagnostic
 from .engine import Report
+from .output import found_line, skip_frame, summary_counts
 
 #: words and explanations of the outcomes, for the legend and the badges
 OUTCOME_WORDS = {
@@ -36,7 +37,7 @@ _ENV = None
 
 
 class HtmlUnavailable(RuntimeError):
-    """Jinja2 is not installed (``pip install gblint[html]``)."""
+    """Jinja2 is not installed (``pip install -e ".[html]"`` in the checkout)."""
 
 
 def environment():
@@ -47,8 +48,8 @@ def environment():
         try:
             import jinja2
         except ImportError as exc:
-            raise HtmlUnavailable(f"--format html needs jinja2 ({exc}); install it with: "
-                                  "pip install 'gblint[html]'") from exc
+            raise HtmlUnavailable(f"--format html needs jinja2 ({exc}); install it in gblint's checkout "
+                                  f"({CHECKOUT}) with: python3 -m pip install -e \".[html]\"") from exc
         _ENV = jinja2.Environment(loader=jinja2.PackageLoader("gblint", "templates"), autoescape=True,
                                   undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                   keep_trailing_newline=True)
@@ -95,8 +96,10 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
         regions.append(_region(f"r{i + 1}", tree, diags, statuses, observe, open_=len(walks) <= 8))
     others = [_diagnostic(f"o-d{j + 1}", d, {}, statuses) for j, d in
               enumerate(d for d in report.diagnostics if _key(d) not in placed)]
-    totals = {k: sum(r[k] for r in regions) for k in
-              ("frames", "dynamo_frames", "graphs", "breaks", "skipped", "unresolved", "followed")}
+    totals = {k: sum(r[k] for r in regions) for k in ("frames", "dynamo_frames", "graphs", "breaks", "followed")}
+    # a frame or a call two regions reach counts once, as the text summary and JSON count it
+    totals["skipped"] = summary_counts(report, [d for d in report.diagnostics if _key(d) in placed])["skipped_frames"]
+    totals["unresolved"] = len(set().union(*(r["unresolved_calls"] for r in regions)))
     totals["diagnostics"] = sum(len(r["diagnostics"]) for r in regions)
     reached = totals["followed"] + totals["unresolved"]
     totals["coverage"] = _percent(totals["followed"] / reached if reached else None)
@@ -109,7 +112,8 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
             "legend": [(k,) + OUTCOME_WORDS[k] for k in OUTCOMES], "outcome_words": OUTCOME_WORDS,
             "errors": [{"path": _path(e["path"]), "message": e["message"]} for e in report.errors],
             "confirm": _confirm_summary(confirm) if confirm else None, "hidden": report.hidden,
-            "conditional_hidden": report.conditional_hidden}
+            "conditional_hidden": report.conditional_hidden, "summary": summary_counts(report),
+            "found": found_line(summary_counts(report)) if report.diagnostics else ""}
 
 
 def _path(path: Optional[str]) -> str:
@@ -148,7 +152,9 @@ def _region(rid: str, tree: RegionTree, diags: List[Diagnostic], statuses, obser
            "python": f"{region.python_version[0]}.{region.python_version[1]}",
            "outcome": tree.outcome, "outcome_word": OUTCOME_WORDS[tree.outcome][0], "open": open_,
            "frames": tree.frames, "dynamo_frames": tree.dynamo_frames, "graphs": tree.graphs, "breaks": tree.breaks,
-           "skipped": tree.skipped, "unresolved": tree.unresolved, "followed": tree.followed,
+           "skipped": len({skip_frame(d) for d in diags if d.effect == "skip"}),
+           "unresolved": len(tree.unresolved_calls), "unresolved_calls": tree.unresolved_calls,
+           "followed": tree.followed,
            "coverage": _percent(tree.coverage), "failed": tree.walk.region_failed,
            "nodes": nodes, "diagnostics": rows,
            "boundaries": [{"node": first.get((fr.frame.path, fr.frame.name)), "name": fr.frame.name,
@@ -236,7 +242,7 @@ def _diagnostic(did: str, d: Diagnostic, first: Dict[Tuple[str, str], str], stat
             "effect_word": EFFECT_WORDS.get(d.effect, d.effect), "path": _path(d.path), "line": d.line,
             "column": d.column, "message": d.message, "frame": d.frame, "node": first.get(paying),
             "certainty": d.certainty, "condition": d.condition, "hint": d.hint, "url": d.url,
-            "rule_url": DOCS_URL.format(d.code.lower()),
+            "rule_url": d.rule_url,
             "gb": [{"id": g, "url": GB_URL.format(g.lower())} for g in d.gb_ids],
             "trace": [{"function": t.function, "line": t.line, "path": _path(t.path),
                        "node": first.get((t.path, t.function))} for t in d.trace],

@@ -145,7 +145,7 @@ def to_lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: Optional[Posit
         message=d.headline,
         severity=severity_for(d.effect, break_severity, d.certainty),
         code=d.code,
-        code_description=lsp.CodeDescription(href=d.rule_url),
+        code_description=lsp.CodeDescription(href=d.rule_url) if d.rule_url else None,
         source=SOURCE,
         related_information=related or None,
         data={"name": d.name, "effect": d.effect, "fixable": has_fix(d), "certainty": d.certainty or None},
@@ -182,6 +182,6 @@ def hover_markdown(diagnostics: Sequence[Diagnostic]) -> str:
         elif has_fix(d):
             block += ["", "**Fix available:** see the quick fixes"]
         links = [f"[{gb}]({GB_URL.format(gb.lower())})" for gb in d.gb_ids]
-        block += ["", " · ".join(links + [f"[{d.code} rule page]({d.rule_url})"])]
+        block += ["", " · ".join(links + ([f"[{d.code} rule page]({d.rule_url})"] if d.rule_url else []))]
         parts.append("\n".join(block))
     return "\n\n---\n\n".join(parts)

@@ -10,6 +10,7 @@ from typing import TextIO
 from .calltree import unfollowed_events
 from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
+from .diagnostics import CHECKOUT, rule_path
 from .engine import Report
 
 EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes",
@@ -47,12 +48,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
     if quiet:
         pass
     elif n:
-        by_effect = collections.Counter(_COUNTED_APART.get(d.code, d.effect) for d in report.diagnostics)
-        labels = dict(EFFECT_LABEL, via="call leading to a compile error")
-        parts = ", ".join(f"{by_effect[e]} {(labels if by_effect[e] == 1 else EFFECT_PLURAL)[e]}"
-                          for e in ("error", "skip", "break", "via", "info") if by_effect.get(e))
-        out.write(f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}) in {report.files_checked} "
-                  f"file{'s' if report.files_checked != 1 else ''}.\n")
+        out.write(found_line(summary_counts(report)) + "\n")
         fixable = fix_counts(report.diagnostics)
         if fixable["safe"]:
             more = f" ({fixable['unsafe']} more with `gblint fix --unsafe-fixes`)" if fixable["unsafe"] else ""
@@ -83,6 +79,45 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
         out.write(unfollowed_text(report.unfollowed, incomplete_said=not n))
     for e in report.errors:
         out.write(f"error: {display_path(e['path'])}: {e['message']}\n")
+
+
+def skip_frame(d) -> tuple:
+    """``(path, qualname)`` of the frame a diagnostic skips (its trace's entry of that name, else
+    the diagnostic's own file): two diagnostics of one frame skip it once."""
+    for t in d.trace:
+        if t.function == d.frame:
+            return (t.path, d.frame)
+    return (d.path, d.frame)
+
+
+def summary_counts(report, diagnostics=None) -> dict:
+    """What the summary says, counted once for every format (text, JSON ``summary``, the HTML
+    page): ``diagnostics``, ``by_effect`` (diagnostics per effect; a call on the way to a compile
+    error, ``GBL403``, apart as ``via``), ``skipped_frames`` (distinct frames the ``skip``
+    diagnostics name: several diagnostics may skip one frame), ``unfollowed`` (calls not followed,
+    each once), ``files``."""
+    diags = report.diagnostics if diagnostics is None else diagnostics
+    by_effect = collections.Counter(_COUNTED_APART.get(d.code, d.effect) for d in diags)
+    return {"diagnostics": len(diags), "files": report.files_checked,
+            "by_effect": {e: by_effect[e] for e in ("error", "skip", "break", "via", "info") if by_effect.get(e)},
+            "skipped_frames": len({skip_frame(d) for d in diags if d.effect == "skip"}),
+            "unfollowed": len(report.unfollowed)}
+
+
+def found_line(counts: dict) -> str:
+    """``Found 8 diagnostics (1 compile error, 3 diagnostics skipping 2 frames, ...) in 4 files.``:
+    each effect's diagnostics, and the frames the skips name when fewer (:func:`summary_counts`)."""
+    labels = dict(EFFECT_LABEL, via="call leading to a compile error")
+    parts = []
+    for e, k in counts["by_effect"].items():
+        if e == "skip" and counts["skipped_frames"] != k:
+            m = counts["skipped_frames"]
+            parts.append(f"{k} diagnostics skipping {m} frame{'s' if m != 1 else ''}")
+        else:
+            parts.append(f"{k} {(labels if k == 1 else EFFECT_PLURAL)[e]}")
+    n, files = counts["diagnostics"], counts["files"]
+    return (f"Found {n} diagnostic{'s' if n != 1 else ''} ({', '.join(parts)}) in {files} "
+            f"file{'s' if files != 1 else ''}.")
 
 
 def _hidden_words(report) -> str:
@@ -196,14 +231,15 @@ def _write_details(d, sources: _SourceLines, out: TextIO, show_hints: bool, c) -
         out.write(f"{gutter} = {how}: {d.fix.title}\n")
     if d.gb_ids:
         out.write(f"{gutter} = {', '.join(d.gb_ids)}: {d.url}\n")
-    out.write(f"{gutter} = rule: `gblint rule {d.code}` ({d.rule_url})\n")
+    page = rule_path(d.code)
+    out.write(f"{gutter} = rule: `gblint rule {d.code}`{f' ({display_path(page)})' if page else ''}\n")
 
 
 def report_json(report: Report) -> dict:
     """The report as ``--format json`` prints it: :meth:`Report.to_json` with every path, at
     any depth (diagnostics, their trace frames, coverage, errors), as :func:`display_path`
-    prints it."""
-    return display_paths(report.to_json())
+    prints it, and ``summary``: the counts the text summary gives (:func:`summary_counts`)."""
+    return display_paths({**report.to_json(), "summary": summary_counts(report)})
 
 
 def display_paths(node):
@@ -299,7 +335,6 @@ def explain_candidates(walks, name: str) -> list:
 # ------------------------------------------------------------------ SARIF and GitHub annotations
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/gblint/gblint"
 SARIF_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "note"}
 GITHUB_LEVEL = {"error": "error", "skip": "warning", "break": "warning", "info": "notice"}
 
@@ -338,7 +373,6 @@ def sarif_log(report: Report) -> dict:
         full = " ".join(t for t in (row["summary"], row.get("why")) if t)
         rule = {"id": row["code"], "name": row["name"], "shortDescription": {"text": row["summary"]},
                 "fullDescription": {"text": full},
-                "helpUri": rule_url(row["code"]),
                 "defaultConfiguration": {"level": SARIF_LEVEL.get(row["effect"], "warning")},
                 "properties": {"effect": row["effect"], "gbIds": list(row["gb_ids"]),
                                "tags": ["torch.compile", "performance"]}}
@@ -346,15 +380,18 @@ def sarif_log(report: Report) -> dict:
             example = f"\n\nUse instead:\n\n```python\n{row['use_instead'].rstrip()}\n```" \
                 if row.get("use_instead") else ""
             rule["help"] = {"text": row.get("hint") or row["summary"],
-                            "markdown": f"{row.get('hint') or row['summary']}{example}\n\n[{row['code']}]"
-                                        f"({rule_url(row['code'])})"}
+                            "markdown": f"{row.get('hint') or row['summary']}{example}" +
+                                        (f"\n\n[{row['code']}]({rule_url(row['code'])})" if rule_url(row["code"]) else "")}
+        if rule_url(row["code"]):
+            rule["helpUri"] = rule_url(row["code"])
         rules.append(rule)
     results = []
     for d in report.diagnostics:
         if d.code not in index:
             index[d.code] = len(rules)
             rules.append({"id": d.code, "name": d.name, "shortDescription": {"text": d.name},
-                          "helpUri": d.rule_url, "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
+                          **({"helpUri": d.rule_url} if d.rule_url else {}),
+                          "defaultConfiguration": {"level": SARIF_LEVEL.get(d.effect, "warning")}})
         result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVEL.get(d.effect, "warning"),
                   "message": {"text": d.headline},
                   "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path),
@@ -377,8 +414,11 @@ def sarif_log(report: Report) -> dict:
     notifications = [{"level": "error", "message": {"text": e["message"]},
                       "locations": [{"physicalLocation": {"artifactLocation": _artifact(e["path"])}}]}
                      for e in report.errors]
+    # the checkout's README (gblint has no published home page); left out without one
+    readme = os.path.join(CHECKOUT, "README.md")
+    about = {"informationUri": pathlib.Path(readme).as_uri()} if os.path.isfile(readme) else {}
     run = {"tool": {"driver": {"name": "gblint", "version": __version__, "semanticVersion": __version__,
-                               "informationUri": INFORMATION_URI, "rules": rules}},
+                               **about, "rules": rules}},
            "originalUriBaseIds": {"%SRCROOT%": {"uri": pathlib.Path(os.getcwd()).as_uri() + "/"}},
            "invocations": [{"executionSuccessful": not report.errors,
                             "toolExecutionNotifications": notifications}],

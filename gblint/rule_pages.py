@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import registry
 from .codes import COVERAGE_NOTES, GRAPH_BREAKS_DOC, SKIPPED_DOC
-from .diagnostics import EFFECT_WORDS, GB_URL, rule_url
+from .diagnostics import EFFECT_WORDS, GB_URL, RULE_DOC
 
 #: What ``gblint fix`` does for a code: ``(applicability, what it does)``, in the order it
 #: tries them; ``advice`` is a fix without edits (shown, never applied). Codes absent here have
@@ -129,7 +129,7 @@ def page(code: str, row: Optional[dict] = None) -> dict:
         "versions": row.get("versions", ""), "facts": list(row.get("facts", ())), "measured": row["measured"],
         "truth": next((t for folder, t in TRUTH_FILES.items() if row["measured"].startswith(folder)), ""),
         "source": row["source"], "docs": list(row["docs"]) or _default_docs(row["effect"], row["code"]),
-        "url": rule_url(row["code"]),
+        "url": RULE_DOC.format(row["code"]),
     }
 
 
@@ -195,7 +195,7 @@ def render(p: dict, links: bool = False) -> str:
     if p["docs"]:
         out.append("## PyTorch documentation\n")
         out += [f"- <{url}>\n" for url in p["docs"]]
-    out.append(f"\nThis page: <{p['url']}>\n")
+    out.append(f"\nThis page: `{p['url']}` in gblint's repository; `gblint rule {p['code']}` prints it.\n")
     return "\n".join(out)
 
 

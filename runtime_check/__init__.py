@@ -1,4 +1,4 @@
-"""gblint's runtime check (``pip install gblint[runtime]``): turn predictions into facts.
+"""gblint's runtime check (``pip install -e ".[runtime]"`` in the checkout): turn predictions into facts.
 
 It compiles the code gblint flagged with ``torch.compile``, observes what Dynamo really does
 (graphs, graph breaks and their outcome, skipped frames, recompiles, compile errors, and under

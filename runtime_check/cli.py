@@ -114,7 +114,7 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
     """Add ``--confirm`` and the run options to the ``check`` parser."""
     p.add_argument("--confirm", action="store_true",
                    help="also compile and run every compiled region found, and give each diagnostic a status "
-                        "(confirmed/refuted/not_reached); needs torch (pip install gblint[runtime])")
+                        "(confirmed/refuted/not_reached); needs torch (pip install -e \".[runtime]\" in gblint's checkout)")
     add_run_options(p)
 
 

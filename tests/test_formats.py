@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from gblint.diagnostics import Diagnostic, Edit, Fix, TraceFrame
 from gblint.engine import Report
 from gblint.output import github_escape_data, github_escape_property, sarif_log, write_github
 
-from .conftest import run_cli
+from .conftest import ROOT, run_cli
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -80,12 +81,13 @@ def test_sarif_validates_and_carries_results(project, validator):
     assert log["version"] == "2.1.0"
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
-    assert driver["name"] == "gblint" and driver["version"] and driver["informationUri"].startswith("https://")
+    assert driver["name"] == "gblint" and driver["version"]
+    assert driver["informationUri"] == pathlib.Path(ROOT, "README.md").as_uri()  # the checkout's README
     rules = driver["rules"]
     assert [r["id"] for r in rules] == [r["code"] for r in catalog()]
     by_id = {r["id"]: r for r in rules}
     # the code's link is gblint's own page; the rule's long text is its fullDescription
-    assert by_id["GBL201"]["helpUri"] == "https://github.com/gblint/gblint/blob/main/docs/rules/GBL201.md"
+    assert by_id["GBL201"]["helpUri"] == pathlib.Path(ROOT, "docs", "rules", "GBL201.md").as_uri()  # the checkout's page
     assert by_id["GBL001"]["helpUri"].endswith("/docs/rules/GBL001.md")
     assert all(r["shortDescription"]["text"] for r in rules)
     assert "Dynamo cannot resume inside a loop" in by_id["GBL201"]["fullDescription"]["text"]

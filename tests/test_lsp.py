@@ -16,6 +16,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 from gblint import lsp as glsp  # noqa: E402
 from gblint.diagnostics import Diagnostic, Edit, Fix, TraceFrame  # noqa: E402
 
+from .conftest import ROOT  # noqa: E402
+
 LOOP_BREAK = textwrap.dedent("""\
     # Explicit graph break inside the body of a `for step in range(...)` loop.
     import torch
@@ -174,7 +176,7 @@ async def test_break_in_loop_diagnostic(client: LanguageClient, tmp_path, docs):
     assert d.source == "gblint"
     assert d.severity == lsp.DiagnosticSeverity.Warning  # effect "skip"
     # the code links gblint's page; the message is one line, the whole explanation is in the hover
-    assert d.code_description.href == "https://github.com/gblint/gblint/blob/main/docs/rules/GBL201.md"
+    assert d.code_description.href == pathlib.Path(ROOT, "docs", "rules", "GBL201.md").as_uri()  # the checkout's page
     assert len(d.message) <= 120 and "in a loop: frame `iterative_refine` is skipped" in d.message
     hover = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=d.range.start))
@@ -552,7 +554,7 @@ def test_cli_lsp_without_pygls(monkeypatch, capsys):
     from gblint import cli
     monkeypatch.setitem(sys.modules, "gblint.lsp", None)  # import fails as if pygls were missing
     assert cli.main(["lsp"]) == 2
-    assert "pip install gblint[lsp]" in capsys.readouterr().err
+    assert 'python3 -m pip install -e ".[lsp]"' in capsys.readouterr().err
 
 
 def _project(tmp_path, text=LOOP_BREAK, table="[tool.gblint]\n"):
