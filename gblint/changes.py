@@ -20,7 +20,8 @@ from .model import EventKind, Expr, FileSummary, FunctionInfo
 _CALLED_BY_PYTHON = ("forward",)  # besides dunder methods: nn.Module.__call__ calls forward
 
 
-def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenSet[Tuple[str, str]]]:
+def program_changes(summaries: Iterable[FileSummary], drivers: Iterable[str] = ()
+                    ) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenSet[Tuple[str, str]]]:
     """``(stored, called, rebound)`` over ``summaries``: the attribute names stored on anything
     but a method's own ``self`` by code that may run, the method names called on anything but
     the calling method's ``self`` (at module level or in such code), and the module globals
@@ -33,7 +34,7 @@ def program_changes(summaries: Iterable[FileSummary]) -> Tuple[FrozenSet[str], F
     reached = {n for n in by_name if n.startswith("__") or n in _CALLED_BY_PYTHON}
     reached |= {info.name for infos in by_name.values() for info in infos if info.decorators}  # handed to it
     called = {n for s in summaries for n in s.called_methods}
-    reached |= {d.function.rsplit(".", 1)[-1] for s in summaries for d in s.regions if d.function}  # a driver: it compiles
+    reached |= set(drivers)  # the program's own functions that compile: its drivers (`main()`) run
     reached |= called | {name.rsplit(".", 1)[-1] for s in summaries for name, _ in s.module_calls}
     for s in summaries:  # functions module-level code uses as values: `run_all(enable)`, `{"on": enable}`
         reached |= _named(v for values in s.module_values.values() for v in values)

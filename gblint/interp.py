@@ -448,7 +448,10 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         known = self._memo_facts
         if known is None or known[0] != len(self.project.by_path):
             read = list(self.project.by_path.values())
-            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read)) + program_changes(read)
+            followed = self.project.loader.followed_paths if self.project.loader is not None else ()
+            drivers = {d.function.rsplit(".", 1)[-1] for s in read if s.path not in followed for d in s.regions
+                       if d.function}  # the checked files' functions that compile: what a driver calls runs
+            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read)) + program_changes(read, drivers)
         return known[1:]
 
     def _classes(self, cls: Cls):
@@ -524,8 +527,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         sole = not found and self._sole_building_store(mro, name)
         for summary, info in mro:
             building, other = self._building(summary, info, name)
-            if building:  # a method the program calls may have replaced it before the region runs
-                building = list(building) + [(m, v) for m, v in other if m.rsplit(".", 1)[-1] in self._facts()[2]]
             for method, value in building or other:
                 if building and sole:  # what its value reads of `self.<name>` is what the instance held before
                     got = self._sole_store(inst, name, summary, info, method, value)
