@@ -272,7 +272,7 @@ def _confirm_summary(confirm: Dict[str, Any]) -> Dict[str, Any]:
                        for m in confirm.get("missed", [])],
             "unrunnable": [{"entry": u.get("entry"), "reason": u.get("reason")}
                            for u in confirm.get("unrunnable", [])],
-            "nothing_ran": confirm.get("nothing_ran")}
+            "nothing_ran": confirm.get("nothing_ran"), "incomplete": confirm.get("incomplete")}
 
 
 class _Observations:

@@ -1,13 +1,15 @@
 """``gblint confirm`` and ``gblint check --confirm`` (no torch import: user code runs in
 children, see :mod:`gblint.runtime_check.runner`).
 
-Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
+Exit codes: 0 done (the user's code may have raised or exited: that is reported), 1 with
 ``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error,
 or nothing ran (no run got to ``torch.compile``: torch missing, an unknown backend, every region
 needing inputs or failing to import, code that never called its compiled functions, no region
 at all; one line on stderr says why, the report is still written, with precision and recall
 ``n/a``/``null``; a run the user's code ended by hanging, crashing or exiting is reported
-instead, exit 0, see :func:`.report.nothing_ran`), 130/143 interrupted by
+instead, see :func:`.report.nothing_ran`), also 2 when a run did not finish (it timed out or
+crashed: what it observed is reported, precision and recall are not, see
+:func:`.report.incomplete`), 130/143 interrupted by
 SIGINT/SIGTERM (every process started for the runs is killed first).
 """
 from __future__ import annotations
@@ -228,6 +230,9 @@ def cmd_confirm(args) -> int:
     if doc["nothing_ran"]:
         print(f"gblint: error: nothing ran: {doc['nothing_ran']}", file=sys.stderr)
         return 2
+    if doc["incomplete"]:
+        print(f"gblint: error: incomplete run: {doc['incomplete']}", file=sys.stderr)
+        return 2
     if args.strict and (result["counts"]["refuted"] or result["missed"]):
         return 1
     return 0
@@ -316,6 +321,9 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report, write_
         return 2
     if section.get("nothing_ran"):
         print(f"gblint: error: --confirm: nothing ran: {section['nothing_ran']}", file=sys.stderr)
+        return 2
+    if section.get("incomplete"):
+        print(f"gblint: error: --confirm: incomplete run: {section['incomplete']}", file=sys.stderr)
         return 2
     if strict_failed:
         return 1

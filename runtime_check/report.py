@@ -67,20 +67,48 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
     return _one_line(f"{lead}; {_run_reason(worst)}")
 
 
+#: run statuses that mean the run did not finish: what it observed is kept, but it is not the
+#: whole run, so no score is given and the command fails (exit 2)
+INCOMPLETE = ("timeout", "crashed")
+
+
+def incomplete(runs: Sequence[Dict[str, Any]]) -> Optional[str]:
+    """``None`` when every run finished; otherwise why the runs are incomplete, in one line:
+    each run that timed out (did not finish within its time limit) or crashed (killed by a
+    signal), with its limit. Its observations are kept and matched, but precision and recall
+    are not given (:func:`document` makes them ``null``): they would describe part of a run as
+    if it were the whole."""
+    bad = [r for r in runs if r.get("status") in INCOMPLETE]
+    if not bad:
+        return None
+    parts = []
+    for r in bad[:3]:
+        why = r.get("message") or r.get("status")
+        if "time limit" not in why:
+            why = f"{why} (time limit {r.get('time_limit', 0):g} s)"
+        parts.append(f"{r.get('entry')}: {r.get('status')}: {why}")
+    more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+    return _one_line(f"{len(bad)} of {len(runs)} run(s) did not finish, so what was observed is only part of "
+                     f"the run and no precision or recall is given; " + "; ".join(parts) + more)
+
+
 def _ratio(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
 def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = ()) -> Dict[str, Any]:
     """The ``gblint confirm --format json`` document (version 1; fields are only added).
-    ``precision``/``recall`` are ``null`` when there was nothing to measure; ``nothing_ran``
-    is the reason (one line) when no run got to ``torch.compile`` (:func:`nothing_ran`), else
-    ``null``."""
+    ``precision``/``recall`` are ``null`` when there was nothing to measure or a run did not
+    finish; ``nothing_ran`` is the reason (one line) when no run got to ``torch.compile``
+    (:func:`nothing_ran`), else ``null``; ``incomplete`` the reason when a run timed out or
+    crashed (:func:`incomplete`), else ``null``."""
+    partial = incomplete(runs)
     doc = {"version": 1, "runs": list(runs), "matches": result["matches"], "missed": result["missed"],
-           "precision": result["precision"], "recall": result["recall"], "counts": result["counts"],
-           "observations": result.get("observations", [])}
+           "precision": None if partial else result["precision"], "recall": None if partial else result["recall"],
+           "counts": result["counts"], "observations": result.get("observations", [])}
     doc["unrunnable"] = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
     doc["nothing_ran"] = nothing_ran(runs, unrunnable)
+    doc["incomplete"] = partial
     return doc
 
 
@@ -137,6 +165,11 @@ def write_table(rows: Sequence[Dict[str, Any]], result: Dict[str, Any], out: Tex
     tot = {k: sum(r[k] for r in rows) for k in ("predicted", "observed", "confirmed", "refuted", "not_reached", "missed")}
     out.write(f"{'total':<{width}} {tot['predicted']:>9} {tot['observed']:>8} {tot['confirmed']:>9} "
               f"{tot['refuted']:>7} {tot['not_reached']:>11} {tot['missed']:>6}\n")
+    partial = result.get("incomplete")
+    if partial:
+        out.write(f"precision n/a, recall n/a: the run was incomplete ({partial}); the counts above are only "
+                  f"what was observed before it ended\n")
+        return
     out.write(f"precision {_ratio(result['precision'])} (confirmed / (confirmed + refuted)), "
               f"recall {_ratio(result['recall'])} (observations predicted / observations)\n")
 
@@ -193,4 +226,4 @@ def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Se
         u = u.to_json() if hasattr(u, "to_json") else u
         out.write(f"{_rel(u['path'])}: not run: {u['entry']}: {u['reason']}\n")
     out.write("\n")
-    write_table(per_file_rows(runs, result, files), result, out)
+    write_table(per_file_rows(runs, result, files), dict(result, incomplete=incomplete(runs)), out)
