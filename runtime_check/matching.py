@@ -350,9 +350,10 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
 
 def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
           checked_paths: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """Match ``diagnostics`` (non-``info`` ones) against ``runs``. Observations outside
-    ``checked_paths`` (the files the static pass read; default: the diagnostics' files) are
-    not counted as missed (``outside`` counts them). Returns ``{"matches", "missed",
+    """Match ``diagnostics`` (non-``info`` ones) against ``runs``. Every observation counts,
+    wherever it lies: one outside ``checked_paths`` (the files the static pass read; default:
+    the diagnostics' files), in a package the check did not follow, is missed unless a
+    diagnostic explains it (``outside`` says how many observations lie there). Returns ``{"matches", "missed",
     "observations" (every counted observation with ``explained``), "precision", "recall",
     "counts"}``; precision and recall are ``None`` when their denominator is 0."""
     obs = Observed.from_runs(runs)
@@ -373,17 +374,13 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
     error_lines = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags if _get(d, "effect") == "error"}
     missed, items, outside = [], [], 0
     for site, outcomes in sorted(obs.sites.items()):
-        if site[0] not in checked:
-            outside += 1
-            continue
+        outside += site[0] not in checked
         items.append({"path": site[0], "line": site[1], "kind": "break", "explained": site in at_line})
         if site not in at_line:
             worst = max(outcomes, key=lambda o: {"resumed": 0, "prefix": 1, "skipped": 2}.get(o, 0))
             missed.append({"path": site[0], "line": site[1], "gb_id": obs.gb_ids.get(site), "outcome": worst})
     for (path, _first, _code), s in sorted(obs.skipped.items(), key=lambda kv: tuple(map(str, kv[0]))):
-        if path not in checked:
-            outside += 1
-            continue
+        outside += path not in checked
         explained = any(_explains_skip(d, fd, s) for d, fd in skip_diags)
         items.append({"path": path, "line": s.get("line"), "kind": "skipped_frame", "explained": explained,
                       "function": normal_qualname(s.get("qualname")) or s.get("function"),
@@ -396,9 +393,10 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
     for err in obs.errors:
         sites = obs.error_sites(err)
         key = (err.get("path"), err.get("line"), err.get("type"))
-        if key in seen_errors or not any(s[0] in checked for s in sites):
+        if key in seen_errors:
             continue
         seen_errors.add(key)
+        outside += not any(s[0] in checked for s in sites)
         items.append({"path": norm(err.get("path")), "line": err.get("line"), "kind": "error",
                       "explained": bool(sites & error_lines)})
         if not sites & error_lines:

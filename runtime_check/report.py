@@ -113,14 +113,20 @@ def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable:
 
 
 def per_file_rows(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Sequence[str]) -> List[Dict[str, Any]]:
-    """One row per checked file: predicted (diagnostics with a cost), observed (break sites,
+    """One row per checked file, and per other file where something was observed (a package's
+    module the check did not read): predicted (diagnostics with a cost), observed (break sites,
     skipped frames, compile errors), confirmed, refuted, not reached, missed, and the status of
     the runs of that file."""
     from .matching import norm
     rows: Dict[str, Dict[str, Any]] = {}
+    def new_row(path: str) -> Dict[str, Any]:
+        return {"path": path, "predicted": 0, "observed": 0, "confirmed": 0, "refuted": 0,
+                "not_reached": 0, "missed": 0, "runs": []}
     for f in files:
-        rows[norm(f)] = {"path": f, "predicted": 0, "observed": 0, "confirmed": 0, "refuted": 0,
-                         "not_reached": 0, "missed": 0, "runs": []}
+        rows[norm(f)] = new_row(f)
+    for it in result.get("observations", []):  # a file the check did not read (a package's module): its own row
+        if it.get("path") and norm(it["path"]) not in rows:
+            rows[norm(it["path"])] = new_row(it["path"])
     for m in result["matches"]:
         row = rows.get(norm(m["path"]))
         if row is not None:
