@@ -213,8 +213,8 @@ def cmd_confirm(args) -> int:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
     if not jobs and not unrunnable:
-        print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function",
-              file=sys.stderr)
+        print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function, "
+              "or observe a program with gblint confirm --run -- python FILE", file=sys.stderr)
         return 2
     from .reaper import contained
     with contained():  # Ctrl-C, SIGTERM or not: nothing started for the runs outlives this command

@@ -56,7 +56,8 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
     if not runs:
         items = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
         if not items:
-            return "nothing to run: no main() and no compiled region found"
+            return ("nothing to run: no main() and no compiled region found (to observe a program: "
+                    "gblint confirm --run -- python FILE)")
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         return _one_line(f"no compiled region could be run: {items[0]['entry']}: {items[0]['reason']}{more}")
     order = ("failed", "import_error", "needs_inputs", "exception", "error", "ok")
