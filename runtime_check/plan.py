@@ -168,8 +168,13 @@ def calls_compiled_at_module_level(path: str) -> bool:
 
 def script_job(path: str) -> Job:
     """The job that runs ``path`` as a program, as ``gblint confirm --run -- python PATH`` does
-    (as ``__main__``, its folder first on ``sys.path``)."""
+    (as ``__main__``, its folder first on ``sys.path``); a module inside packages as
+    ``python -m package.module`` from the folder above its top package, so that its relative
+    imports work."""
     apath = os.path.abspath(path)
+    module, root = module_for(path)
+    if root is not None:
+        return Job(entry=f"-m {module}", kind="program", file=apath, module=module, argv=[module], path_entry=root)
     return Job(entry=path, kind="program", file=apath, argv=[path], path_entry=os.getcwd())
 
 
