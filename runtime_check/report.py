@@ -97,12 +97,15 @@ def _ratio(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = ()) -> Dict[str, Any]:
+def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = (),
+             build: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The ``gblint confirm --format json`` document (version 1; fields are only added).
     ``precision``/``recall`` are ``null`` when there was nothing to measure or a run did not
     finish; ``nothing_ran`` is the reason (one line) when no run got to ``torch.compile``
     (:func:`nothing_ran`), else ``null``; ``incomplete`` the reason when a run timed out or
-    crashed (:func:`incomplete`), else ``null``."""
+    crashed (:func:`incomplete`), else ``null``; ``build`` the build stage's result under a
+    build backend (:func:`.stages.build_summary`: the runs are then the eager breaks stage's), else
+    ``null``."""
     partial = incomplete(runs)
     doc = {"version": 1, "runs": list(runs), "matches": result["matches"], "missed": result["missed"],
            "precision": None if partial else result["precision"], "recall": None if partial else result["recall"],
@@ -110,6 +113,7 @@ def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable:
     doc["unrunnable"] = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
     doc["nothing_ran"] = nothing_ran(runs, unrunnable)
     doc["incomplete"] = partial
+    doc["build"] = build
     return doc
 
 
@@ -182,7 +186,7 @@ def write_table(rows: Sequence[Dict[str, Any]], result: Dict[str, Any], out: Tex
 
 
 def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Sequence[str], out: TextIO,
-               unrunnable: Sequence[Any] = (), verbose: bool = False) -> None:
+               unrunnable: Sequence[Any] = (), verbose: bool = False, build: Optional[Dict[str, Any]] = None) -> None:
     """The text report: each run (what Dynamo did), each diagnostic's status, what was missed,
     regions that could not run, then the per-file table."""
     for run in runs:
@@ -234,3 +238,28 @@ def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Se
         out.write(f"{_rel(u['path'])}: not run: {u['entry']}: {u['reason']}\n")
     out.write("\n")
     write_table(per_file_rows(runs, result, files), dict(result, incomplete=incomplete(runs)), out)
+    write_build(build, out)
+
+
+def build_problem(build: Optional[Dict[str, Any]]) -> Optional[str]:
+    """Why the build stage is incomplete (timed out, crashed, not run), else None."""
+    if not build or build["status"] in ("ok", "error", "exception", "exited"):
+        return None
+    return f"the {build['backend']} build {build['status']}: {build.get('message') or build['status']}"
+
+
+def write_build(build: Optional[Dict[str, Any]], out) -> None:
+    """The build stage's line of the text report (nothing when there was no build stage; see
+    :mod:`.stages`)."""
+    if not build:
+        return
+    head = f"build [{build['backend']}, {build['device']}]: {build['status']}"
+    if build["status"] == "not_run":
+        out.write(f"{head}: {build['message']}\n")
+        return
+    gens = ", ".join(build["codegen"]) or "no generated code"
+    out.write(f"{head}, {build['kernels']} kernel(s) in {build['compiled_graphs']} of {build['graphs']} graph(s) "
+              f"({gens}), {build['seconds']:.2f} s (time limit {build['time_limit']:g} s)\n")
+    if build_problem(build):
+        out.write(f"    {build['message']}\n    the breaks above are complete: they were found with the eager "
+                  f"backend before the build\n")

@@ -283,3 +283,48 @@ def test_a_script_inside_a_package_runs_as_its_module(tmp_path):
     assert run["entry"] == "-m app.run" and run["status"] == "ok"
     assert [(os.path.basename(b["path"]), b["line"], b["gb_id"]) for b in run["breaks"]] == [("net.py", 2, "GB0059")]
     assert [(m["line"], m["code"], m["status"]) for m in doc["matches"]] == [(2, "GBL107", "confirmed")]
+
+
+STAGED = {"tiny.py": """
+    import torch
+
+
+    @torch.compile
+    def f(x):
+        y = x.sin() * 2
+        print("step")
+        return y.cos() + 1
+
+
+    def main():
+        f(torch.randn(8))
+"""}
+
+
+def test_inductor_runs_as_two_stages_each_with_its_own_result(tmp_path):
+    """Under Inductor the breaks are found with eager first; the build is its own stage, with its
+    own time limit: a build that runs out of time leaves the breaks complete and scored, and
+    the command fails (exit 2)."""
+    write(tmp_path, STAGED)
+    proc = gblint("confirm", "--format", "json", "tiny.py", cwd=tmp_path)  # default backend: inductor
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    run, = doc["runs"]
+    # observed, breaks stage: one break at the print (line 7), two graphs
+    assert run["backend"] == "eager" and run["graph_count"] == 2
+    assert [(b["line"], b["gb_id"]) for b in run["breaks"]] == [(7, "GB0059")]
+    assert doc["precision"] == 1.0 and doc["recall"] == 1.0
+    # observed, build stage: Inductor generated C++ kernels for both graphs
+    build = doc["build"]
+    assert build["status"] == "ok" and build["backend"] == "inductor" and build["time_limit"] == 120
+    assert build["graphs"] == 2 and build["compiled_graphs"] == 2 and build["kernels"] >= 2
+    assert build["codegen"] == ["cpp"] and build["seconds"] > 0
+
+    short = gblint("confirm", "--format", "json", "--build-timeout", "0.5", "tiny.py", cwd=tmp_path)
+    doc = json.loads(short.stdout)
+    assert doc["build"]["status"] == "timeout" and doc["build"]["time_limit"] == 0.5
+    assert doc["incomplete"] is None and doc["precision"] == 1.0 and doc["recall"] == 1.0  # the breaks are complete
+    assert short.returncode == 2 and "gblint: error: incomplete build: the inductor build timeout" in short.stderr
+    text = gblint("confirm", "--build-timeout", "0.5", "tiny.py", cwd=tmp_path)
+    assert "build [inductor, cpu]: timeout" in text.stdout and "precision 1.000" in text.stdout
+    assert "the breaks above are complete" in text.stdout and text.returncode == 2

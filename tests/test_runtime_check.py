@@ -182,8 +182,15 @@ def test_inductor_cpu_cases(truth):
     proc, doc = confirm_json("--backend", "inductor", "--device", "cpu", "--timeout", "300",
                              *[os.path.join(CASES, n) for n in INDUCTOR_CASES])
     assert proc.returncode == 0
-    for name, run in zip(INDUCTOR_CASES, doc["runs"]):
+    # two stages: the breaks under eager (doc["runs"]), then the Inductor build with its own result
+    assert [r["backend"] for r in doc["runs"]] == ["eager"] * len(INDUCTOR_CASES)
+    build = doc["build"]
+    assert build["status"] == "ok" and build["backend"] == "inductor" and build["codegen"] == ["cpp"]
+    assert build["kernels"] >= build["compiled_graphs"] >= 1 and build["seconds"] > 0
+    for name, breaks_run, run in zip(INDUCTOR_CASES, doc["runs"], build["runs"]):
         t = truth[name]
+        assert breaks_run["graph_count"] == t["graph_count"]
+        assert sorted({b["line"] for b in breaks_run["breaks"]}) == sorted({b["case_line"] for b in t["graph_breaks"]})
         assert run["status"] == "ok", run.get("message")
         assert run["backend"] == "inductor" and run["device"] == "cpu"
         assert run["graph_count"] == t["graph_count"]
