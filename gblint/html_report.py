@@ -278,7 +278,8 @@ def _confirm_summary(confirm: Dict[str, Any]) -> Dict[str, Any]:
                        for m in confirm.get("missed", [])],
             "unrunnable": [{"entry": u.get("entry"), "reason": u.get("reason")}
                            for u in confirm.get("unrunnable", [])],
-            "nothing_ran": confirm.get("nothing_ran")}
+            "nothing_ran": confirm.get("nothing_ran"), "incomplete": confirm.get("incomplete"),
+            "build": {k: v for k, v in (confirm.get("build") or {}).items() if k != "runs"} or None}
 
 
 class _Observations:

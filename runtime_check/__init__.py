@@ -14,6 +14,7 @@ process; gblint's own process never imports torch or runs the user's code):
 - :mod:`.runner`: starts children with a clean environment and a time limit; builds runs.
 - :mod:`.plan`: what to run for a file (``main()``, compiled regions, ``--run`` commands).
 - :mod:`.matching`: diagnostics vs observations, precision and recall.
+- :mod:`.stages`: under Inductor, an eager breaks stage, then the build as its own stage.
 - :mod:`.report`, :mod:`.cli`: ``gblint confirm``, ``gblint check --confirm``.
 - :mod:`.pytest_plugin`: ``pytest -p gblint.runtime_check.pytest_plugin --gblint-confirm``.
 """
@@ -44,8 +45,8 @@ def confirm_file(path: str, entry: Optional[str] = None, examples: Optional[List
     else:
         jobs, unrunnable = plan_files([path], settings, ConfirmConfig(), examples)
     options = Options(backend=backend, device=device, timeout=timeout)
-    runs, result, _ = confirm(jobs, options, settings, [path], [os.path.dirname(os.path.abspath(path))])
-    return document(runs, result, unrunnable)
+    runs, result, _, build = confirm(jobs, options, settings, [path], [os.path.dirname(os.path.abspath(path))])
+    return document(runs, result, unrunnable, build)
 
 
 __all__: Sequence[str] = ("confirm_file",)

@@ -1,13 +1,15 @@
 """``gblint confirm`` and ``gblint check --confirm`` (no torch import: user code runs in
 children, see :mod:`gblint.runtime_check.runner`).
 
-Exit codes: 0 done (whatever the user's code did: a hang, crash or exit is reported), 1 with
+Exit codes: 0 done (the user's code may have raised or exited: that is reported), 1 with
 ``--strict`` when a prediction is refuted or a break was missed, 2 usage or configuration error,
 or nothing ran (no run got to ``torch.compile``: torch missing, an unknown backend, every region
 needing inputs or failing to import, code that never called its compiled functions, no region
 at all; one line on stderr says why, the report is still written, with precision and recall
 ``n/a``/``null``; a run the user's code ended by hanging, crashing or exiting is reported
-instead, exit 0, see :func:`.report.nothing_ran`), 130/143 interrupted by
+instead, see :func:`.report.nothing_ran`), also 2 when a run did not finish (it timed out or
+crashed: what it observed is reported, precision and recall are not, see
+:func:`.report.incomplete`), 130/143 interrupted by
 SIGINT/SIGTERM (every process started for the runs is killed first).
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gblint.config import ConfigError
 
@@ -81,6 +83,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                                                      "when available)")
     p.add_argument("--timeout", type=seconds, help="seconds one run may take before it is killed (default 120, "
                                                    f"at most {MAX_TIMEOUT})")
+    p.add_argument("--build-timeout", type=seconds,
+                   help="under inductor: seconds the build stage may take per run, after the breaks were found with "
+                        "eager (default: --timeout)")
     p.add_argument("--workers", type=workers,
                    help=f"child processes run side by side (default 1, at most {MAX_WORKERS})")
     p.add_argument("--example", action="append", metavar="EXPR", type=expression,
@@ -137,24 +142,26 @@ def _options(args, config):
     opts.timeout = float(pick(args.timeout, config.timeout, 120.0))
     opts.workers = int(pick(args.workers, config.workers, 1))
     opts.env = tuple(args.env or ())
+    opts.build_timeout = getattr(args, "build_timeout", None)
     return opts
 
 
 def confirm(jobs, options, settings, checked: Sequence[str],
-            roots: Sequence[str]) -> Tuple[List[Dict[str, Any]], Dict[str, Any], List[str]]:
+            roots: Sequence[str]) -> Tuple[List[Dict[str, Any]], Dict[str, Any], List[str], Optional[Dict[str, Any]]]:
     """Run ``jobs`` (:class:`.runner.Job`) with ``options`` (:class:`.runner.Options`), statically
     check ``checked`` plus the files under ``roots`` that the runs touched, and match. Returns
-    ``(runs, match result, checked files)``."""
+    ``(runs, match result, checked files, build)``: under a build backend the runs of the eager
+    breaks stage and the build stage's result (:mod:`.stages`), else the runs and None."""
     from gblint.engine import check_paths, iter_python_files
 
     from .matching import match
     from .plan import user_files
-    from .runner import run_jobs
-    runs = run_jobs(jobs, options)
+    from .stages import run_stages
+    runs, build = run_stages(jobs, options)
     paths = list(dict.fromkeys([os.path.abspath(p) for p in checked] + user_files(runs, roots)))
     files = iter_python_files(paths, settings) if paths else []
     diags = check_paths(files, settings).diagnostics if files else []
-    return runs, match(diags, runs, checked_paths=files), files
+    return runs, match(diags, runs, checked_paths=files), files, build
 
 
 def _emit(text: str, args) -> None:
@@ -211,22 +218,29 @@ def cmd_confirm(args) -> int:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
     if not jobs and not unrunnable:
-        print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function",
-              file=sys.stderr)
+        print("gblint: error: nothing to run: no main() and no compiled region found; pass --entry module:function, "
+              "or observe a program with gblint confirm --run -- python FILE", file=sys.stderr)
         return 2
     from .reaper import contained
     with contained():  # Ctrl-C, SIGTERM or not: nothing started for the runs outlives this command
-        runs, result, files = confirm(jobs, options, settings, checked, roots)
+        runs, result, files, build = confirm(jobs, options, settings, checked, roots)
     buf = io.StringIO()
-    doc = document(runs, result, unrunnable)
+    doc = document(runs, result, unrunnable, build)
     if args.format == "json":
         json.dump(doc, buf, indent=2, default=str)
         buf.write("\n")
     else:
-        write_text(runs, result, files, buf, unrunnable, verbose=args.verbose)
+        write_text(runs, result, files, buf, unrunnable, verbose=args.verbose, build=build)
     _emit(buf.getvalue(), args)
     if doc["nothing_ran"]:
         print(f"gblint: error: nothing ran: {doc['nothing_ran']}", file=sys.stderr)
+        return 2
+    if doc["incomplete"]:
+        print(f"gblint: error: incomplete run: {doc['incomplete']}", file=sys.stderr)
+        return 2
+    from .report import build_problem
+    if build_problem(build):
+        print(f"gblint: error: incomplete build: {build_problem(build)}", file=sys.stderr)
         return 2
     if args.strict and (result["counts"]["refuted"] or result["missed"]):
         return 1
@@ -243,7 +257,7 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     from .matching import match
     from .plan import check_examples, load_confirm_config, plan_files
     from .report import document
-    from .runner import run_jobs
+    from .stages import run_stages
     cfg_path = None if getattr(args, "isolated", False) else (
         getattr(args, "config", None) or find_pyproject(paths[0] if paths else os.getcwd()))
     config = load_confirm_config(cfg_path)
@@ -253,9 +267,9 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     from gblint.engine import iter_python_files
     files = iter_python_files(list(paths), settings)
     check_examples(config, jobs, unrunnable, files, settings)
-    runs = run_jobs(jobs, options) if jobs else []
+    runs, build = run_stages(jobs, options) if jobs else ([], None)
     result = match(report.diagnostics, runs, checked_paths=files)
-    section = document(runs, result, unrunnable)
+    section = document(runs, result, unrunnable, build)
     section.pop("version", None)
     failed = 1 if getattr(args, "strict", False) and (result["counts"]["refuted"] or result["missed"]) else 0
     return section, failed
@@ -271,7 +285,7 @@ def write_check_confirm_text(section: Dict[str, Any], paths: Sequence[str], out)
     """The text appended to ``gblint check`` output by ``--confirm``."""
     from .report import write_text
     out.write("\nRuntime confirmation (torch.compile):\n")
-    write_text(section["runs"], section, paths, out, section.get("unrunnable", ()))
+    write_text(section["runs"], section, paths, out, section.get("unrunnable", ()), build=section.get("build"))
 
 
 def cmd_check_with_confirm(args, settings, report, regions, write_report, write_html=None) -> int:
@@ -316,6 +330,13 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report, write_
         return 2
     if section.get("nothing_ran"):
         print(f"gblint: error: --confirm: nothing ran: {section['nothing_ran']}", file=sys.stderr)
+        return 2
+    if section.get("incomplete"):
+        print(f"gblint: error: --confirm: incomplete run: {section['incomplete']}", file=sys.stderr)
+        return 2
+    from .report import build_problem
+    if build_problem(section.get("build")):
+        print(f"gblint: error: --confirm: incomplete build: {build_problem(section['build'])}", file=sys.stderr)
         return 2
     if strict_failed:
         return 1

@@ -28,7 +28,14 @@ a compiled frame or an error has a line inside that function, found with :mod:`a
 ``not_reached`` when it was not, or when the diagnostic is ``conditional`` (or ``error-path``):
 its branch was not taken in the runs. ``info`` diagnostics are not matched.
 
-Every observation in a checked file (a break site, a skipped frame, a compile error) that no
+A conditional (or error-path) diagnostic is confirmed only by what the runs observed at its own
+line for its own reason: a break there whose GB ids (its own and its cause's) include one of the
+diagnostic's, a skipped frame whose failing break was at that line, a compile error raised
+there or of its GB id. A break of another kind at its line, or its frame skipped by a break at
+another line, makes it ``not_reached``: its condition did not hold, whatever else broke.
+
+Every observation (a break site, a skipped frame, a compile error), wherever it lies (a checked
+file, or a module of an installed or imported package the static pass did not follow), that no
 diagnostic explains is *missed*: a site is explained by a diagnostic at the same line (any
 effect but ``info``), or by an ``error`` diagnostic whose trace has a call there (a compile
 error is one diagnostic at its break; its trace is the error's user stack); a skipped frame by
@@ -237,6 +244,8 @@ class Observed:
     errors: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     lines: Dict[str, Set[int]] = dataclasses.field(default_factory=dict)  # every line seen, per file
     gb_ids: Dict[Site, str] = dataclasses.field(default_factory=dict)
+    # site or call site -> the GB ids (the break's and its cause's) of the breaks seen there; None: unknown
+    reasons: Dict[Site, Set[Optional[str]]] = dataclasses.field(default_factory=dict)
 
     def see(self, path: Optional[str], line: Optional[int]) -> None:
         """Record that Dynamo saw ``path:line``."""
@@ -255,6 +264,10 @@ class Observed:
                 site = (norm(b["path"]), int(b["line"]))
                 obs.sites.setdefault(site, set()).update(b.get("outcomes") or [b.get("outcome")])
                 obs.gb_ids.setdefault(site, b.get("gb_id"))
+                ids = set(b.get("gb_ids") or [b.get("gb_id")])
+                obs.reasons.setdefault(site, set()).update(ids)
+                for fr in b.get("stack", [])[:-1]:
+                    obs.reasons.setdefault((norm(fr["path"]), int(fr["line"])), set()).update(ids)
                 obs.see(b["path"], b["line"])
                 for fr in b.get("stack", [])[:-1]:
                     cs = (norm(fr["path"]), int(fr["line"]))
@@ -308,12 +321,44 @@ def _trace_get(t: Any, key: str) -> Any:
     return t.get(key) if isinstance(t, dict) else getattr(t, key)
 
 
+def _other_reason(d: Any, obs: Observed, site: Site) -> Optional[str]:
+    """For a conditional diagnostic: the GB ids of the breaks observed at ``site`` when none is
+    one of the diagnostic's (another cause broke there: this one's condition did not hold),
+    else None (same reason, or a reason unknown on either side)."""
+    want = set(_get(d, "gb_ids") or ())
+    seen = obs.reasons.get(site, set())
+    if not want or not seen or None in seen or seen & want:
+        return None
+    return ", ".join(sorted(seen))
+
+
+def _skip_caused_at(d: Any, s: Dict[str, Any], obs: Observed, site: Site) -> bool:
+    """Whether the skipped frame ``s`` was skipped by what happened at ``site``: its failing line
+    is there, or a break that skipped a frame was observed there (innermost line or call site)
+    for one of the diagnostic's reasons."""
+    if (norm(s.get("path")), s.get("line")) == site:
+        return True
+    here = obs.sites.get(site, set()) | obs.call_sites.get(site, set())
+    return "skipped" in here and _other_reason(d, obs, site) is None
+
+
 def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
     """``(status, why)`` for one diagnostic (a :class:`gblint.diagnostics.Diagnostic` or its
-    JSON form) against the observations; status is ``confirmed``, ``refuted`` or ``not_reached``."""
+    JSON form) against the observations; status is ``confirmed``, ``refuted`` or ``not_reached``.
+    A conditional (or error-path) diagnostic is confirmed only by what happened at its own line
+    for its own reason: a break observed there for another reason (a GB id none of its own), or
+    its frame skipped for a break elsewhere, means its condition did not hold: ``not_reached``."""
     path, line, effect = norm(_get(d, "path")), int(_get(d, "line")), _get(d, "effect")
     site = (path, line)
     outcomes = obs.sites.get(site, set()) | obs.call_sites.get(site, set())
+    certainty = _get(d, "certainty")
+    conditional = certainty in ("conditional", "error-path")
+    condition = _get(d, "condition") or ("on an error path" if certainty == "error-path" else "")
+    if conditional and outcomes:
+        other = _other_reason(d, obs, site)
+        if other:
+            return "not_reached", (f"a break of another kind ({other}) was observed here, not this one: its condition "
+                                   f"({condition or 'its condition'}) did not hold in the runs")
     if effect == "break":
         if outcomes & {"resumed", "prefix"}:
             return "confirmed", "break observed here (" + ", ".join(sorted(outcomes)) + ")"
@@ -321,7 +366,11 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
             return "refuted", "a break was observed here, but it skipped the frame"
     elif effect == "skip":
         fd = diagnostic_frame(d)
+        elsewhere = None
         for s in obs.skipped.values():
+            if _explains_skip(d, fd, s) and conditional and not _skip_caused_at(d, s, obs, site):
+                elsewhere = s  # skipped, but for what happened at another line
+                continue
             if _explains_skip(d, fd, s):
                 name = normal_qualname(s.get("qualname")) or s.get("function")
                 return "confirmed", (f"frame `{name}` (line {s.get('first_line')}) skipped "
@@ -331,17 +380,23 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
         if outcomes:
             return "refuted", "a break was observed here, but the frame kept compiled code (" + \
                 ", ".join(sorted(outcomes)) + ")"
+        if elsewhere is not None:
+            name = normal_qualname(elsewhere.get("qualname")) or elsewhere.get("function")
+            return "not_reached", (f"frame `{name}` was skipped, but by what happened at line {elsewhere.get('line')} "
+                                   f"({elsewhere.get('gb_id') or elsewhere.get('reason')}), not here: this one's "
+                                   f"condition ({condition or 'its condition'}) did not hold in the runs")
     elif effect == "error":
         for err in obs.errors:
+            at = (norm(err.get("path")), int(err.get("line") or 0))
+            if conditional and at != site and not (err.get("gb_id") in set(_get(d, "gb_ids") or ())):
+                continue  # a conditional error is confirmed by its own line or reason only
             if site in obs.error_sites(err):
                 caught = " and caught by the caller" if err.get("caught") else ""
                 return "confirmed", f"{err.get('type')} raised{caught} ({err.get('gb_id') or err.get('message')})"
         if outcomes:
             return "refuted", "a break was observed here, but no compile error"
-    certainty = _get(d, "certainty")
-    if obs.reached(path, line) and certainty in ("conditional", "error-path"):
+    if obs.reached(path, line) and conditional:
         # predicted only under a condition: nothing observed means the runs did not take that branch
-        condition = _get(d, "condition") or ("on an error path" if certainty == "error-path" else "")
         return "not_reached", f"the function ran, but not this branch ({condition or 'its condition'} did not hold)"
     if obs.reached(path, line):
         return "refuted", "the function was compiled and nothing of this kind was observed here"
@@ -350,9 +405,10 @@ def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
 
 def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
           checked_paths: Optional[Iterable[str]] = None) -> Dict[str, Any]:
-    """Match ``diagnostics`` (non-``info`` ones) against ``runs``. Observations outside
-    ``checked_paths`` (the files the static pass read; default: the diagnostics' files) are
-    not counted as missed (``outside`` counts them). Returns ``{"matches", "missed",
+    """Match ``diagnostics`` (non-``info`` ones) against ``runs``. Every observation counts,
+    wherever it lies: one outside ``checked_paths`` (the files the static pass read; default:
+    the diagnostics' files), in a package the check did not follow, is missed unless a
+    diagnostic explains it (``outside`` says how many observations lie there). Returns ``{"matches", "missed",
     "observations" (every counted observation with ``explained``), "precision", "recall",
     "counts"}``; precision and recall are ``None`` when their denominator is 0."""
     obs = Observed.from_runs(runs)
@@ -373,17 +429,13 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
     error_lines = {(norm(_get(d, "path")), int(_get(d, "line"))) for d in diags if _get(d, "effect") == "error"}
     missed, items, outside = [], [], 0
     for site, outcomes in sorted(obs.sites.items()):
-        if site[0] not in checked:
-            outside += 1
-            continue
+        outside += site[0] not in checked
         items.append({"path": site[0], "line": site[1], "kind": "break", "explained": site in at_line})
         if site not in at_line:
             worst = max(outcomes, key=lambda o: {"resumed": 0, "prefix": 1, "skipped": 2}.get(o, 0))
             missed.append({"path": site[0], "line": site[1], "gb_id": obs.gb_ids.get(site), "outcome": worst})
     for (path, _first, _code), s in sorted(obs.skipped.items(), key=lambda kv: tuple(map(str, kv[0]))):
-        if path not in checked:
-            outside += 1
-            continue
+        outside += path not in checked
         explained = any(_explains_skip(d, fd, s) for d, fd in skip_diags)
         items.append({"path": path, "line": s.get("line"), "kind": "skipped_frame", "explained": explained,
                       "function": normal_qualname(s.get("qualname")) or s.get("function"),
@@ -396,9 +448,10 @@ def match(diagnostics: Sequence[Any], runs: Sequence[Dict[str, Any]],
     for err in obs.errors:
         sites = obs.error_sites(err)
         key = (err.get("path"), err.get("line"), err.get("type"))
-        if key in seen_errors or not any(s[0] in checked for s in sites):
+        if key in seen_errors:
             continue
         seen_errors.add(key)
+        outside += not any(s[0] in checked for s in sites)
         items.append({"path": norm(err.get("path")), "line": err.get("line"), "kind": "error",
                       "explained": bool(sites & error_lines)})
         if not sites & error_lines:

@@ -2,6 +2,10 @@
 
 - A file with a top-level ``def main()`` that can declare a compiled region runs ``main()`` (it
   calls its compiled code itself); a script that compiles nothing is never run.
+- Otherwise a file that compiles something and has an ``if __name__ == "__main__":`` block,
+  calls what it compiled at module level (``step = torch.compile(f)`` then ``step(x)``), or
+  whose compiled regions all lie in other files (a driver of a package's model), is run as a
+  program, as ``confirm --run -- python FILE`` runs it.
 - Otherwise every compiled region the static pass found in the file is compiled and called:
   a module-level function (``torch.compile`` is applied when the name is not already compiled),
   or ``Class.method`` on ``Class()`` (a ``forward`` compiles the module instance). Its arguments
@@ -102,6 +106,76 @@ def compiles_something(path: str) -> bool:
             return declares_region(fh.read())
     except OSError:
         return False
+
+
+def has_main_guard(path: str) -> bool:
+    """Whether ``path`` has a module-level ``if __name__ == "__main__":`` block (read with
+    :mod:`ast`)."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            sides = [test.left] + list(test.comparators)
+            if any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+                    isinstance(x, ast.Constant) and x.value == "__main__" for x in sides):
+                return True
+    return False
+
+
+def _is_compile(func: ast.AST) -> bool:
+    """``torch.compile``, ``compile`` (imported from torch) or ``torch.compile(...)`` as a decorator."""
+    if isinstance(func, ast.Call):
+        func = func.func
+    return (isinstance(func, ast.Attribute) and func.attr == "compile" and isinstance(func.value, ast.Name)
+            and func.value.id == "torch") or (isinstance(func, ast.Name) and func.id == "compile")
+
+
+def calls_compiled_at_module_level(path: str) -> bool:
+    """Whether module-level code of ``path`` (outside functions and classes) calls a name it
+    compiled: bound to ``torch.compile(...)``, a function decorated with it, or a module on
+    which ``.compile()`` was called (read with :mod:`ast`)."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    compiled = set()
+    top = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_is_compile(d) for d in n.decorator_list):
+            compiled.add(n.name)
+    calls = []
+    todo = list(top)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_compile(node.value.func):
+            compiled.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr == "compile" and isinstance(f.value, ast.Name):
+                compiled.add(f.value.id)  # model.compile()
+            elif isinstance(f, ast.Name):
+                calls.append(f.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return any(c in compiled for c in calls)
+
+
+def script_job(path: str) -> Job:
+    """The job that runs ``path`` as a program, as ``gblint confirm --run -- python PATH`` does
+    (as ``__main__``, its folder first on ``sys.path``); a module inside packages as
+    ``python -m package.module`` from the folder above its top package, so that its relative
+    imports work."""
+    apath = os.path.abspath(path)
+    module, root = module_for(path)
+    if root is not None:
+        return Job(entry=f"-m {module}", kind="program", file=apath, module=module, argv=[module], path_entry=root)
+    return Job(entry=path, kind="program", file=apath, argv=[path], path_entry=os.getcwd())
 
 
 def has_main(path: str) -> bool:
@@ -277,8 +351,9 @@ def static_regions(paths: Sequence[str], settings) -> List[Tuple[str, str, bool]
 def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: Optional[List[str]] = None,
                regions: Optional[List[Tuple[str, str, bool]]] = None) -> Tuple[List[Job], List[Unrunnable]]:
     """Jobs for ``gblint check --confirm`` / ``gblint confirm`` without ``--entry``: ``main()``
-    of each file that has one and compiles something (:func:`compiles_something`), else each
-    compiled region of the file (see the module doc).
+    of each file that has one and compiles something (:func:`compiles_something`), else the
+    file as a program when it is a script that compiles something (see the module doc), else
+    each compiled region of the file.
     ``regions``: ``(path, qualname, fullgraph)`` of the static pass (found again when None)."""
     from gblint.engine import iter_python_files
     files = iter_python_files(list(paths), settings)
@@ -295,6 +370,12 @@ def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: 
         if has_main(path) and compiles_something(path):
             jobs.append(Job(entry=f"{module}:main", file=apath, module=module, function="main",
                             examples=_examples(config, module, "main", examples), path_entry=root))
+            continue
+        if compiles_something(path) and (has_main_guard(path) or not by_file.get(apath)
+                                         or calls_compiled_at_module_level(path)):
+            # a script: it compiles and runs at module level (or its `if __name__ ==
+            # "__main__":` does, or its regions are another file's): run it whole, with real inputs
+            jobs.append(script_job(path))
             continue
         funcs, classes = top_level_names(path)
         for qualname, fullgraph in by_file.get(apath, []):

@@ -56,7 +56,8 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
     if not runs:
         items = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
         if not items:
-            return "nothing to run: no main() and no compiled region found"
+            return ("nothing to run: no main() and no compiled region found (to observe a program: "
+                    "gblint confirm --run -- python FILE)")
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         return _one_line(f"no compiled region could be run: {items[0]['entry']}: {items[0]['reason']}{more}")
     order = ("failed", "import_error", "needs_inputs", "exception", "error", "ok")
@@ -67,32 +68,70 @@ def nothing_ran(runs: Sequence[Dict[str, Any]], unrunnable: Sequence[Any] = ()) 
     return _one_line(f"{lead}; {_run_reason(worst)}")
 
 
+#: run statuses that mean the run did not finish: what it observed is kept, but it is not the
+#: whole run, so no score is given and the command fails (exit 2)
+INCOMPLETE = ("timeout", "crashed")
+
+
+def incomplete(runs: Sequence[Dict[str, Any]]) -> Optional[str]:
+    """``None`` when every run finished; otherwise why the runs are incomplete, in one line:
+    each run that timed out (did not finish within its time limit) or crashed (killed by a
+    signal), with its limit. Its observations are kept and matched, but precision and recall
+    are not given (:func:`document` makes them ``null``): they would describe part of a run as
+    if it were the whole."""
+    bad = [r for r in runs if r.get("status") in INCOMPLETE]
+    if not bad:
+        return None
+    parts = []
+    for r in bad[:3]:
+        why = r.get("message") or r.get("status")
+        if "time limit" not in why:
+            why = f"{why} (time limit {r.get('time_limit', 0):g} s)"
+        parts.append(f"{r.get('entry')}: {r.get('status')}: {why}")
+    more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+    return _one_line(f"{len(bad)} of {len(runs)} run(s) did not finish, so what was observed is only part of "
+                     f"the run and no precision or recall is given; " + "; ".join(parts) + more)
+
+
 def _ratio(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = ()) -> Dict[str, Any]:
+def document(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], unrunnable: Sequence[Any] = (),
+             build: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The ``gblint confirm --format json`` document (version 1; fields are only added).
-    ``precision``/``recall`` are ``null`` when there was nothing to measure; ``nothing_ran``
-    is the reason (one line) when no run got to ``torch.compile`` (:func:`nothing_ran`), else
+    ``precision``/``recall`` are ``null`` when there was nothing to measure or a run did not
+    finish; ``nothing_ran`` is the reason (one line) when no run got to ``torch.compile``
+    (:func:`nothing_ran`), else ``null``; ``incomplete`` the reason when a run timed out or
+    crashed (:func:`incomplete`), else ``null``; ``build`` the build stage's result under a
+    build backend (:func:`.stages.build_summary`: the runs are then the eager breaks stage's), else
     ``null``."""
+    partial = incomplete(runs)
     doc = {"version": 1, "runs": list(runs), "matches": result["matches"], "missed": result["missed"],
-           "precision": result["precision"], "recall": result["recall"], "counts": result["counts"],
-           "observations": result.get("observations", [])}
+           "precision": None if partial else result["precision"], "recall": None if partial else result["recall"],
+           "counts": result["counts"], "observations": result.get("observations", [])}
     doc["unrunnable"] = [u.to_json() if hasattr(u, "to_json") else u for u in unrunnable]
     doc["nothing_ran"] = nothing_ran(runs, unrunnable)
+    doc["incomplete"] = partial
+    doc["build"] = build
     return doc
 
 
 def per_file_rows(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Sequence[str]) -> List[Dict[str, Any]]:
-    """One row per checked file: predicted (diagnostics with a cost), observed (break sites,
+    """One row per checked file, and per other file where something was observed (a package's
+    module the check did not read): predicted (diagnostics with a cost), observed (break sites,
     skipped frames, compile errors), confirmed, refuted, not reached, missed, and the status of
     the runs of that file."""
     from .matching import norm
     rows: Dict[str, Dict[str, Any]] = {}
+    def new_row(path: str) -> Dict[str, Any]:
+        return {"path": path, "predicted": 0, "observed": 0, "confirmed": 0, "refuted": 0,
+                "not_reached": 0, "missed": 0, "runs": []}
     for f in files:
-        rows[norm(f)] = {"path": f, "predicted": 0, "observed": 0, "confirmed": 0, "refuted": 0,
-                         "not_reached": 0, "missed": 0, "runs": []}
+        rows[norm(f)] = new_row(f)
+    for it in result.get("observations", []):  # a file the check did not read (a package's module): its own row
+        if it.get("path") and norm(it["path"]) not in rows:
+            rows[norm(it["path"])] = new_row(it["path"])
     for m in result["matches"]:
         row = rows.get(norm(m["path"]))
         if row is not None:
@@ -137,12 +176,17 @@ def write_table(rows: Sequence[Dict[str, Any]], result: Dict[str, Any], out: Tex
     tot = {k: sum(r[k] for r in rows) for k in ("predicted", "observed", "confirmed", "refuted", "not_reached", "missed")}
     out.write(f"{'total':<{width}} {tot['predicted']:>9} {tot['observed']:>8} {tot['confirmed']:>9} "
               f"{tot['refuted']:>7} {tot['not_reached']:>11} {tot['missed']:>6}\n")
+    partial = result.get("incomplete")
+    if partial:
+        out.write(f"precision n/a, recall n/a: the run was incomplete ({partial}); the counts above are only "
+                  f"what was observed before it ended\n")
+        return
     out.write(f"precision {_ratio(result['precision'])} (confirmed / (confirmed + refuted)), "
               f"recall {_ratio(result['recall'])} (observations predicted / observations)\n")
 
 
 def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Sequence[str], out: TextIO,
-               unrunnable: Sequence[Any] = (), verbose: bool = False) -> None:
+               unrunnable: Sequence[Any] = (), verbose: bool = False, build: Optional[Dict[str, Any]] = None) -> None:
     """The text report: each run (what Dynamo did), each diagnostic's status, what was missed,
     regions that could not run, then the per-file table."""
     for run in runs:
@@ -193,4 +237,29 @@ def write_text(runs: Sequence[Dict[str, Any]], result: Dict[str, Any], files: Se
         u = u.to_json() if hasattr(u, "to_json") else u
         out.write(f"{_rel(u['path'])}: not run: {u['entry']}: {u['reason']}\n")
     out.write("\n")
-    write_table(per_file_rows(runs, result, files), result, out)
+    write_table(per_file_rows(runs, result, files), dict(result, incomplete=incomplete(runs)), out)
+    write_build(build, out)
+
+
+def build_problem(build: Optional[Dict[str, Any]]) -> Optional[str]:
+    """Why the build stage is incomplete (timed out, crashed, not run), else None."""
+    if not build or build["status"] in ("ok", "error", "exception", "exited"):
+        return None
+    return f"the {build['backend']} build {build['status']}: {build.get('message') or build['status']}"
+
+
+def write_build(build: Optional[Dict[str, Any]], out) -> None:
+    """The build stage's line of the text report (nothing when there was no build stage; see
+    :mod:`.stages`)."""
+    if not build:
+        return
+    head = f"build [{build['backend']}, {build['device']}]: {build['status']}"
+    if build["status"] == "not_run":
+        out.write(f"{head}: {build['message']}\n")
+        return
+    gens = ", ".join(build["codegen"]) or "no generated code"
+    out.write(f"{head}, {build['kernels']} kernel(s) in {build['compiled_graphs']} of {build['graphs']} graph(s) "
+              f"({gens}), {build['seconds']:.2f} s (time limit {build['time_limit']:g} s)\n")
+    if build_problem(build):
+        out.write(f"    {build['message']}\n    the breaks above are complete: they were found with the eager "
+                  f"backend before the build\n")

@@ -90,6 +90,8 @@ class Options:
     env: Sequence[str] = ()
     cwd: Optional[str] = None
     startup_grace: float = 120.0
+    build_timeout: Optional[float] = None  # the build stage's own limit (.stages); None: timeout
+    stages: bool = True  # a build backend (inductor) runs after an eager breaks stage (.stages)
 
 
 def clean_env(extra: Sequence[str] = (), mark: Optional[str] = None) -> Dict[str, str]:

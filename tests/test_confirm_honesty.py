@@ -130,8 +130,8 @@ def test_no_region_executed_is_exit_2(tmp_path):
 
 @needs_torch
 def test_a_hang_before_compiling_is_reported_without_scores(tmp_path):
-    """A program that hangs before it compiles anything: the timeout is the reported outcome
-    (exit 0, as for any hang), but there is no precision or recall to give."""
+    """A program that hangs before it compiles anything: the timeout is reported, the run is
+    incomplete (exit 2, as for any run that did not finish), and there is no precision or recall."""
     write(tmp_path, {"hang.py": """
         import time
         import torch
@@ -146,10 +146,12 @@ def test_a_hang_before_compiling_is_reported_without_scores(tmp_path):
                 time.sleep(0.05)
     """})
     proc = gblint("confirm", "--backend", "eager", "--timeout", "3", "--format", "json", "hang.py", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 2, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["runs"][0]["status"] == "timeout" and doc["runs"][0]["dynamo_frames"] == 0
     assert doc["precision"] is None and doc["recall"] is None
+    assert "did not finish within the time limit of 3 s" in doc["incomplete"]
+    assert "incomplete run" in proc.stderr
 
 
 @needs_torch

@@ -182,8 +182,15 @@ def test_inductor_cpu_cases(truth):
     proc, doc = confirm_json("--backend", "inductor", "--device", "cpu", "--timeout", "300",
                              *[os.path.join(CASES, n) for n in INDUCTOR_CASES])
     assert proc.returncode == 0
-    for name, run in zip(INDUCTOR_CASES, doc["runs"]):
+    # two stages: the breaks under eager (doc["runs"]), then the Inductor build with its own result
+    assert [r["backend"] for r in doc["runs"]] == ["eager"] * len(INDUCTOR_CASES)
+    build = doc["build"]
+    assert build["status"] == "ok" and build["backend"] == "inductor" and build["codegen"] == ["cpp"]
+    assert build["kernels"] >= build["compiled_graphs"] >= 1 and build["seconds"] > 0
+    for name, breaks_run, run in zip(INDUCTOR_CASES, doc["runs"], build["runs"]):
         t = truth[name]
+        assert breaks_run["graph_count"] == t["graph_count"]
+        assert sorted({b["line"] for b in breaks_run["breaks"]}) == sorted({b["case_line"] for b in t["graph_breaks"]})
         assert run["status"] == "ok", run.get("message")
         assert run["backend"] == "inductor" and run["device"] == "cpu"
         assert run["graph_count"] == t["graph_count"]
@@ -258,7 +265,8 @@ BAD_PROGRAMS = {
 def test_hang_crash_and_exit_are_reported(tmp_path):
     folder = write_files(tmp_path / "bad", BAD_PROGRAMS)
     proc, doc = confirm_json("--backend", "eager", "--timeout", "6", "--workers", "2", str(folder), timeout=300)
-    assert proc.returncode == 0  # gblint exits cleanly whatever the user's code did
+    assert proc.returncode == 2  # runs that did not finish (the hang, the crashes): incomplete
+    assert doc["precision"] is None and doc["recall"] is None and "did not finish" in doc["incomplete"]
     runs = {os.path.basename(r["file"]): r for r in doc["runs"]}
     hang = runs["hang.py"]
     assert hang["status"] == "timeout" and hang["time_limit"] == 6
@@ -274,7 +282,8 @@ def test_hang_crash_and_exit_are_reported(tmp_path):
     # the jobs after a crash still run, in a fresh child
     assert runs["zz_fine.py"]["status"] == "ok" and runs["zz_fine.py"]["graph_count"] == 1
     text = run_cli("confirm", "--backend", "eager", "--timeout", "6", str(folder / "segfault.py"))
-    assert text.returncode == 0 and "crashed: the process was killed by SIGSEGV (time limit 6 s)" in text.stdout
+    assert text.returncode == 2 and "crashed: the process was killed by SIGSEGV (time limit 6 s)" in text.stdout
+    assert "precision n/a, recall n/a: the run was incomplete" in text.stdout and "incomplete run" in text.stderr
 
 
 def test_clean_environment(monkeypatch):
