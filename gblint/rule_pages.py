@@ -51,7 +51,11 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                         "before and after the loop stays compiled; it declines unless behaviour provably stays "
                         "the same (no `return`/`yield`/`await`/`global` in the loop, no name that may be unbound, "
                         "no closure reading what the loop assigns, no `locals()`/`super()`/frame inspection)."),),
-    "GBL202": (("unsafe", "Splits the `try` around the breaking statement: the handlers stay on the code before "
+    "GBL202": (("safe", "When the `try` holds exactly `s = t.item()` and its handlers catch only exceptions "
+                        "`.item()` cannot raise (`KeyError`, `IndexError`, `ZeroDivisionError`, `StopIteration`: "
+                        "no bare `except`, no `as`, names the module does not rebind), moves the statement out of "
+                        "the `try`, dropping the handlers that could never run."),
+               ("unsafe", "Splits the `try` around the breaking statement: the handlers stay on the code before "
                           "and after it, the statement runs outside the `try` (an exception it raises is no "
                           "longer handled). Declines with `finally`/`else`."),
                ("safe", "When the breaking statement is all the `try` protects, moves the whole `try` statement, "

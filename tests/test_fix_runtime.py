@@ -120,6 +120,8 @@ MEASURED = {
     "029_catch_warnings_break.py": ((0, 0, ["quiet"]), (2, 3, [])),
     "046_nested_break_in_caller_loop.py": ((2, 3, ["unrolled"]), (3, 6, [])),
     "057_tensor_if_branch.py": ((2, 5, []), (1, 6, [])),
+    # `.item()` moved out of a `try` whose handler it cannot reach: the frame is compiled, 2 graphs
+    "item_in_try.py": ((0, 0, ["scaled"]), (2, 3, [])),
     # advice only: the skipped frame moves into the helper, no op is compiled that was not
     "008_break_inside_while_counter.py": ((0, 0, ["power_iteration"]), (0, 0, ["_power_iteration_loop"])),
     # advice only: the helper holding the `try` is skipped, where nothing was
