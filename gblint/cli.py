@@ -445,6 +445,7 @@ def cmd_fix(args) -> int:
     verb = "Would apply" if args.diff else "Applied"
     print(f"{verb} {n} fix{'es' if n != 1 else ''} in {len(written)} "
           f"file{'s' if len(written) != 1 else ''}.", file=sys.stderr)
+    _print_effects(result, written)
     for path, code, frame, title in result.reverted:
         print(f"gblint: reverted a fix that did not remove {code} in {display_path(path)} ({title})", file=sys.stderr)
     for path, why in skipped:
@@ -466,6 +467,17 @@ def cmd_fix(args) -> int:
     if report.errors or failed or not result.complete:
         return 2
     return 1 if report.diagnostics and not args.exit_zero else 0
+
+
+def _print_effects(result, written) -> None:
+    """One line per applied fix in ``written`` files: the graphs, breaks and skipped frames gblint
+    predicted for its frame, beside a fresh check of the frame in what the file holds now."""
+    from .fix_effects import measured_line
+    for key in result.applied:
+        if key[0] in written and key in result.effects:
+            path, code, frame, _ = key
+            print(f"gblint: {code} in {display_path(path)} (`{frame}`): {measured_line(*result.effects[key])}",
+                  file=sys.stderr)
 
 
 def _fix_stdin(args) -> int:
@@ -503,6 +515,7 @@ def _fix_stdin(args) -> int:
     sys.stdout.flush()
     n = len(result.applied)
     print(f"Applied {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
+    _print_effects(result, {name})
     if result.report.diagnostics:
         buf = io.StringIO()
         write_text(result.report, buf, show_hints=False, quiet=args.quiet)

@@ -88,14 +88,22 @@ class Edit:
         return dataclasses.asdict(self)
 
 
+#: the applicability of a rewrite shown as advice and never applied (``gblint fix`` predicts no
+#: gain from it: :func:`gblint.fix_effects.gains`)
+DISPLAY_ONLY = "display-only"
+
+
 @dataclasses.dataclass(frozen=True)
 class Fix:
-    """A rewrite a diagnostic offers. ``applicability`` is ``"safe"`` (behaviour unchanged)
-    or ``"unsafe"`` (behaviour may change); ``edits`` may be empty for advice-only fixes."""
+    """A rewrite a diagnostic offers. ``applicability`` is ``"safe"`` (behaviour unchanged),
+    ``"unsafe"`` (behaviour may change) or ``"display-only"`` (shown, never applied: no gain is
+    predicted); ``edits`` may be empty for advice-only fixes. ``effect``: gblint's prediction
+    for the fixed frame before and after the rewrite (:class:`gblint.fix_effects.Effect`), when made."""
 
     title: str
     applicability: str
     edits: Tuple[Edit, ...] = ()
+    effect: Optional[tuple] = dataclasses.field(default=None, compare=False)
 
     def to_json(self) -> dict:
         return {

@@ -14,8 +14,9 @@ import difflib
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import Settings
-from .diagnostics import Diagnostic, Edit
-from .engine import SourceFile, check_sources
+from .diagnostics import DISPLAY_ONLY, Diagnostic, Edit
+from .engine import SourceFile, check_sources, run
+from .fix_effects import Effect, effects, graph_counter
 from .fixes import attach_fixes
 from .source import compile_error, split_lines
 
@@ -52,7 +53,9 @@ class FixResult:
     """What ``fix_sources`` did: new texts by path, applied fixes ``(path, code, frame, title)``,
     fixes reverted because the re-check still reported their diagnostic, the report of a fresh
     check of the final texts, and whether the fixes reached a fixpoint (``complete``; False when
-    :data:`MAX_ROUNDS` rounds ran out with fixes still to apply)."""
+    :data:`MAX_ROUNDS` rounds ran out with fixes still to apply). ``effects``: for an applied
+    fix, gblint's prediction for its frame before and after it, and a fresh check of the frame
+    in the final text (``None`` where the frame is no longer found)."""
 
     texts: Dict[str, str]
     original: Dict[str, str]
@@ -60,6 +63,7 @@ class FixResult:
     reverted: List[Key]
     report: object
     complete: bool = True
+    effects: Dict[Key, Tuple[Effect, Effect, Optional[Effect]]] = dataclasses.field(default_factory=dict)
 
     def changed(self) -> List[str]:
         """The paths whose text the fixes changed."""
@@ -90,8 +94,10 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
 
     ``paths_texts`` maps paths to texts: only those files are fixed (files read through
     ``--follow-imports`` are checked, never edited). ``unsafe`` also applies fixes whose
-    applicability is ``unsafe``. A fix is kept only if CPython compiles its result and the
-    re-check no longer reports its diagnostic. Raises nothing for bad input.
+    applicability is ``unsafe``. A loop or block fix is applied only when gblint predicts a gain
+    from it (:func:`gblint.fix_effects.gains`: it removes a skipped frame or a graph break and
+    adds none); the others are ``display-only``. A fix is kept only if CPython compiles its
+    result and the re-check no longer reports its diagnostic. Raises nothing for bad input.
     """
     texts = dict(paths_texts)
     applied: List[Key] = []
@@ -99,10 +105,14 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
     refused: set = set()
     pending: Dict[str, Tuple[str, List[_Applied]]] = {}  # path -> (text before the round, its fixes)
     rounds = 0
+    predict = graph_counter(run, SourceFile, settings)
+    predicted: Dict[Key, Tuple[Effect, Effect]] = {}
     while True:
         report = check_sources([SourceFile(p, t) for p, t in texts.items()], settings, fixes=False)
         # fixes are built from `texts` only: files read through --follow-imports get none
-        diags = attach_fixes(report.diagnostics, texts, settings)
+        diags = attach_fixes(report.diagnostics, texts, settings, predict=predict)
+        predicted.update(((d.path, d.code, d.frame, d.fix.title), effects(d.fix)) for d in diags
+                         if d.fix is not None and d.fix.effect is not None)
         if _revert_failed(pending, diags, texts, refused, applied, reverted):
             pending = {}
             continue  # re-check without the reverted fixes (each revert refuses a fix: this ends)
@@ -115,7 +125,11 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
             complete = True
             break
     report.diagnostics = list(diags)  # with their fixes, as `gblint check` shows them ([*], fixable counts)
-    return FixResult(texts, dict(paths_texts), applied, reverted, report, complete)
+    measured = {}
+    for key in applied:
+        if key in predicted:  # the fresh figures: the frame in what the file holds after every round
+            measured[key] = predicted[key] + (predict(key[0], texts[key[0]], key[2]),)
+    return FixResult(texts, dict(paths_texts), applied, reverted, report, complete, measured)
 
 
 def _revert_failed(pending: Dict[str, Tuple[str, List[_Applied]]], diags: Sequence[Diagnostic],
@@ -154,9 +168,10 @@ def _moved(line: int, batch: List[_Applied]) -> int:
 
 
 def _applicable(d: Diagnostic, unsafe: bool, refused: set) -> bool:
-    """Whether ``d`` has a fix with edits that may be applied: safe (or ``unsafe`` allowed), not
-    refused before."""
-    return d.fix is not None and bool(d.fix.edits) and (d.fix.applicability == "safe" or unsafe) \
+    """Whether ``d`` has a fix with edits that may be applied: safe (or ``unsafe`` allowed), never
+    display-only, not refused before."""
+    return d.fix is not None and bool(d.fix.edits) and d.fix.applicability != DISPLAY_ONLY \
+        and (d.fix.applicability == "safe" or unsafe) \
         and (d.path, d.code, d.frame, d.fix.title) not in refused
 
 

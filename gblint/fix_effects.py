@@ -11,12 +11,60 @@ from the engine's ``run``, which this module never imports.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
-from .diagnostics import Edit, Fix
+from .diagnostics import DISPLAY_ONLY, Edit, Fix
 
-#: ``predict(path, text, frame)``: ``(graphs, graph breaks)`` of ``frame`` compiled alone, or None
-Predictor = Callable[[str, str, str], Optional[Tuple[int, int]]]
+
+class Effect(NamedTuple):
+    """What gblint predicts for a frame compiled alone (``--entry``): the graphs and graph
+    breaks of the region, the frames of it that are skipped (run eagerly: ``skipped``), those
+    whose rest runs eagerly after a break it cannot resume from (``tails``), and the status of
+    the frame itself (``compiled``, ``tail``, ``skipped`` or ``failed``)."""
+
+    graphs: int
+    breaks: int
+    skipped: int = 0
+    tails: int = 0
+    status: str = "compiled"
+    ops: int = 0  # the frame's own tensor ops, less one per graph break (a breaking call may count as one)
+
+
+#: ``predict(path, text, frame)``: the :class:`Effect` of ``frame`` compiled alone, or None
+Predictor = Callable[[str, str, str], Optional[Effect]]
+
+#: how much of a frame runs eagerly, by its status (lower is better)
+_EAGER = {"compiled": 0, "tail": 1, "skipped": 2, "failed": 2}
+
+
+def gains(before: Effect, after: Effect) -> bool:
+    """Whether a rewrite predicted to take ``before`` to ``after`` removes a skipped frame or a
+    graph break without adding one, so that ``gblint fix`` may apply it:
+
+    - a skipped frame added (a helper that is skipped while its frame still is, or while the
+      frame was not skipped at all): never a gain;
+    - a skipped frame removed (the frame, or a callee, compiled): a gain, even where the frame
+      compiled now breaks where it ran eagerly (unrolling a loop with a break);
+    - the frame runs less eagerly: skipped -> compiled with its loop in a skipped helper, a gain
+      only when ops are left to the frame besides the helper's call (a frame with no op outside
+      its loop gains nothing from giving the loop to a helper: measured, 0 graphs before and
+      after); a rest run eagerly -> resumed after the break, a gain when it compiles more graphs;
+    - otherwise a gain only when fewer rests run eagerly, or fewer graph breaks remain, and
+      neither of the two rises."""
+    if after.skipped > before.skipped:
+        return False
+    if after.skipped < before.skipped:
+        return True
+    was, now = _EAGER.get(before.status, 2), _EAGER.get(after.status, 2)
+    if now != was:
+        if now > was:
+            return False
+        return after.ops > 0 if was == 2 else after.graphs > before.graphs
+    if now == 2:  # the frame still runs eagerly: its breaks are not made
+        return False
+    if after.tails > before.tails or after.breaks > before.breaks:
+        return False
+    return after.tails < before.tails or after.breaks < before.breaks
 
 
 def graph_counter(run, source_file, settings, cache=None) -> Predictor:
@@ -25,9 +73,9 @@ def graph_counter(run, source_file, settings, cache=None) -> Predictor:
     MODULE:QUALNAME``); memoised per text and frame. ``cache`` (a summary cache) is read, never
     written: the text as it is comes from it, the fixed text (seen once) is not stored."""
     reading = _ReadOnly(cache) if cache is not None else None
-    memo: Dict[Tuple[str, int, str], Optional[Tuple[int, int]]] = {}
+    memo: Dict[Tuple[str, int, str], Optional[Effect]] = {}
 
-    def predict(path: str, text: str, frame: str) -> Optional[Tuple[int, int]]:
+    def predict(path: str, text: str, frame: str) -> Optional[Effect]:
         key = (path, hash(text), frame)
         if key not in memo:
             memo[key] = _predict(run, source_file, settings, path, text, frame, reading)
@@ -56,7 +104,7 @@ class _ReadOnly:
         pass
 
 
-def _predict(run, source_file, settings, path: str, text: str, frame: str, cache=None) -> Optional[Tuple[int, int]]:
+def _predict(run, source_file, settings, path: str, text: str, frame: str, cache=None) -> Optional[Effect]:
     from .index import module_name
     module = module_name(path)[0]
     alone = dataclasses.replace(settings, entry_points=(f"{module}:{frame}",), jobs=1,
@@ -69,7 +117,11 @@ def _predict(run, source_file, settings, path: str, text: str, frame: str, cache
     if not mine:
         return None
     walk = mine[0]
-    return sum(fr.graphs for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames)
+    own = [fr for fr in walk.frames if fr.frame.name == frame and fr.frame.path == path] or walk.frames[:1]
+    return Effect(sum(fr.graphs for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames),
+                  sum(fr.status in ("skipped", "failed") for fr in walk.frames),
+                  sum(fr.status == "tail" for fr in walk.frames), own[0].status if own else "compiled",
+                  max(0, own[0].frame.info.ops_total - len(own[0].splits)) if own else 0)
 
 
 def apply_edit(text: str, edit: Edit) -> str:
@@ -85,16 +137,56 @@ def apply_edit(text: str, edit: Edit) -> str:
 
 
 def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor) -> Fix:
-    """``fix`` whose title says the graphs of ``frame`` before and after it, when both can be
-    predicted and differ."""
+    """``fix`` whose title says the graphs of ``frame`` before and after it (and the skipped
+    frames, when they change), carrying both predictions (``Fix.effect``). A fix whose predicted
+    effect is no gain (:func:`gains`), or cannot be predicted, becomes ``display-only``: advice that
+    ``gblint fix`` never applies, with or without ``--unsafe-fixes``."""
     if len(fix.edits) != 1:
         return fix
     before = predict(path, text, frame)
     after = predict(path, apply_edit(text, fix.edits[0]), frame)
-    if before is None or after is None or before == after:
-        return fix
-    graphs, breaks = after
+    if before is None or after is None:
+        return dataclasses.replace(fix, title=fix.title + f" (`{frame}`: effect not predicted; not applied)",
+                                   applicability=DISPLAY_ONLY)
+    if before == after:
+        return dataclasses.replace(fix, title=fix.title + f" (`{frame}`: no change predicted; not applied)",
+                                   applicability=DISPLAY_ONLY, effect=_plain(before, after))
+    graphs, breaks = after.graphs, after.breaks
     # graphs are estimated from the ops between breaks, as --explain shows them (~): the breaks are counted
-    note = f" (`{frame}`: ~{before[0]} -> ~{graphs} graph{'s' if graphs != 1 else ''}, " \
-           f"{breaks} graph break{'s' if breaks != 1 else ''})"
-    return dataclasses.replace(fix, title=fix.title + note)
+    note = f" (`{frame}`: ~{before.graphs} -> ~{graphs} graph{'s' if graphs != 1 else ''}, " \
+           f"{breaks} graph break{'s' if breaks != 1 else ''}"
+    if before.skipped != after.skipped:
+        note += f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
+    if gains(before, after):
+        return dataclasses.replace(fix, title=fix.title + note + ")", effect=_plain(before, after))
+    why = "adds a skipped frame" if after.skipped > before.skipped else "removes no break or skipped frame"
+    return dataclasses.replace(fix, title=fix.title + note + f"; {why}: not applied)",
+                               applicability=DISPLAY_ONLY, effect=_plain(before, after))
+
+
+def _plain(before: Effect, after: Effect) -> tuple:
+    """Both predictions as plain tuples (what the summary cache stores); :func:`effects` reads them."""
+    return tuple(before), tuple(after)
+
+
+def effects(fix: Fix) -> Optional[Tuple[Effect, Effect]]:
+    """The predictions ``fix`` carries (before, after), or None."""
+    return (Effect(*fix.effect[0]), Effect(*fix.effect[1])) if fix.effect else None
+
+
+def describe(effect: Effect) -> str:
+    """``~4 graphs, 3 graph breaks, 0 skipped frames``."""
+    g, b, s = effect.graphs, effect.breaks, effect.skipped
+    return (f"~{g} graph{'s' if g != 1 else ''}, {b} graph break{'s' if b != 1 else ''}, "
+            f"{s} skipped frame{'s' if s != 1 else ''}")
+
+
+def measured_line(before: Effect, after: Effect, fresh: Optional[Effect]) -> str:
+    """The prediction a fix was applied on, beside a fresh check of its frame once every fix is
+    in: ``predicted: ~0 -> ~4 graphs, 0 -> 3 graph breaks, 1 -> 0 skipped frames; after the fix:
+    ~4 graphs, 3 graph breaks, 0 skipped frames``."""
+    def pair(a: int, b: int, word: str, tilde: str = "") -> str:
+        return f"{tilde}{a} -> {tilde}{b} {word}{'s' if b != 1 else ''}"
+    text = (f"predicted: {pair(before.graphs, after.graphs, 'graph', '~')}, "
+            f"{pair(before.breaks, after.breaks, 'graph break')}, {pair(before.skipped, after.skipped, 'skipped frame')}")
+    return text + "; after the fix: " + (describe(fresh) if fresh is not None else "the frame is no longer found")

@@ -17,7 +17,7 @@ from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
 from .fix_effects import with_graphs
 from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LoopFix, WhereFix
-from .rules import rewrites
+from .rules import item_rewrite, rewrites
 from .source import compile_error, restore_line_endings, split_lines
 
 CONFIG_ADVICE = {
@@ -184,6 +184,11 @@ def _block(request: BlockFix, module: cst.Module, pos: _Positions, settings: Set
     stmt = pos.statement_at(block, request.anchor_line)
     if stmt is None:
         return None
+    if not is_with:  # `.item()` alone in a `try` whose handlers cannot catch what it raises: no `try` needed
+        new = item_rewrite.hoist_item(module, pos.module, block)
+        if new is not None:
+            return new, (f"Move `.item()` out of the `try` block at line {request.line}: its handlers catch only "
+                         "errors `.item()` does not raise"), "safe"
     if is_with:
         new = rewrites.split_with(module, block, stmt)
         title = f"Move the breaking statement out of the `with` block at line {request.line}"

@@ -11,7 +11,7 @@ from typing import Iterable, List, Optional, Sequence
 from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec
 
-from .diagnostics import Diagnostic, Edit
+from .diagnostics import DISPLAY_ONLY, Diagnostic, Edit
 from .lsp_documents import to_range
 from .noqa_edits import noqa_insertion
 
@@ -28,11 +28,12 @@ def to_text_edits(edits: Iterable[Edit], lines: Sequence[str], codec: Optional[P
 
 def fix_action(d: Diagnostic, uri: str, lines: Sequence[str], codec: Optional[PositionCodec] = None,
                lsp_diagnostic: Optional[lsp.Diagnostic] = None) -> Optional[lsp.CodeAction]:
-    """The quick fix a diagnostic carries, or None when it has no fix with edits.
+    """The quick fix a diagnostic carries, or None when it has no fix with edits, or only a
+    display-only one (no gain predicted: the hover shows it, no action applies it).
 
     The title is the fix's title, with `` (unsafe)`` for a fix that may change behaviour.
     """
-    if d.fix is None or not d.fix.edits:
+    if d.fix is None or not d.fix.edits or d.fix.applicability == DISPLAY_ONLY:
         return None
     unsafe = d.fix.applicability != "safe"
     return lsp.CodeAction(

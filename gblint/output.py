@@ -406,7 +406,7 @@ def sarif_log(report: Report) -> dict:
                 for i, t in enumerate(d.trace)]
         if d.fix is not None and d.fix.edits:
             result["fixes"] = [{
-                "description": {"text": d.fix.title + (" (unsafe)" if d.fix.applicability != "safe" else "")},
+                "description": {"text": d.fix.title + (f" ({d.fix.applicability})" if d.fix.applicability != "safe" else "")},
                 "artifactChanges": [{"artifactLocation": _artifact(d.path), "replacements": [
                     {"deletedRegion": _region(e.line, e.column, e.end_line, e.end_column),
                      "insertedContent": {"text": e.text}} for e in d.fix.edits]}]}]

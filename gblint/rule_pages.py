@@ -24,7 +24,14 @@ from .diagnostics import EFFECT_WORDS, GB_URL, RULE_DOC
 
 #: What ``gblint fix`` does for a code: ``(applicability, what it does)``, in the order it
 #: tries them; ``advice`` is a fix without edits (shown, never applied). Codes absent here have
-#: no fix. ``tests/test_rule_pages.py`` checks each page's example gets only these.
+#: no fix. ``tests/test_rule_pages.py`` checks each page's example gets only these. A loop or
+#: block rewrite predicted to gain nothing is shown as ``display-only`` (:data:`GAIN`).
+#: said on the page of each code whose loop or block rewrites are applied only with a predicted gain
+GAIN = ("A loop or block rewrite is applied only when gblint predicts that it removes a skipped frame or a "
+        "graph break without adding one (its title gives the graphs, breaks and skipped frames before and "
+        "after); otherwise it is shown as `display-only` advice and never applied.")
+GAIN_CODES = ("GBL201", "GBL202", "GBL203", "GBL208")
+
 FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "GBL004": (("safe", "Removes the unused codes from the `# noqa` comment, or the `# noqa` when none is "
                         "left (the rest of the comment stays)."),),
@@ -44,7 +51,11 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                         "before and after the loop stays compiled; it declines unless behaviour provably stays "
                         "the same (no `return`/`yield`/`await`/`global` in the loop, no name that may be unbound, "
                         "no closure reading what the loop assigns, no `locals()`/`super()`/frame inspection)."),),
-    "GBL202": (("unsafe", "Splits the `try` around the breaking statement: the handlers stay on the code before "
+    "GBL202": (("safe", "When the `try` holds exactly `s = t.item()` and its handlers catch only exceptions "
+                        "`.item()` cannot raise (`KeyError`, `IndexError`, `ZeroDivisionError`, `StopIteration`: "
+                        "no bare `except`, no `as`, names the module does not rebind), moves the statement out of "
+                        "the `try`, dropping the handlers that could never run."),
+               ("unsafe", "Splits the `try` around the breaking statement: the handlers stay on the code before "
                           "and after it, the statement runs outside the `try` (an exception it raises is no "
                           "longer handled). Declines with `finally`/`else`."),
                ("safe", "When the breaking statement is all the `try` protects, moves the whole `try` statement, "
@@ -178,6 +189,8 @@ def render(p: dict, links: bool = False) -> str:
                   "advice": "advice** (no edit)"}
         for how, what in p["fixes"]:
             out.append(f"- **{labels[how]}: {what}\n")
+        if p.get("code") in GAIN_CODES:
+            out.append(f"{GAIN}\n")
     else:
         out.append("No automatic fix: rewrite the code as shown above.\n")
     out.append("## Graph-break ids\n")

@@ -495,6 +495,9 @@ def test_fix_to_code_action_unsafe_title_and_edits():
     assert glsp.fix_action(_diag(fix=Fix("advice only", "safe")), "file:///m.py", lines) is None
     safe = glsp.fix_action(_diag(fix=Fix("t", "safe", (Edit(2, 9, 2, 17, "x"),))), "file:///m.py", lines)
     assert safe.title == "t" and safe.is_preferred
+    # a rewrite predicted to gain nothing is shown (hover), never offered as an action
+    assert glsp.fix_action(_diag(fix=Fix("no gain", "display-only", (Edit(2, 9, 2, 17, "x"),))),
+                           "file:///m.py", lines) is None
 
 
 def test_fix_all_keeps_safe_non_overlapping_edits():

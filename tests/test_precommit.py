@@ -152,3 +152,58 @@ def test_published_hook_installs_and_runs(repo, tmp_path):
     _git(repo, "add", "-A")
     passed = _pre_commit(repo, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+# moving the `try` into a helper adds a skipped frame (measured: tests/test_fix_runtime.py, case 047)
+HELPER_IN_TRY = textwrap.dedent("""\
+    import torch
+
+
+    def risky(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x + 1
+
+
+    @torch.compile
+    def careful(x):
+        x = x.sin()
+        x = x.cos()
+        try:
+            x = risky(x)
+        except ValueError:
+            pass
+        return x
+    """)
+
+
+def test_fix_hook_applies_no_fix_predicted_to_gain_nothing(repo):
+    """The published `gblint-fix` hook's entry, run by pre-commit (this interpreter's gblint): the
+    rewrite that gains nothing is never applied; one that gains (unrolling a skipped loop) is."""
+    from pre_commit.clientlib import load_manifest
+    hooks = {h["id"]: h for h in load_manifest(os.path.join(ROOT, ".pre-commit-hooks.yaml"))}
+    program, *args = shlex.split(hooks["gblint-fix"]["entry"])
+    assert program == "gblint"
+    entry = " ".join([shlex.quote(sys.executable), "-m", "gblint", *args])
+    (repo / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
+        repos:
+          - repo: local
+            hooks:
+              - id: gblint-fix
+                name: gblint fix
+                entry: {entry}
+                language: system
+                types: [python]
+        """))
+    (repo / "careful.py").write_text(HELPER_IN_TRY)
+    _git(repo, "add", "-A")
+    result = _pre_commit(repo, "--all-files")
+    assert result.returncode == 1, result.stdout + result.stderr  # the diagnostic is left
+    assert (repo / "careful.py").read_text() == HELPER_IN_TRY
+    assert "files were modified by this hook" not in result.stdout
+    assert "Applied 0 fixes in 0 files." in result.stdout
+    (repo / "model.py").write_text(LOOP_BREAK)
+    _git(repo, "add", "-A")
+    result = _pre_commit(repo, "--all-files")
+    assert "files were modified by this hook" in result.stdout, result.stdout
+    assert (repo / "model.py").read_text() != LOOP_BREAK and (repo / "careful.py").read_text() == HELPER_IN_TRY

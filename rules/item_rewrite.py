@@ -1,0 +1,137 @@
+"""Move ``.item()`` out of a ``try`` whose handlers cannot catch what it raises.
+
+``try: s = t.item() / except KeyError: s = 0.0`` in a compiled function: ``.item()`` breaks the
+graph (without ``capture_scalar_outputs``), and a break in a ``try`` block skips the whole frame
+(Python 3.11+). ``.item()`` on a tensor raises ``RuntimeError`` (not one element), on a NumPy
+value ``ValueError``, and ``AttributeError`` on anything without it: never the handful of
+exceptions below, so a handler that catches only those never runs for this ``try`` and the
+statement can stand alone, with the same behaviour. The rewrite is conservative: the ``try``
+body is exactly one assignment ``NAME = NAME.item()`` (evaluating a name raises only
+``NameError``/``UnboundLocalError``, which propagate either way), no ``else``/``finally``, every
+handler names only exceptions of :data:`NOT_RAISED` (no bare ``except``, no ``as``), and the
+module never binds those names itself.
+"""
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from gblint.traversal import replace_node
+
+#: exceptions that ``NAME.item()`` (no arguments) cannot raise, whatever ``NAME`` holds among
+#: tensors, NumPy values and Python objects without ``item``
+NOT_RAISED = frozenset({"KeyError", "IndexError", "ZeroDivisionError", "StopIteration"})
+
+
+def item_call(stmt: cst.BaseStatement) -> Optional[str]:
+    """The receiver's name when ``stmt`` is exactly ``NAME = NAME.item()``, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    call = assign.value
+    if not isinstance(call, cst.Call) or call.args or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value != "item" or not isinstance(call.func.value, cst.Name):
+        return None
+    return call.func.value.value
+
+
+def _caught(handler: cst.ExceptHandler) -> Optional[Set[str]]:
+    """The exception names ``handler`` catches, or None when it is bare, binds ``as``, or names
+    something other than plain names."""
+    if handler.type is None or handler.name is not None:
+        return None
+    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    names = set()
+    for item in items:
+        value = item.value if isinstance(item, cst.Element) else item
+        if not isinstance(value, cst.Name):
+            return None
+        names.add(value.value)
+    return names
+
+
+class _Binds(cst.CSTVisitor):
+    """The names a module binds anywhere (assignments, definitions, imports, loop and ``with``
+    targets, ``except ... as``, walrus, ``global``)."""
+
+    def __init__(self):
+        self.names: Set[str] = set()
+
+    def _target(self, node) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self._target(el.value)
+        elif isinstance(node, cst.StarredElement):
+            self._target(node.value)
+
+    def visit_AssignTarget(self, node) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node) -> None:
+        self._target(node.target)
+
+    def visit_NamedExpr(self, node) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node) -> None:
+        self._target(node.target)
+
+    def visit_CompFor(self, node) -> None:
+        self._target(node.target)
+
+    def visit_AsName(self, node) -> None:
+        self._target(node.name)
+
+    def visit_FunctionDef(self, node) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ImportAlias(self, node) -> None:
+        if node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                self.names.add(name.value)
+
+    def visit_ImportStar(self, node) -> None:
+        self.names.add("*")
+
+    def visit_Global(self, node) -> None:
+        for item in node.names:
+            self.names.add(item.name.value)
+
+
+def hoist_item(module: cst.Module, whole: cst.Module, block: cst.Try) -> Optional[cst.Module]:
+    """``try: s = t.item() / except KeyError: ...`` -> ``s = t.item()``, in ``module``; ``whole``
+    is the file's module (which names it binds). None when the rewrite does not provably keep
+    behaviour (see the module's docstring)."""
+    if block.finalbody is not None or block.orelse is not None or not block.handlers \
+            or not isinstance(block.body, cst.IndentedBlock) \
+            or len(block.body.body) != 1:
+        return None
+    stmt = block.body.body[0]
+    if item_call(stmt) is None:
+        return None
+    caught: Set[str] = set()
+    for handler in block.handlers:
+        names = _caught(handler)
+        if names is None or not names <= NOT_RAISED:
+            return None
+        caught |= names
+    binds = _Binds()
+    whole.visit(binds)
+    if caught & binds.names or "*" in binds.names:
+        return None
+    return replace_node(module, block, stmt.with_changes(leading_lines=list(block.leading_lines)))

@@ -1,0 +1,12 @@
+# gblint-fix: --unsafe-fixes
+import torch
+
+
+@torch.compile
+def scaled(x):
+    t = x.sum()
+    try:
+        s = t.item()
+    except KeyError as exc:
+        s = 0.0
+    return x * s

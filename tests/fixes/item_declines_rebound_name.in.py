@@ -1,0 +1,14 @@
+# gblint-fix: --unsafe-fixes
+import torch
+
+KeyError = RuntimeError  # the handler below catches what `.item()` raises
+
+
+@torch.compile
+def scaled(x):
+    t = x.sum()
+    try:
+        s = t.item()
+    except KeyError:
+        s = 0.0
+    return x * s
