@@ -363,7 +363,7 @@ class BlocksMixin:
         and whether it iterates over ``.items()`` or ``enumerate``."""
         if not self.in_function():
             return
-        holds = False
+        holds = unknown = False
         over_items = False
         it = node.for_in.iter
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("items",):
@@ -391,12 +391,19 @@ class BlocksMixin:
                 # module (`self`, a layer) counts as one (measured on 2.13, tests/fixtures/measured)
                 if k is not None and (maybe_tensor(k) or k in (Kind.MODULE, Kind.SELF)):
                     holds = True
+                elif k == Kind.UNKNOWN:
+                    unknown = True
                 elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
                     holds = True
         span = self.span(node)
+        # in its own frame (the code around it runs eagerly) Dynamo iterates a range or a tuple, not a
+        # list, zip, enumerate or dict iterator (tests/cases/comprehensions)
+        eager_ok = isinstance(it, cst.Tuple) or (isinstance(it, cst.Call) and dotted(it.func) == "range")
         block = Block(BlockKind.GENEXPR if kind == "gen" else BlockKind.COMP, span.line, self.scope.ops,
-                      comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column)
+                      comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column, eager_ok=eager_ok,
+                      reads_unknown=unknown)
         self.scope.blocks.append(block)
+        self.add_event(Event(EventKind.COMP, span, tuple(self.scope.blocks), self.scope.ops))
         self.scope.comp_names.append((node.for_in, frozenset(bound), node))
 
     def leave_comp(self) -> None:
@@ -422,6 +429,9 @@ class BlocksMixin:
 
     def leave_DictComp(self, node):
         self.leave_comp()
+
+    def leave_Assert(self, node):
+        self.record_rules(node)  # rules/control_flow.py: `assert` on a tuple of tensors
 
     def visit_GeneratorExp(self, node):
         self.comp_block(node, "gen")

@@ -3,7 +3,7 @@ traces from the compiled entry, which of them it compiles as frames of their own
 outcome, and which calls gblint could not follow. The HTML report (:mod:`gblint.html_report`)
 draws it; nothing here decides a consequence again.
 
-Each node's outcome comes from the walk (:class:`gblint.model.FrameReport`):
+Each node's outcome comes from the walk (:class:`gblint.frame_report.FrameReport`):
 
 - a frame Dynamo compiles on its own (the entry, a callee split by a nested break, a callee of
   a skipped frame) has a report: ``compiled``, ``pieces`` (more than one graph, or a compiled
@@ -39,7 +39,7 @@ class CallNode:
     ``index`` is its position, ``parent`` its parent's (-1 for a root), ``end`` the index of its
     last descendant (itself for a leaf). ``frame`` is None for a call gblint did not follow;
     ``call`` is the call event of the parent that leads here (None for the entry). ``report`` is
-    the frame's :class:`gblint.model.FrameReport` when Dynamo compiles it as a frame of
+    the frame's :class:`gblint.frame_report.FrameReport` when Dynamo compiles it as a frame of
     its own; ``how`` says in words how the node got its outcome. ``repeat_of`` is the index of
     the node that expands the same frame, for a frame called again. ``library`` lists the
     frame's calls of library code: ``(line, call text, dotted name)``."""
@@ -255,7 +255,7 @@ def graph_boundaries(report) -> List[dict]:
     """The graphs and breaks of a frame compiled on its own, in source order: ``{"kind":
     "graph", "ops", "counted"}`` (``ops`` 0: an empty stretch, no graph), ``{"kind": "break", "line",
     "what"}``, and last ``{"kind": "eager", "what"}`` for an eager tail, a skipped frame or a
-    compile error (``"error"``). ``report`` is a :class:`gblint.model.FrameReport`;
+    compile error (``"error"``). ``report`` is a :class:`gblint.frame_report.FrameReport`;
     a graph stretch has ``counted`` when its ``graphs`` counts it."""
     if report.status in ("skipped", "failed"):
         return [{"kind": "error" if report.status == "failed" else "eager", "what": report.reason}]

@@ -24,11 +24,13 @@ from . import messages, registry, values, versions
 from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
-from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, FrameReport,
+from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame,
                     FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin, certainty_under
+from .frame_report import FrameReport
+from .comp_frames import CompFramesMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
@@ -172,7 +174,7 @@ def _eogb_value(dec) -> Optional[bool]:
     return None
 
 
-class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
+class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
     """The state of one region's walk: frames compiled, diagnostics emitted."""
 
     def __init__(self, owner: Consequences, region: Region):
@@ -342,6 +344,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 skipped = self.call(frame, ev, strict, checkpoint, env) or skipped
                 if not skipped and self.last_call_resumed:
                     checkpoint = ev.ops_index
+        if skipped:
+            self.eager_comprehensions(frame, env)
 
     def breaks_here(self, ev: Event) -> bool:
         """fullgraph=True captures `.item()` symbolically (measured on 2.13): the read is no break,
@@ -436,6 +440,14 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                           subject=f"{first.event.detail} inside generator `{callee.name}`")
                 self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks")
                 skipped = sure = True
+                continue
+            gen = self.star_generator(frame, ev)
+            if gen is not None and not self.region.nested_graph_breaks and not any(
+                    self.is_error_only(ib, ev, strict) for ib in inner):
+                self.star_generator_skip(frame, ev, gen, inner[0], conditions := at_call + via + inner[0].conditions)
+                skipped, sure = True, sure or not conditions
+                if not self.region_failed and not flat and not alone:
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
                 continue
             seen_sites = set()
             verdicts = []
@@ -551,7 +563,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
         blocker = next((b for b in blocks if b.kind in (BlockKind.TRY, BlockKind.HANDLER) or
                         (b.kind == BlockKind.WITH and b.manager is not None
                          and b.manager.kind != ManagerKind.RESUMABLE)), None)
-        if blocker is not None or site.outcome == Outcome.TAIL:
+        if blocker is not None or (site.outcome == Outcome.TAIL and not chain):  # a callee's: nested, below
             ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
             if blocker is None:
                 label, code, gb = "this point", site.code, site.gb_ids
@@ -641,37 +653,6 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin):
                 and callee != self.region.entry:
             return DisableFix(callee.info.span.line, callee.name)
         return None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
-
-    def comprehension(self, frame, site, comp: Block, chain, site_frame, trace, depth) -> Outcome:
-        """Comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)."""
-        path = site_frame.path
-        py = self.region.python_version
-        inlined = versions.holds("comprehension-inlined", self.region.torch_version or versions.NEWEST_TORCH, py)
-        caller_skips = comp.kind == BlockKind.GENEXPR or comp.over_items or (inlined and comp.comp_kind == "set")
-        if caller_skips:
-            what = "generator expression" if comp.kind == BlockKind.GENEXPR else f"{comp.comp_kind} comprehension"
-            gb = ("GB8335",) if comp.kind == BlockKind.GENEXPR else ("GB0092",)
-            self.emit("GBL206", Outcome.SKIP, frame.name, frame.path, _line_span(comp.line, comp.column),
-                      f"{site.detail} inside the {what} at line {comp.line}: Dynamo cannot reconstruct it after "
-                      f"the break, so frame `{frame.name}` is skipped and runs eagerly.",
-                      join_hint(site.hint, f"Replace the {what} with an explicit loop-free computation, or move "
-                                 "the break out of it."), site.gb_ids + gb, trace)
-            return Outcome.SKIP
-        if not inlined and comp.holds_tensor:
-            comp_frame = f"<{comp.comp_kind}comp>"
-            self.emit("GBL206", Outcome.SKIP, comp_frame, path, site.span,
-                      f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line} of "
-                      f"`{frame.name}`: on Python {py[0]}.{py[1]} the comprehension is its own frame and a break "
-                      f"in its loop skips it (GB7000); `{frame.name}` breaks at the comprehension and resumes.",
-                      join_hint(site.hint, "Move the breaking call out of the comprehension."),
-                      site.gb_ids + ("GB7000",), trace)
-            return Outcome.RESUME
-        msg = (f"{site.detail} inside the {comp.comp_kind} comprehension at line {comp.line}: `{frame.name}` "
-               "breaks at the comprehension, which runs eagerly, and resumes after it.")
-        self.emit("GBL301" if chain else site.code, Outcome.RESUME, frame.name, path, site.span, msg,
-                  join_hint(site.hint, "Move the breaking call out of the comprehension."), site.gb_ids, trace,
-                  name=None if chain else site.rule_name)
-        return Outcome.RESUME
 
     def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
         """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6)."""

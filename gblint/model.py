@@ -93,6 +93,7 @@ class EventKind(Words):
     BREAK = "break"  # a break site found by a rule
     CALL = "call"  # a call gblint may follow
     WITH = "with"  # a `with` of a manager Dynamo cannot wrap (GB0142)
+    COMP = "comp"  # a comprehension or generator expression (its block is the event's last one)
 
 
 class BlockKind(Words):
@@ -472,6 +473,8 @@ class Block:
     comp_kind: str = ""  # list | set | dict | gen
     holds_tensor: bool = False
     over_items: bool = False  # iterates a dict view, enumerate(...) or (a dict comprehension) maybe a dict
+    reads_unknown: bool = False  # reads a local of the function whose kind is not known (maybe a tensor)
+    eager_ok: bool = False  # iterates range(...) or a tuple display: Dynamo can iterate it in the comprehension's own frame
     column: int = 1
     condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
     test: Optional[Expr] = None  # the same test as a value gblint may decide (None: not a branch)
@@ -667,34 +670,3 @@ class Region:
     torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release
     training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known
     site: Optional[Tuple[str, str]] = None  # (path, function) of the compile call: a driver's `main()`
-
-
-@dataclasses.dataclass
-class FrameReport:
-    """What one compiled frame of a region gets: ``outcome`` is None (compiled, maybe split),
-    ``SKIP``, ``TAIL`` (a prefix compiled, the rest eager) or ``ERROR`` (:attr:`status` gives
-    the word); ``splits`` lists ``(line, what)`` of its graph breaks in order; ``graphs``
-    estimates its FX graphs."""
-
-    frame: Frame
-    outcome: Optional[Outcome] = None
-    reason: str = ""
-    splits: List[Tuple[int, str]] = dataclasses.field(default_factory=list)
-    split_ops: List[int] = dataclasses.field(default_factory=list)
-    tail_ops: Optional[int] = None
-
-    @property
-    def status(self) -> str:
-        """``compiled``, ``skipped``, ``tail`` or ``failed``."""
-        return self.outcome.status if self.outcome is not None else Outcome.RESUME.status
-
-    @property
-    def graphs(self) -> int:
-        """The FX graphs the frame is expected to produce."""
-        if self.outcome in (Outcome.SKIP, Outcome.ERROR):
-            return 0
-        bounds = [0] + self.split_ops + [self.tail_ops if self.tail_ops is not None else self.frame.info.ops_total]
-        segments = [b - a for a, b in zip(bounds, bounds[1:])]
-        if self.tail_ops is not None:
-            return max(1, sum(1 for n in segments if n > 0))
-        return sum(1 for n in segments if n > 0)

@@ -45,6 +45,7 @@ MATCHING = {
     cst.SetComp: (ast.SetComp,),
     cst.DictComp: (ast.DictComp,),
     cst.GeneratorExp: (ast.GeneratorExp,),
+    cst.Assert: (ast.Assert,),
     cst.Import: (ast.Import,),
     cst.ImportFrom: (ast.ImportFrom,),
 }

@@ -89,6 +89,10 @@ FACTS: Dict[str, Fact] = {f.name: f for f in (
          "a `with` of a manager object held in a global or a closure (`NO_GRAD = torch.no_grad()` at module level) "
          "breaks as GB0008 \"Attempted to inline function marked as skipped\" instead of GB0142; the frame is "
          "still skipped", "§8.11", ("031_global_manager_object.py",)),
+    Fact("comp-frame-gb9493", ">=2.14", "<3.12", ("GBL206",),
+         "a comprehension compiled as its own frame after its caller was skipped fails on the iterator it is given "
+         "as GB9493 \"C-implemented special method without VariableTracker model\" instead of GB4347 Missing "
+         "tp_iternext", "§8.11", ("measured/b14_dictcomp_keys.py",)),
     Fact("comprehension-inlined", "", ">=3.12", ("GBL206",),
          "comprehensions are inlined (PEP 709): the caller breaks at a list or dict comprehension, which runs "
          "eagerly, and resumes, and a break in a set comprehension skips the caller (before 3.12 a comprehension "

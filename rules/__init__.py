@@ -6,7 +6,7 @@ node types they inspect and runs them all in a single traversal.
 from .autograd import BackwardCall, DataAssignment, TensorHook
 from .base import BreakSite, Rule
 from .builtins import DeepcopyTensor, LoggingCall, PrintCall, ReprOfTensor, SkippedModuleCall
-from .control_flow import DataDependentBranch
+from .control_flow import AssertTensorContainer, DataDependentBranch
 from .dynamic_shape import DynamicShapeOp
 from .dynamo_api import DynamoApiInRegion
 from .explicit import ExplicitGraphBreak, SkipFrameMarker, StepUnsupportedMarker
@@ -27,7 +27,7 @@ ALL_RULES = [
     SkipFrameMarker(), StepUnsupportedMarker(), FormatTensor(), UncaughtRaise(), UnsupportedTensorMethod(),
     ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
     BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
-    DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(),
+    DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

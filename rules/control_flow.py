@@ -198,3 +198,56 @@ def single_assign(block):
     if isinstance(a, cst.Assign) and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
         return a.targets[0].target.value, a.value
     return None
+
+
+class AssertTensorContainer(Rule):
+    code = "GBL140"
+    name = "assert-tensor-container"
+    gb_ids = ("GB0112",)
+    node_types = (cst.Assert,)
+    effect = "skip"
+    summary = "`assert` on a tuple or list that holds tensors (`assert args` on a `*args` tuple of tensors)."
+    why = ("Dynamo rewrites `assert` to a tensor assertion: it calls `torch.scalar_tensor` on the tested value, which "
+           "fails on a tuple of tensors (GB0112). It cannot resume there: its frame runs eagerly from the last "
+           "checkpoint (skipped without one); a caller that inlined the function breaks at the call and resumes.")
+    hint = "Test the length instead (`assert len(args) > 0`), or use `if not args: raise ...`."
+    source = "torch/_dynamo/symbolic_convert.py: generic_jump (rewrite_assert_with_torch_assert)"
+    use_instead = (
+        "import torch\n"
+        "def join(*parts):\n"
+        "    assert len(parts) > 0, 'nothing to join'\n"
+        "    return torch.cat(parts)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return join(x, x + 1)\n"
+    )
+    measured = "tests/cases/comprehensions/c07_assert_tensor_containers.py"
+    examples_fire = (
+        "import torch\n"
+        "def join(*parts):\n"
+        "    assert parts, 'nothing to join'  # expect: GBL140\n"
+        "    return torch.cat(parts)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return join(x, x + 1)\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "def scale(x, *dims):\n"
+        "    assert dims\n"
+        "    return x.sum(dims)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    assert x.shape[0] > 0\n"
+        "    return scale(x, 0)\n",
+    )
+
+    def check(self, node, ctx):
+        test = node.test
+        if not isinstance(test, cst.Name) or test.value not in ctx.params or test.value in ctx.rebound:
+            return None
+        name = test.value
+        star = ctx.info is not None and any(p.name == name and p.kind == "star" for p in ctx.info.params)
+        # what the call passes decides: a tuple of numbers is a constant, a tensor is asserted in the graph
+        return self.site(node, f"`assert {name}` on a tuple or list of tensors", outcome="tail", gate_kind="branch" if star else "gate",
+                         gate=Expr("tensor_seq", parts=(Expr("param", name),)), gate_text=f"`{name}` holds a tensor")

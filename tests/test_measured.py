@@ -62,12 +62,6 @@ score = _load("gblint_score", SCORE)
 #: Programs where gblint's prediction differs from what the runtime observed: the difference exactly as
 #: :func:`differences` reports it, and why.
 KNOWN_DIFFERENCES = {
-    "b14_dictcomp_keys.py": (
-        {"missed skipped frames": ["<dictcomp>"]},
-        "gblint reports the caller `f` skipped (GB0092 reconstruction failure) but not the dict comprehension: "
-        "once `f` runs eagerly, Dynamo compiles `<dictcomp>` as its own frame and fails there too (GB4347 Missing "
-        "tp_iternext on the dict-keys iterator; GB9493 from torch 2.14). On Python 3.12+ the comprehension is "
-        "inlined: no `<dictcomp>` frame, and gblint agrees."),
     "b16_enumerate_listcomp_tensor.py": (
         {"gb ids": ["12: GB8335 observed, gblint says GB0025, GB0092"]},
         "the frame skip at the comprehension over enumerate() is predicted, under GB0092 (what a dict comprehension "
@@ -109,7 +103,6 @@ _REFERENCE_ONLY = {  # torch 2.13, on every Python measured
         "path (2-3 graphs). gblint cannot know shapes (the kind of found/318)."),
 }
 _PY312 = {  # Python 3.12 and 3.13
-    "b14_dictcomp_keys.py": None,
     "n11_loop_exit_paths.py": (
         {"false skipped frames": ["return_in_body"]}, KNOWN_DIFFERENCES["n11_loop_exit_paths.py"][1]),
     "v17_while_true.py": (
