@@ -75,7 +75,9 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
 TRUTH_FILES = {"tests/cases/examples/": "tests/cases/examples/truth.json",
                "tests/cases/found/": "tests/cases/found/truth.json",
                "tests/cases/real/": "tests/cases/real/truth.json",
-               "tests/fixtures/measured/": "tests/fixtures/measured/observed.json"}
+               "tests/fixtures/measured/": "tests/fixtures/measured/observed.json",
+               "tests/cases/kinds/": "tests/cases/kinds/observed.json",
+               "tests/cases/comprehensions/": "tests/cases/comprehensions/observed.json"}
 EXAMPLE_PYTHON = (3, 11)
 
 
