@@ -56,6 +56,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
+        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -457,11 +458,14 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     def _classes(self, cls: Cls):
         """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
         method-resolution order (depth first, as far as the bases resolve)."""
-        summary = self.project.by_path.get(cls.path)
-        info = summary.classes.get(cls.qualname) if summary is not None else None
-        if info is None:
-            return []
-        return list(self.project.mro(summary, info))
+        loaded = len(self.project.by_path)
+        known = self._mros.get(cls)
+        if known is None or known[0] != loaded:  # resolving a base may load a module: kept per files read
+            summary = self.project.by_path.get(cls.path)
+            info = summary.classes.get(cls.qualname) if summary is not None else None
+            found = list(self.project.mro(summary, info)) if info is not None else []
+            known = self._mros[cls] = (len(self.project.by_path), found)
+        return list(known[1])
 
     def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
                    after: bool = False) -> Optional[Expr]:
