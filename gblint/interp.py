@@ -56,6 +56,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
+        self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
 
     # ------------------------------------------------------------------ environments
@@ -510,7 +511,20 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
         """Attribute ``name`` of the instance ``inst`` (Python's order: a property of its class,
         what its methods assign, a dataclass field, a class attribute or method, then
-        ``__getattr__``); reading it calls ``__getattribute__`` when its class defines one."""
+        ``__getattr__``); reading it calls ``__getattribute__`` when its class defines one.
+        Reads of one attribute of one class inside one another stop at :data:`_MAX_NESTED_READS`
+        (unknown): each may read it from a new, bigger instance (scipy's sparse arrays)."""
+        key = (inst.cls, name)
+        depth = self._reading.get(key, 0)
+        if depth >= _MAX_NESTED_READS:
+            return UNKNOWN
+        self._reading[key] = depth + 1
+        try:
+            return self._instance_attr(inst, name, calls)
+        finally:
+            self._reading[key] = depth
+
+    def _instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
         mro = self._classes(inst.cls)
         if calls is not None:
             for summary, info in mro:
@@ -648,6 +662,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
+_MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
 
 def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
