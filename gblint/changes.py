@@ -35,10 +35,9 @@ def program_changes(summaries: Iterable[FileSummary], drivers: Iterable[str] = (
     reached |= {info.name for infos in by_name.values() for info in infos if info.decorators}  # handed to it
     called = {n for s in summaries for n in s.called_methods}
     reached |= set(drivers)  # the program's own functions that compile: its drivers (`main()`) run
-    reached |= called | {name.rsplit(".", 1)[-1] for s in summaries for name, _ in s.module_calls}
-    for s in summaries:  # functions module-level code uses as values: `run_all(enable)`, `{"on": enable}`
-        reached |= _named(v for values in s.module_values.values() for v in values)
-        reached |= _named(v for _, args in s.module_calls for v in _argument_values(args))
+    reached |= called
+    for s in summaries:  # what module-level code calls, and uses as values: `run_all(enable)`, `{"on": enable}`
+        reached |= _module_uses(s)
     stack = list(reached)
     while stack:
         for info in by_name.get(stack.pop(), ()):
@@ -81,6 +80,24 @@ def _uses(info: FunctionInfo) -> Tuple[FrozenSet[str], FrozenSet[str]]:
     uses = frozenset(found), frozenset(called)
     _USES[id(info)] = (info,) + uses
     return uses
+
+
+_MODULE_USES: Dict[int, Tuple[FileSummary, FrozenSet[str]]] = {}
+
+
+def _module_uses(s: FileSummary) -> FrozenSet[str]:
+    """The names module-level code of ``s`` calls or uses as values (cached by identity, as
+    :func:`_uses`: every file loaded later asks for them again)."""
+    hit = _MODULE_USES.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    found = {name.rsplit(".", 1)[-1] for name, _ in s.module_calls}
+    found |= _named(v for values in s.module_values.values() for v in values)
+    found |= _named(v for _, args in s.module_calls for v in _argument_values(args))
+    if len(_MODULE_USES) > 100_000:
+        _MODULE_USES.clear()
+    _MODULE_USES[id(s)] = (s, frozenset(found))
+    return _MODULE_USES[id(s)][1]
 
 
 def _argument_values(args) -> Iterable[Expr]:

@@ -56,6 +56,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
+        self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
+        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -457,11 +459,14 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     def _classes(self, cls: Cls):
         """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
         method-resolution order (depth first, as far as the bases resolve)."""
-        summary = self.project.by_path.get(cls.path)
-        info = summary.classes.get(cls.qualname) if summary is not None else None
-        if info is None:
-            return []
-        return list(self.project.mro(summary, info))
+        loaded = len(self.project.by_path)
+        known = self._mros.get(cls)
+        if known is None or known[0] != loaded:  # resolving a base may load a module: kept per files read
+            summary = self.project.by_path.get(cls.path)
+            info = summary.classes.get(cls.qualname) if summary is not None else None
+            found = list(self.project.mro(summary, info)) if info is not None else []
+            known = self._mros[cls] = (len(self.project.by_path), found)
+        return list(known[1])
 
     def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
                    after: bool = False) -> Optional[Expr]:
@@ -506,7 +511,20 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
         """Attribute ``name`` of the instance ``inst`` (Python's order: a property of its class,
         what its methods assign, a dataclass field, a class attribute or method, then
-        ``__getattr__``); reading it calls ``__getattribute__`` when its class defines one."""
+        ``__getattr__``); reading it calls ``__getattribute__`` when its class defines one.
+        Reads of one attribute of one class inside one another stop at :data:`_MAX_NESTED_READS`
+        (unknown): each may read it from a new, bigger instance (scipy's sparse arrays)."""
+        key = (inst.cls, name)
+        depth = self._reading.get(key, 0)
+        if depth >= _MAX_NESTED_READS:
+            return UNKNOWN
+        self._reading[key] = depth + 1
+        try:
+            return self._instance_attr(inst, name, calls)
+        finally:
+            self._reading[key] = depth
+
+    def _instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
         mro = self._classes(inst.cls)
         if calls is not None:
             for summary, info in mro:
@@ -644,6 +662,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
+_MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
 
 def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
