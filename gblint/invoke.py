@@ -234,7 +234,8 @@ class CallsMixin:
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
         self.note_param_stores(info, env)
-        changed = [name for name in info.mutated if name in env and values.changed_by(info, name, env)]
+        star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
+        changed = [n for n in info.mutated if n in env and n not in star and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
             env[name] = values.changed_in_place(env[name])
         if calls is not None:
