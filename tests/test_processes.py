@@ -50,11 +50,20 @@ def tree(tmp_path):
     return str(root)
 
 
+def _as_from_a_terminal() -> None:
+    """The child starts as a shell's foreground command does: SIGINT and SIGTERM at their default
+    dispositions and not blocked. A long-lived test worker may have either changed (a process whose
+    parent ignores SIGINT, a background job, keeps ignoring it: gblint follows that convention)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("command", ["check", "fix"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGINT], ids=["TERM", "KILL", "INT"])
 def test_workers_die_with_gblint(tree, sig, command):
     proc = subprocess.Popen([sys.executable, "-m", "gblint", command, "-j", "2", "--no-cache", "-q", tree],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_as_from_a_terminal)
     try:
         started = wait_for(lambda: len(processes_mentioning(tree)) >= 3, timeout=60)
         assert started, "the pool never started"
