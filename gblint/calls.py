@@ -78,7 +78,7 @@ class CallValues:
                 return True
         if ev.tensor_param is not None and values.not_tensor(env.get(ev.tensor_param)):
             return True  # a break on the parameter as a tensor, and the call passes something else
-        if ev.passed_tensor and (ev.tensor_param not in env or values.holds_tensor(env[ev.tensor_param]) is not True):
+        if ev.passed_tensor and not _tensor_passed(ev, env):
             return True  # only a tensor passed in makes it a break, and none is
         return not self.error_paths and any(b.kind == BlockKind.ERROR_PATH and _undecided(b, env) for b in ev.blocks)
 
@@ -94,10 +94,9 @@ class CallValues:
         from how the name is used) holds only when it is one; a call that passes a value known to
         be a tensor (:func:`gblint.values.holds_tensor`) makes it a fact. (A value known not to be
         one leaves the break out: :meth:`skips`.)"""
-        name = ev.tensor_param
-        if name is None or ((env or {}).get(name) is not None and values.holds_tensor(env[name]) is True):
+        if ev.tensor_param is None or _tensor_passed(ev, env):
             return ()
-        return (f"{name} is a tensor",)
+        return (f"{ev.tensor_param} is a tensor",)
 
     @staticmethod
     def residual(blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
@@ -256,10 +255,16 @@ class CallValues:
         for ev in info.events:
             if ev.kind == EventKind.CALL and ev.func is not None and ev.args is not None \
                     and interp.value(ev.func, caller) == region.compiled:
-                found = [t.env for t in interp.calls_of(region.compiled, interp.event_args(ev, caller, None))
-                         if (t.frame.path, t.frame.name) == key[:2]]
-                envs.extend(found or [{}])
+                envs.extend(self._compiled_call_envs(region, key, interp.event_args(ev, caller, None)))
         return envs
+
+    def _compiled_call_envs(self, region, key, args) -> List[values.Env]:
+        """What the entry ``key`` (path, qualname, ...) is run with when the compiled object is
+        called with ``args`` (through its wrappers, the instance as ``self``); ``[{}]`` when the
+        call does not reach it in a way gblint can bind."""
+        found = [t.env for t in self.project.interp.calls_of(region.compiled, args)
+                 if (t.frame.path, t.frame.name) == key[:2]]
+        return found or [{}]
 
     def entry_env(self, region) -> values.Env:
         """What the compiled entry's parameters hold in every call of it the project makes (what
@@ -281,9 +286,7 @@ class CallValues:
                 if (summary.path, held) in holders or (held == name and summary.path == entry.path and not bound):
                     caller = interp.module_env(summary.path)
                     if region.compiled is not None:  # through its wrappers, the instance as `self`
-                        found = [t.env for t in interp.calls_of(region.compiled, interp.call_args(args, caller))
-                                 if (t.frame.path, t.frame.name) == key[:2]]
-                        envs.extend(found or [{}])
+                        envs.extend(self._compiled_call_envs(region, key, interp.call_args(args, caller)))
                     else:
                         envs.append(values.bind(args, entry.info.params, caller, bound=bound))
             for info in summary.functions.values():
@@ -335,6 +338,12 @@ def _free_names(info: FunctionInfo) -> Set[str]:
     for v in info.results:
         walk(v)
     return found
+
+
+def _tensor_passed(ev: Event, env: Optional[values.Env]) -> bool:
+    """Whether the call gives ``ev.tensor_param`` a value proven to be (or hold) a tensor."""
+    value = (env or {}).get(ev.tensor_param)
+    return value is not None and values.holds_tensor(value) is True
 
 
 def _undecided(b: Block, env: values.Env) -> bool:
