@@ -273,44 +273,6 @@ class CallsMixin:
             return default
         return self.apply(method, args, calls, want=True)
 
-    def protocol(self, base: Expr, name: str) -> Expr:
-        """The method ``name`` Python calls on ``base`` for a statement or builtin (looked up on its
-        type, never through ``__getattr__``): for ``__iter__``, ``__getitem__`` when the class
-        defines no ``__iter__`` (the sequence protocol, ``collections.abc.Sequence.__iter__``)."""
-        if base.op == "union":
-            return union(self.protocol(p, name) for p in base.parts)
-        if not isinstance(base, Inst):
-            return UNKNOWN
-        got = self.class_attr(base.cls, name, base, None)
-        if got is None and name == "__iter__":
-            got = self.class_attr(base.cls, "__getitem__", base, None)
-            return UNKNOWN if got is None else Partial(got, (values.INDEX,), ())
-        return UNKNOWN if got is None else got
-
-    def iterate(self, base: Expr) -> Expr:
-        """An element of iterating ``base`` (of an instance without ``__iter__``: what its
-        ``__getitem__`` returns)."""
-        if base.op == "union":
-            return union(self.iterate(p) for p in base.parts)
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__iter__", base, None) is None:
-            return self._call_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
-        if base.op == "seq":
-            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
-            return union(parts) if parts else BOTTOM
-        if base.op == "filtered":
-            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
-        if base.op == "dict":
-            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
-        return UNKNOWN
-
-    def unpack(self, base: Expr, index: int) -> Expr:
-        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
-        if base.op == "union":
-            return union(self.unpack(p, index) for p in base.parts)
-        if base.op == "seq" and 0 <= index < len(base.parts):
-            return base.parts[index]
-        return UNKNOWN
-
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
         for summary, info in self._classes(cls):
             if info.metaclass:  # resolved as a base is: a class of this module, or an imported one
