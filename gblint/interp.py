@@ -140,6 +140,9 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
         if op == "callv":  # a call inside a value: its frames are its own call event's, not this one's
             fn = self._eval(e.parts[0], env, None)
+            if fn == _GLOBALS and len(e.parts) == 1:  # this module's namespace: its globals by name
+                summary, _ = self._info(env)
+                return Module(summary.module) if summary is not None and summary.module else UNKNOWN
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
         if op == "iter":
             return self.iterate(self._eval(e.parts[0], env, calls))
@@ -294,6 +297,11 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             return Ext(dotted)
         project = self.project
         head = dotted.split(".")[0]
+        owner, _, last = dotted.rpartition(".")
+        if last == "__name__" and owner and project.by_module.get(head) is not None:
+            summary = project.module(owner)
+            if summary is not None and "__name__" not in summary.module_values:
+                return values.module_name(owner)
         if head == "torch" or head in ("typing", "functools", "collections", "dataclasses", "math", "types"):
             if project.by_module.get(head) is None:
                 return Ext(dotted)
@@ -590,6 +598,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
+_GLOBALS = Ext("builtins.globals")
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 

@@ -364,9 +364,10 @@ class CallsMixin:
 
     def _init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of ``init``,
-        the ``__init__`` Python calls (unbound; None when there is none of the project's), or to
-        the dataclass fields when ``generated`` (:meth:`_generated_init`) builds it; unknown
-        ones left out."""
+        the ``__init__`` Python calls (unbound; None when there is none of the project's), unknown
+        ones left out, or to the dataclass fields when ``generated`` (:meth:`_generated_init`) builds
+        it: a field given a value gblint does not know, or one an unpacked ``*x``/``**x`` may give,
+        is unknown, never its default (a preset splatted into the config picks the class)."""
         if isinstance(init, (Func, Closure)):  # a closure: an `__init__` a class decorator put there
             base = init.func if isinstance(init, Closure) else init
             summary = self.project.by_path.get(base.path)
@@ -380,7 +381,9 @@ class CallsMixin:
                 fields.extend(f for f in info.fields if f not in fields)
             given = dict(zip(fields, args.positional))
             given.update((k, v) for k, v in args.keywords if k in fields)
-            return tuple(sorted((k, v) for k, v in given.items() if v.op != "unknown"))
+            unseen = fields[len(args.positional):] if args.starstar or args.star else ()
+            given.update((f, UNKNOWN) for f in unseen if f not in given)
+            return tuple(sorted(given.items()))
         return ()
 
     def call_instance(self, inst: Inst, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -479,12 +482,10 @@ class CallsMixin:
         if name == "builtins.zip" and args.positional:
             return Expr("filtered", parts=(args.positional[0],
                                            Expr("seq", parts=tuple(self.iterate(a) for a in args.positional))))
-        if name == "builtins.getattr" and len(args.positional) >= 2 and args.positional[1].op == "const" \
-                and isinstance(args.positional[1].value, str):
-            got = self.attribute(first, args.positional[1].value, calls)
-            if len(args.positional) > 2 and (got.op == "unknown" or any(p.op == "unknown" for p in got.parts)):
-                return union((got, args.positional[2]))  # the attribute may be missing: then the default
-            return got
+        if name == "builtins.getattr" and len(args.positional) >= 2:
+            return self._getattr_named(first, args.positional[1], args.positional[2:], calls)
+        if name == "importlib.import_module" and len(args.positional) == 1 and not args.keywords:
+            return self.module_object(first)
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
@@ -502,6 +503,20 @@ class CallsMixin:
         if name.startswith("torch."):
             return values.NOTNONE
         return ExtInst(name) if short[:1].isupper() else UNKNOWN
+
+    def _getattr_named(self, obj: Expr, name: Expr, default: Tuple[Expr, ...], calls: Optional[list]) -> Expr:
+        """``getattr(obj, name[, default])``: the attribute when ``name`` is a string constant, one
+        of several when it is one of several (each a real alternative); else unknown."""
+        names = name.parts if name.op == "union" else (name,)
+        if not names or any(n.op != "const" or not isinstance(n.value, str) for n in names):
+            return UNKNOWN
+        found = []
+        for n in names:
+            got = self.attribute(obj, n.value, calls)
+            if default and (got.op == "unknown" or any(p.op == "unknown" for p in got.parts)):
+                got = union((got, default[0]))  # the attribute may be missing: then the default
+            found.append(got)
+        return found[0] if len(found) == 1 else values.alternatives(found)
 
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""

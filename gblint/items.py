@@ -9,7 +9,7 @@ from typing import Optional
 from . import values
 from .invoke import BOTTOM, Args
 from .model import Expr
-from .objects import ITEMS, Cls, Inst, Partial
+from .objects import ITEMS, Cls, Ext, Inst, Module, Partial
 from .values import UNKNOWN, union
 
 LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
@@ -56,6 +56,13 @@ class ItemsMixin:
             return union(self.subscript(p, key, calls) for p in base.parts)
         if base == values.OTHER:
             return base
+        if key.op == "union" and key.parts and all(p.op == "const" for p in key.parts):
+            return values.alternatives([self.subscript(base, k, calls) for k in key.parts])  # one of these keys
+        if isinstance(base, Ext) and base.name == "sys.modules":
+            return self.module_object(key)
+        if isinstance(base, Module):  # `globals()[name]`: the module's global of that name
+            return self.attribute(base, key.value, calls) if key.op == "const" and isinstance(key.value, str) \
+                else UNKNOWN
         if base.op == "seq":
             if key.op == "slice":
                 if base.value is None and len(set(base.parts)) > 1:
@@ -88,6 +95,14 @@ class ItemsMixin:
         if isinstance(base, (Inst, Cls)):
             return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
         return UNKNOWN
+
+    def module_object(self, name: Expr) -> Expr:
+        """The module of the project the value ``name`` names (``sys.modules[__name__]``,
+        ``importlib.import_module("pkg.layers")``): a :class:`Module`, or unknown."""
+        dotted = values.named_module(name)
+        if dotted is None or self.project.module(dotted) is None:
+            return UNKNOWN
+        return Module(dotted)
 
     def protocol(self, base: Expr, name: str) -> Expr:
         """The method ``name`` Python calls on ``base`` for a statement or builtin (looked up on its
