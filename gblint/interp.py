@@ -598,6 +598,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
+
 _GLOBALS = Ext("builtins.globals")
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most

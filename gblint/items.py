@@ -86,7 +86,8 @@ class ItemsMixin:
             found = values._lookup(base, key)
             if found is not None and found.op == "unknown" and key.op != "const" and base.parts \
                     and len(base.parts) <= _MAX_ITEMS:  # an unknown key selects one of the entries, maybe
-                return union(tuple(kv.parts[1] for kv in base.parts) + ((UNKNOWN,) if base.value in values.OPEN else ()))
+                more = (UNKNOWN,) if base.value in values.OPEN else ()
+                return union(tuple(kv.parts[1] for kv in base.parts) + more)
             return found if found is not None else UNKNOWN
         if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
             items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping

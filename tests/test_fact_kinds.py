@@ -123,7 +123,8 @@ def test_a_class_picked_by_name_is_followed_only_when_the_name_is_a_fact():
     proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json"]
                           + [os.path.join(FOLDER, n) for n in names], capture_output=True, text=True, cwd=ROOT)
     coverage = json.loads(proc.stdout)["coverage"]
-    unfollowed = [(os.path.basename(u["path"]), u["function"], u["call"], u["undecided"]) for u in coverage["unfollowed"]]
+    unfollowed = [(os.path.basename(u["path"]), u["function"], u["call"], u["undecided"])
+                  for u in coverage["unfollowed"]]
     assert unfollowed == [("k22_preset_name_from_env.py", "Net.forward", "self.block", True)]
     reached = {(os.path.basename(f["path"]), f["function"]) for f in coverage["functions"]}
     assert ("k23_preset_picks_clean_block.py", "FusedBlock.forward") in reached
