@@ -249,6 +249,8 @@ def global_expr(name: str, scope) -> Expr:
     cls = builder.class_stack[-1] if builder.class_stack and scope.info is None else None
     if cls is not None and (name in cls.methods or name in cls.values):  # a class-body name, in the class body
         return Expr("global", f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
+    if name == "__name__" and module and name not in builder.summary.module_names:
+        return Expr("global", f"{module}.__name__")  # the module's own name (gblint.interp: `sys.modules[__name__]`)
     if name in _BUILTINS and name not in builder.summary.module_names:
         return Expr("global", "builtins." + name)
     return Expr("global", f"{module}.{name}" if module else name)

@@ -25,6 +25,9 @@ UNKNOWN = Expr("unknown")
 OTHER = Expr("unknown", "other")
 NOTNONE = Expr("notnone")
 INDEX = Expr("notnone", "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
+# a ``notnone`` value's prefix: the ``__name__`` of the module named after it. Its text is not kept (a file run
+# as a script is "__main__"), so tests on it stay undecided; ``sys.modules[__name__]`` is the module itself
+MODULE_NAME = "module:"
 DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
 
 Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
@@ -165,6 +168,21 @@ def alternatives(found: Sequence[Expr]) -> Expr:
     if len(found) > 1 and any(v.op != "unknown" for v in found):
         found = [OTHER if v.op == "unknown" else v for v in found]
     return union(found)
+
+
+def module_name(name: str) -> Expr:
+    """The ``__name__`` of the module ``name`` (dotted), as a value (:data:`MODULE_NAME`)."""
+    return Expr("notnone", MODULE_NAME + name)
+
+
+def named_module(v: Expr) -> Optional[str]:
+    """The dotted module name the value ``v`` spells: a string constant, or a module's
+    ``__name__`` (:func:`module_name`); None for any other value."""
+    if v.op == "const" and isinstance(v.value, str):
+        return v.value
+    if v.op == "notnone" and isinstance(v.value, str) and v.value.startswith(MODULE_NAME):
+        return v.value[len(MODULE_NAME):]
+    return None
 
 
 def union(values: Iterable[Expr]) -> Expr:
