@@ -19,7 +19,7 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
-from .values import OUTER, UNKNOWN, const, union
+from .values import GRAD, OUTER, UNKNOWN, const, union
 
 BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
@@ -215,7 +215,8 @@ class CallsMixin:
             if fn.name.startswith("torch.nn.") and last in SAME_DTYPE_MODULES \
                     and first is not None and first.op == "tensor":
                 dtype = None if self.dtypes_changed() else self.dtype_of(first)
-                return Expr("tensor", dtype)  # a layer's output is a tensor, of its input's dtype
+                # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
+                return Expr("tensor", dtype, (GRAD,) if tensors.PARAMETERS.get(last) else ())
             if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
                 return Expr("tensor")  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN

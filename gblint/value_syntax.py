@@ -377,7 +377,7 @@ def call_expr(node: cst.Call, scope) -> Expr:
         return UNKNOWN
     if scope.resolve(func) in TENSOR_FUNCTIONS:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
-        return Expr("tensor", _factory_dtype(node, scope), _factory_shape(node, scope))
+        return Expr("tensor", _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -528,6 +528,18 @@ def _factory_dtype(node: cst.Call, scope) -> Optional[str]:
 
 
 _FLOAT_FACTORIES = _FACTORIES - {"torch.full"}
+
+
+def _factory_grad(node: cst.Call, scope) -> Tuple[Expr, ...]:
+    """Whether a factory's tensor requires grad, as a ``grad`` part: its literal ``requires_grad=`` (default
+    False); ``()`` for another call or a value not written as a literal."""
+    if scope.resolve(node.func) not in _FACTORIES:
+        return ()
+    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+    if arg is None:
+        return (Expr("grad", False),)
+    found = literal_expr(arg)
+    return (Expr("grad", found.value),) if found.op == "const" and isinstance(found.value, bool) else ()
 
 
 def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:

@@ -250,6 +250,9 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
         return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
     if op == "holds_tensor":
         return holds_tensor(evaluate(e.parts[0], env))
+    if op == "grad_off":  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
+        found = {requires_grad(evaluate(p, env)) for p in e.parts}
+        return False if True in found else None if None in found else True
     if op == "tensor_seq":  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
         return holds_tensor(v) if v.op == "seq" else False if v.op in ("const", "dict", "set", "tensor") else None
@@ -463,7 +466,9 @@ def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
     (``torch.randn(2, 3)``); None otherwise."""
     if a.op != "tensor" or b.op != "tensor" or not a.parts or not b.parts:
         return None
-    sa, sb = [d.value for d in a.parts], [d.value for d in b.parts]
+    sa, sb = [d.value for d in a.parts if d.op == "const"], [d.value for d in b.parts if d.op == "const"]
+    if not sa or not sb:
+        return None
     if op == "matmul":
         inner = sb[-2] if len(sb) >= 2 else sb[0]
         return sa[-1] != inner
@@ -485,6 +490,23 @@ def holds_tensor(v: Expr) -> Optional[bool]:
     if v.op == "dict":
         inner = [holds_tensor(kv.parts[1]) for kv in v.parts]
         return True if True in inner else None
+    return None
+
+
+#: the part of a ``tensor`` value that says it requires grad (a layer's output, with parameters)
+GRAD = Expr("grad", True)
+
+
+def requires_grad(v: Expr) -> Optional[bool]:
+    """Whether the value ``v`` is a tensor that requires grad: False for a value that is no tensor
+    (a literal), what the tensor's ``grad`` part says (:data:`GRAD`, a factory's ``requires_grad=``), else None."""
+    if v.op == "const":
+        return False
+    if v.op == "tensor":
+        return next((p.value for p in v.parts if p.op == "grad"), None)
+    if v.op == "union" and v.parts:
+        found = {requires_grad(p) for p in v.parts}
+        return found.pop() if len(found) == 1 else None
     return None
 
 

@@ -133,11 +133,28 @@ def test_a_class_picked_by_name_is_followed_only_when_the_name_is_a_fact():
     assert ("k21_preset_two_calls_globals.py", "BucketLayer.forward") in reached
 
 
+#: program -> what the conditional diagnostics of a break Dynamo made are conditional on: whether an
+#: ``autograd.Function``'s input requires grad, for a value whose requires_grad gblint does not follow (a
+#: loop-carried local, ``x * 2``, ``h.clone()``); a Linear's output and a factory's tensor are facts (k25, k28)
+GRAD_NOT_FOLLOWED = {
+    "k27_mark_dirty_plain_input.py": "requires_grad",
+    "k29_mark_dirty_helper_in_loop.py": "requires_grad",
+}
+
+
+def test_requires_grad_not_followed_is_conditional_on_it():
+    """Where the input's requires_grad is not a fact, the breaks it decides are reported conditional on it, and
+    every break Dynamo made is still reported (test_every_break_reported)."""
+    for name, word in GRAD_NOT_FOLLOWED.items():
+        conditional = [d for d in predicted()[name] if d["certainty"] == "conditional"]
+        assert conditional and all(word in d["condition"] for d in conditional), conditional
+
+
 def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     """The tensor kinds of k01-k06, k08 and k10 rest on facts (a registered buffer or parameter, a tensor's
     elements, a NumPy array, a literal or the caller's value): their diagnostics are definite."""
     for name in FILES:
-        if name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
+        if name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL or name in GRAD_NOT_FOLLOWED \
                 or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
