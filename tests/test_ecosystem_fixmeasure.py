@@ -117,3 +117,22 @@ def test_the_fix_run_names_each_applied_fix(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert applied and all(p == "m.py" and code.startswith("GBL") and frame == "f" for p, code, frame, _ in applied), \
         proc.stderr
+
+
+def test_runs_of_separate_packages_merge_into_one_summary(tmp_path):
+    """``--merge`` adds up the rows of several ``--json`` files: pools and touched models of both."""
+    loop = record([["pkg/m.py", 10, "GB7000", "skipped", ["eval"]]], [["pkg/m.py", "step", 7, ["eval"]]])
+    files = []
+    for package in ("p1", "p2"):
+        rows = fixmeasure.compare(package, {}, {"m": {"GBL201"}}, {"m": loop}, {"m": record([], [])}, {}, {})
+        h = rows[0]["half"]
+        data = {"rows": [{"package": package, "variant": "safe", "measured": rows,
+                          "pool": {h: {"models": 2, "breaks": 3}}}]}
+        files.append(tmp_path / f"{package}.json")
+        files[-1].write_text(json.dumps(data))
+    out = tmp_path / "all.json"
+    assert fixcheck.main(["--merge", *map(str, files), "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())["summary"]["safe"]
+    assert sum(summary[h]["models"] for h in ("dev", "test")) == 2
+    assert sum(summary[h]["fully_fixed"] for h in ("dev", "test")) == 2
+    assert sum(summary[h]["pool"]["breaks"] for h in ("dev", "test")) == 6

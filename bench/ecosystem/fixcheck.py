@@ -196,7 +196,8 @@ def check(package: str, unsafe: bool, models: Optional[int], every_class: bool =
         if every_class:
             entries = forward_classes(root, pkgdir)
         fixes, files, _, applied = gblint_fix(root, pkgdir, entries, unsafe, diff=False)
-        again, _, _, _ = gblint_fix(root, pkgdir, entries, unsafe, diff=True)
+        # nothing applied: the second run would read the same files as the first
+        again = gblint_fix(root, pkgdir, entries, unsafe, diff=True)[0] if fixes else 0
         rejected, changed, added, modules = [], set(), set(), []
         spans_before: Dict[str, list] = {}
         spans_after: Dict[str, list] = {}
@@ -311,14 +312,29 @@ def main(argv=None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2, help="models measured at a time")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--readme", action="store_true", help="write the tables into README.md beside this file")
+    ap.add_argument("--merge", nargs="+", metavar="JSON", help="check nothing: combine the rows of these --json "
+                    "files (runs of separate packages) into --json and --readme")
     a = ap.parse_args(argv)
+    if a.merge:
+        rows = []
+        for path in a.merge:
+            with open(path) as fh:
+                rows += json.load(fh)["rows"]
+        figures = write_json(a.json, rows, a.before)
+        if a.readme:
+            write_readme(rows, figures, a.before)
+        return 0
     rows, bad = [], False
-    variants = {"safe": (False,), "unsafe": (True,), "both": (False, True)}[a.variant]
+    variants = {"safe": (False,), "unsafe": (True,), "both": (True, False)}[a.variant]
     only = set(a.only.split(",")) if a.only else None
     for package in a.package or list(PACKAGES):
         for unsafe in variants:
             chosen = only if not a.sample else breaking_sample(package, a.sample)
-            r = check(package, unsafe, a.models, package in a.every_class, not a.no_measure, a.before, chosen, a.jobs)
+            if not unsafe and any(r["package"] == package and r["variant"] == "unsafe" and not r["fixes"] for r in rows):
+                # every safe fix may be applied with --unsafe-fixes: none there, none here
+                r = dict(next(r for r in rows if r["package"] == package), variant="safe")
+            else:
+                r = check(package, unsafe, a.models, package in a.every_class, not a.no_measure, a.before, chosen, a.jobs)
             rows.append(r)
             worse = [f"{m['model']}: {m['failure']}" for m in r["measured"] if m["failure"]]
             ok = (not r["rejected"] and r["import_ok"] and r["second_run_fixes"] == 0 and not r["unequal"]
@@ -333,14 +349,7 @@ def main(argv=None) -> int:
                   f"measured {len(r['measured'])}: breaks {b_} -> {a_}, worse {len(worse)}"
                   + ("" if ok else "  <-- FAIL " + json.dumps({k: r[k] for k in
                      ("rejected", "import_error", "unequal", "errors_differ")} | {"worse": worse})), flush=True)
-    import fixmeasure
-    figures = {v: fixmeasure.summary([m for r in rows if r["variant"] == v for m in r["measured"]],
-                                     _pools([r for r in rows if r["variant"] == v]))
-               for v in sorted({r["variant"] for r in rows})}
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump({"packages": sorted({r["package"] for r in rows}), "before": a.before,
-                       "summary": figures, "rows": rows}, fh, indent=1)
+            figures = write_json(a.json, rows, a.before)  # after each package: a stopped run keeps its figures
     if a.readme:
         write_readme(rows, figures, a.before)
     return 1 if bad else 0
@@ -354,6 +363,20 @@ def breaking_sample(package: str, size: int) -> Set[str]:
     names = [n for n, r in load_truth(package).get("models", {}).items()
              if r.get("status") == "measured" and (r.get("breaks") or r.get("skipped"))]
     return set(sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())[:size])
+
+
+def write_json(path: Optional[str], rows: List[Dict[str, object]], before: str) -> Dict[str, object]:
+    """The figures per variant and half (``fixmeasure.summary``) of ``rows``, also written with the
+    rows to ``path`` when given."""
+    import fixmeasure
+    figures = {v: fixmeasure.summary([m for r in rows if r["variant"] == v for m in r["measured"]],
+                                     _pools([r for r in rows if r["variant"] == v]))
+               for v in sorted({r["variant"] for r in rows})}
+    if path:
+        with open(path, "w") as fh:
+            json.dump({"packages": sorted({r["package"] for r in rows}), "before": before,
+                       "summary": figures, "rows": rows}, fh, indent=1)
+    return figures
 
 
 def _pools(rows: List[Dict[str, object]]) -> Dict[str, Dict[str, int]]:
