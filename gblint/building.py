@@ -8,6 +8,7 @@ import dataclasses
 
 from . import values
 from .model import Expr
+from .ops import Op
 from .objects import Bound, Func, Inst, Super
 from .values import union
 
@@ -41,7 +42,7 @@ class BuildingMixin:
                 caller = summary.functions.get(qual)
                 fenv = self._method_env(inst, summary, qual) if caller is not None else None
                 for ev in caller.events if caller is not None else ():
-                    if ev.func is None or ev.func.op != "attr" or ev.func.value != "__init__" or not ev.func.parts:
+                    if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != "__init__" or not ev.func.parts:
                         continue
                     got = self._eval(ev.func, fenv, None)
                     if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
@@ -75,8 +76,8 @@ class BuildingMixin:
             found = []
             env = None
             for ev in init.events:
-                if ev.func is None or ev.func.op != "attr" or ev.func.value != name or not ev.func.parts \
-                        or ev.func.parts[0] != Expr("param", init.params[0].name):
+                if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
+                        or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
                     continue
                 env = env or self._method_env(inst, summary, f"{cls_name}.__init__")
                 found.append(self._passed(ev, env, Func(summary.path, method), bound=True))

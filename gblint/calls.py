@@ -15,6 +15,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 from . import values
 from .index import Resolved, construct_break, disabled_break, rnn_break, rnn_first_read
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
+from .ops import Op
 from .semantics import CALLERS_RESUME
 
 # What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
@@ -225,7 +226,7 @@ class CallValues:
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
         changed = [name for name in info.mutated if name in bound and values.changed_by(info, name, bound)]
         for name in changed:  # a collection the function changes before (or while) testing it
-            if bound[name].op == "set":
+            if bound[name].op == Op.SET:
                 del bound[name]
             else:
                 bound[name] = values.changed_in_place(bound[name])
@@ -320,7 +321,7 @@ def _free_names(info: FunctionInfo) -> Set[str]:
     def walk(e: Optional[Expr]) -> None:
         if e is None:
             return
-        if e.op == "free":
+        if e.op == Op.FREE:
             found.add(e.value)
         for p in e.parts:
             walk(p)

@@ -13,6 +13,7 @@ from typing import Optional
 from . import values
 from .invoke import Args
 from .model import Expr, FileSummary, Frame
+from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import TRANSPARENT_DECORATORS
 from .values import OUTER, UNKNOWN, const, union
@@ -36,7 +37,7 @@ class ClassEffectsMixin:
             if not isinstance(deco, (Func, Closure)):
                 continue
             result = self.apply(deco, Args((value,)), None, want=True)
-            kept = [p for p in (result.parts if result.op == "union" else (result,)) if isinstance(p, Cls)]
+            kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if isinstance(p, Cls)]
             if kept:
                 value = union(kept)
         return value
@@ -111,7 +112,7 @@ class ClassEffectsMixin:
         if stored is None:
             return None
         return union(Bound(recv, p) if recv is not None and isinstance(p, (Func, Closure)) else p
-                     for p in (stored.parts if stored.op == "union" else (stored,)))
+                     for p in (stored.parts if stored.op == Op.UNION else (stored,)))
 
     def note_param_stores(self, info, env: values.Env) -> None:
         """The function ``info`` runs with ``env``: its stores on a parameter holding a class are
@@ -121,7 +122,7 @@ class ClassEffectsMixin:
         if not stores:
             return
         for name in info.locals:
-            self._eval(Expr("local", name), env, None)
+            self._eval(Expr(Op.LOCAL, name), env, None)
         for param, attr, value, sure in stores:
             self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
 
@@ -149,13 +150,13 @@ class ClassEffectsMixin:
         ``tests/test_reach.py``)."""
         if not self._is_module(inst):
             return False
-        for p in value.parts if value.op == "union" else (value,):
+        for p in value.parts if value.op == Op.UNION else (value,):
             if isinstance(p, Inst) and self._is_module(p):
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
-            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or \
-                    (p.op == "dict" and p.value == "moduledict"):
+            if (p.op == Op.SEQ and p.value in ("modulelist", "sequential")) or \
+                    (p.op == Op.DICT and p.value == "moduledict"):
                 return True
         return False
 

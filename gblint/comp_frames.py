@@ -18,6 +18,7 @@ from typing import Optional, Tuple
 from . import versions
 from .compile_errors import join_hint
 from .model import Block, BlockKind, Event, EventKind, Frame, Outcome, Span
+from .ops import Op
 
 
 def _line_span(line: int, column: int = 1) -> Span:
@@ -121,7 +122,7 @@ class CompFramesMixin:
 
     def star_generator(self, frame: Frame, ev: Event) -> Optional[Block]:
         """The generator expression ``ev`` (a call) star-unpacks (``f(*(... for ...))``), or None."""
-        if ev.args is None or not any(r.op == "comp" and r.value == "gen" for r in ev.args.rest):
+        if ev.args is None or not any(r.op == Op.COMP and r.value == "gen" for r in ev.args.rest):
             return None
         for other in frame.info.events:
             comp = _comp(other)

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
+from .ops import Op
 from .values import ERROR_PATH, OUTER, certainty_of
 from .versions import torch_of
 
@@ -63,7 +64,7 @@ def _entry_point_targets(project: Project, spec: str) -> List[Tuple[Frame, Optio
     if summary is None or not qual:
         return []
     if qual in summary.classes or (qual in summary.functions and "." not in qual):
-        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr("global", f"{summary.module}.{qual}"
+        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr(Op.GLOBAL, f"{summary.module}.{qual}"
                                                                                 if summary.module else qual), None)]
         if found:
             return found
