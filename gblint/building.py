@@ -5,6 +5,7 @@ assign are the objects the arguments hold (diffusers' attention processors, PyG'
 from __future__ import annotations
 
 import dataclasses
+from typing import Dict
 
 from . import values
 from .model import Expr
@@ -17,7 +18,7 @@ class BuildingMixin:
     """For :class:`gblint.interp.Interpreter` (its ``_eval``, ``_classes``, ``_method_env``,
     ``class_attr``, ``event_args``, ``_init_values`` and ``_active``)."""
 
-    def _init_received(self, inst: Inst, init: Func) -> values.Env:
+    def _init_received(self, inst: Inst, init: Func) -> Dict[str, Expr]:
         """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
         built: the instance's own arguments for the ``__init__`` Python calls, else what the
         ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
@@ -54,7 +55,7 @@ class BuildingMixin:
         finally:
             self._active.discard(key)
 
-    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> values.Env:
+    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> Dict[str, Expr]:
         """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
         event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
         the instance as its first argument."""
@@ -62,7 +63,7 @@ class BuildingMixin:
         args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
         return dict(self._init_values(None, args, None, func))
 
-    def _called_by_init(self, inst: Inst, summary, method: str) -> values.Env:
+    def _called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
         """What the method ``method`` (a qualname of ``summary``) receives when its class's
         ``__init__`` calls it on ``self`` while ``inst`` is built; a parameter the calls disagree
         on holds each value; empty when ``__init__`` does not call it."""
@@ -86,7 +87,7 @@ class BuildingMixin:
             self._active.discard(key)
 
 
-def _agreed(found: list) -> values.Env:
+def _agreed(found: list) -> Dict[str, Expr]:
     """The parameters every binding of ``found`` (one per call) binds, each holding what any of
     the calls passed it."""
     if not found:

@@ -16,9 +16,8 @@ from .model import Expr, FileSummary, Frame
 from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import TRANSPARENT_DECORATORS
-from .values import OUTER, UNKNOWN, const, union
+from .values import UNKNOWN, Env, const, union
 
-BEFORE = "\0before:"  # an Env key: the `self` parameter; its prefix: what `self.<name>` held before a store of it
 
 
 class ClassEffectsMixin:
@@ -64,9 +63,7 @@ class ClassEffectsMixin:
         stores = [(v, sure) for p, attr, v, sure in info.param_stores if p == info.params[0].name and attr == name]
         if not stores:
             return []
-        env = dict(inst.init, **{info.params[0].name: inst})
-        if init.outer is not None:
-            env[OUTER] = init.outer
+        env = Env(dict(inst.init, **{info.params[0].name: inst}), outer=init.outer)
         env = self.frame_env(Frame(summary.path, info), env)
         return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
                 for v, sure in stores]
@@ -99,7 +96,8 @@ class ClassEffectsMixin:
             return self._eval(value, env, None)
         got = self.class_attr(inst.cls, name, inst, None)
         before = UNKNOWN if got is None else self.changed(name, got)
-        env = dict(env, **{BEFORE: const(info.params[0].name), BEFORE + name: before})
+        env = env.replace(before_self=info.params[0].name)
+        env.before[name] = before
         stored = self._eval(value, env, None)
         if (method, name) in cls_info.unsure and got is not None:
             return values.alternatives((stored, before))
@@ -118,13 +116,13 @@ class ClassEffectsMixin:
         """The function ``info`` runs with ``env``: its stores on a parameter holding a class are
         that class's attributes from now on. The locals it reads the class into before storing
         (``original = cls.forward``) are evaluated first, so they keep what the class had."""
-        stores = [s for s in info.param_stores if isinstance(env.get(s[0]), Cls)]
+        stores = [s for s in info.param_stores if isinstance(env.bindings.get(s[0]), Cls)]
         if not stores:
             return
         for name in info.locals:
             self._eval(Expr(Op.LOCAL, name), env, None)
         for param, attr, value, sure in stores:
-            self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
+            self.note_class_store(env.bindings[param], attr, self._eval(value, env, None), sure)
 
     def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
         """Run the ``__getattr__`` of ``inst``'s class for attribute ``name`` (None when the program's

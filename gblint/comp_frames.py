@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from . import versions
+from . import values, versions
 from .compile_errors import join_hint
 from .model import Block, BlockKind, Event, EventKind, Frame, Outcome, Span
 from .ops import Op
@@ -95,7 +95,7 @@ class CompFramesMixin:
             comp = _comp(ev)
             if comp is None or self.owner.skips(ev, env):
                 continue
-            self.conditions = self.owner.residual(ev.blocks[:-1], env or {})
+            self.conditions = self.owner.residual(ev.blocks[:-1], env or values.Env())
             try:
                 if comp.kind == BlockKind.GENEXPR:
                     if (frame.path, comp.line, comp.column) in done:

@@ -11,7 +11,7 @@ from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from .ops import Op
-from .values import ERROR_PATH, OUTER, certainty_of
+from .values import ERROR_PATH, certainty_of
 from .versions import torch_of
 
 
@@ -24,7 +24,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
             training=None, site=None) -> None:
         # a closure is a frame per frame that made it: a decorator's wrapper around each compiled function
-        key = (frame.path, frame.name, env.get(OUTER) if env else None)
+        key = (frame.path, frame.name, env.outer if env else None)
         if key in seen:
             return
         seen.add(key)

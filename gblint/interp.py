@@ -26,7 +26,7 @@ from typing import Dict, Optional, Tuple
 from . import nn_overlay, tensors, values
 from .changes import program_changes
 from .building import BuildingMixin
-from .class_effects import BEFORE, ClassEffectsMixin
+from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .ops import Op
@@ -34,7 +34,7 @@ from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSE
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
                       Partial, Super)
 from .semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
-from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
+from .values import DEFAULT_DTYPE, UNKNOWN, Env, const, union
 
 _MODULE = "<module>"
 
@@ -65,18 +65,15 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         """The environment of module-level code of the file at ``path``."""
         env = self._module_envs.get(path)
         if env is None:
-            env = self._module_envs[path] = {FRAME: Here(path, _MODULE), RESOLVER: self}
+            env = self._module_envs[path] = Env(frame=Here(path, _MODULE), resolver=self)
         return env
 
     def frame_env(self, frame: Frame, env: Optional[values.Env]) -> values.Env:
         """``env`` (what ``frame``'s parameters hold) made an environment of ``frame``."""
         here = Here(frame.path, frame.name)
-        if env is not None and env.get(FRAME) == here and env.get(RESOLVER) is self:
+        if env is not None and env.frame == here and env.resolver is self:
             return env
-        out = dict(env or {})
-        out[FRAME] = here
-        out[RESOLVER] = self
-        return out
+        return env.replace(frame=here, resolver=self) if env is not None else Env(frame=here, resolver=self)
 
     def _key(self, env: values.Env) -> tuple:
         found = self._keys.get(id(env))
@@ -85,7 +82,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return found[1]
 
     def _info(self, env: values.Env) -> Tuple[Optional[FileSummary], Optional[FunctionInfo]]:
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return None, None
         summary = self.project.by_path.get(here.path)
@@ -132,8 +129,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if op == Op.GLOBAL:
             return self.global_value(e.value)
         if op == Op.ATTR:
-            before = env.get(BEFORE + e.value)
-            if before is not None and e.parts[0].op == Op.PARAM and e.parts[0].value == env[BEFORE].value:
+            before = env.before.get(e.value)
+            if before is not None and e.parts[0].op == Op.PARAM and e.parts[0].value == env.before_self:
                 return before  # `self.f = wrap(self.f)`: the value reads what `self.f` held before the store
             return self.attribute(self._eval(e.parts[0], env, calls), e.value, calls)
         if op == Op.SUB:
@@ -186,7 +183,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if items is not None:
             kept = []
             for item in items:
-                scope = dict(env)
+                scope = env.replace()
                 if not _bind_target(scope, target, item):
                     items = None
                     break
@@ -205,7 +202,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return Expr(Op.SET if e.value == "set" else Op.SEQ, None, tuple(self._eval(e.parts[3], sc, calls) for sc in kept))
 
     def _param(self, name: str, env: values.Env) -> Expr:
-        bound = env.get(name)
+        bound = env.bindings.get(name)
         if bound is not None:  # a default that names a global is bound as that name (values.bind_values)
             return self.global_value(bound.value) if bound.op == Op.GLOBAL else bound
         summary, info = self._info(env)
@@ -230,7 +227,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return UNKNOWN
 
     def _local(self, name: str, env: values.Env) -> Expr:
-        bound = env.get(LOCAL + name)  # a comprehension's target, bound to one element
+        bound = env.locals.get(name)  # a comprehension's target, bound to one element
         if bound is not None:
             return bound
         summary, info = self._info(env)
@@ -249,7 +246,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:
-        outer = env.get(OUTER)
+        outer = env.outer
         if isinstance(outer, Ctx):
             outer_env = self._ctx_env(outer)
             summary, info = self._info(outer_env)
@@ -266,7 +263,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         parent = summary.functions.get(info.qualname.rsplit(".", 1)[0])
         if parent is None:
             return UNKNOWN
-        parent_env = self.frame_env(Frame(summary.path, parent), {})
+        parent_env = self.frame_env(Frame(summary.path, parent), None)
         if name in parent.local_defs:
             return self._def(parent.local_defs[name], parent_env)
         if any(p.name == name for p in parent.params) or name in parent.locals:
@@ -274,22 +271,20 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return self._free(name, parent_env)
 
     def _ctx_env(self, ctx: Ctx) -> values.Env:
-        env = dict(ctx.env)
-        env[FRAME] = Here(ctx.path, ctx.qualname)
-        env[RESOLVER] = self
-        return env
+        return Env.from_key(ctx.env, frame=Here(ctx.path, ctx.qualname), resolver=self)
 
     def ctx_of(self, env: values.Env) -> Optional[Ctx]:
         """The :class:`Ctx` of ``env`` (for a closure made in it)."""
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return None
-        return Ctx(here.path, here.qualname, tuple(kv for kv in self._key(env) if kv[0] != FRAME))
+        key = self._key(env)
+        return Ctx(here.path, here.qualname, key[:1] + (None,) + key[2:])  # its frame left out
 
     def _def(self, qualname: str, env: values.Env) -> Expr:
         """The function ``qualname`` of the current file, as its definition makes it (a closure
         of the enclosing frame when it is nested), decorators applied."""
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return UNKNOWN
         summary = self.project.by_path.get(here.path)
@@ -301,11 +296,11 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if parent is not None and parent in summary.functions:
             e = env
             while e is not None:  # the frame that defines it: this one, or one the closure came from
-                h = e.get(FRAME)
+                h = e.frame
                 if h is not None and h.qualname == parent:
                     ctx = self.ctx_of(e)
                     break
-                outer = e.get(OUTER)
+                outer = e.outer
                 e = self._ctx_env(outer) if isinstance(outer, Ctx) else None
         return self.defined(Closure(func, ctx) if ctx is not None else func)
 
@@ -584,13 +579,13 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         ``__init__`` that built it, the arguments it was built with."""
         info = summary.functions.get(method)
         if info is None or not info.params:
-            return self.frame_env(Frame(summary.path, info), {}) if info else self.module_env(summary.path)
+            return self.frame_env(Frame(summary.path, info), None) if info else self.module_env(summary.path)
         env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
         if info.name == "__init__":
             env.update(self._init_received(inst, Func(summary.path, method)))
         elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
             env.update(self._called_by_init(inst, summary, method))
-        return self.frame_env(Frame(summary.path, info), env)
+        return self.frame_env(Frame(summary.path, info), Env(env))
 
     @staticmethod
     def _opened(value: Expr, name: str, mro) -> Expr:
@@ -661,7 +656,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         return UNKNOWN
 
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
-LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
@@ -670,7 +664,7 @@ def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
     """Bind the comprehension target ``target`` to ``item`` in ``env``; False when a tuple
     target cannot be matched with ``item``."""
     if target.op == Op.LOCAL:
-        env[LOCAL + target.value] = item
+        env.locals[target.value] = item
         return True
     if item.op != Op.SEQ or item.value in values.OPEN or len(item.parts) != len(target.parts):
         return False

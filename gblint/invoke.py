@@ -20,7 +20,7 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
-from .values import OUTER, UNKNOWN, const, union
+from .values import UNKNOWN, Env, const, union
 
 BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
@@ -229,16 +229,15 @@ class CallsMixin:
         info = summary.functions.get(base.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
-        env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False)
-        if isinstance(fn, Closure) and fn.outer is not None:
-            env[OUTER] = fn.outer
+        env = Env(values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False),
+                  outer=fn.outer if isinstance(fn, Closure) else None)
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
         self.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
-        changed = [n for n in info.mutated if n in env and n not in star and values.changed_by(info, n, env)]
+        changed = [n for n in info.mutated if n in env.bindings and n not in star and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
-            env[name] = values.changed_in_place(env[name])
+            env.bindings[name] = values.changed_in_place(env.bindings[name])
         if calls is not None:
             calls.append(Target(frame, env))
         if not want:
@@ -374,7 +373,7 @@ class CallsMixin:
         info = summary.functions.get(setattr_.qualname) if summary is not None else None
         if info is None or len(info.params) != 3 or not info.locals.get(info.params[2].name):
             return []
-        env = self.frame_env(Frame(setattr_.path, info), {info.params[0].name: cls, info.params[1].name: const(name)})
+        env = self.frame_env(Frame(setattr_.path, info), Env({info.params[0].name: cls, info.params[1].name: const(name)}))
         found = [self._eval(v, env, None) for v in info.locals[info.params[2].name]]
         return [p for v in found for p in (v.parts if v.op == Op.UNION else (v,)) if isinstance(p, (Func, Closure))]
 
@@ -412,7 +411,7 @@ class CallsMixin:
             info = summary.functions.get(base.qualname) if summary is not None else None
             if info is not None:
                 env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, True)
-                return tuple(sorted((k, v) for k, v in env.items() if not k.startswith("\0")))
+                return tuple(sorted(env.items()))
         if generated is not None:
             fields = []
             for _, info in reversed(self._classes(cls)):
@@ -600,7 +599,7 @@ class CallsMixin:
     def compiled_object(self, summary: FileSummary, value: Expr, function: Optional[str]) -> Expr:
         """The object ``value`` (written in ``function`` of ``summary``, or at module level) is."""
         if function is not None and function in summary.functions:
-            env = self.frame_env(Frame(summary.path, summary.functions[function]), {})
+            env = self.frame_env(Frame(summary.path, summary.functions[function]), None)
         else:
             env = self.module_env(summary.path)
         return self._eval(value, env, None)
@@ -662,19 +661,19 @@ def _joined_targets(targets: List[Target]) -> dict:
             group.append(t)
     out: dict = {}
     for key, group in groups.items():
-        envs = [t.env or {} for t in group]
-        marks = [{k: v for k, v in e.items() if k.startswith("\0")} for e in envs]
+        envs = [t.env or Env() for t in group]
+        marks = [(e.resolver,) + e.context() for e in envs]
         if len(group) == 1 or group[0].frame is None or any(m != marks[0] for m in marks):
             out[key] = group
             continue
-        env = {}
-        for name in dict.fromkeys(n for e in envs for n in e):
+        env = envs[0].replace(bindings={})
+        for name in dict.fromkeys(n for e in envs for n in e.bindings):
             found = []
             for e in envs:
-                v = e.get(name, UNKNOWN)
+                v = e.bindings.get(name, UNKNOWN)
                 if v not in found:
                     found.append(v)
-            env[name] = found[0] if len(found) == 1 else values.alternatives(found)
+            env.bindings[name] = found[0] if len(found) == 1 else values.alternatives(found)
         out[key] = [dataclasses.replace(group[0], env=env, flat=all(t.flat for t in group))]
     return out
 

@@ -640,7 +640,7 @@ class Region:
     python_version: Tuple[int, int]
     spelling: str
     holders: Tuple[Tuple[str, str], ...] = ()  # (path, module-level name) that hold the compiled object
-    env: Optional[dict] = None  # what the entry's parameters and closure hold (the instance as ``self``...)
+    env: Optional["Env"] = None  # gblint.env.Env: what the entry's parameters and closure hold (the instance as ``self``...)
     compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)
     torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release
     training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known

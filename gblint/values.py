@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
+from .env import Env
 from .model import CallArgs, Expr, Param
 from .ops import Op
 
@@ -27,8 +28,6 @@ OTHER = Expr(Op.UNKNOWN, "other")
 NOTNONE = Expr(Op.NOTNONE)
 INDEX = Expr(Op.NOTNONE, "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
 DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
-
-Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
 
 _PY_OPS = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
            Op.GE: operator.ge}
@@ -42,7 +41,7 @@ def const(value) -> Expr:
 # ----------------------------------------------------------------------------- evaluation
 
 # Ops that stand for objects the program makes (gblint.interp follows them; here they are not
-# known unless an interpreter rides in the environment under RESOLVER).
+# known unless the environment holds an interpreter, Env.resolver).
 OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
                         Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
 _NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE})
@@ -55,17 +54,17 @@ REJECTED = frozenset({Op.KV, Op.PROTOCOL})
 def evaluate(e: Expr, env: Env) -> Expr:
     """The value of ``e`` with the parameters bound as in ``env``: a ``const``, ``notnone``,
     ``tensor``, a ``seq``, ``dict`` or ``set`` of values, an object (:mod:`gblint.objects`), a
-    ``union`` of those, or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
-    :data:`RESOLVER` (:class:`gblint.interp.Interpreter`)."""
+    ``union`` of those, or ``unknown``. Objects are followed only when ``env`` holds an interpreter
+    (``env.resolver``, a :class:`gblint.interp.Interpreter`)."""
     op = e.op
     if op in (Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE):
         return e
     if op == Op.PARAM:
-        return env.get(e.value, UNKNOWN)
+        return env.bindings.get(e.value, UNKNOWN)
     if op == Op.TRAINING:  # known when the code sets the compiled module's mode (gblint.regions)
-        return env.get(MODE, UNKNOWN)
+        return env.mode or UNKNOWN
     if op in OBJECT_OPS:
-        interp = env.get(RESOLVER)
+        interp = env.resolver
         return interp.value(e, env) if interp is not None else UNKNOWN
     if op in (Op.SEQ, Op.SET):
         return Expr(op, e.value, tuple(evaluate(p, env) for p in e.parts))
@@ -94,10 +93,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
         return first if truth == (op == Op.OR) else evaluate(e.parts[1], env)
     if op in (Op.ITEMS, Op.GET):
         inner = evaluate(e.parts[0], env)
-        if (inner.op == Op.OBJ or (inner.op == Op.FILTERED and inner.value == "dict")) and RESOLVER in env:
+        if (inner.op == Op.OBJ or (inner.op == Op.FILTERED and inner.value == "dict")) and env.resolver is not None:
             # a method of a program object (a Mapping's `get`...), or of a dict comprehension
             args = tuple(evaluate(p, env) for p in e.parts[1:])
-            return env[RESOLVER].call_method(inner, e.value if op == Op.ITEMS else "get", args)
+            return env.resolver.call_method(inner, e.value if op == Op.ITEMS else "get", args)
     if op == Op.ITEMS:
         inner = evaluate(e.parts[0], env)
         if inner.op == Op.SEQ:
@@ -115,8 +114,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
             return const("".join(str(p.value) for p in pieces))
         return NOTNONE
     if op == Op.COMP:
-        if RESOLVER in env:
-            return env[RESOLVER].value(e, env)
+        if env.resolver is not None:
+            return env.resolver.value(e, env)
         inner = evaluate(e.parts[0], env)
         if inner.op in (Op.SEQ, Op.DICT) and not inner.parts and inner.value not in OPEN:
             return Expr(Op.DICT if e.value == "dict" else Op.SEQ)  # a comprehension over nothing is empty
@@ -316,7 +315,7 @@ def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: 
     when its value is known). ``bound``: a method called on an instance (its first parameter
     is the instance, not an argument). Empty for a call gblint did not record arguments of."""
     if args is None:
-        return {}
+        return Env()
     positional = [evaluate(a, caller) for a in args.positional]
     keywords = [(k, evaluate(v, caller)) for k, v in args.keywords]
     star, starstar = args.star, args.starstar
@@ -331,20 +330,18 @@ def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: 
                                       for kv in r.parts) for r in rest):
             keywords += [(kv.parts[0].value, kv.parts[1]) for r in rest for kv in r.parts]
             starstar = any(r.value in OPEN for r in rest)
-    env = bind_values(positional, keywords, star, starstar, params, bound)
-    if RESOLVER in caller:
-        env[RESOLVER] = caller[RESOLVER]
-    return env
+    return Env(bind_values(positional, keywords, star, starstar, params, bound), resolver=caller.resolver)
 
 
 def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]], star: bool, starstar: bool,
-                params: Sequence[Param], bound: bool) -> Env:
+                params: Sequence[Param], bound: bool) -> Dict[str, Expr]:
     """:func:`bind` for arguments already evaluated: ``positional`` values, ``keywords``
-    ``(name, value)`` pairs, ``star``/``starstar`` whether more may come unseen."""
+    ``(name, value)`` pairs, ``star``/``starstar`` whether more may come unseen. The bindings
+    (parameter name -> value), not an :class:`Env`."""
     params = list(params)
     if bound and params and params[0].kind == "pos":
         params = params[1:]
-    env: Env = {}
+    env: Dict[str, Expr] = {}
     pos_params = [p for p in params if p.kind == "pos"]
     for p, a in zip(pos_params, positional):
         env[p.name] = a
@@ -397,26 +394,29 @@ def changed_in_place(v: Expr) -> Expr:
                                            for kv in v.parts))
     return v
 
-RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
-FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
-READ = "\0read"  # an Env key of a call target's values: it runs inside an attribute read (Target.read)
-VIA = "\0via"  # an Env key of a call target's values: the target runs only when the called value is this one (a test in words)
-MODE = "\0training"  # an Env key: ``self.training`` in the region (a const bool), when the code sets the mode
-OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)
 
-
-def env_key(env: Env) -> Tuple[Tuple[str, Expr], ...]:
-    """A hashable form of ``env`` (for memoising per call context; the resolver left out)."""
-    return tuple(sorted(((k, v) for k, v in env.items() if k != RESOLVER), key=lambda kv: kv[0]))
+def env_key(env: Env) -> tuple:
+    """A hashable form of ``env`` (for memoising per call context; the resolver left out): its
+    bindings as sorted ``(name, value)`` pairs, then :meth:`Env.context`."""
+    return (tuple(sorted(env.bindings.items(), key=lambda kv: kv[0])),) + env.context()
 
 
 def merge(envs: Iterable[Env]) -> Env:
-    """What every one of ``envs`` agrees on (for a function called from several places)."""
+    """What every one of ``envs`` agrees on (for a function called from several places): the
+    bindings they all hold, each field where they all hold the same (else its default)."""
     envs = list(envs)
     if not envs:
-        return {}
+        return Env()
     first, rest = envs[0], envs[1:]
-    return {k: v for k, v in first.items() if all(e.get(k) == v for e in rest)}
+    out = Env({k: v for k, v in first.bindings.items() if all(e.bindings.get(k) == v for e in rest)},
+              resolver=first.resolver if all(e.resolver is first.resolver for e in rest) else None)
+    for name in ("frame", "outer", "mode", "read", "via", "before_self"):
+        if all(getattr(e, name) == getattr(first, name) for e in rest):
+            setattr(out, name, getattr(first, name))
+    for name in ("before", "locals"):
+        setattr(out, name, {k: v for k, v in getattr(first, name).items()
+                            if all(getattr(e, name).get(k) == v for e in rest)})
+    return out
 
 
 def params_used(e: Optional[Expr]) -> Iterable[str]:

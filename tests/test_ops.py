@@ -134,8 +134,8 @@ def test_the_interpreter_hands_the_rest_to_evaluate():
 @pytest.mark.parametrize("op", sorted(values.REJECTED))
 def test_a_rejected_op_evaluates_to_unknown(op):
     e = Expr(op, "keys", (values.const(1), values.const(2)))
-    assert values.evaluate(e, {}) == values.UNKNOWN
-    assert values.decide(e, {}) is None
+    assert values.evaluate(e, values.Env()) == values.UNKNOWN
+    assert values.decide(e, values.Env()) is None
 
 
 # what the ops whose parts are not up to three values hold (an object, `obj`, is no Expr)
@@ -147,8 +147,8 @@ def test_each_evaluated_op_gives_a_value_over_unknown_parts(op):
     """Over parts it knows nothing of, each op gives a value, or a test's verdict (None: not known),
     without raising."""
     e = Expr(op, None, _PARTS.get(op, (values.UNKNOWN,) * 3))
-    assert isinstance(values.evaluate(e, {}).op, Op)
-    assert values.decide(e, {}) in (True, False, None)
+    assert isinstance(values.evaluate(e, values.Env()).op, Op)
+    assert values.decide(e, values.Env()) in (True, False, None)
 
 
 def test_a_member_is_its_word():
