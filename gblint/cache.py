@@ -42,6 +42,7 @@ _ENUMS = {c for c in _CLASSES.values() if issubclass(c, enum.Enum)}
 # Expr.op, the commonest word of a summary: stored bare, as before it was an enum (decoded by _object)
 _BARE = frozenset({_model.Op})
 _OPS = {op.value: op for op in _model.Op}
+_EXPR = _model.Expr
 # Tags: {"@t": [...]} is a tuple, {"@Span": [...]} a Span (its fields in order), {"@Outcome":
 # ["skip"]} an enum member (its word), {"@d": [[k, v], ...]} a dict with a key that starts with "@";
 # any other JSON object is a dict, any array a list.
@@ -112,7 +113,7 @@ def _object(obj: dict) -> object:
         return cls(items[0])
     if cls is None or len(items) != len(_FIELDS[cls]):
         raise CacheFormatError(f"unexpected {tag}")
-    if cls is _model.Expr and items and type(items[0]) is str:
+    if cls is _EXPR and items and type(items[0]) is str:
         items[0] = _OPS.get(items[0], items[0])  # a word that is no op fails the check below
     for ok, item in zip(_CHECKS.get(cls) or _checks(cls), items):
         if not ok(item):

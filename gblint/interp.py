@@ -37,6 +37,7 @@ from .semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
 from .values import DEFAULT_DTYPE, UNKNOWN, Env, const, union
 
 _MODULE = "<module>"
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
 class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
@@ -97,7 +98,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
 
     def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
-        if op in (Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE):
+        if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
             return e
         key = (e, self._key(env), calls is not None)
         found = self._memo.get(key)

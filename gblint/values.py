@@ -45,6 +45,7 @@ def const(value) -> Expr:
 OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
                         Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
 _NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE})
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE})  # each its own value
 # The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair; what a protocol method
 # of an object returns (gblint.interp follows it). evaluate, or decide for a test, dispatches on every other
 # op (tests/test_ops.py).
@@ -57,7 +58,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     ``union`` of those, or ``unknown``. Objects are followed only when ``env`` holds an interpreter
     (``env.resolver``, a :class:`gblint.interp.Interpreter`)."""
     op = e.op
-    if op in (Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE):
+    if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
         return e
     if op == Op.PARAM:
         return env.bindings.get(e.value, UNKNOWN)

@@ -125,7 +125,7 @@ def test_the_interpreter_hands_the_rest_to_evaluate():
     """The interpreter follows the objects (a protocol method's result among them, which evaluate
     rejects) and ends by handing every other op to evaluate."""
     tree = _tree(interp)
-    followed = _dispatched(tree, {"_eval", "_eval_op"}, vars(values))
+    followed = _dispatched(tree, {"_eval", "_eval_op"}, {**vars(values), **vars(interp)})
     assert values.OBJECT_OPS | {Op.PROTOCOL} <= followed <= set(Op)
     body = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_eval_op").body
     assert ast.unparse(body[-1]) == "return values.evaluate(e, env)"
