@@ -14,7 +14,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import values
 from .env import Env
-from .index import Resolved, construct_break, disabled_break, rnn_break, rnn_first_read
+from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
 from .ops import Op
 from .semantics import CALLERS_RESUME
@@ -204,6 +204,7 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), via, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        out = _dirty_apply(ev, out) + out
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]
@@ -364,3 +365,33 @@ def rnn_resumes(ev: Event) -> Event:
     """The break of an RNN module's call as torch 2.15 makes it: a graph break it resumes after
     (GB0148), not a skip of the calling frame (``rnn-call-resumes``, docs/semantics.md §8.11)."""
     return dataclasses.replace(ev, gb_ids=("GB0148",), outcome=Outcome.RESUME)
+
+
+_GRAD_OFF = ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
+
+
+def _dirty_apply(ev: Event, out: List[CallTarget]) -> List[CallTarget]:
+    """The break at the call ``ev`` when it is ``Function.apply(...)`` (its ``forward`` bound to the
+    context object of :func:`gblint.nn_overlay.function_apply`) and ``forward`` marks an input dirty
+    that it does not return as itself (the GBL141 event without a gate): Dynamo breaks at the call where
+    an argument requires grad (``AutogradFunctionVariable.call_apply``); left out where none does,
+    conditional on it where that is not known (:func:`gblint.values.requires_grad`)."""
+    from .nn_overlay import FUNCTION_CTX
+    if any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(_GRAD_OFF)
+           for b in ev.blocks):
+        return []  # torch.is_grad_enabled() is false: forward is inlined and breaks at mark_dirty instead
+    for target, env, _flat in out:
+        if not isinstance(target, Frame) or env is None or not target.info.params:
+            continue
+        params = target.info.params
+        if env.bindings.get(params[0].name) != FUNCTION_CTX or not any(
+                e.code == "GBL141" and not any(b.kind == BlockKind.BRANCH and b.line == e.span.line for b in e.blocks)
+                for e in target.info.events):
+            continue
+        grads = {p.name: values.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
+        if True in grads.values():
+            return [(dirty_apply_break(ev), None, False)]
+        unknown = [n for n, g in grads.items() if g is None]
+        if unknown:
+            return [(dirty_apply_break(ev), Env(via=f"{unknown[0]}.requires_grad"), False)]
+    return []

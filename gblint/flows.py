@@ -216,9 +216,10 @@ class FlowsMixin:
             values[name] = values.get(name, ()) + (value,)
 
     def note_annotated(self, node: cst.AnnAssign) -> None:
-        """A class-body ``name: T`` (``= default``): a field of a dataclass-like class."""
+        """A class-body ``name: T`` (``= default``): a field of a dataclass-like class, unless ``T`` is
+        ``ClassVar[...]`` (``dataclasses._process_class`` leaves those out of the fields and ``__init__``)."""
         if self.scope is None and self.class_stack and isinstance(node.target, cst.Name) \
-                and not self.in_function():
+                and not self.in_function() and not _class_var(node.annotation.annotation):
             cls = self.class_stack[-1]
             if node.target.value not in cls.fields:
                 cls.fields = cls.fields + (node.target.value,)
@@ -396,3 +397,15 @@ class FlowsMixin:
                 return False
         q = self.scope.resolve(func)
         return not (q and self.is_external(q))
+
+
+def _class_var(annotation: cst.BaseExpression) -> bool:
+    """Whether the annotation ``annotation`` is ``ClassVar`` (``typing.ClassVar[int]``, ``"ClassVar[int]"``)."""
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
+        return text.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "ClassVar"
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, cst.Attribute):
+        return annotation.attr.value == "ClassVar"
+    return isinstance(annotation, cst.Name) and annotation.value == "ClassVar"

@@ -341,6 +341,16 @@ def disabled_function_break(call: Event, callee: Frame) -> Event:
         hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
 
 
+def dirty_apply_break(call: Event) -> Event:
+    """The break of ``Function.apply(...)`` whose ``forward`` marks an input dirty and does not return it
+    (GB2464, torch/_dynamo/variables/higher_order_ops.py: AutogradFunctionApplyVariable)."""
+    c = CODES["GBL142"]
+    return dataclasses.replace(
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
+        detail=f"`{call.call_text}(...)`: its `forward` marks an input dirty and does not return it",
+        hint=c.hint, outcome=Outcome.RESUME)
+
+
 def nonstrict_break(call: Event, callee: Frame) -> Event:
     """The break of calling a ``nonstrict_trace``d function that turns tensors into Python values (GB0251)."""
     c = CODES["GBL120"]

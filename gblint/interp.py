@@ -28,6 +28,7 @@ from .changes import program_changes
 from .building import BuildingMixin
 from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
+from .items import ItemsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .ops import Op
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
@@ -40,7 +41,7 @@ _MODULE = "<module>"
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
-class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
+class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -138,6 +139,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
             return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
         if op == Op.CALLV:  # a call inside a value: its frames are its own call event's, not this one's
             fn = self._eval(e.parts[0], env, None)
+            if fn == _GLOBALS and len(e.parts) == 1:  # this module's namespace: its globals by name
+                summary, _ = self._info(env)
+                return Module(summary.module) if summary is not None and summary.module else UNKNOWN
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
         if op == Op.ITER:
             return self.iterate(self._eval(e.parts[0], env, calls))
@@ -171,36 +175,6 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
             return UNKNOWN
         return values.evaluate(e, env)
-
-    def _comprehension(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
-        """A ``comp`` value: over a known, finite iterable, each element bound to the target,
-        kept when the test holds (all known: the exact list, set or dict); else what any
-        element makes, of unknown length (``filtered``)."""
-        source, target, test = e.parts[0], e.parts[1], e.parts[2]
-        it = self._eval(source, env, None)
-        items = None
-        if it.op in (Op.SEQ, Op.DICT) and it.value not in values.OPEN and len(it.parts) <= _MAX_ITEMS:
-            items = [kv.parts[0] for kv in it.parts] if it.op == Op.DICT else list(it.parts)
-        if items is not None:
-            kept = []
-            for item in items:
-                scope = env.replace()
-                if not _bind_target(scope, target, item):
-                    items = None
-                    break
-                truth = values.decide(test, scope)
-                if truth is None:
-                    items = None
-                    break
-                if truth:
-                    kept.append(scope)
-        if items is None:
-            elt = tuple(self._eval(p, env, calls) for p in e.parts[3:5 if e.value == "dict" else 4])
-            return Expr(Op.FILTERED, "dict" if e.value == "dict" else None, (it,) + elt)
-        if e.value == "dict":
-            return Expr(Op.DICT, None, tuple(Expr(Op.KV, parts=(self._eval(e.parts[3], sc, None),
-                                                              self._eval(e.parts[4], sc, calls))) for sc in kept))
-        return Expr(Op.SET if e.value == "set" else Op.SEQ, None, tuple(self._eval(e.parts[3], sc, calls) for sc in kept))
 
     def _param(self, name: str, env: values.Env) -> Expr:
         bound = env.bindings.get(name)
@@ -320,6 +294,11 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
             return Ext(dotted)
         project = self.project
         head = dotted.split(".")[0]
+        owner, _, last = dotted.rpartition(".")
+        if last == "__name__" and owner and project.by_module.get(head) is not None:
+            summary = project.module(owner)
+            if summary is not None and "__name__" not in summary.module_values:
+                return values.module_name(owner)
         if head == "torch" or head in ("typing", "functools", "collections", "dataclasses", "math", "types"):
             if project.by_module.get(head) is None:
                 return Ext(dotted)
@@ -616,60 +595,10 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
-    # ------------------------------------------------------------------ items and iteration
-    def subscript(self, base: Expr, key: Expr, calls: Optional[list]) -> Expr:
-        """``base[key]``."""
-        if base.op == Op.UNION:
-            return union(self.subscript(p, key, calls) for p in base.parts)
-        if base == values.OTHER:
-            return base
-        if base.op == Op.SEQ:
-            if key.op == Op.SLICE:
-                if base.value is None and len(set(base.parts)) > 1:
-                    # the slice's bounds are not kept: any item may be at any place of the result
-                    # (`pair[1:][0]` of an enumerate pair is its item, not its count)
-                    return Expr(Op.FILTERED, parts=(base, union(base.parts)))
-                return base
-            if key.op == Op.CONST and isinstance(key.value, int) and not isinstance(key.value, bool):
-                if 0 <= key.value < len(base.parts) or (base.value not in values.OPEN
-                                                         and -len(base.parts) <= key.value < 0):
-                    return base.parts[key.value]
-                return UNKNOWN
-            # an unknown index selects one of the items: what is called through it runs only maybe
-            # (a union's targets are conditional, see Invoker._apply_union)
-            if base.parts and len(base.parts) <= _MAX_ITEMS:
-                return union(base.parts + ((UNKNOWN,) if base.value in values.OPEN else ()))
-            return UNKNOWN
-        if base.op == Op.FILTERED:  # a dict comprehension's parts: the iterable, a key, its value
-            return base if key.op == Op.SLICE else (base.parts[-1] if len(base.parts) > 1 else UNKNOWN)
-        if base.op == Op.DICT:
-            found = values._lookup(base, key)
-            if found is not None and found.op == Op.UNKNOWN and key.op != Op.CONST and base.parts \
-                    and len(base.parts) <= _MAX_ITEMS:  # an unknown key selects one of the entries, maybe
-                return union(tuple(kv.parts[1] for kv in base.parts) + ((UNKNOWN,) if base.value in values.OPEN else ()))
-            return found if found is not None else UNKNOWN
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
-            items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping
-            if items is not None:
-                return self.subscript(items, key, calls)
-        if isinstance(base, (Inst, Cls)):
-            return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
-        return UNKNOWN
 
+_GLOBALS = Ext("builtins.globals")
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
-_MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
-
-
-def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
-    """Bind the comprehension target ``target`` to ``item`` in ``env``; False when a tuple
-    target cannot be matched with ``item``."""
-    if target.op == Op.LOCAL:
-        env.locals[target.value] = item
-        return True
-    if item.op != Op.SEQ or item.value in values.OPEN or len(item.parts) != len(target.parts):
-        return False
-    return all(_bind_target(env, t, i) for t, i in zip(target.parts, item.parts))
 
 
 _PROPERTIES = frozenset({"property", "functools.cached_property", "builtins.property"})

@@ -20,7 +20,7 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
-from .values import UNKNOWN, Env, const, union
+from .values import GRAD, UNKNOWN, Env, const, union
 
 BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
@@ -216,7 +216,8 @@ class CallsMixin:
             if fn.name.startswith("torch.nn.") and last in SAME_DTYPE_MODULES \
                     and first is not None and first.op == Op.TENSOR:
                 dtype = None if self.dtypes_changed() else self.dtype_of(first)
-                return Expr(Op.TENSOR, dtype)  # a layer's output is a tensor, of its input's dtype
+                # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
+                return Expr(Op.TENSOR, dtype, (GRAD,) if tensors.PARAMETERS.get(last) else ())
             if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
                 return Expr(Op.TENSOR)  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
@@ -272,44 +273,6 @@ class CallsMixin:
         if method is None:
             return default
         return self.apply(method, args, calls, want=True)
-
-    def protocol(self, base: Expr, name: str) -> Expr:
-        """The method ``name`` Python calls on ``base`` for a statement or builtin (looked up on its
-        type, never through ``__getattr__``): for ``__iter__``, ``__getitem__`` when the class
-        defines no ``__iter__`` (the sequence protocol, ``collections.abc.Sequence.__iter__``)."""
-        if base.op == Op.UNION:
-            return union(self.protocol(p, name) for p in base.parts)
-        if not isinstance(base, Inst):
-            return UNKNOWN
-        got = self.class_attr(base.cls, name, base, None)
-        if got is None and name == "__iter__":
-            got = self.class_attr(base.cls, "__getitem__", base, None)
-            return UNKNOWN if got is None else Partial(got, (values.INDEX,), ())
-        return UNKNOWN if got is None else got
-
-    def iterate(self, base: Expr) -> Expr:
-        """An element of iterating ``base`` (of an instance without ``__iter__``: what its
-        ``__getitem__`` returns)."""
-        if base.op == Op.UNION:
-            return union(self.iterate(p) for p in base.parts)
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__iter__", base, None) is None:
-            return self._call_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
-        if base.op == Op.SEQ:
-            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
-            return union(parts) if parts else BOTTOM
-        if base.op == Op.FILTERED:
-            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
-        if base.op == Op.DICT:
-            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
-        return UNKNOWN
-
-    def unpack(self, base: Expr, index: int) -> Expr:
-        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
-        if base.op == Op.UNION:
-            return union(self.unpack(p, index) for p in base.parts)
-        if base.op == Op.SEQ and 0 <= index < len(base.parts):
-            return base.parts[index]
-        return UNKNOWN
 
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
         for summary, info in self._classes(cls):
@@ -402,9 +365,10 @@ class CallsMixin:
 
     def _init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of ``init``,
-        the ``__init__`` Python calls (unbound; None when there is none of the project's), or to
-        the dataclass fields when ``generated`` (:meth:`_generated_init`) builds it; unknown
-        ones left out."""
+        the ``__init__`` Python calls (unbound; None when there is none of the project's), unknown
+        ones left out, or to the dataclass fields when ``generated`` (:meth:`_generated_init`) builds
+        it: a field given a value gblint does not know, or one an unpacked ``*x``/``**x`` may give,
+        is unknown, never its default (a preset splatted into the config picks the class)."""
         if isinstance(init, (Func, Closure)):  # a closure: an `__init__` a class decorator put there
             base = init.func if isinstance(init, Closure) else init
             summary = self.project.by_path.get(base.path)
@@ -418,7 +382,9 @@ class CallsMixin:
                 fields.extend(f for f in info.fields if f not in fields)
             given = dict(zip(fields, args.positional))
             given.update((k, v) for k, v in args.keywords if k in fields)
-            return tuple(sorted((k, v) for k, v in given.items() if v.op != Op.UNKNOWN))
+            unseen = fields[len(args.positional):] if args.starstar or args.star else ()
+            given.update((f, UNKNOWN) for f in unseen if f not in given)
+            return tuple(sorted(given.items()))
         return ()
 
     def call_instance(self, inst: Inst, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -516,13 +482,11 @@ class CallsMixin:
             return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.iterate(first)))))
         if name == "builtins.zip" and args.positional:
             return Expr(Op.FILTERED, parts=(args.positional[0],
-                                           Expr(Op.SEQ, parts=tuple(self.iterate(a) for a in args.positional))))
-        if name == "builtins.getattr" and len(args.positional) >= 2 and args.positional[1].op == Op.CONST \
-                and isinstance(args.positional[1].value, str):
-            got = self.attribute(first, args.positional[1].value, calls)
-            if len(args.positional) > 2 and (got.op == Op.UNKNOWN or any(p.op == Op.UNKNOWN for p in got.parts)):
-                return union((got, args.positional[2]))  # the attribute may be missing: then the default
-            return got
+                                            Expr(Op.SEQ, parts=tuple(self.iterate(a) for a in args.positional))))
+        if name == "builtins.getattr" and len(args.positional) >= 2:
+            return self._getattr_named(first, args.positional[1], args.positional[2:], calls)
+        if name == "importlib.import_module" and len(args.positional) == 1 and not args.keywords:
+            return self.module_object(first)
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
@@ -540,6 +504,20 @@ class CallsMixin:
         if name.startswith("torch."):
             return values.NOTNONE
         return ExtInst(name) if short[:1].isupper() else UNKNOWN
+
+    def _getattr_named(self, obj: Expr, name: Expr, default: Tuple[Expr, ...], calls: Optional[list]) -> Expr:
+        """``getattr(obj, name[, default])``: the attribute when ``name`` is a string constant, one
+        of several when it is one of several (each a real alternative); else unknown."""
+        names = name.parts if name.op == Op.UNION else (name,)
+        if not names or any(n.op != Op.CONST or not isinstance(n.value, str) for n in names):
+            return UNKNOWN
+        found = []
+        for n in names:
+            got = self.attribute(obj, n.value, calls)
+            if default and (got.op == Op.UNKNOWN or any(p.op == Op.UNKNOWN for p in got.parts)):
+                got = union((got, default[0]))  # the attribute may be missing: then the default
+            found.append(got)
+        return found[0] if len(found) == 1 else values.alternatives(found)
 
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""

@@ -73,7 +73,10 @@ class Op(str, enum.Enum):
     OBJ = "obj"  # an object the interpreter made (gblint.objects.Obj): not None
 
     # added by the catalogue rules
-    TENSOR = "tensor"  # a value made by a torch op, its size as ``const`` parts when a factory shows it
+    TENSOR = "tensor"  # a value made by a torch op, its size as ``const`` parts when a factory shows it, and a
+    # ``grad`` part when it is known whether it requires grad
+    GRAD = "grad"  # a ``tensor``'s part, never a value alone: ``value`` True when the tensor requires grad (a layer
+    # with parameters made it, or a factory's ``requires_grad=True``), False when not
     OP_FAILS = "op_fails"  # whether the op ``value`` (``matmul``, ``broadcast``) of ``parts[0]`` and ``parts[1]`` raises
     SET = "set"  # a set display of ``parts``
     CONCAT = "concat"  # an f-string of ``parts``
@@ -81,3 +84,4 @@ class Op(str, enum.Enum):
     HOLDS_TENSOR = "holds_tensor"  # a test: ``parts[0]`` is or contains a tensor
     TENSOR_SEQ = "tensor_seq"  # a test: ``parts[0]`` is a tuple or list with a tensor in it
     TENSOR_SET = "tensor_set"  # a test: ``parts[0]`` is a set holding a tensor
+    GRAD_OFF = "grad_off"  # a test: no tensor of ``parts`` requires grad (gblint.values.requires_grad)

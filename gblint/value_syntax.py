@@ -250,6 +250,8 @@ def global_expr(name: str, scope) -> Expr:
     cls = builder.class_stack[-1] if builder.class_stack and scope.info is None else None
     if cls is not None and (name in cls.methods or name in cls.values):  # a class-body name, in the class body
         return Expr(Op.GLOBAL, f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
+    if name == "__name__" and module and name not in builder.summary.module_names:
+        return Expr(Op.GLOBAL, f"{module}.__name__")  # the module's own name (gblint.interp: `sys.modules[__name__]`)
     if name in _BUILTINS and name not in builder.summary.module_names:
         return Expr(Op.GLOBAL, "builtins." + name)
     return Expr(Op.GLOBAL, f"{module}.{name}" if module else name)
@@ -376,7 +378,7 @@ def call_expr(node: cst.Call, scope) -> Expr:
         return UNKNOWN
     if scope.resolve(func) in TENSOR_FUNCTIONS:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
-        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope))
+        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -527,6 +529,18 @@ def _factory_dtype(node: cst.Call, scope) -> Optional[str]:
 
 
 _FLOAT_FACTORIES = _FACTORIES - {"torch.full"}
+
+
+def _factory_grad(node: cst.Call, scope) -> Tuple[Expr, ...]:
+    """Whether a factory's tensor requires grad, as a ``grad`` part: its literal ``requires_grad=`` (default
+    False); ``()`` for another call or a value not written as a literal."""
+    if scope.resolve(node.func) not in _FACTORIES:
+        return ()
+    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+    if arg is None:
+        return (Expr(Op.GRAD, False),)
+    found = literal_expr(arg)
+    return (Expr(Op.GRAD, found.value),) if found.op == Op.CONST and isinstance(found.value, bool) else ()
 
 
 def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:

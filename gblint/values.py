@@ -27,6 +27,9 @@ UNKNOWN = Expr(Op.UNKNOWN)
 OTHER = Expr(Op.UNKNOWN, "other")
 NOTNONE = Expr(Op.NOTNONE)
 INDEX = Expr(Op.NOTNONE, "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
+# a ``notnone`` value's prefix: the ``__name__`` of the module named after it. Its text is not kept (a file run
+# as a script is "__main__"), so tests on it stay undecided; ``sys.modules[__name__]`` is the module itself
+MODULE_NAME = "module:"
 DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
 
 _PY_OPS = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
@@ -46,10 +49,10 @@ OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV,
                         Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
 _NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE})
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE})  # each its own value
-# The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair; what a protocol method
-# of an object returns (gblint.interp follows it). evaluate, or decide for a test, dispatches on every other
-# op (tests/test_ops.py).
-REJECTED = frozenset({Op.KV, Op.PROTOCOL})
+# The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair and a `tensor`'s `grad`
+# part; what a protocol method of an object returns (gblint.interp follows it). evaluate, or decide for a test,
+# dispatches on every other op (tests/test_ops.py).
+REJECTED = frozenset({Op.KV, Op.GRAD, Op.PROTOCOL})
 
 
 def evaluate(e: Expr, env: Env) -> Expr:
@@ -174,6 +177,21 @@ def alternatives(found: Sequence[Expr]) -> Expr:
     return union(found)
 
 
+def module_name(name: str) -> Expr:
+    """The ``__name__`` of the module ``name`` (dotted), as a value (:data:`MODULE_NAME`)."""
+    return Expr(Op.NOTNONE, MODULE_NAME + name)
+
+
+def named_module(v: Expr) -> Optional[str]:
+    """The dotted module name the value ``v`` spells: a string constant, or a module's
+    ``__name__`` (:func:`module_name`); None for any other value."""
+    if v.op == Op.CONST and isinstance(v.value, str):
+        return v.value
+    if v.op == Op.NOTNONE and isinstance(v.value, str) and v.value.startswith(MODULE_NAME):
+        return v.value[len(MODULE_NAME):]
+    return None
+
+
 def union(values: Iterable[Expr]) -> Expr:
     """One of ``values`` (flattened, each once): the value itself when there is one, an
     empty ``union`` when there is none (nothing reaches here)."""
@@ -239,6 +257,9 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
         return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
     if op == Op.HOLDS_TENSOR:
         return holds_tensor(evaluate(e.parts[0], env))
+    if op == Op.GRAD_OFF:  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
+        found = {requires_grad(evaluate(p, env)) for p in e.parts}
+        return False if True in found else None if None in found else True
     if op == Op.TENSOR_SEQ:  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
         return holds_tensor(v) if v.op == Op.SEQ else False if v.op in (Op.CONST, Op.DICT, Op.SET, Op.TENSOR) else None
@@ -453,7 +474,9 @@ def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
     (``torch.randn(2, 3)``); None otherwise."""
     if a.op != Op.TENSOR or b.op != Op.TENSOR or not a.parts or not b.parts:
         return None
-    sa, sb = [d.value for d in a.parts], [d.value for d in b.parts]
+    sa, sb = [d.value for d in a.parts if d.op == Op.CONST], [d.value for d in b.parts if d.op == Op.CONST]
+    if not sa or not sb:
+        return None
     if op == "matmul":
         inner = sb[-2] if len(sb) >= 2 else sb[0]
         return sa[-1] != inner
@@ -475,6 +498,23 @@ def holds_tensor(v: Expr) -> Optional[bool]:
     if v.op == Op.DICT:
         inner = [holds_tensor(kv.parts[1]) for kv in v.parts]
         return True if True in inner else None
+    return None
+
+
+#: the part of a ``tensor`` value that says it requires grad (a layer's output, with parameters)
+GRAD = Expr(Op.GRAD, True)
+
+
+def requires_grad(v: Expr) -> Optional[bool]:
+    """Whether the value ``v`` is a tensor that requires grad: False for a value that is no tensor
+    (a literal), what the tensor's ``grad`` part says (:data:`GRAD`, a factory's ``requires_grad=``), else None."""
+    if v.op == Op.CONST:
+        return False
+    if v.op == Op.TENSOR:
+        return next((p.value for p in v.parts if p.op == Op.GRAD), None)
+    if v.op == Op.UNION and v.parts:
+        found = {requires_grad(p) for p in v.parts}
+        return found.pop() if len(found) == 1 else None
     return None
 
 
