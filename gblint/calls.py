@@ -201,7 +201,7 @@ class CallValues:
                 elif t.kind == "disabled":
                     out.append((disabled_break(ev, t.name), Env(via=via) if via else None, False))
                 elif t.kind == "rnn":
-                    out.append((rnn_break(ev, t.name), via, False))
+                    out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
         out = _dirty_apply(ev, out) + out
