@@ -16,6 +16,7 @@ from .codes import CODES
 from .model import (Binding, CallTarget, ClassInfo, ContainerValue, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
                     InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
                     NonstrictCall, SelfMethod, Span, SuperMethod)
+from .ops import Op
 from .semantics import DISABLE, RNN_MODULES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
@@ -316,7 +317,7 @@ def rnn_first_read(brk: Event, frame: Frame) -> Event:
     ``VariableBuilder.wrap_module``), not when it calls it; measured:
     tests/fixtures/reach/o18_rnn_read_before_call.py."""
     f, info = brk.func, frame.info
-    if f is None or f.op != "attr" or not f.parts or f.parts[0].op != "param" or info is None \
+    if f is None or f.op != Op.ATTR or not f.parts or f.parts[0].op != Op.PARAM or info is None \
             or not info.params or f.parts[0].value != info.params[0].name or info.class_name is None:
         return brk
     read = info.self_reads.get(f.value)

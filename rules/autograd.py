@@ -9,6 +9,7 @@ import libcst as cst
 
 from gblint import value_syntax
 from gblint.model import Expr, Kind, param_kind
+from gblint.ops import Op
 from gblint.semantics import AUTOGRAD_FUNCTION
 from gblint.tensors import maybe_tensor, torch_call_kind
 from gblint.traversal import code_of, literal
@@ -285,7 +286,7 @@ class MarkDirty(Rule):
         detail = f"`{first}.mark_dirty(...)` in `{ctx.info.qualname}`"
         if all(n and n in returned for n in names):
             inputs = [p.name for p in ctx.info.params[1:] if p.kind == "pos"]
-            gate = Expr("grad_off", parts=tuple(value_syntax.name_expr(n, ctx) for n in inputs))
+            gate = Expr(Op.GRAD_OFF, parts=tuple(value_syntax.name_expr(n, ctx) for n in inputs))
             return self.site(call, detail, outcome="skip", gate_kind="branch", gate=gate,
                              gate_text=" and ".join(f"not {n}.requires_grad" for n in inputs))
         return self.site(call, detail, outcome="skip")
