@@ -244,3 +244,24 @@ def test_lines_of_one_package_share_halves():
     names = set(load_truth("transformers")["models"]) & set(load_truth("transformers-4")["models"])
     assert len(names) > 100
     assert all(half("transformers", n) == half("transformers-4", n) for n in names)
+
+
+def test_a_call_line_diagnostic_is_scored_at_the_break_it_names():
+    """A diagnostic at the driver's call of a package function (``GBL301``, nested) whose trace ends at the break
+    inside the package is scored at that break, where Dynamo records a nested break; one whose trace ends at
+    another line is a false site there, not at the call line."""
+    from score import score_model
+    rec = {"traced": [], "breaks": [["pkg/m.py", 3, "GB0170", "resumed", ["eval"]]], "skipped": [],
+           "modes": {"eval": {"status": "ok", "graphs": 2}}}
+
+    def doc(end_line):
+        trace = [{"path": "/tmp/drv.py", "line": 28, "function": "Net.forward"},
+                 {"path": "/x/site-packages/pkg/m.py", "line": end_line, "function": "helper"}]
+        return {"diagnostics": [{"effect": "break", "path": "/tmp/drv.py", "line": 28, "certainty": "definite",
+                                 "code": "GBL301", "trace": trace}], "coverage": {"functions": [], "regions": []}}
+
+    named = score_model(rec, doc(3), "/tmp/drv.py")
+    assert named["break sites"]["hit"] == 1 and named["definite"] == {"pred": 1, "hit": 1}
+    assert named["shown"] == {"pred": 1, "hit": 1}
+    other = score_model(rec, doc(9), "/tmp/drv.py")
+    assert other["break sites"]["false"] == [("pkg/m.py", 9)] and other["definite"] == {"pred": 1, "hit": 0}

@@ -157,6 +157,17 @@ def truth_sets(rec: Dict[str, Any]):
     return traced, breaks, skipped, error
 
 
+def _named_site(d: Dict[str, Any], driver: str) -> Optional[Tuple[str, int]]:
+    """The break a diagnostic at a call line names: where its trace ends (``GBL301`` at the user's call of a
+    package function whose break lies inside it). Dynamo records a nested break at its innermost line, so the
+    diagnostic is scored there; None when the trace is the diagnostic's own line or leaves the scored files."""
+    trace = d.get("trace") or []
+    if len(trace) < 2:
+        return None
+    end = site_relative(trace[-1]["path"], driver)
+    return (end, trace[-1]["line"]) if end is not None else None
+
+
 def predicted_sets(doc: Dict[str, Any], driver: str):
     reached = set()
     for f in (doc.get("coverage") or {}).get("functions", []):
@@ -183,6 +194,7 @@ def predicted_sets(doc: Dict[str, Any], driver: str):
             skips[frame] = _surer(skips.get(frame), d)
             skip_sites.append((site, frame, d))
         else:
+            site = (_named_site(d, driver) or site) if d["effect"] == "break" else site
             sites[site] = _surer(sites.get(site), d)
         if d["effect"] == "error":
             error = True
@@ -614,7 +626,8 @@ def render_table(results: Dict[str, Any]) -> str:
     compiled entry given (``--entry module:Class``), which separates finding the region from
     following its calls; one row per package and half, then the pooled rows of each half."""
     out = [f"torch {results.get('torch')}, CPU, `backend=\"eager\"`; a site is true if the eval or the train run "
-           "hit it. Each package is split into halves by a stable hash of `package/model`: `dev` is what work is "
+           "hit it (a diagnostic at a call line whose trace leads to a break in a callee is scored at that break, "
+           "where Dynamo records a nested break). Each package is split into halves by a stable hash of `package/model`: `dev` is what work is "
            "tuned on, `test` is scored beside it and its per-item lists are not read while working. Cells of the three "
            "set columns: truth/predicted/hit (every diagnostic, `--conditional all`); \"definite\" counts the break "
            "sites and skipped frames gblint is sure of (`certainty` \"definite\") and how many of them are true; "
