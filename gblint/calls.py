@@ -223,7 +223,8 @@ class CallValues:
         explicit = len(parts) >= 2 and parts[-2] == (info.class_name or "").rsplit(".", 1)[-1] \
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
-        changed = [name for name in info.mutated if name in bound and values.changed_by(info, name, bound)]
+        here = bound[values.RESOLVER].frame_env(callee, bound) if values.RESOLVER in bound else bound
+        changed = [name for name in info.mutated if name in bound and values.changed_by(info, name, here)]
         for name in changed:  # a collection the function changes before (or while) testing it
             if bound[name].op == "set":
                 del bound[name]

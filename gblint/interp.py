@@ -28,6 +28,7 @@ from .changes import program_changes
 from .building import BuildingMixin
 from .class_effects import BEFORE, ClassEffectsMixin
 from .gaps import GapsMixin
+from .handing import HandingMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -38,7 +39,7 @@ from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
 _MODULE = "<module>"
 
 
-class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
+class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, HandingMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -58,6 +59,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
+        self._handing, self._handing_active = {}, set()  # see gblint.handing
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:

@@ -403,7 +403,8 @@ class Expr:
     ``value``, ``matmul`` or ``broadcast``, of ``parts[0]`` and ``parts[1]`` raises for their sizes); ``set`` (a
     set display of ``parts``); ``concat`` (an f-string of ``parts``); ``comp`` (a comprehension, see
     :func:`gblint.value_syntax.comp_expr`); the tests ``holds_tensor`` (``parts[0]`` is or contains a tensor)
-    and ``tensor_set`` (``parts[0]`` is a set holding a tensor). Its hash is computed once (:mod:`gblint.hashing`)."""
+    and ``tensor_set`` (``parts[0]`` is a set holding a tensor). In :attr:`FunctionInfo.mutated_when`, the test
+    ``changes``: calling ``parts[0]`` may change what it gets at ``value`` (a position or a keyword). Its hash is computed once (:mod:`gblint.hashing`)."""
 
     op: str
     value: Union[None, bool, int, float, str] = None

@@ -232,6 +232,8 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
         return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
     if op == "holds_tensor":
         return holds_tensor(evaluate(e.parts[0], env))
+    if op == "changes":  # whether a callee may change what it is handed (gblint.handing)
+        return env[RESOLVER].changes(e, env) if RESOLVER in env else None
     if op == "tensor_seq":  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
         return holds_tensor(v) if v.op == "seq" else False if v.op in ("const", "dict", "set", "tensor") else None
