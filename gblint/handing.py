@@ -55,8 +55,11 @@ class HandingMixin:
     def param_changed(self, frame: Frame, name: str) -> Optional[bool]:
         """Whether the function ``frame`` may change in place what its parameter ``name`` holds,
         for any values of its parameters: False when no place changes it and every call it is
-        handed to changes nothing (:meth:`changes`); None when it may (recursion: may)."""
+        handed to changes nothing (:meth:`changes`) and it keeps the object nowhere another name
+        reaches it; None when it may (recursion: may)."""
         info = frame.info
+        if self._kept(frame, name):
+            return None
         if name not in info.mutated:
             return False
         key = (frame.path, info.qualname, name)
@@ -72,6 +75,30 @@ class HandingMixin:
             self._handing_active.discard(key)
         self._handing[key] = found
         return found
+
+    def _kept(self, frame: Frame, name: str) -> bool:
+        """Whether ``frame``'s function keeps what its parameter ``name`` holds where other code may
+        change it: returns it, binds it to a local, or stores it on its instance."""
+        info = frame.info
+        if any(_holds(v, name) for v in info.results) or \
+                any(_holds(v, name) for vs in info.locals.values() for v in vs):
+            return True
+        summary = self.project.by_path.get(frame.path)
+        cls = summary.classes.get(info.class_name) if summary is not None and info.class_name else None
+        return cls is not None and any(q == info.qualname and _holds(v, name)
+                                       for stores in cls.assigned.values() for q, v in stores)
+
+
+def _holds(e: Expr, name: str) -> bool:
+    """Whether the value ``e`` may be, or hold, what the parameter ``name`` holds (``p``, ``p or {}``,
+    ``(p, q)``): another name for the same object, which the function's caller may change later."""
+    if e.op == "param":
+        return e.value == name
+    parts = e.parts[1:] if e.op == "ifelse" else e.parts if e.op in _CARRIERS else ()
+    return any(_holds(p, name) for p in parts)
+
+
+_CARRIERS = frozenset({"union", "or", "and", "seq", "set", "dict", "kv"})
 
 
 def _parameter(info: FunctionInfo, slot: Union[int, str], recv: int) -> Optional[str]:

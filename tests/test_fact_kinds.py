@@ -17,7 +17,8 @@ something else, or the reverse (a guard that must stay clean):
 - a collection handed on through two or three functions to a helper that tests it (``len(unused) > 0``,
   ``if items:``): the caller's literal values decide the test, empty (k30, k31) or not (k32), since a function
   of the program that only reads what it is handed does not change it; what comes from a table read at run
-  time, or is handed to a helper that adds to it, is not known: conditional (k33); a break under a proven test
+  time, is handed to a helper that adds to it, or to one that returns it to be changed through another name,
+  is not known: conditional (k33); a break under a proven test
   and an undecided one is conditional on the undecided one (k34).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
@@ -48,7 +49,7 @@ CONDITIONAL = {
 #: program -> {line: condition} of the breaks Dynamo made that gblint reports as conditional: the value the test
 #: reads is not known before the run (read at run time, or changed by a helper it is handed to)
 UNKNOWN_VALUE = {
-    "k33_kwargs_unknown_keyword.py": {15: "when `len(leftover) > 0`", 30: "when `len(meta) > 0`"},
+    "k33_kwargs_unknown_keyword.py": {16: "when `len(leftover) > 0`", 31: "when `len(meta) > 0`", 43: "when `labels`"},
 }
 
 
@@ -129,8 +130,8 @@ def test_torch_forward_and_function_apply_are_followed():
 
 
 def test_breaks_under_a_test_of_an_unknown_value_are_conditional():
-    """k33: the keywords come from ``json.loads`` at run time, or the dict is handed to a helper that stores into
-    it: the breaks Dynamo made are reported, each conditional on the test as written, none definite."""
+    """k33: the keywords come from ``json.loads`` at run time, the dict is handed to a helper that stores into it,
+    or to one that returns it: the breaks Dynamo made are reported, each conditional on the test as written."""
     assert set(UNKNOWN_VALUE) <= set(FILES)
     for name, expected in UNKNOWN_VALUE.items():
         got = {d["line"]: (d["certainty"], d["condition"]) for d in predicted()[name]

@@ -1,6 +1,7 @@
 # What `**opts` collects is not known before the run: the keywords come from a table read at run time
-# (`json.loads`), or a helper the dict is handed to adds one (`mark`). Both are non-empty in this run, so the
-# checks two calls down warn or print and the graph breaks; gblint cannot decide the tests: conditional.
+# (`json.loads`), a helper the dict is handed to adds one (`mark`), or one returns it and the caller adds through
+# that name (`same`). All are non-empty in this run, so the checks warn or print and the graph breaks; gblint
+# cannot decide the tests: conditional.
 import json
 import warnings
 
@@ -31,10 +32,22 @@ def stamp(x, **meta):
     return x
 
 
+def same(table):
+    return table
+
+
+def tag(x, **labels):
+    alias = same(labels)
+    alias["late"] = True
+    if labels:
+        print("labels", sorted(labels))
+    return x
+
+
 class Stepper(nn.Module):
     def forward(self, x):
         y = step(x, rate=0.2, **SETTINGS)
-        return stamp(y).sum()
+        return tag(stamp(y)).sum()
 
 
 def main():
