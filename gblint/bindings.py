@@ -11,6 +11,7 @@ import libcst as cst
 
 from . import value_syntax, values
 from .model import BlockKind, CallArgs, Expr
+from .ops import Op
 from .names import dotted
 from .scope import FunctionScope
 from .tensors import maybe_tensor
@@ -119,7 +120,7 @@ class ValuesMixin:
                 if not a.star:
                     if isinstance(a.value, cst.Name) and self.in_function():  # what the call itself is handed
                         self.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.scope)
-                    how = Expr("changes", slot, (called,)) if called is not None and slot is not None else None
+                    how = Expr(Op.CHANGES, slot, (called,)) if called is not None and slot is not None else None
                     self.note_mutated(a.value, how)
 
     def note_grown(self, node: cst.Call) -> bool:
@@ -136,10 +137,10 @@ class ValuesMixin:
             return False
         scope, base = self.scope, func.value
         value = self.value_of(node.args[-1].value)
-        item = Expr("iter", parts=(value,)) if func.attr.value == "extend" else value
+        item = Expr(Op.ITER, parts=(value,)) if func.attr.value == "extend" else value
         if func.attr.value == "extend" or scope.blocks:  # under a branch or loop, or from an iterable: maybe none
-            item = Expr("union", parts=(item, values.OTHER))
-        grown = Expr("seq", parts=(item,))
+            item = Expr(Op.UNION, parts=(item, values.OTHER))
+        grown = Expr(Op.SEQ, parts=(item,))
         if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
                 and base.value.value == scope.self_name and scope.class_info is not None:
             assigned = scope.class_info.assigned
@@ -172,7 +173,7 @@ class ValuesMixin:
             if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
                 self.note_unknown(node)
             local = self.scope.local_values.get(name)
-            if local is not None and local.op not in ("const", "notnone"):
+            if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
                 del self.scope.local_values[name]
         elif self.scope is None:
             self._module_args.pop(name, None)
@@ -249,7 +250,7 @@ class ValuesMixin:
             if name not in frame.untracked:
                 ends = [frame.arms[i].get(name, prev) for i in (0, 1) if flows[i]]
                 if all(v is not None for v in ends) and ends and (len(ends) == 1 or frame.test is not None):
-                    merged = ends[0] if len(ends) == 1 else Expr("ifelse", parts=(frame.test, ends[0], ends[1]))
+                    merged = ends[0] if len(ends) == 1 else Expr(Op.IFELSE, parts=(frame.test, ends[0], ends[1]))
             scope = self.scope
             if frames:
                 outer = frames[-1]
@@ -257,7 +258,7 @@ class ValuesMixin:
                     outer.arms[outer.arm][name] = merged
                 else:
                     outer.untracked.add(name)
-            elif merged is not None and merged.op != "unknown":
+            elif merged is not None and merged.op != Op.UNKNOWN:
                 scope.local_values[name] = merged
             else:
                 scope.local_values.pop(name, None)
@@ -273,12 +274,12 @@ class ValuesMixin:
             if name not in frame.prev:
                 if i == 0:
                     before = value_syntax.name_expr(name, scope)
-                    frame.prev[name] = None if before.op in ("local", "unknown") else before
+                    frame.prev[name] = None if before.op in (Op.LOCAL, Op.UNKNOWN) else before
                 else:
                     outer = frames[i - 1]
                     frame.prev[name] = outer.arms[outer.arm].get(name, outer.prev[name])
         top = frames[-1]
-        if value is not None and value.op != "unknown" and len(scope.blocks) == top.depth + 1:
+        if value is not None and value.op != Op.UNKNOWN and len(scope.blocks) == top.depth + 1:
             top.arms[top.arm][name] = value
         else:
             top.untracked.add(name)
@@ -290,7 +291,7 @@ class ValuesMixin:
     def leave_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.note_rebound(node.asname.name)
-            self.note_target(node.asname.name, Expr("enter", parts=(self.value_of(node.item),)))
+            self.note_target(node.asname.name, Expr(Op.ENTER, parts=(self.value_of(node.item),)))
 
     def visit_Del(self, node: cst.Del) -> None:
         self.note_rebound(node.target)
@@ -305,6 +306,7 @@ class ValuesMixin:
 
     def leave_Return(self, node: cst.Return) -> None:
         self.note_return(node)  # after the value was visited: a lambda in it has its name
+        self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
 
     def visit_Return(self, node: cst.Return) -> None:
         if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
@@ -350,11 +352,11 @@ def single_return(node, scope: FunctionScope):
     if not small or len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
         return None
     value = value_syntax.expr_of(small[0].value, scope)
-    return None if value.op == "unknown" else value
+    return None if value.op == Op.UNKNOWN else value
 
 
 def mutation_places(scope, mutated) -> tuple:
     """:attr:`gblint.model.FunctionInfo.mutated_when` of a function whose scope ``scope`` (a
     :class:`gblint.scope.FunctionScope`) saw the parameters ``mutated`` changed in place."""
-    return tuple((name, values.forget(Expr("and", parts=tests), scope.rebound) if tests else values.const(True))
+    return tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)

@@ -14,6 +14,7 @@ import libcst as cst
 
 from . import value_syntax
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
+from .ops import Op
 from .names import dotted
 from .semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
 from .tensors import maybe_tensor
@@ -223,7 +224,7 @@ class BlocksMixin:
         if guard is True and all(b.kind == BlockKind.AFTER_RETURN for b in self.scope.blocks):
             self.push(BlockKind.EAGER_ONLY, node)  # never popped: it lasts to the end of the function
         elif guard is None and _returns(node.body):
-            test = Expr("not", parts=(value_syntax.expr_of(node.test, self.scope),))
+            test = Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),))
             self.push(BlockKind.AFTER_RETURN, node, test=test)
             self._pending_tests().append((self.scope.blocks[-1], node.test, True))
 
@@ -245,7 +246,7 @@ class BlocksMixin:
         value = None
         if kind != BlockKind.EAGER_ONLY and self.in_function():
             value = value_syntax.expr_of(node.test, self.scope)
-            value = Expr("not", parts=(value,)) if negate else value
+            value = Expr(Op.NOT, parts=(value,)) if negate else value
         self.push(kind, node, test=value)
         if kind == BlockKind.BRANCH and self.in_function():
             # the test as written (``condition``) is generated at the end, for the blocks an event holds
@@ -289,7 +290,7 @@ class BlocksMixin:
             test = None
             if not skip:
                 test = value_syntax.expr_of(node.left, self.scope)
-                test = Expr("not", parts=(test,)) if isinstance(node.operator, cst.Or) else test
+                test = Expr(Op.NOT, parts=(test,)) if isinstance(node.operator, cst.Or) else test
             self.scope.blocks.append(Block(BlockKind.EAGER_ONLY if skip else BlockKind.OPERAND, 0, self.scope.ops,
                                            test=test))
             self.note_loop_value()
@@ -562,7 +563,7 @@ def raises_test(try_node: cst.Try, handler: cst.ExceptHandler, scope) -> Optiona
                 exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
                 name = (dotted(exc) or "").rsplit(".", 1)[-1]
                 if caught is None or name in caught or "Exception" in caught or "BaseException" in caught:
-                    tests.append(Expr("const", True))
+                    tests.append(Expr(Op.CONST, True))
                 break
             if caught is None or _CATCH_KEY_ERROR & set(caught):
                 tests.extend(_missing_keys(small, scope))
@@ -570,7 +571,7 @@ def raises_test(try_node: cst.Try, handler: cst.ExceptHandler, scope) -> Optiona
                 break
     if not tests:
         return None
-    return tests[0] if len(tests) == 1 else Expr("or", parts=tuple(tests))
+    return tests[0] if len(tests) == 1 else Expr(Op.OR, parts=tuple(tests))
 
 
 def _missing_keys(small: cst.BaseSmallStatement, scope) -> List[Expr]:
@@ -588,8 +589,8 @@ def _missing_keys(small: cst.BaseSmallStatement, scope) -> List[Expr]:
             key = node.slice[0].slice.value
             if isinstance(key, cst.SimpleString):
                 container = value_syntax.expr_of(node.value, scope)
-                if container.op in ("param", "dict"):
-                    found.append(Expr("notin", parts=(value_syntax.literal_expr(key), container)))
+                if container.op in (Op.PARAM, Op.DICT):
+                    found.append(Expr(Op.NOTIN, parts=(value_syntax.literal_expr(key), container)))
 
         def visit_Lambda(self, node) -> bool:
             return False  # runs later, if at all

@@ -5,9 +5,11 @@ assign are the objects the arguments hold (diffusers' attention processors, PyG'
 from __future__ import annotations
 
 import dataclasses
+from typing import Dict
 
 from . import values
 from .model import Expr
+from .ops import Op
 from .objects import Bound, Func, Inst, Super
 from .values import union
 
@@ -16,7 +18,7 @@ class BuildingMixin:
     """For :class:`gblint.interp.Interpreter` (its ``_eval``, ``_classes``, ``_method_env``,
     ``class_attr``, ``event_args``, ``_init_values`` and ``_active``)."""
 
-    def _init_received(self, inst: Inst, init: Func) -> values.Env:
+    def _init_received(self, inst: Inst, init: Func) -> Dict[str, Expr]:
         """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
         built: the instance's own arguments for the ``__init__`` Python calls, else what the
         ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
@@ -41,7 +43,7 @@ class BuildingMixin:
                 caller = summary.functions.get(qual)
                 fenv = self._method_env(inst, summary, qual) if caller is not None else None
                 for ev in caller.events if caller is not None else ():
-                    if ev.func is None or ev.func.op != "attr" or ev.func.value != "__init__" or not ev.func.parts:
+                    if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != "__init__" or not ev.func.parts:
                         continue
                     got = self._eval(ev.func, fenv, None)
                     if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
@@ -53,7 +55,7 @@ class BuildingMixin:
         finally:
             self._active.discard(key)
 
-    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> values.Env:
+    def _passed(self, ev, env: values.Env, func: Func, bound: bool) -> Dict[str, Expr]:
         """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
         event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
         the instance as its first argument."""
@@ -61,7 +63,7 @@ class BuildingMixin:
         args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
         return dict(self._init_values(None, args, None, func))
 
-    def _called_by_init(self, inst: Inst, summary, method: str) -> values.Env:
+    def _called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
         """What the method ``method`` (a qualname of ``summary``) receives when its class's
         ``__init__`` calls it on ``self`` while ``inst`` is built; a parameter the calls disagree
         on holds each value; empty when ``__init__`` does not call it."""
@@ -75,8 +77,8 @@ class BuildingMixin:
             found = []
             env = None
             for ev in init.events:
-                if ev.func is None or ev.func.op != "attr" or ev.func.value != name or not ev.func.parts \
-                        or ev.func.parts[0] != Expr("param", init.params[0].name):
+                if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
+                        or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
                     continue
                 env = env or self._method_env(inst, summary, f"{cls_name}.__init__")
                 found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
@@ -85,7 +87,7 @@ class BuildingMixin:
             self._active.discard(key)
 
 
-def _agreed(found: list) -> values.Env:
+def _agreed(found: list) -> Dict[str, Expr]:
     """The parameters every binding of ``found`` (one per call) binds, each holding what any of
     the calls passed it."""
     if not found:

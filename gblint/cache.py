@@ -39,6 +39,10 @@ MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is n
 _CLASSES = {c.__name__: c for c in _model.CACHED_TYPES + (Edit, Fix)}
 _FIELDS = {c: tuple(f.name for f in dataclasses.fields(c)) for c in _CLASSES.values() if dataclasses.is_dataclass(c)}
 _ENUMS = {c for c in _CLASSES.values() if issubclass(c, enum.Enum)}
+# Expr.op, the commonest word of a summary: stored bare, as before it was an enum (decoded by _object)
+_BARE = frozenset({_model.Op})
+_OPS = {op.value: op for op in _model.Op}
+_EXPR = _model.Expr
 # Tags: {"@t": [...]} is a tuple, {"@Span": [...]} a Span (its fields in order), {"@Outcome":
 # ["skip"]} an enum member (its word), {"@d": [[k, v], ...]} a dict with a key that starts with "@";
 # any other JSON object is a dict, any array a list.
@@ -81,6 +85,8 @@ def encode(value) -> object:
         return {"@" + t.__name__: [encode(getattr(value, name)) for name in _FIELDS[t]]}
     if t in _ENUMS:
         return {"@" + t.__name__: [value.value]}
+    if t in _BARE:
+        return value.value
     raise CacheFormatError(f"cannot store a {t.__name__}")
 
 
@@ -107,6 +113,8 @@ def _object(obj: dict) -> object:
         return cls(items[0])
     if cls is None or len(items) != len(_FIELDS[cls]):
         raise CacheFormatError(f"unexpected {tag}")
+    if cls is _EXPR and items and type(items[0]) is str:
+        items[0] = _OPS.get(items[0], items[0])  # a word that is no op fails the check below
     for ok, item in zip(_CHECKS.get(cls) or _checks(cls), items):
         if not ok(item):
             raise CacheFormatError(f"a field of {tag} has the wrong type")
@@ -132,7 +140,7 @@ def _checks(cls) -> list:
 
 
 # the types a decoded value can have: JSON's, tuples, and the classes above
-_DECODED = frozenset({type(None), bool, int, float, str, list, dict, tuple}) | frozenset(_CLASSES.values())
+_DECODED = frozenset({type(None), bool, int, float, str, list, dict, tuple}) | frozenset(_CLASSES.values()) | _BARE
 _PRIMITIVES = {str: {str}, int: {int, bool}, bool: {bool}, float: {int, float}, type(None): {type(None)}}
 
 
@@ -235,7 +243,7 @@ def write_atomically(target: str, data: bytes) -> None:
 
 def _immutable_hint(hint, seen: set) -> bool:
     """Whether every value of the declared type ``hint`` is immutable all the way down."""
-    if hint in (str, int, bool, float, type(None)) or hint in _ENUMS:
+    if hint in (str, int, bool, float, type(None)) or hint in _ENUMS or hint in _BARE:
         return True
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Union or (origin is tuple and args):
@@ -256,7 +264,7 @@ def _immutable_hint(hint, seen: set) -> bool:
 
 # Frozen dataclasses whose fields are immutable all the way down: copies may share them.
 _SHARED = frozenset(c for c in _FIELDS if c.__dataclass_params__.frozen and _immutable_hint(c, set()))
-_ATOMS = frozenset({type(None), bool, int, float, str}) | frozenset(_ENUMS)
+_ATOMS = frozenset({type(None), bool, int, float, str}) | frozenset(_ENUMS) | _BARE
 
 
 def clone(value):

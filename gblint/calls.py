@@ -13,14 +13,15 @@ import dataclasses
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import values
-from .index import Resolved, construct_break, disabled_break, rnn_break, rnn_first_read
+from .env import Env
+from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
+from .ops import Op
 from .semantics import CALLERS_RESUME
 
 # What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
 # break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
 CallTarget = Tuple[Resolved, Optional[values.Env], bool]
-_KEPT = (values.RESOLVER, values.FRAME, values.OUTER, values.MODE)
 
 
 class CallValues:
@@ -69,14 +70,14 @@ class CallValues:
         §0) and error paths are not reported. Dynamo traces only the branch the values take,
         and a normal run does not take these. A gate (a break that happens only for some values,
         such as iterating a set of tensors passed in) is left out unless its test is known true."""
-        env = env or {}
+        env = env or Env()
         for b in ev.blocks:
             if b.test is None:
                 continue
             truth = values.decide(b.test, env)
             if truth is False or (truth is None and b.kind == BlockKind.GATE):
                 return True
-        if ev.tensor_param is not None and values.not_tensor(env.get(ev.tensor_param)):
+        if ev.tensor_param is not None and values.not_tensor(env.bindings.get(ev.tensor_param)):
             return True  # a break on the parameter as a tensor, and the call passes something else
         if ev.passed_tensor and not _tensor_passed(ev, env):
             return True  # only a tensor passed in makes it a break, and none is
@@ -85,7 +86,7 @@ class CallValues:
     def event_conditions(self, ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
         """The conditions of the break ``ev`` in a frame whose parameters hold ``env``: the kind it
         needs (:meth:`kind_conditions`), then the tests around it (:meth:`residual`)."""
-        return self.kind_conditions(ev, env) + self.residual(ev.blocks, env or {})
+        return self.kind_conditions(ev, env) + self.residual(ev.blocks, env or Env())
 
     @staticmethod
     def kind_conditions(ev: Event, env: Optional[values.Env]) -> Tuple[str, ...]:
@@ -108,8 +109,8 @@ class CallValues:
     @staticmethod
     def via(callee_env: Optional[values.Env]) -> Tuple[str, ...]:
         """The test a call target runs under because the called value may be another one
-        (:data:`gblint.values.VIA`, set by :meth:`call_targets`), as a condition."""
-        return (callee_env[values.VIA],) if callee_env and values.VIA in callee_env else ()
+        (``Env.via``, set by :meth:`call_targets`), as a condition."""
+        return (callee_env.via,) if callee_env and callee_env.via else ()
 
     @staticmethod
     def uncertain(blocks: Iterable[Block], env: values.Env) -> bool:
@@ -118,8 +119,9 @@ class CallValues:
 
     def relevant(self, frame: Frame, env: values.Env) -> values.Env:
         """``env`` cut to the parameters ``frame``'s tests and call arguments read (so that calls
-        with values that change nothing share one walk)."""
-        if not env:
+        with values that change nothing share one walk); of its other fields, the resolver, the frame, the
+        closure's frame and the mode."""
+        if env is None:
             return env
         key = (frame.path, frame.name)
         reads = self._reads.get(key)
@@ -152,7 +154,8 @@ class CallValues:
                     if qual.startswith(prefix):
                         reads.update(_free_names(inner))
             self._reads[key] = reads
-        return {k: v for k, v in env.items() if k in reads or k in _KEPT}
+        return Env({k: v for k, v in env.bindings.items() if k in reads}, resolver=env.resolver, frame=env.frame,
+                   outer=env.outer, mode=env.mode)
 
     def callee_values(self, ev: Event, callee: Frame, env: values.Env,
                       bound: Optional[values.Env] = None) -> Tuple[values.Env, bool]:
@@ -162,8 +165,8 @@ class CallValues:
         uncompiled when it runs eagerly after a break (:meth:`_runs_uncompiled`)."""
         if bound is None:
             bound = self._bind(ev, callee, env)
-        if values.MODE in env and self._module_method(callee):  # `.eval()` sets every submodule's mode
-            bound = dict(bound, **{values.MODE: env[values.MODE]})
+        if env.mode is not None and self._module_method(callee):  # `.eval()` sets every submodule's mode
+            bound = bound.replace(mode=env.mode)
         return self.relevant(callee, bound), self._runs_uncompiled(ev, callee, bound)
 
     def _module_method(self, frame: Frame) -> bool:
@@ -185,22 +188,23 @@ class CallValues:
         seen = set()
         if ev.func is not None:
             for t in self.project.interp.targets(frame, ev, env):
-                via = {values.VIA: f"{ev.call_text} is {t.maybe}"} if t.maybe else None
+                via = f"{ev.call_text} is {t.maybe}" if t.maybe else None
                 if t.frame is not None:
-                    marks = dict(via or {}, **({values.READ: True} if t.read else {}))
-                    callee_env = dict(t.env or {}, **marks) if marks else t.env
-                    key = (t.frame.path, t.frame.name, values.env_key(callee_env or {}))
+                    marks = dict({"via": via} if via else {}, **({"read": True} if t.read else {}))
+                    callee_env = (t.env or Env()).replace(**marks) if marks else t.env
+                    key = (t.frame.path, t.frame.name, values.env_key(callee_env or Env()))
                     if key not in seen:
                         seen.add(key)
                         out.append((t.frame, callee_env, t.flat))
                 elif t.kind == "construct":
-                    out.append((construct_break(ev), via, False))
+                    out.append((construct_break(ev), Env(via=via) if via else None, False))
                 elif t.kind == "disabled":
-                    out.append((disabled_break(ev, t.name), via, False))
+                    out.append((disabled_break(ev, t.name), Env(via=via) if via else None, False))
                 elif t.kind == "rnn":
-                    out.append((rnn_break(ev, t.name), via, False))
+                    out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+        out = _dirty_apply(ev, out) + out
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]
@@ -217,19 +221,19 @@ class CallValues:
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
         info = callee.info
         if any(d.qualname not in _TRANSPARENT_DECORATORS for d in info.decorators):
-            return {}  # a wrapper may call it with other arguments
+            return Env()  # a wrapper may call it with other arguments
         parts = ev.call_text.split(".")
         # `Class.method(obj, ...)` passes the instance itself; a classmethod gets its class anyway
         explicit = len(parts) >= 2 and parts[-2] == (info.class_name or "").rsplit(".", 1)[-1] \
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
-        here = bound[values.RESOLVER].frame_env(callee, bound) if values.RESOLVER in bound else bound
-        changed = [name for name in info.mutated if name in bound and values.changed_by(info, name, here)]
+        here = bound.resolver.frame_env(callee, bound) if bound.resolver is not None else bound
+        changed = [name for name in info.mutated if name in bound.bindings and values.changed_by(info, name, here)]
         for name in changed:  # a collection the function changes before (or while) testing it
-            if bound[name].op == "set":
-                del bound[name]
+            if bound.bindings[name].op == Op.SET:
+                del bound.bindings[name]
             else:
-                bound[name] = values.changed_in_place(bound[name])
+                bound.bindings[name] = values.changed_in_place(bound.bindings[name])
         return bound
 
     @staticmethod
@@ -241,7 +245,7 @@ class CallValues:
         info = callee.info
         if info.uses_torch or _is_method(info) or info.is_generator or ev.args is None:
             return False
-        return all(p.name in bound and values.is_constant(bound[p.name]) for p in info.params)
+        return all(p.name in bound.bindings and values.is_constant(bound.bindings[p.name]) for p in info.params)
 
     def _site_calls(self, region, key) -> List[values.Env]:
         """What the entry's parameters hold in the calls of the compiled object made in the
@@ -251,7 +255,7 @@ class CallValues:
         if info is None:
             return []
         interp = self.project.interp
-        caller = interp.frame_env(Frame(summary.path, info), {})
+        caller = interp.frame_env(Frame(summary.path, info), None)
         envs = []
         for ev in info.events:
             if ev.kind == EventKind.CALL and ev.func is not None and ev.args is not None \
@@ -261,11 +265,11 @@ class CallValues:
 
     def _compiled_call_envs(self, region, key, args) -> List[values.Env]:
         """What the entry ``key`` (path, qualname, ...) is run with when the compiled object is
-        called with ``args`` (through its wrappers, the instance as ``self``); ``[{}]`` when the
+        called with ``args`` (through its wrappers, the instance as ``self``); ``[Env()]`` when the
         call does not reach it in a way gblint can bind."""
         found = [t.env for t in self.project.interp.calls_of(region.compiled, args)
                  if (t.frame.path, t.frame.name) == key[:2]]
-        return found or [{}]
+        return found or [Env()]
 
     def entry_env(self, region) -> values.Env:
         """What the compiled entry's parameters hold in every call of it the project makes (what
@@ -274,7 +278,7 @@ class CallValues:
         or of the compiled function's own name. Empty when gblint sees no call of it.
         ``region`` is a :class:`gblint.model.Region`."""
         entry = region.entry
-        key = (entry.path, entry.name, (region.env or {}).get(values.OUTER))  # a wrapper closure per function
+        key = (entry.path, entry.name, region.env.outer if region.env else None)  # a wrapper closure per function
         if key in self._entry_envs:
             return self._entry_envs[key]
         envs = []
@@ -297,12 +301,12 @@ class CallValues:
                     caller = Frame(summary.path, info)
                     if any(isinstance(t, Frame) and (t.path, t.name) == key[:2]
                            for t in self.project.resolve_call(caller, ev)):
-                        envs.append(self._bind(ev, entry, interp.frame_env(caller, {})))
+                        envs.append(self._bind(ev, entry, interp.frame_env(caller, None)))
         envs.extend(self._site_calls(region, key))
-        env = values.merge(envs) if envs else dict(region.env or {})
+        env = values.merge(envs) if envs else (region.env.replace() if region.env else Env())
         env = interp.frame_env(entry, env)
         if region.training is not None:
-            env[values.MODE] = values.const(region.training)
+            env.mode = values.const(region.training)
         self._entry_envs[key] = env
         return env
 
@@ -321,7 +325,7 @@ def _free_names(info: FunctionInfo) -> Set[str]:
     def walk(e: Optional[Expr]) -> None:
         if e is None:
             return
-        if e.op == "free":
+        if e.op == Op.FREE:
             found.add(e.value)
         for p in e.parts:
             walk(p)
@@ -343,7 +347,7 @@ def _free_names(info: FunctionInfo) -> Set[str]:
 
 def _tensor_passed(ev: Event, env: Optional[values.Env]) -> bool:
     """Whether the call gives ``ev.tensor_param`` a value proven to be (or hold) a tensor."""
-    value = (env or {}).get(ev.tensor_param)
+    value = env.bindings.get(ev.tensor_param) if env else None
     return value is not None and values.holds_tensor(value) is True
 
 
@@ -362,3 +366,33 @@ def rnn_resumes(ev: Event) -> Event:
     """The break of an RNN module's call as torch 2.15 makes it: a graph break it resumes after
     (GB0148), not a skip of the calling frame (``rnn-call-resumes``, docs/semantics.md §8.11)."""
     return dataclasses.replace(ev, gb_ids=("GB0148",), outcome=Outcome.RESUME)
+
+
+_GRAD_OFF = ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
+
+
+def _dirty_apply(ev: Event, out: List[CallTarget]) -> List[CallTarget]:
+    """The break at the call ``ev`` when it is ``Function.apply(...)`` (its ``forward`` bound to the
+    context object of :func:`gblint.nn_overlay.function_apply`) and ``forward`` marks an input dirty
+    that it does not return as itself (the GBL141 event without a gate): Dynamo breaks at the call where
+    an argument requires grad (``AutogradFunctionVariable.call_apply``); left out where none does,
+    conditional on it where that is not known (:func:`gblint.values.requires_grad`)."""
+    from .nn_overlay import FUNCTION_CTX
+    if any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(_GRAD_OFF)
+           for b in ev.blocks):
+        return []  # torch.is_grad_enabled() is false: forward is inlined and breaks at mark_dirty instead
+    for target, env, _flat in out:
+        if not isinstance(target, Frame) or env is None or not target.info.params:
+            continue
+        params = target.info.params
+        if env.bindings.get(params[0].name) != FUNCTION_CTX or not any(
+                e.code == "GBL141" and not any(b.kind == BlockKind.BRANCH and b.line == e.span.line for b in e.blocks)
+                for e in target.info.events):
+            continue
+        grads = {p.name: values.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
+        if True in grads.values():
+            return [(dirty_apply_break(ev), None, False)]
+        unknown = [n for n, g in grads.items() if g is None]
+        if unknown:
+            return [(dirty_apply_break(ev), Env(via=f"{unknown[0]}.requires_grad"), False)]
+    return []

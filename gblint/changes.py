@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Iterable, List, Tuple
 
 from .model import EventKind, Expr, FileSummary, FunctionInfo
+from .ops import Op
 
 _CALLED_BY_PYTHON = ("forward",)  # besides dunder methods: nn.Module.__call__ calls forward
 
@@ -70,8 +71,8 @@ def _uses(info: FunctionInfo) -> Tuple[FrozenSet[str], FrozenSet[str]]:
         if ev.kind != EventKind.CALL or not ev.call_text:
             continue
         name = ev.call_text.rsplit(".", 1)[-1]
-        if ev.func is not None and ev.func.op == "attr" and not (
-                ev.func.parts and ev.func.parts[0].op == "param" and ev.func.parts[0].value == own):
+        if ev.func is not None and ev.func.op == Op.ATTR and not (
+                ev.func.parts and ev.func.parts[0].op == Op.PARAM and ev.func.parts[0].value == own):
             called.add(name)
         found.add(name)
         found |= _named(_argument_values(ev.args))
@@ -115,7 +116,7 @@ def _named(found: Iterable) -> set:
     stack = [v for v in found if v is not None]
     while stack:
         e = stack.pop()
-        if e.op in ("global", "def", "attr") and isinstance(e.value, str):
+        if e.op in (Op.GLOBAL, Op.DEF, Op.ATTR) and isinstance(e.value, str):
             out.add(e.value.rsplit(".", 1)[-1])
         stack.extend(p for p in e.parts if isinstance(p, Expr))
     return out

@@ -13,11 +13,11 @@ from typing import Optional
 from . import values
 from .invoke import Args
 from .model import Expr, FileSummary, Frame
+from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import TRANSPARENT_DECORATORS
-from .values import OUTER, UNKNOWN, const, union
+from .values import UNKNOWN, Env, const, union
 
-BEFORE = "\0before:"  # an Env key: the `self` parameter; its prefix: what `self.<name>` held before a store of it
 
 
 class ClassEffectsMixin:
@@ -36,7 +36,7 @@ class ClassEffectsMixin:
             if not isinstance(deco, (Func, Closure)):
                 continue
             result = self.apply(deco, Args((value,)), None, want=True)
-            kept = [p for p in (result.parts if result.op == "union" else (result,)) if isinstance(p, Cls)]
+            kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if isinstance(p, Cls)]
             if kept:
                 value = union(kept)
         return value
@@ -63,9 +63,7 @@ class ClassEffectsMixin:
         stores = [(v, sure) for p, attr, v, sure in info.param_stores if p == info.params[0].name and attr == name]
         if not stores:
             return []
-        env = dict(inst.init, **{info.params[0].name: inst})
-        if init.outer is not None:
-            env[OUTER] = init.outer
+        env = Env(dict(inst.init, **{info.params[0].name: inst}), outer=init.outer)
         env = self.frame_env(Frame(summary.path, info), env)
         return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
                 for v, sure in stores]
@@ -98,7 +96,8 @@ class ClassEffectsMixin:
             return self._eval(value, env, None)
         got = self.class_attr(inst.cls, name, inst, None)
         before = UNKNOWN if got is None else self.changed(name, got)
-        env = dict(env, **{BEFORE: const(info.params[0].name), BEFORE + name: before})
+        env = env.replace(before_self=info.params[0].name)
+        env.before[name] = before
         stored = self._eval(value, env, None)
         if (method, name) in cls_info.unsure and got is not None:
             return values.alternatives((stored, before))
@@ -111,19 +110,19 @@ class ClassEffectsMixin:
         if stored is None:
             return None
         return union(Bound(recv, p) if recv is not None and isinstance(p, (Func, Closure)) else p
-                     for p in (stored.parts if stored.op == "union" else (stored,)))
+                     for p in (stored.parts if stored.op == Op.UNION else (stored,)))
 
     def note_param_stores(self, info, env: values.Env) -> None:
         """The function ``info`` runs with ``env``: its stores on a parameter holding a class are
         that class's attributes from now on. The locals it reads the class into before storing
         (``original = cls.forward``) are evaluated first, so they keep what the class had."""
-        stores = [s for s in info.param_stores if isinstance(env.get(s[0]), Cls)]
+        stores = [s for s in info.param_stores if isinstance(env.bindings.get(s[0]), Cls)]
         if not stores:
             return
         for name in info.locals:
-            self._eval(Expr("local", name), env, None)
+            self._eval(Expr(Op.LOCAL, name), env, None)
         for param, attr, value, sure in stores:
-            self.note_class_store(env[param], attr, self._eval(value, env, None), sure)
+            self.note_class_store(env.bindings[param], attr, self._eval(value, env, None), sure)
 
     def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
         """Run the ``__getattr__`` of ``inst``'s class for attribute ``name`` (None when the program's
@@ -149,13 +148,13 @@ class ClassEffectsMixin:
         ``tests/test_reach.py``)."""
         if not self._is_module(inst):
             return False
-        for p in value.parts if value.op == "union" else (value,):
+        for p in value.parts if value.op == Op.UNION else (value,):
             if isinstance(p, Inst) and self._is_module(p):
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
-            if (p.op == "seq" and p.value in ("modulelist", "sequential")) or \
-                    (p.op == "dict" and p.value == "moduledict"):
+            if (p.op == Op.SEQ and p.value in ("modulelist", "sequential")) or \
+                    (p.op == Op.DICT and p.value == "moduledict"):
                 return True
         return False
 

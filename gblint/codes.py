@@ -195,6 +195,29 @@ CODES: Dict[str, Code] = {c.code: c for c in (
                       "    return x.abs().max()  # a tensor, not a Python number\n\n\n@torch.compile\ndef f(x):\n"
                       "    return x / scale_of(x)\n"),
          measured=_EXAMPLES + "050_nonstrict_trace_helpers.py", docs=(NONSTRICT_DOC,)),
+    Code("GBL142", "mark-dirty-not-returned", "break",
+         "`Function.apply(...)` whose `forward` marks an input dirty and does not return it as itself.", ("GB2464",),
+         why="With an input that requires grad (grad enabled) Dynamo traces `forward` as a higher-order op and checks "
+             "that each tensor given to `ctx.mark_dirty` is one `forward` returns; `return x.mul_(s)` is a new value "
+             "to it. The `apply` call breaks the graph (+1 graph), runs eagerly, and `forward` is then compiled as "
+             "its own frame and skipped at `mark_dirty` (GBL141).",
+         hint="Return the dirty input itself: `x.mul_(s); return x`.",
+         source=_FOLLOWED + "; torch/_dynamo/variables/higher_order_ops.py: AutogradFunctionApplyVariable",
+         family=BREAK_SOURCE,
+         example=("import torch\nimport torch.nn as nn\n\n\nclass Scale(torch.autograd.Function):\n"
+                  "    @staticmethod\n    def forward(ctx, x, s):\n        ctx.mark_dirty(x)\n"
+                  "        return x.mul_(s)\n\n    @staticmethod\n    def backward(ctx, g):\n        return g, None\n\n\n"
+                  "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                  "        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+                  "        return Scale.apply(self.fc(x), 2.0)\n\n\nmodel = torch.compile(Net())\n"),
+         use_instead=("import torch\nimport torch.nn as nn\n\n\nclass Scale(torch.autograd.Function):\n"
+                      "    @staticmethod\n    def forward(ctx, x, s):\n        ctx.mark_dirty(x)\n"
+                      "        x.mul_(s)\n        return x  # the dirty input itself\n\n    @staticmethod\n"
+                      "    def backward(ctx, g):\n        return g, None\n\n\n"
+                      "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+                      "        return Scale.apply(self.fc(x), 2.0)\n\n\nmodel = torch.compile(Net())\n"),
+         measured="tests/cases/kinds/k25_mark_dirty_result_of_inplace.py"),
     Code("GBL201", "break-in-loop", "skip", "A graph break inside a for/while body skips the whole frame (GB7000).",
          ("GB7000",),
          why="Dynamo cannot resume inside a loop: it throws away the graph it traced and runs the whole frame eagerly, "

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from . import versions
+from . import values, versions
 from .compile_errors import join_hint
 from .model import Block, BlockKind, Event, EventKind, Frame, Outcome, Span
+from .ops import Op
 
 
 def _line_span(line: int, column: int = 1) -> Span:
@@ -94,7 +95,7 @@ class CompFramesMixin:
             comp = _comp(ev)
             if comp is None or self.owner.skips(ev, env):
                 continue
-            self.conditions = self.owner.residual(ev.blocks[:-1], env or {})
+            self.conditions = self.owner.residual(ev.blocks[:-1], env or values.Env())
             try:
                 if comp.kind == BlockKind.GENEXPR:
                     if (frame.path, comp.line, comp.column) in done:
@@ -121,7 +122,7 @@ class CompFramesMixin:
 
     def star_generator(self, frame: Frame, ev: Event) -> Optional[Block]:
         """The generator expression ``ev`` (a call) star-unpacks (``f(*(... for ...))``), or None."""
-        if ev.args is None or not any(r.op == "comp" and r.value == "gen" for r in ev.args.rest):
+        if ev.args is None or not any(r.op == Op.COMP and r.value == "gen" for r in ev.args.rest):
             return None
         for other in frame.info.events:
             comp = _comp(other)

@@ -97,7 +97,7 @@ class Consequences(CallValues):
             return self._inner[key]
         # a closure is a different function for each frame that made it (a decorator's wrapper
         # around each method it wraps): recursion is the same function made in the same frame
-        here = key[:2] + (env.get(values.OUTER),)
+        here = key[:2] + (env.outer,)
         if here in stack or len(stack) > 40:
             return []
         stack = stack + (here,)
@@ -122,13 +122,13 @@ class Consequences(CallValues):
                       env: Optional[values.Env] = None, callee_env: Optional[values.Env] = None) -> List[InnerBreak]:
         """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
         inlined into ``callee`` (its parameters holding ``callee_env`` when the interpreter bound them)."""
-        at_call = self.residual(ev.blocks, env or {}) + self.via(callee_env)  # the tests the call runs under
+        at_call = self.residual(ev.blocks, env or values.Env()) + self.via(callee_env)  # the tests the call runs under
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
             return [InnerBreak(frame, callee, (), conditions=at_call)]
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call)]
-        inner_env, alone = self.callee_values(ev, callee, env or {}, callee_env)
+        inner_env, alone = self.callee_values(ev, callee, env or values.Env(), callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, nonstrict_break(ev, callee), ())]
@@ -374,7 +374,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         """``frame`` runs eagerly here; each function it calls is compiled as its own frame."""
         for callee, callee_env, _flat in self.owner.call_targets(frame, ev, env):
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
-                inner_env, alone = self.owner.callee_values(ev, callee, env or {}, callee_env)
+                inner_env, alone = self.owner.callee_values(ev, callee, env or values.Env(), callee_env)
                 if not alone:
                     self.frame_from(env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
 
@@ -383,7 +383,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
 
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
         """Handle a call event of ``frame`` (parameters holding ``env``): True if it skips ``frame`` for any values."""
-        env = env or {}
+        env = env or values.Env()
         self.last_call_resumed = False
         skipped = sure = False
         at_call = self.owner.residual(ev.blocks, env)  # the tests around the call not known to hold
@@ -469,7 +469,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                 # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py); an
                 # item store's __setitem__ (a read event with arguments) resumes after its
                 # STORE_SUBSCR like a call (tests/fixtures/reach/o14_dataclass_output_and_item_store.py)
-                property_read = (ev.read and ev.args is None) or values.READ in (callee_env or {})
+                property_read = (ev.read and ev.args is None) or (callee_env is not None and callee_env.read)
                 site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if property_read else ib.event
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,

@@ -10,7 +10,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .config import Settings, display_path
 from .index import Project
 from .model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
-from .values import ERROR_PATH, OUTER, certainty_of
+from .ops import Op
+from .values import ERROR_PATH, certainty_of
 from .versions import torch_of
 
 
@@ -23,7 +24,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
             training=None, site=None) -> None:
         # a closure is a frame per frame that made it: a decorator's wrapper around each compiled function
-        key = (frame.path, frame.name, env.get(OUTER) if env else None)
+        key = (frame.path, frame.name, env.outer if env else None)
         if key in seen:
             return
         seen.add(key)
@@ -63,7 +64,7 @@ def _entry_point_targets(project: Project, spec: str) -> List[Tuple[Frame, Optio
     if summary is None or not qual:
         return []
     if qual in summary.classes or (qual in summary.functions and "." not in qual):
-        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr("global", f"{summary.module}.{qual}"
+        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr(Op.GLOBAL, f"{summary.module}.{qual}"
                                                                                 if summary.module else qual), None)]
         if found:
             return found

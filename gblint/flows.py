@@ -21,6 +21,7 @@ import libcst as cst
 
 from . import tensors, value_syntax
 from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
+from .ops import Op
 from .positions import MATCHING
 from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
@@ -109,7 +110,7 @@ class FlowsMixin:
                 if isinstance(element, cst.StarredElement):
                     self.note_target(element.value, UNKNOWN, suffix)
                 else:
-                    self.note_target(element.value, Expr("unpack", i, (value,)), suffix)
+                    self.note_target(element.value, Expr(Op.UNPACK, i, (value,)), suffix)
         elif isinstance(target, cst.StarredElement):
             self.note_target(target.value, UNKNOWN, suffix)
         elif isinstance(target, cst.Attribute):
@@ -187,12 +188,12 @@ class FlowsMixin:
         if self.suppressed() or scope.known_tensor(target.value) is not None:
             return
         item = self.value_of(target)
-        if item.op != "sub" or len(item.parts) != 2:
+        if item.op != Op.SUB or len(item.parts) != 2:
             return
         base, key = item.parts
         self.add_event(Event(EventKind.CALL, self.span(target), tuple(scope.blocks), scope.ops,
                              call_text=code_of(target.value) + ".__setitem__",
-                             func=Expr("attr", "__setitem__", (base,)), read=True,
+                             func=Expr(Op.ATTR, "__setitem__", (base,)), read=True,
                              args=CallArgs(positional=(key, value))))
 
     def _note_name(self, name: str, value: Expr) -> None:
@@ -204,7 +205,7 @@ class FlowsMixin:
             self.scope.bound_names.add(name)
             if name in self.scope.declared_global:  # what a reader elsewhere sees: a literal, else a value not known
                 stores = self.summary.global_stores
-                stores[name] = stores.get(name, ()) + (value if value.op == "const" else UNKNOWN,)
+                stores[name] = stores.get(name, ()) + (value if value.op == Op.CONST else UNKNOWN,)
                 if name not in info.rebinds:
                     info.rebinds += (name,)
         elif self.scope is None and self.class_stack:
@@ -215,9 +216,10 @@ class FlowsMixin:
             values[name] = values.get(name, ()) + (value,)
 
     def note_annotated(self, node: cst.AnnAssign) -> None:
-        """A class-body ``name: T`` (``= default``): a field of a dataclass-like class."""
+        """A class-body ``name: T`` (``= default``): a field of a dataclass-like class, unless ``T`` is
+        ``ClassVar[...]`` (``dataclasses._process_class`` leaves those out of the fields and ``__init__``)."""
         if self.scope is None and self.class_stack and isinstance(node.target, cst.Name) \
-                and not self.in_function():
+                and not self.in_function() and not _class_var(node.annotation.annotation):
             cls = self.class_stack[-1]
             if node.target.value not in cls.fields:
                 cls.fields = cls.fields + (node.target.value,)
@@ -256,12 +258,12 @@ class FlowsMixin:
     # -- loops, comprehensions, managers
     def note_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """``for target in iterable`` (a statement or a comprehension's ``for``)."""
-        self.note_target(target, Expr("iter", parts=(self.value_of(iterable),)))
+        self.note_target(target, Expr(Op.ITER, parts=(self.value_of(iterable),)))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         if self.in_function():
             with value_syntax.outside_comprehension(node, self.scope):
-                self.note_target(node.target, Expr("iter", parts=(self.value_of(node.iter),)), value_syntax.COMP)
+                self.note_target(node.target, Expr(Op.ITER, parts=(self.value_of(node.iter),)), value_syntax.COMP)
 
     def visit_CompFor_iter(self, node: cst.CompFor) -> None:
         if self.in_function():  # the first `for`'s iterable is read in the enclosing scope
@@ -293,11 +295,11 @@ class FlowsMixin:
                     and iterable.func.value in _ITERATING_BUILTINS):
             return
         value = self.value_of(iterable)
-        if value.op in ("unknown", "const", "seq", "dict"):
+        if value.op in (Op.UNKNOWN, Op.CONST, Op.SEQ, Op.DICT):
             return
         self.add_event(Event(EventKind.CALL, self.span(at if at is not None else iterable), tuple(scope.blocks),
                              scope.ops, call_text=code_of(iterable) + "." + method, read=True,
-                             func=Expr("protocol", method, (value,)), args=CallArgs()))
+                             func=Expr(Op.PROTOCOL, method, (value,)), args=CallArgs()))
 
     # -- returns
     def note_return(self, node: cst.Return) -> None:
@@ -307,8 +309,8 @@ class FlowsMixin:
             value = self.value_of(node.value) if node.value is not None else const(None)
             tests = [b.test for b in self.scope.blocks if b.test is not None and b.kind in _GUARDS]
             if tests:  # returned only when the tests around it hold
-                test = tests[0] if len(tests) == 1 else Expr("and", parts=tuple(tests))
-                value = Expr("ifelse", parts=(test, value, Expr("union")))
+                test = tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))
+                value = Expr(Op.IFELSE, parts=(test, value, Expr(Op.UNION)))
             info.results = info.results + (value,)
 
     # -- attribute reads that may run code
@@ -327,7 +329,7 @@ class FlowsMixin:
         if known == Kind.TENSOR or (known is not None and node.attr.value in tensors.TENSOR_READS):
             return  # a parameter may hold any object (`cache.is_sliding`), unless this is a tensor's attribute
         value = self.value_of(node)
-        if value.op != "attr":
+        if value.op != Op.ATTR:
             return
         key = (value, tuple(id(b) for b in scope.blocks))
         if key in scope.read_keys:
@@ -395,3 +397,15 @@ class FlowsMixin:
                 return False
         q = self.scope.resolve(func)
         return not (q and self.is_external(q))
+
+
+def _class_var(annotation: cst.BaseExpression) -> bool:
+    """Whether the annotation ``annotation`` is ``ClassVar`` (``typing.ClassVar[int]``, ``"ClassVar[int]"``)."""
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
+        return text.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "ClassVar"
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, cst.Attribute):
+        return annotation.attr.value == "ClassVar"
+    return isinstance(annotation, cst.Name) and annotation.value == "ClassVar"

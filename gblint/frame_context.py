@@ -49,7 +49,7 @@ class FrameContextMixin:
         ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
         (and ``via``: the call runs ``frame`` only when the called value is the one that leads there)."""
         outer = self.context
-        self.context = outer + self.owner.residual(call.blocks, caller_env or {}) + via
+        self.context = outer + self.owner.residual(call.blocks, caller_env or values.Env()) + via
         try:
             self.frame(frame, strict, env)
         finally:

@@ -9,6 +9,7 @@ from typing import Optional
 
 from . import nn_overlay, tensors, values
 from .model import Dotted, EventKind, Expr, Frame
+from .ops import Op
 from .objects import Cls, Ext, ExtInst, Inst, Method, Super
 
 #: packages whose calls are no gap (never "not followed"): the standard library, torch, numpy, triton
@@ -19,7 +20,7 @@ _BUILTIN_TYPES = frozenset(f"builtins.{n}" for n in (
     "str", "repr", "format", "ascii", "int", "float", "bool", "complex", "bytes", "bytearray", "list", "tuple", "dict",
     "set", "frozenset", "sorted", "range"))
 #: values whose methods are torch's (a tensor, a dtype) or Python's (a constant, a list, tuple, dict or set)
-_KNOWN_KINDS = frozenset({"tensor", "dtype", "const", "seq", "dict", "set"})
+_KNOWN_KINDS = frozenset({Op.TENSOR, Op.DTYPE, Op.CONST, Op.SEQ, Op.DICT, Op.SET})
 
 
 class GapsMixin:
@@ -35,17 +36,17 @@ class GapsMixin:
             return None
         if frame.info is not None and any(e.kind == EventKind.BREAK and e.span == ev.span for e in frame.info.events):
             return None  # the call is a break site a rule reports (`x.item()`): Dynamo breaks there, nothing is missed
-        if ev.func.op == "attr" and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
+        if ev.func.op == Op.ATTR and ev.func.parts and self._container_param(frame, ev.func.parts[0]):
             return None  # a method of the frame's *args tuple or **kwargs dict
         if self._module_base_method(frame, ev.func):
             return None  # `self.register_buffer(...)`: nn.Module's own method, no class of the project defines it
         fenv = self.frame_env(frame, env)
-        if ev.func.op == "attr" and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+        if ev.func.op == Op.ATTR and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
             return None  # no class of the project defines it: the library base's method (dict.__setitem__)
         if self._method_of_builtin(frame, ev.func, fenv):
             return None  # a method of a tensor, a number, a string or a container: torch's or Python's own
         fn = self._eval(ev.func, fenv, None)
-        parts = fn.parts if fn.op == "union" else (fn,)
+        parts = fn.parts if fn.op == Op.UNION else (fn,)
         for p in parts:
             if isinstance(p, Ext):
                 head = p.name.split(".")[0]
@@ -55,7 +56,7 @@ class GapsMixin:
         if any(isinstance(p, Inst) and nn_overlay.torch_base(self, p.cls) is not None for p in parts):
             return None  # a subclass of a torch.nn class that keeps torch's forward: torch's own code runs
         # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
-        if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in ("const", "seq", "dict", "tensor") for p in parts):
+        if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.TENSOR) for p in parts):
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
 
@@ -63,7 +64,7 @@ class GapsMixin:
         """Whether ``func`` is ``self.NAME`` in a method of an ``nn.Module`` class of the project
         that neither defines nor assigns ``NAME`` along its bases: ``torch.nn.Module``'s own
         method (``register_buffer``, ``add_module``, ``apply``)."""
-        if not (func.op == "attr" and func.parts and func.parts[0].op == "param" and func.parts[0].value == "self"
+        if not (func.op == Op.ATTR and func.parts and func.parts[0].op == Op.PARAM and func.parts[0].value == "self"
                 and frame.info is not None and frame.info.class_name):
             return False
         summary = self.project.by_path.get(frame.path)
@@ -85,15 +86,15 @@ class GapsMixin:
         or a builtin value, whatever it holds (``t.view`` of a tensor, ``getattr(x, "sin")`` of
         one, ``name.startswith`` after ``name = str(x)``, ``"a b".split``): torch's or Python's
         own method, never the program's, so not following it is no gap in what was analysed."""
-        if func.op == "attr" and func.parts:
+        if func.op == Op.ATTR and func.parts:
             receiver = func.parts[0]
-        elif func.op == "callv" and len(func.parts) == 3 and func.parts[0].op == "global" \
-                and func.parts[0].value == "builtins.getattr" and func.parts[2].op == "const" \
+        elif func.op == Op.CALLV and len(func.parts) == 3 and func.parts[0].op == Op.GLOBAL \
+                and func.parts[0].value == "builtins.getattr" and func.parts[2].op == Op.CONST \
                 and isinstance(func.parts[2].value, str):
             receiver = func.parts[1]
         else:
             return False
-        if receiver.op == "callv" and receiver.parts and receiver.parts[0].op == "global" \
+        if receiver.op == Op.CALLV and receiver.parts and receiver.parts[0].op == Op.GLOBAL \
                 and receiver.parts[0].value in _BUILTIN_TYPES:
             return True  # a str, int, list ... whatever it was made from
         return self._tensor_valued(frame, receiver, env)
@@ -105,23 +106,23 @@ class GapsMixin:
         or a buffer the frame's class registers (``self.register_buffer("mask", ...)`` then
         ``self.mask``)."""
         if depth < 8:
-            if e.op == "sub" and e.parts:
+            if e.op == Op.SUB and e.parts:
                 if self._tensor_valued(frame, e.parts[0], env, depth + 1):
                     return True
-            elif e.op == "callv" and e.parts and e.parts[0].op == "attr" and e.parts[0].parts \
+            elif e.op == Op.CALLV and e.parts and e.parts[0].op == Op.ATTR and e.parts[0].parts \
                     and e.parts[0].value in tensors.TENSOR_METHODS and e.parts[0].value not in tensors.PY_METHODS:
                 if self._tensor_valued(frame, e.parts[0].parts[0], env, depth + 1):
                     return True
-            elif e.op == "attr" and e.parts and e.value in tensors.TENSOR_ATTRS:
+            elif e.op == Op.ATTR and e.parts and e.value in tensors.TENSOR_ATTRS:
                 if self._tensor_valued(frame, e.parts[0], env, depth + 1):
                     return True
-            elif e.op == "attr" and e.parts and e.parts[0].op == "param" and frame.info is not None \
+            elif e.op == Op.ATTR and e.parts and e.parts[0].op == Op.PARAM and frame.info is not None \
                     and frame.info.class_name and frame.info.params and e.parts[0].value == frame.info.params[0].name \
                     and e.parts[0].value not in frame.info.locals and frame.info.decorator("staticmethod") is None \
                     and e.value in self._buffers(frame):
                 return True
         value = self._eval(e, env, None)
-        parts = value.parts if value.op == "union" else (value,)
+        parts = value.parts if value.op == Op.UNION else (value,)
         return bool(parts) and all(p.op in _KNOWN_KINDS for p in parts)
 
     def _buffers(self, frame: Frame) -> frozenset:
@@ -141,9 +142,9 @@ class GapsMixin:
                         continue
                     for ev in fn.events:
                         args = ev.args.positional if ev.args is not None else ()
-                        if ev.func is not None and ev.func.op == "attr" and ev.func.value == "register_buffer" \
-                                and len(args) >= 2 and args[0].op == "const" and isinstance(args[0].value, str) \
-                                and not (args[1].op == "const" and args[1].value is None):
+                        if ev.func is not None and ev.func.op == Op.ATTR and ev.func.value == "register_buffer" \
+                                and len(args) >= 2 and args[0].op == Op.CONST and isinstance(args[0].value, str) \
+                                and not (args[1].op == Op.CONST and args[1].value is None):
                             names.add(args[0].value)
             found = self._buffer_names[key] = frozenset(names)
         return found
@@ -151,7 +152,7 @@ class GapsMixin:
     @staticmethod
     def _container_param(frame: Frame, value: Expr) -> bool:
         """Whether ``value`` is ``frame``'s ``*args`` or ``**kwargs`` parameter, not rebound."""
-        if value.op != "param" or frame.info is None:
+        if value.op != Op.PARAM or frame.info is None:
             return False
         return any(p.name == value.value and p.kind in ("star", "starstar") for p in frame.info.params) \
             and value.value not in frame.info.locals

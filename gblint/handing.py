@@ -3,8 +3,8 @@
 A function that hands a parameter on (``misc.handle(kwargs, msg="x")``) may have it changed by
 the callee; until the callee is known, the parameter's collection is taken as changed
 (:func:`gblint.values.changed_in_place`) and a test on it (``len(kwargs) > 0``) is not decided.
-Each such place is recorded as a ``changes`` test (:attr:`gblint.model.FunctionInfo.mutated_when`):
-the walk asks it here, where the called value is known. Python passes the object itself, so the
+Each such place is recorded as a ``changes`` test (:attr:`gblint.ops.Op.CHANGES`, in
+:attr:`gblint.model.FunctionInfo.mutated_when`): the walk asks it here, where the called value is known. Python passes the object itself, so the
 callee changes it exactly when its own parameter is changed in place (``kw.pop(k)``,
 ``kw[k] = v``) or handed on to something that may change it. :class:`HandingMixin` is part of
 :class:`gblint.interp.Interpreter`.
@@ -16,6 +16,7 @@ from typing import Dict, Optional, Set, Tuple, Union
 from . import values
 from .model import Expr, Frame, FunctionInfo
 from .objects import Bound, Closure, Func
+from .ops import Op
 
 _Key = Tuple[str, str, str]  # (path, qualname, parameter)
 
@@ -32,7 +33,7 @@ class HandingMixin:
         ``e.value`` (a position or keyword); None (may change) for anything else: a library
         function, a value not known, a slot that lands in ``*args``/``**kwargs``."""
         fn = self.value(e.parts[0], env)
-        parts = fn.parts if fn.op == "union" else (fn,)
+        parts = fn.parts if fn.op == Op.UNION else (fn,)
         if not parts:
             return None
         return False if all(self._callee_changes(p, e.value) is False for p in parts) else None
@@ -69,7 +70,7 @@ class HandingMixin:
             return None
         self._handing_active.add(key)
         try:
-            env = self.frame_env(frame, {})
+            env = self.frame_env(frame, None)
             found = False if not values.changed_by(info, name, env) else None
         finally:
             self._handing_active.discard(key)
@@ -92,13 +93,13 @@ class HandingMixin:
 def _holds(e: Expr, name: str) -> bool:
     """Whether the value ``e`` may be, or hold, what the parameter ``name`` holds (``p``, ``p or {}``,
     ``(p, q)``): another name for the same object, which the function's caller may change later."""
-    if e.op == "param":
+    if e.op == Op.PARAM:
         return e.value == name
-    parts = e.parts[1:] if e.op == "ifelse" else e.parts if e.op in _CARRIERS else ()
+    parts = e.parts[1:] if e.op == Op.IFELSE else e.parts if e.op in _CARRIERS else ()
     return any(_holds(p, name) for p in parts)
 
 
-_CARRIERS = frozenset({"union", "or", "and", "seq", "set", "dict", "kv"})
+_CARRIERS = frozenset({Op.UNION, Op.OR, Op.AND, Op.SEQ, Op.SET, Op.DICT, Op.KV})
 
 
 def _parameter(info: FunctionInfo, slot: Union[int, str], recv: int) -> Optional[str]:

@@ -16,6 +16,7 @@ from .codes import CODES
 from .model import (Binding, CallTarget, ClassInfo, ContainerValue, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
                     InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
                     NonstrictCall, SelfMethod, Span, SuperMethod)
+from .ops import Op
 from .semantics import DISABLE, RNN_MODULES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
@@ -316,7 +317,7 @@ def rnn_first_read(brk: Event, frame: Frame) -> Event:
     ``VariableBuilder.wrap_module``), not when it calls it; measured:
     tests/fixtures/reach/o18_rnn_read_before_call.py."""
     f, info = brk.func, frame.info
-    if f is None or f.op != "attr" or not f.parts or f.parts[0].op != "param" or info is None \
+    if f is None or f.op != Op.ATTR or not f.parts or f.parts[0].op != Op.PARAM or info is None \
             or not info.params or f.parts[0].value != info.params[0].name or info.class_name is None:
         return brk
     read = info.self_reads.get(f.value)
@@ -338,6 +339,16 @@ def disabled_function_break(call: Event, callee: Frame) -> Event:
         call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(gb,),
         detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
         hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
+
+
+def dirty_apply_break(call: Event) -> Event:
+    """The break of ``Function.apply(...)`` whose ``forward`` marks an input dirty and does not return it
+    (GB2464, torch/_dynamo/variables/higher_order_ops.py: AutogradFunctionApplyVariable)."""
+    c = CODES["GBL142"]
+    return dataclasses.replace(
+        call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
+        detail=f"`{call.call_text}(...)`: its `forward` marks an input dirty and does not return it",
+        hint=c.hint, outcome=Outcome.RESUME)
 
 
 def nonstrict_break(call: Event, callee: Frame) -> Event:

@@ -26,20 +26,23 @@ from typing import Dict, Optional, Tuple
 from . import nn_overlay, tensors, values
 from .changes import program_changes
 from .building import BuildingMixin
-from .class_effects import BEFORE, ClassEffectsMixin
+from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
 from .handing import HandingMixin
+from .items import ItemsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
+from .ops import Op
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
                       Partial, Super)
 from .semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
-from .values import DEFAULT_DTYPE, FRAME, OUTER, RESOLVER, UNKNOWN, const, union
+from .values import DEFAULT_DTYPE, UNKNOWN, Env, const, union
 
 _MODULE = "<module>"
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
-class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, HandingMixin):
+class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, HandingMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -66,18 +69,15 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         """The environment of module-level code of the file at ``path``."""
         env = self._module_envs.get(path)
         if env is None:
-            env = self._module_envs[path] = {FRAME: Here(path, _MODULE), RESOLVER: self}
+            env = self._module_envs[path] = Env(frame=Here(path, _MODULE), resolver=self)
         return env
 
     def frame_env(self, frame: Frame, env: Optional[values.Env]) -> values.Env:
         """``env`` (what ``frame``'s parameters hold) made an environment of ``frame``."""
         here = Here(frame.path, frame.name)
-        if env is not None and env.get(FRAME) == here and env.get(RESOLVER) is self:
+        if env is not None and env.frame == here and env.resolver is self:
             return env
-        out = dict(env or {})
-        out[FRAME] = here
-        out[RESOLVER] = self
-        return out
+        return env.replace(frame=here, resolver=self) if env is not None else Env(frame=here, resolver=self)
 
     def _key(self, env: values.Env) -> tuple:
         found = self._keys.get(id(env))
@@ -86,7 +86,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         return found[1]
 
     def _info(self, env: values.Env) -> Tuple[Optional[FileSummary], Optional[FunctionInfo]]:
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return None, None
         summary = self.project.by_path.get(here.path)
@@ -101,7 +101,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
 
     def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
-        if op in ("const", "notnone", "unknown", "obj", "slice", "tensor", "dtype"):
+        if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
             return e
         key = (e, self._key(env), calls is not None)
         found = self._memo.get(key)
@@ -124,91 +124,64 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
 
     def _eval_op(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
-        if op == "param":
+        if op == Op.PARAM:
             return self._param(e.value, env)
-        if op == "local":
+        if op == Op.LOCAL:
             return self._local(e.value, env)
-        if op == "free":
+        if op == Op.FREE:
             return self._free(e.value, env)
-        if op == "global":
+        if op == Op.GLOBAL:
             return self.global_value(e.value)
-        if op == "attr":
-            before = env.get(BEFORE + e.value)
-            if before is not None and e.parts[0].op == "param" and e.parts[0].value == env[BEFORE].value:
+        if op == Op.ATTR:
+            before = env.before.get(e.value)
+            if before is not None and e.parts[0].op == Op.PARAM and e.parts[0].value == env.before_self:
                 return before  # `self.f = wrap(self.f)`: the value reads what `self.f` held before the store
             return self.attribute(self._eval(e.parts[0], env, calls), e.value, calls)
-        if op == "sub":
+        if op == Op.SUB:
             return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
-        if op == "callv":  # a call inside a value: its frames are its own call event's, not this one's
+        if op == Op.CALLV:  # a call inside a value: its frames are its own call event's, not this one's
             fn = self._eval(e.parts[0], env, None)
+            if fn == _GLOBALS and len(e.parts) == 1:  # this module's namespace: its globals by name
+                summary, _ = self._info(env)
+                return Module(summary.module) if summary is not None and summary.module else UNKNOWN
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
-        if op == "iter":
+        if op == Op.ITER:
             return self.iterate(self._eval(e.parts[0], env, calls))
-        if op == "protocol":
+        if op == Op.PROTOCOL:
             return self.protocol(self._eval(e.parts[0], env, calls), e.value)
-        if op == "unpack":
+        if op == Op.UNPACK:
             return self.unpack(self._eval(e.parts[0], env, calls), e.value)
-        if op == "def":
+        if op == Op.DEF:
             return self._def(e.value, env)
-        if op == "super":
+        if op == Op.SUPER:
             summary, _ = self._info(env)
             if summary is None:
                 return UNKNOWN
             return Super(Cls(summary.path, e.value), self._eval(e.parts[0], env, None))
-        if op == "enter":
+        if op == Op.ENTER:
             manager = self._eval(e.parts[0], env, calls)
             return self._call_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
-        if op in ("seq", "dict"):
-            if op == "seq":
-                return Expr("seq", e.value, tuple(self._eval(p, env, calls) for p in e.parts))
-            return Expr("dict", e.value, tuple(Expr("kv", parts=(self._eval(kv.parts[0], env, None),
+        if op in (Op.SEQ, Op.DICT):
+            if op == Op.SEQ:
+                return Expr(Op.SEQ, e.value, tuple(self._eval(p, env, calls) for p in e.parts))
+            return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(self._eval(kv.parts[0], env, None),
                                                                  self._eval(kv.parts[1], env, calls)))
                                                for kv in e.parts))
-        if op == "comp":
+        if op == Op.COMP:
             return self._comprehension(e, env, calls)
-        if op == "filtered" and len(e.parts) > 1:
-            return Expr("filtered", e.value, (self._eval(e.parts[0], env, None),)
+        if op == Op.FILTERED and len(e.parts) > 1:
+            return Expr(Op.FILTERED, e.value, (self._eval(e.parts[0], env, None),)
                         + tuple(self._eval(p, env, calls) for p in e.parts[1:]))
-        if op == "slice":
+        if op == Op.SLICE:
             return e
         if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
             return UNKNOWN
         return values.evaluate(e, env)
 
-    def _comprehension(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
-        """A ``comp`` value: over a known, finite iterable, each element bound to the target,
-        kept when the test holds (all known: the exact list, set or dict); else what any
-        element makes, of unknown length (``filtered``)."""
-        source, target, test = e.parts[0], e.parts[1], e.parts[2]
-        it = self._eval(source, env, None)
-        items = None
-        if it.op in ("seq", "dict") and it.value not in values.OPEN and len(it.parts) <= _MAX_ITEMS:
-            items = [kv.parts[0] for kv in it.parts] if it.op == "dict" else list(it.parts)
-        if items is not None:
-            kept = []
-            for item in items:
-                scope = dict(env)
-                if not _bind_target(scope, target, item):
-                    items = None
-                    break
-                truth = values.decide(test, scope)
-                if truth is None:
-                    items = None
-                    break
-                if truth:
-                    kept.append(scope)
-        if items is None:
-            elt = tuple(self._eval(p, env, calls) for p in e.parts[3:5 if e.value == "dict" else 4])
-            return Expr("filtered", "dict" if e.value == "dict" else None, (it,) + elt)
-        if e.value == "dict":
-            return Expr("dict", None, tuple(Expr("kv", parts=(self._eval(e.parts[3], sc, None),
-                                                              self._eval(e.parts[4], sc, calls))) for sc in kept))
-        return Expr("set" if e.value == "set" else "seq", None, tuple(self._eval(e.parts[3], sc, calls) for sc in kept))
-
     def _param(self, name: str, env: values.Env) -> Expr:
-        bound = env.get(name)
+        bound = env.bindings.get(name)
         if bound is not None:  # a default that names a global is bound as that name (values.bind_values)
-            return self.global_value(bound.value) if bound.op == "global" else bound
+            return self.global_value(bound.value) if bound.op == Op.GLOBAL else bound
         summary, info = self._info(env)
         if info is None:
             return UNKNOWN
@@ -219,19 +192,19 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
 
     def instance_of(self, declared: Expr) -> Expr:
         """A value of the declared type ``declared`` (a class, None, a union of those)."""
-        if declared.op == "union":
+        if declared.op == Op.UNION:
             return union(self.instance_of(p) for p in declared.parts)
         if isinstance(declared, Cls):
             return Inst(declared, ())
-        if declared.op == "const" and declared.value is None:
+        if declared.op == Op.CONST and declared.value is None:
             return declared
         if isinstance(declared, Ext):
             # an annotation is a fact (issue 38): `x: torch.Tensor` holds a tensor
-            return Expr("tensor") if declared.name in tensors.TENSOR_TYPES else ExtInst(declared.name)
+            return Expr(Op.TENSOR) if declared.name in tensors.TENSOR_TYPES else ExtInst(declared.name)
         return UNKNOWN
 
     def _local(self, name: str, env: values.Env) -> Expr:
-        bound = env.get(LOCAL + name)  # a comprehension's target, bound to one element
+        bound = env.locals.get(name)  # a comprehension's target, bound to one element
         if bound is not None:
             return bound
         summary, info = self._info(env)
@@ -244,13 +217,13 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         if not found:
             return UNKNOWN
         if len(found) > 1:  # each binding an alternative; one gblint records as not followed is none
-            recorded = [v.op for v in bindings] + ["param"]
-            found = [values.OTHER if got.op == "unknown" and op != "unknown" else got
+            recorded = [v.op for v in bindings] + [Op.PARAM]
+            found = [values.OTHER if got.op == Op.UNKNOWN and op != Op.UNKNOWN else got
                      for got, op in zip(found, recorded)]
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:
-        outer = env.get(OUTER)
+        outer = env.outer
         if isinstance(outer, Ctx):
             outer_env = self._ctx_env(outer)
             summary, info = self._info(outer_env)
@@ -267,7 +240,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         parent = summary.functions.get(info.qualname.rsplit(".", 1)[0])
         if parent is None:
             return UNKNOWN
-        parent_env = self.frame_env(Frame(summary.path, parent), {})
+        parent_env = self.frame_env(Frame(summary.path, parent), None)
         if name in parent.local_defs:
             return self._def(parent.local_defs[name], parent_env)
         if any(p.name == name for p in parent.params) or name in parent.locals:
@@ -275,22 +248,20 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         return self._free(name, parent_env)
 
     def _ctx_env(self, ctx: Ctx) -> values.Env:
-        env = dict(ctx.env)
-        env[FRAME] = Here(ctx.path, ctx.qualname)
-        env[RESOLVER] = self
-        return env
+        return Env.from_key(ctx.env, frame=Here(ctx.path, ctx.qualname), resolver=self)
 
     def ctx_of(self, env: values.Env) -> Optional[Ctx]:
         """The :class:`Ctx` of ``env`` (for a closure made in it)."""
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return None
-        return Ctx(here.path, here.qualname, tuple(kv for kv in self._key(env) if kv[0] != FRAME))
+        key = self._key(env)
+        return Ctx(here.path, here.qualname, key[:1] + (None,) + key[2:])  # its frame left out
 
     def _def(self, qualname: str, env: values.Env) -> Expr:
         """The function ``qualname`` of the current file, as its definition makes it (a closure
         of the enclosing frame when it is nested), decorators applied."""
-        here = env.get(FRAME)
+        here = env.frame
         if here is None:
             return UNKNOWN
         summary = self.project.by_path.get(here.path)
@@ -302,11 +273,11 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         if parent is not None and parent in summary.functions:
             e = env
             while e is not None:  # the frame that defines it: this one, or one the closure came from
-                h = e.get(FRAME)
+                h = e.frame
                 if h is not None and h.qualname == parent:
                     ctx = self.ctx_of(e)
                     break
-                outer = e.get(OUTER)
+                outer = e.outer
                 e = self._ctx_env(outer) if isinstance(outer, Ctx) else None
         return self.defined(Closure(func, ctx) if ctx is not None else func)
 
@@ -325,6 +296,11 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
             return Ext(dotted)
         project = self.project
         head = dotted.split(".")[0]
+        owner, _, last = dotted.rpartition(".")
+        if last == "__name__" and owner and project.by_module.get(head) is not None:
+            summary = project.module(owner)
+            if summary is not None and "__name__" not in summary.module_values:
+                return values.module_name(owner)
         if head == "torch" or head in ("typing", "functools", "collections", "dataclasses", "math", "types"):
             if project.by_module.get(head) is None:
                 return Ext(dotted)
@@ -378,7 +354,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
                     continue
                 deco = self._eval(d.expr, env, None)
                 result = self.apply(deco, Args((value,)), None, want=True)
-                kept = [p for p in (result.parts if result.op == "union" else (result,)) if _callable(p)]
+                kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if _callable(p)]
                 if kept:  # what it returns that can be called (an unknown part is no evidence of more)
                     value = union(kept)
         self._defined[func] = value
@@ -388,14 +364,14 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
     def attribute(self, base: Expr, name: str, calls: Optional[list]) -> Expr:
         """``base.name``; what reading it runs (a property's getter, ``__getattribute__``)
         goes into ``calls``."""
-        if base.op == "union":
+        if base.op == Op.UNION:
             return union(self.attribute(p, name, calls) for p in base.parts)
         if base == values.OTHER:  # what is read from an unknown alternative is one too
             return base
-        if base.op == "tensor":
+        if base.op == Op.TENSOR:
             dtype = self.dtype_of(base)
             if name == "dtype":
-                return Expr("dtype", dtype) if dtype else UNKNOWN
+                return Expr(Op.DTYPE, dtype) if dtype else UNKNOWN
             return Method(base, name) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
@@ -417,14 +393,14 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
             if got is None and name == "__call__" and isinstance(base.recv, Inst) and self._is_module(base.recv):
                 return Method(base.recv, "__call__")  # nn.Module.__call__: hooks and forward
             return UNKNOWN if got is None else got
-        if base.op == "dict" and base.value in ("moduledict", "namespace"):
+        if base.op == Op.DICT and base.value in ("moduledict", "namespace"):
             found = values._lookup(base, const(name))
-            if found is not None and found.op != "unknown":
+            if found is not None and found.op != Op.UNKNOWN:
                 return found
         if isinstance(base, ExtInst) and base.name.startswith("torch.nn.") \
                 and name in tensors.PARAMETERS.get(base.name.rsplit(".", 1)[-1], ()):
-            return Expr("tensor")  # `self.proj.weight`: torch's __init__ made it a Parameter
-        if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in ("seq", "dict", "filtered", "const"):
+            return Expr(Op.TENSOR)  # `self.proj.weight`: torch's __init__ made it a Parameter
+        if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in (Op.SEQ, Op.DICT, Op.FILTERED, Op.CONST):
             return Method(base, name)
         return UNKNOWN
 
@@ -444,7 +420,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
     def changed(self, name: str, value: Expr) -> Expr:
         """``value`` (attribute ``name`` as the object's code sets it), or maybe another when a
         file read so far stores ``name`` on some other object (:attr:`FileSummary.stored_attrs`)."""
-        return union((value, UNKNOWN)) if name in self._facts()[1] and value.op != "unknown" else value
+        return union((value, UNKNOWN)) if name in self._facts()[1] and value.op != Op.UNKNOWN else value
 
     def _facts(self) -> Tuple[bool, frozenset, frozenset, frozenset]:
         """Of the files read so far: whether one changes dtypes, and what the program may change
@@ -554,7 +530,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
                     got = self._eval(value, self._method_env(inst, summary, method), None)
                 if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
                     got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
-                                for p in (got.parts if got.op == "union" else (got,)))
+                                for p in (got.parts if got.op == Op.UNION else (got,)))
                 (found if building else later).append(got)
             if name in info.fields:
                 found.append(init[name] if name in init else
@@ -585,13 +561,13 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         ``__init__`` that built it, the arguments it was built with."""
         info = summary.functions.get(method)
         if info is None or not info.params:
-            return self.frame_env(Frame(summary.path, info), {}) if info else self.module_env(summary.path)
+            return self.frame_env(Frame(summary.path, info), None) if info else self.module_env(summary.path)
         env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
         if info.name == "__init__":
             env.update(self._init_received(inst, Func(summary.path, method)))
         elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
             env.update(self._called_by_init(inst, summary, method))
-        return self.frame_env(Frame(summary.path, info), env)
+        return self.frame_env(Frame(summary.path, info), Env(env))
 
     @staticmethod
     def _opened(value: Expr, name: str, mro) -> Expr:
@@ -599,10 +575,10 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         class changes the collection in place: a key it lacks may be there when the code runs."""
         if not any(name in info.mutated for _summary, info in mro):
             return value
-        parts = value.parts if value.op == "union" else (value,)
-        opened = [Expr(p.op, values.OPEN_SEQ if p.op == "seq" else values.OPEN_DICT, p.parts)
-                  if p.op in ("seq", "dict") else p for p in parts]
-        return union(opened) if value.op == "union" else opened[0]
+        parts = value.parts if value.op == Op.UNION else (value,)
+        opened = [Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
+                  if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
+        return union(opened) if value.op == Op.UNION else opened[0]
 
     @staticmethod
     def _assignments(summary: FileSummary, info, name: str):
@@ -616,66 +592,15 @@ class Interpreter(CallsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, Handi
         building = {f"{info.qualname}.{m}" for m in _BUILDERS}
         init = summary.functions.get(f"{info.qualname}.__init__")
         for ev in init.events if init is not None else ():
-            if ev.func is not None and ev.func.op == "attr" and ev.func.parts and ev.func.parts[0].op == "param" \
+            if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0].op == Op.PARAM \
                     and init.params and ev.func.parts[0].value == init.params[0].name:
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
-    # ------------------------------------------------------------------ items and iteration
-    def subscript(self, base: Expr, key: Expr, calls: Optional[list]) -> Expr:
-        """``base[key]``."""
-        if base.op == "union":
-            return union(self.subscript(p, key, calls) for p in base.parts)
-        if base == values.OTHER:
-            return base
-        if base.op == "seq":
-            if key.op == "slice":
-                if base.value is None and len(set(base.parts)) > 1:
-                    # the slice's bounds are not kept: any item may be at any place of the result
-                    # (`pair[1:][0]` of an enumerate pair is its item, not its count)
-                    return Expr("filtered", parts=(base, union(base.parts)))
-                return base
-            if key.op == "const" and isinstance(key.value, int) and not isinstance(key.value, bool):
-                if 0 <= key.value < len(base.parts) or (base.value not in values.OPEN
-                                                         and -len(base.parts) <= key.value < 0):
-                    return base.parts[key.value]
-                return UNKNOWN
-            # an unknown index selects one of the items: what is called through it runs only maybe
-            # (a union's targets are conditional, see Invoker._apply_union)
-            if base.parts and len(base.parts) <= _MAX_ITEMS:
-                return union(base.parts + ((UNKNOWN,) if base.value in values.OPEN else ()))
-            return UNKNOWN
-        if base.op == "filtered":  # a dict comprehension's parts: the iterable, a key, its value
-            return base if key.op == "slice" else (base.parts[-1] if len(base.parts) > 1 else UNKNOWN)
-        if base.op == "dict":
-            found = values._lookup(base, key)
-            if found is not None and found.op == "unknown" and key.op != "const" and base.parts \
-                    and len(base.parts) <= _MAX_ITEMS:  # an unknown key selects one of the entries, maybe
-                return union(tuple(kv.parts[1] for kv in base.parts) + ((UNKNOWN,) if base.value in values.OPEN else ()))
-            return found if found is not None else UNKNOWN
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
-            items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping
-            if items is not None:
-                return self.subscript(items, key, calls)
-        if isinstance(base, (Inst, Cls)):
-            return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
-        return UNKNOWN
 
+_GLOBALS = Ext("builtins.globals")
 _BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
-LOCAL = "\0local:"  # an Env key prefix: a comprehension target bound to one element
-_MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
-
-
-def _bind_target(env: values.Env, target: Expr, item: Expr) -> bool:
-    """Bind the comprehension target ``target`` to ``item`` in ``env``; False when a tuple
-    target cannot be matched with ``item``."""
-    if target.op == "local":
-        env[LOCAL + target.value] = item
-        return True
-    if item.op != "seq" or item.value in values.OPEN or len(item.parts) != len(target.parts):
-        return False
-    return all(_bind_target(env, t, i) for t, i in zip(target.parts, item.parts))
 
 
 _PROPERTIES = frozenset({"property", "functools.cached_property", "builtins.property"})
@@ -690,6 +615,6 @@ def _transparent(qualname: str) -> bool:
 
 def _callable(v: Expr) -> bool:
     """Whether ``v`` is (or may be) something a call can run."""
-    if v.op == "union":
+    if v.op == Op.UNION:
         return any(_callable(p) for p in v.parts)
     return isinstance(v, (Func, Closure, Bound, Partial, Inst, Disabled))

@@ -15,13 +15,14 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import nn_overlay, tensors, type_tests, values
 from .model import Dotted, Expr, FileSummary, Frame
+from .ops import Op
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
-from .values import OUTER, UNKNOWN, const, union
+from .values import GRAD, UNKNOWN, Env, const, union
 
-BOTTOM = Expr("union")  # no value: what a cycle, or a name never assigned, evaluates to
+BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
 _MAX_RECURSION = 3  # results of one function evaluated inside one another, at most
 
@@ -76,18 +77,18 @@ class CallsMixin:
         keywords: List[Tuple[str, Expr]] = []
         star = starstar = False
         for p in parts:
-            if p.op == "kw":
+            if p.op == Op.KW:
                 keywords.append((p.value, self._eval(p.parts[0], env, calls)))
-            elif p.op == "star":
+            elif p.op == Op.STAR:
                 v = _same_length(self._eval(p.parts[0], env, calls))
-                if v.op == "seq" and not star:
+                if v.op == Op.SEQ and not star:
                     positional.extend(v.parts)
                     star = v.value in values.OPEN
                 else:
                     star = True
-            elif p.op == "starstar":
+            elif p.op == Op.STARSTAR:
                 v = self._eval(p.parts[0], env, calls)
-                if v.op == "dict" and all(kv.parts[0].op == "const" and isinstance(kv.parts[0].value, str)
+                if v.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                           for kv in v.parts):
                     keywords.extend((kv.parts[0].value, kv.parts[1]) for kv in v.parts)
                     starstar = starstar or v.value in values.OPEN
@@ -107,8 +108,8 @@ class CallsMixin:
         """Recorded arguments (a :class:`gblint.model.CallArgs`, or None: not known), evaluated."""
         if a is None:
             return UNSEEN
-        parts = list(a.positional) + [Expr("kw", k, (v,)) for k, v in a.keywords]
-        parts += [Expr("star", parts=(r,)) for r in a.rest] + [Expr("starstar", parts=(r,)) for r in a.rest_kw]
+        parts = list(a.positional) + [Expr(Op.KW, k, (v,)) for k, v in a.keywords]
+        parts += [Expr(Op.STAR, parts=(r,)) for r in a.rest] + [Expr(Op.STARSTAR, parts=(r,)) for r in a.rest_kw]
         args = self.arguments(parts, env, calls)
         return dataclasses.replace(args, star=args.star or (a.star and not a.rest),
                                    starstar=args.starstar or (a.starstar and not a.rest_kw))
@@ -125,9 +126,9 @@ class CallsMixin:
             return calls
         args = self.event_args(ev, env, calls)
         self.apply(fn, args, calls, want=False)
-        if ev.func.op == "attr":  # hooks registered on a child module by its owner
+        if ev.func.op == Op.ATTR:  # hooks registered on a child module by its owner
             owner = self._eval(ev.func.parts[0], env, None)
-            for part in owner.parts if owner.op == "union" else (owner,):
+            for part in owner.parts if owner.op == Op.UNION else (owner,):
                 if isinstance(part, Inst):
                     self._hooks(part, ev.func.value, args, calls)
         return calls
@@ -135,7 +136,7 @@ class CallsMixin:
     def apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr:
         """Call ``fn`` with ``args``: what it runs goes into ``calls`` (when not None), and,
         with ``want``, what it returns is returned."""
-        if fn.op == "union":
+        if fn.op == Op.UNION:
             if calls is None:
                 return union(self.apply(p, args, calls, want) for p in fn.parts)
             return self._apply_union(fn, args, calls, want)
@@ -169,7 +170,7 @@ class CallsMixin:
             per.append((p, mine))
         # a part gblint does not know is no evidence of another callee (it is most often what
         # gblint could not follow of the same object): only known parts that differ make it maybe
-        known = [mine for p, mine in per if p.op != "unknown" or p.value == values.OTHER.value]
+        known = [mine for p, mine in per if p.op != Op.UNKNOWN or p.value == values.OTHER.value]
         common = set.intersection(*({_target_key(t) for t in mine} for mine in known)) if known else set()
         joined = _joined_targets([t for _p, mine in per for t in mine if _target_key(t) in common and not t.maybe])
         for p, mine in per:
@@ -203,7 +204,7 @@ class CallsMixin:
             return self.library_call(fn.name, args, calls, want)
         if isinstance(fn, Method):
             return self._builtin_method(fn, args, calls, want)
-        if fn.op == "seq" and fn.value == "sequential":
+        if fn.op == Op.SEQ and fn.value == "sequential":
             for layer in fn.parts:
                 self.apply(layer, args, calls, False)
             return values.NOTNONE
@@ -213,11 +214,12 @@ class CallsMixin:
             first = args.positional[0] if args.positional else None
             last = fn.name.rsplit(".", 1)[-1]
             if fn.name.startswith("torch.nn.") and last in SAME_DTYPE_MODULES \
-                    and first is not None and first.op == "tensor":
+                    and first is not None and first.op == Op.TENSOR:
                 dtype = None if self.dtypes_changed() else self.dtype_of(first)
-                return Expr("tensor", dtype)  # a layer's output is a tensor, of its input's dtype
+                # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
+                return Expr(Op.TENSOR, dtype, (GRAD,) if tensors.PARAMETERS.get(last) else ())
             if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
-                return Expr("tensor")  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
+                return Expr(Op.TENSOR)  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
         return UNKNOWN
 
@@ -228,16 +230,15 @@ class CallsMixin:
         info = summary.functions.get(base.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
-        env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False)
-        if isinstance(fn, Closure) and fn.outer is not None:
-            env[OUTER] = fn.outer
+        env = Env(values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False),
+                  outer=fn.outer if isinstance(fn, Closure) else None)
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
         self.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
-        changed = [n for n in info.mutated if n in env and n not in star and values.changed_by(info, n, env)]
+        changed = [n for n in info.mutated if n in env.bindings and n not in star and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
-            env[name] = values.changed_in_place(env[name])
+            env.bindings[name] = values.changed_in_place(env.bindings[name])
         if calls is not None:
             calls.append(Target(frame, env))
         if not want:
@@ -260,7 +261,7 @@ class CallsMixin:
 
     def _call_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr:
         """``recv.name(*args)`` when ``recv``'s class defines ``name``; else ``default``."""
-        if recv.op == "union":
+        if recv.op == Op.UNION:
             return union(self._call_method(p, name, args, calls, default) for p in recv.parts)
         if isinstance(recv, Inst):
             method = self.class_attr(recv.cls, name, recv, None)
@@ -272,44 +273,6 @@ class CallsMixin:
         if method is None:
             return default
         return self.apply(method, args, calls, want=True)
-
-    def protocol(self, base: Expr, name: str) -> Expr:
-        """The method ``name`` Python calls on ``base`` for a statement or builtin (looked up on its
-        type, never through ``__getattr__``): for ``__iter__``, ``__getitem__`` when the class
-        defines no ``__iter__`` (the sequence protocol, ``collections.abc.Sequence.__iter__``)."""
-        if base.op == "union":
-            return union(self.protocol(p, name) for p in base.parts)
-        if not isinstance(base, Inst):
-            return UNKNOWN
-        got = self.class_attr(base.cls, name, base, None)
-        if got is None and name == "__iter__":
-            got = self.class_attr(base.cls, "__getitem__", base, None)
-            return UNKNOWN if got is None else Partial(got, (values.INDEX,), ())
-        return UNKNOWN if got is None else got
-
-    def iterate(self, base: Expr) -> Expr:
-        """An element of iterating ``base`` (of an instance without ``__iter__``: what its
-        ``__getitem__`` returns)."""
-        if base.op == "union":
-            return union(self.iterate(p) for p in base.parts)
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__iter__", base, None) is None:
-            return self._call_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
-        if base.op == "seq":
-            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
-            return union(parts) if parts else BOTTOM
-        if base.op == "filtered":
-            return base.parts[1] if len(base.parts) > 1 else UNKNOWN
-        if base.op == "dict":
-            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
-        return UNKNOWN
-
-    def unpack(self, base: Expr, index: int) -> Expr:
-        """Item ``index`` of unpacking ``base`` (``a, b = base``)."""
-        if base.op == "union":
-            return union(self.unpack(p, index) for p in base.parts)
-        if base.op == "seq" and 0 <= index < len(base.parts):
-            return base.parts[index]
-        return UNKNOWN
 
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
         for summary, info in self._classes(cls):
@@ -373,9 +336,9 @@ class CallsMixin:
         info = summary.functions.get(setattr_.qualname) if summary is not None else None
         if info is None or len(info.params) != 3 or not info.locals.get(info.params[2].name):
             return []
-        env = self.frame_env(Frame(setattr_.path, info), {info.params[0].name: cls, info.params[1].name: const(name)})
+        env = self.frame_env(Frame(setattr_.path, info), Env({info.params[0].name: cls, info.params[1].name: const(name)}))
         found = [self._eval(v, env, None) for v in info.locals[info.params[2].name]]
-        return [p for v in found for p in (v.parts if v.op == "union" else (v,)) if isinstance(p, (Func, Closure))]
+        return [p for v in found for p in (v.parts if v.op == Op.UNION else (v,)) if isinstance(p, (Func, Closure))]
 
     def _generated_init(self, cls: Cls):
         """The dataclass decorator (a :class:`gblint.model.Decorator`) whose generated
@@ -396,29 +359,32 @@ class CallsMixin:
         one known mapping (a ``dict``/``OrderedDict`` subclass: ``Table({...})``): the library
         base's ``__init__`` holds its items, which ``super().__getitem__`` then reads."""
         if len(args.positional) != 1 or args.keywords or args.star or args.starstar \
-                or args.positional[0].op != "dict" or args.positional[0].value in values.OPEN:
+                or args.positional[0].op != Op.DICT or args.positional[0].value in values.OPEN:
             return ()
         return ((ITEMS, args.positional[0]),)
 
     def _init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of ``init``,
-        the ``__init__`` Python calls (unbound; None when there is none of the project's), or to
-        the dataclass fields when ``generated`` (:meth:`_generated_init`) builds it; unknown
-        ones left out."""
+        the ``__init__`` Python calls (unbound; None when there is none of the project's), unknown
+        ones left out, or to the dataclass fields when ``generated`` (:meth:`_generated_init`) builds
+        it: a field given a value gblint does not know, or one an unpacked ``*x``/``**x`` may give,
+        is unknown, never its default (a preset splatted into the config picks the class)."""
         if isinstance(init, (Func, Closure)):  # a closure: an `__init__` a class decorator put there
             base = init.func if isinstance(init, Closure) else init
             summary = self.project.by_path.get(base.path)
             info = summary.functions.get(base.qualname) if summary is not None else None
             if info is not None:
                 env = values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, True)
-                return tuple(sorted((k, v) for k, v in env.items() if not k.startswith("\0")))
+                return tuple(sorted(env.items()))
         if generated is not None:
             fields = []
             for _, info in reversed(self._classes(cls)):
                 fields.extend(f for f in info.fields if f not in fields)
             given = dict(zip(fields, args.positional))
             given.update((k, v) for k, v in args.keywords if k in fields)
-            return tuple(sorted((k, v) for k, v in given.items() if v.op != "unknown"))
+            unseen = fields[len(args.positional):] if args.starstar or args.star else ()
+            given.update((f, UNKNOWN) for f in unseen if f not in given)
+            return tuple(sorted(given.items()))
         return ()
 
     def call_instance(self, inst: Inst, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -444,7 +410,7 @@ class CallsMixin:
         ``__call__`` reaches it through ``super().__call__(...)``."""
         self._hooks(inst, "", args, calls, pre=True)
         forward = self.instance_attr(inst, "forward", calls)
-        base = nn_overlay.torch_base(self, inst.cls) if forward.op == "unknown" else None
+        base = nn_overlay.torch_base(self, inst.cls) if forward.op == Op.UNKNOWN else None
         if base is not None:  # torch's own forward runs: it calls the subclass's overrides of its helpers
             result = nn_overlay.torch_forward(self, inst, args, calls, base)
         else:
@@ -486,43 +452,41 @@ class CallsMixin:
             return values.NOTNONE
         short = name.rsplit(".", 1)[-1]
         if name.startswith("torch.nn.") and short in ("ModuleList", "ParameterList"):
-            if first is not None and first.op == "seq" and first.value not in values.OPEN:
-                return Expr("seq", "modulelist", first.parts)  # a list display: each layer in its place
+            if first is not None and first.op == Op.SEQ and first.value not in values.OPEN:
+                return Expr(Op.SEQ, "modulelist", first.parts)  # a list display: each layer in its place
             items = self.iterate(first) if first is not None else BOTTOM
-            return Expr("seq", "modulelist", (items,)) if items.op not in ("union",) or items.parts else Expr("seq", "modulelist")
+            return Expr(Op.SEQ, "modulelist", (items,)) if items.op not in (Op.UNION,) or items.parts else Expr(Op.SEQ, "modulelist")
         if name.startswith("torch.nn.") and short == "Sequential":
-            if len(args.positional) == 1 and args.positional[0].op == "dict":
-                return Expr("seq", "sequential", tuple(kv.parts[1] for kv in args.positional[0].parts))
-            return Expr("seq", "sequential", args.positional)
+            if len(args.positional) == 1 and args.positional[0].op == Op.DICT:
+                return Expr(Op.SEQ, "sequential", tuple(kv.parts[1] for kv in args.positional[0].parts))
+            return Expr(Op.SEQ, "sequential", args.positional)
         if name.startswith("torch.nn.") and short in ("ModuleDict", "ParameterDict"):
-            if first is not None and first.op == "dict":
-                return Expr("dict", "moduledict", first.parts)
-            return Expr("dict", "moduledict", ())
+            if first is not None and first.op == Op.DICT:
+                return Expr(Op.DICT, "moduledict", first.parts)
+            return Expr(Op.DICT, "moduledict", ())
         if name in ("builtins.dict", "collections.OrderedDict"):
-            base = first.parts if first is not None and first.op == "dict" else ()
-            return Expr("dict", None, base + tuple(Expr("kv", parts=(const(k), v)) for k, v in args.keywords))
+            base = first.parts if first is not None and first.op == Op.DICT else ()
+            return Expr(Op.DICT, None, base + tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name == "types.SimpleNamespace":
-            return Expr("dict", "namespace", tuple(Expr("kv", parts=(const(k), v)) for k, v in args.keywords))
+            return Expr(Op.DICT, "namespace", tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name in ("builtins.list", "builtins.tuple") and first is not None:
-            return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.iterate(first)))
         if name in ("builtins.iter", "builtins.reversed", "builtins.sorted") and first is not None:
-            return first if first.op == "seq" else Expr("filtered", parts=(first, self.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.iterate(first)))
         if name == "builtins.len" and isinstance(first, Inst):
             return self._call_method(first, "__len__", Args(), calls, default=UNKNOWN)
         if name == "builtins.next" and first is not None:
             return self.iterate(first)
         if name == "builtins.enumerate" and first is not None:
             # the count is an int, never a tensor (a break that needs it to be one cannot happen)
-            return Expr("filtered", parts=(first, Expr("seq", parts=(values.INDEX, self.iterate(first)))))
+            return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.iterate(first)))))
         if name == "builtins.zip" and args.positional:
-            return Expr("filtered", parts=(args.positional[0],
-                                           Expr("seq", parts=tuple(self.iterate(a) for a in args.positional))))
-        if name == "builtins.getattr" and len(args.positional) >= 2 and args.positional[1].op == "const" \
-                and isinstance(args.positional[1].value, str):
-            got = self.attribute(first, args.positional[1].value, calls)
-            if len(args.positional) > 2 and (got.op == "unknown" or any(p.op == "unknown" for p in got.parts)):
-                return union((got, args.positional[2]))  # the attribute may be missing: then the default
-            return got
+            return Expr(Op.FILTERED, parts=(args.positional[0],
+                                            Expr(Op.SEQ, parts=tuple(self.iterate(a) for a in args.positional))))
+        if name == "builtins.getattr" and len(args.positional) >= 2:
+            return self._getattr_named(first, args.positional[1], args.positional[2:], calls)
+        if name == "importlib.import_module" and len(args.positional) == 1 and not args.keywords:
+            return self.module_object(first)
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
@@ -534,42 +498,56 @@ class CallsMixin:
         if name == "builtins.type" and isinstance(first, Inst):
             return first.cls
         if name in tensors.TENSOR_FUNCTIONS:  # its stub returns a Tensor (torch/_C/_VariableFunctions.pyi)
-            return Expr("tensor")
+            return Expr(Op.TENSOR)
         if name.startswith("torch.") and short[:1].isupper():
             return ExtInst(name)
         if name.startswith("torch."):
             return values.NOTNONE
         return ExtInst(name) if short[:1].isupper() else UNKNOWN
 
+    def _getattr_named(self, obj: Expr, name: Expr, default: Tuple[Expr, ...], calls: Optional[list]) -> Expr:
+        """``getattr(obj, name[, default])``: the attribute when ``name`` is a string constant, one
+        of several when it is one of several (each a real alternative); else unknown."""
+        names = name.parts if name.op == Op.UNION else (name,)
+        if not names or any(n.op != Op.CONST or not isinstance(n.value, str) for n in names):
+            return UNKNOWN
+        found = []
+        for n in names:
+            got = self.attribute(obj, n.value, calls)
+            if default and (got.op == Op.UNKNOWN or any(p.op == Op.UNKNOWN for p in got.parts)):
+                got = union((got, default[0]))  # the attribute may be missing: then the default
+            found.append(got)
+        return found[0] if len(found) == 1 else values.alternatives(found)
+
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
-        if recv.op == "tensor":  # torch/_C/__init__.pyi: the method returns a Tensor
-            return Expr("tensor") if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
-        if recv.op == "const" and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
-                and all(a.op == "const" and isinstance(a.value, (str, int)) for a in args.positional):
+        if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
+            return Expr(Op.TENSOR) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
+        if recv.op == Op.CONST and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
+                and all(a.op == Op.CONST and isinstance(a.value, (str, int)) for a in args.positional):
             try:  # a constant's own method, computed (`query.lower().replace("-", "")`)
                 return const(getattr(recv.value, name)(*(a.value for a in args.positional)))
             except (TypeError, ValueError):
                 return UNKNOWN
-        if recv.op == "dict":
+        if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
                 return self.subscript(recv, args.positional[0], calls)
             if name == "items":
-                return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in recv.parts))
+                return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
             if name == "values":
-                return Expr("seq", parts=tuple(kv.parts[1] for kv in recv.parts))
+                return Expr(Op.SEQ, parts=tuple(kv.parts[1] for kv in recv.parts))
             if name == "keys":
-                return Expr("seq", parts=tuple(kv.parts[0] for kv in recv.parts))
+                return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in recv.parts))
             if name in ("get", "pop", "setdefault") and args.positional:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)
-                return default if found is None else (union((found, default)) if found.op == "unknown" else found)
-        if recv.op == "filtered" and recv.value == "dict" and len(recv.parts) == 3:  # a dict comprehension
+                return default if found is None else (union((found, default)) if found.op == Op.UNKNOWN else found)
+        if recv.op == Op.FILTERED and recv.value == "dict" and len(recv.parts) == 3:  # a dict comprehension
             source, key, value = recv.parts
             if name in ("items", "values", "keys"):
-                item = {"items": Expr("seq", parts=(key, value)), "values": value, "keys": key}[name]
-                return Expr("filtered", parts=(source, item))
+                item = {"items": Expr(Op.SEQ, parts=(key, value)), "values": value, "keys": key}[name]
+                return Expr(Op.FILTERED, parts=(source, item))
             if name in ("get", "pop", "__getitem__") and args.positional:
                 return value if name == "__getitem__" else union((value, args.positional[1] if len(args.positional) > 1
                                                                    else const(None)))
@@ -577,8 +555,8 @@ class CallsMixin:
             return self.module_call(recv, args, calls, want)
         if isinstance(recv, Inst) and name == "get" and args.positional:
             found = self._call_method(recv, "__getitem__", Args(args.positional[:1]), calls, default=UNKNOWN)
-            if found.op not in ("unknown", "union") or (found.op == "union" and found.parts
-                                                         and not any(p.op == "unknown" for p in found.parts)):
+            if found.op not in (Op.UNKNOWN, Op.UNION) or (found.op == Op.UNION and found.parts
+                                                         and not any(p.op == Op.UNKNOWN for p in found.parts)):
                 return found  # the key is there: `get` returns what `__getitem__` does
             return union((found, args.positional[1] if len(args.positional) > 1 else const(None)))
         if isinstance(recv, ExtInst) and recv.name.startswith("torch.nn.") and name in SELF_RETURNING_METHODS:
@@ -599,7 +577,7 @@ class CallsMixin:
     def compiled_object(self, summary: FileSummary, value: Expr, function: Optional[str]) -> Expr:
         """The object ``value`` (written in ``function`` of ``summary``, or at module level) is."""
         if function is not None and function in summary.functions:
-            env = self.frame_env(Frame(summary.path, summary.functions[function]), {})
+            env = self.frame_env(Frame(summary.path, summary.functions[function]), None)
         else:
             env = self.module_env(summary.path)
         return self._eval(value, env, None)
@@ -607,7 +585,7 @@ class CallsMixin:
     def calls_of(self, obj: Expr, args: Args) -> List[Target]:
         """The frames calling the compiled object ``obj`` with ``args`` runs first."""
         calls: List[Target] = []
-        for part in obj.parts if obj.op == "union" else (obj,):
+        for part in obj.parts if obj.op == Op.UNION else (obj,):
             if isinstance(part, Cls):  # `torch.compile(Net)`: its instances' forward
                 part = Inst(part, ())
             if isinstance(part, Inst) and self._is_module(part):
@@ -636,14 +614,14 @@ def _same_length(v: Expr) -> Expr:
     (what ``f(*xs)`` passes where ``xs`` is one of several tuples of that length); where the
     union also holds values not known, each item may be something else too, and more may
     follow (open). Else ``v``."""
-    if v.op != "union":
+    if v.op != Op.UNION:
         return v
-    seqs = [p for p in v.parts if p.op != "unknown"]
-    if not seqs or any(p.op != "seq" or p.value in values.OPEN or len(p.parts) != len(seqs[0].parts) for p in seqs):
+    seqs = [p for p in v.parts if p.op != Op.UNKNOWN]
+    if not seqs or any(p.op != Op.SEQ or p.value in values.OPEN or len(p.parts) != len(seqs[0].parts) for p in seqs):
         return v
     other = (values.OTHER,) if len(seqs) < len(v.parts) else ()
     items = tuple(union([p.parts[i] for p in seqs] + list(other)) for i in range(len(seqs[0].parts)))
-    return Expr("seq", values.OPEN_SEQ if other else None, items)
+    return Expr(Op.SEQ, values.OPEN_SEQ if other else None, items)
 
 
 def _joined_targets(targets: List[Target]) -> dict:
@@ -661,19 +639,19 @@ def _joined_targets(targets: List[Target]) -> dict:
             group.append(t)
     out: dict = {}
     for key, group in groups.items():
-        envs = [t.env or {} for t in group]
-        marks = [{k: v for k, v in e.items() if k.startswith("\0")} for e in envs]
+        envs = [t.env or Env() for t in group]
+        marks = [(e.resolver,) + e.context() for e in envs]
         if len(group) == 1 or group[0].frame is None or any(m != marks[0] for m in marks):
             out[key] = group
             continue
-        env = {}
-        for name in dict.fromkeys(n for e in envs for n in e):
+        env = envs[0].replace(bindings={})
+        for name in dict.fromkeys(n for e in envs for n in e.bindings):
             found = []
             for e in envs:
-                v = e.get(name, UNKNOWN)
+                v = e.bindings.get(name, UNKNOWN)
                 if v not in found:
                     found.append(v)
-            env[name] = found[0] if len(found) == 1 else values.alternatives(found)
+            env.bindings[name] = found[0] if len(found) == 1 else values.alternatives(found)
         out[key] = [dataclasses.replace(group[0], env=env, flat=all(t.flat for t in group))]
     return out
 

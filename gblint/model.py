@@ -14,6 +14,7 @@ import enum
 from typing import Dict, List, Optional, Tuple, Union
 
 from .hashing import cached_eq, cached_hash, rebuild
+from .ops import Op
 
 
 class Words(str, enum.Enum):
@@ -376,37 +377,10 @@ class Expr:
     """A value or a test as far as gblint can evaluate it before the run (:mod:`gblint.values`
     decides tests; :mod:`gblint.interp` follows the objects a value may be, for calls).
 
-    ``op`` is one of: ``const`` (``value`` is None, a bool, int, float or str), ``param`` (the
-    function's parameter ``value``, not rebound before this point), ``notnone`` (a value that is
-    certainly not None: a tensor, a container, a lambda), ``unknown``; ``not``, ``and``, ``or``,
-    ``xor``, ``is``, ``isnot``, ``eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge``, ``in``, ``notin``
-    over ``parts``; ``len`` (``len()`` of ``parts[0]``); ``seq`` (a tuple or list of ``parts``, or
-    what ``*args`` collect; ``value`` may name the container: ``modulelist``, ``sequential``);
-    ``dict`` (``parts`` are ``kv`` pairs of key and value; what ``**kwargs`` collect); ``items`` (``d.items()``,
-    ``.keys()``, ``.values()``); ``get`` (``d.get(key, default)``); ``filtered`` (a comprehension over ``parts[0]``,
-    its elements ``parts[1]`` when known); ``training`` (``self.training``); ``union`` (one of ``parts``);
-    ``ifelse`` (``parts[1] if parts[0] else parts[2]``).
+    ``op`` says what it is (:class:`gblint.ops.Op`, whose members say what ``value`` and ``parts``
+    hold for each). Its hash is computed once (:mod:`gblint.hashing`)."""
 
-    Objects, for following calls (:mod:`gblint.interp` evaluates them; tests treat them as not known unless the
-    interpreter says what they are): ``local`` (a name of the function bound other than as its unrebound parameter:
-    what any assignment in the function binds it to, see :attr:`FunctionInfo.locals`), ``free`` (a name of an
-    enclosing function), ``global`` (``value`` a dotted name: this module's global ``pkg.mod.name``, an import's
-    target, a builtin ``builtins.len``), ``attr`` (attribute ``value`` of ``parts[0]``), ``sub``
-    (``parts[0][parts[1]]``; a slice key is ``slice``), ``callv`` (calling ``parts[0]`` with ``parts[1:]``:
-    positional values, ``kw`` (keyword ``value``), ``star``, ``starstar``), ``iter`` (an element of iterating
-    ``parts[0]``), ``unpack`` (item ``value`` of unpacking ``parts[0]``), ``def`` (the function of this file whose
-    qualified name is ``value``), ``super`` (``super()`` in a method of class ``value``, ``parts[0]`` the method's
-    first parameter), ``enter`` (what ``with parts[0] as x`` binds).
-
-    Added by the catalogue rules: ``tensor`` (a value made by a torch op, its size as ``const``
-    ``parts`` when a factory shows it, ``torch.randn(2, 3)``); ``op_fails`` (whether the op
-    ``value``, ``matmul`` or ``broadcast``, of ``parts[0]`` and ``parts[1]`` raises for their sizes); ``set`` (a
-    set display of ``parts``); ``concat`` (an f-string of ``parts``); ``comp`` (a comprehension, see
-    :func:`gblint.value_syntax.comp_expr`); the tests ``holds_tensor`` (``parts[0]`` is or contains a tensor)
-    and ``tensor_set`` (``parts[0]`` is a set holding a tensor). In :attr:`FunctionInfo.mutated_when`, the test
-    ``changes``: calling ``parts[0]`` may change what it gets at ``value`` (a position or a keyword). Its hash is computed once (:mod:`gblint.hashing`)."""
-
-    op: str
+    op: Op
     value: Union[None, bool, int, float, str] = None
     parts: Tuple["Expr", ...] = ()
     __hash__, __eq__, __reduce__ = cached_hash, cached_eq, rebuild
@@ -666,7 +640,7 @@ class Region:
     python_version: Tuple[int, int]
     spelling: str
     holders: Tuple[Tuple[str, str], ...] = ()  # (path, module-level name) that hold the compiled object
-    env: Optional[dict] = None  # what the entry's parameters and closure hold (the instance as ``self``...)
+    env: Optional["Env"] = None  # gblint.env.Env: what the entry's parameters and closure hold (the instance as ``self``...)
     compiled: Optional[object] = None  # the compiled object, as gblint.interp found it (None: not through it)
     torch_version: str = ""  # the torch predicted for (gblint.versions); "": the newest measured release
     training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known

@@ -11,6 +11,7 @@ from typing import Optional
 
 from . import tensors, values
 from .model import Expr
+from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func
 from .semantics import AUTOGRAD_FUNCTION
 
@@ -39,7 +40,7 @@ def torch_forward(interp, inst, args, calls: Optional[list], base: str) -> Expr:
         override = interp.class_attr(inst.cls, name, inst, calls)
         if override is not None:
             interp.apply(override, type(args)(args.positional[:1]), calls, want=False)
-    return Expr("tensor") if base in tensors.TENSOR_MODULES else values.NOTNONE
+    return Expr(Op.TENSOR) if base in tensors.TENSOR_MODULES else values.NOTNONE
 
 
 def function_apply(interp, cls: Cls, mro, calls: Optional[list]) -> Optional[Expr]:

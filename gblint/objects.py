@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
+from .ops import Op
+
 
 class Obj:
     """An object the program makes. Subclasses list their fields in ``_fields``; equality and
@@ -19,7 +21,7 @@ class Obj:
 
     __slots__ = ("_key", "_hash")
     _fields: Tuple[str, ...] = ()
-    op = "obj"
+    op = Op.OBJ
     value = None  # as an Expr has: no literal value
     parts: Tuple = ()  # as an Expr has: no parts
     truth: Optional[bool] = None  # bool(obj), when every object of the kind has the same

@@ -13,6 +13,7 @@ import libcst as cst
 
 from .model import (Dotted, Expr, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
                     SelfMethod)
+from .ops import Op
 from .refs import module_itself
 from .semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
 from .traversal import kwarg, literal
@@ -228,7 +229,7 @@ class RegionsMixin:
         is not at module level, or a decorator above it would wrap the compiled object."""
         if node.decorators[0] is not compile_decorator or len(node.decorators) == 1 or "." in qual:
             return None
-        return Expr("global", self.qual(qual))
+        return Expr(Op.GLOBAL, self.qual(qual))
 
     def function_qual(self, node: cst.FunctionDef) -> str:
         """The qualified name the traversal gave the definition ``node``."""

@@ -73,7 +73,9 @@ RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
 #: break sources that skip the frame making the call, but are a resumable (nested) graph break for
 #: the frames that inline that one: the RNN wrap, GB0014 (measured on 2.13: measured/r04_lstm_module.py
 #: skips the calling frame, measured/r06_lstm_nested.py splits the caller and skips only the callee)
-CALLERS_RESUME = frozenset({"GBL118"})
+#: ``ctx.mark_dirty`` (GBL141) is the same: inlined through ``apply`` it is a nested break, in the
+#: ``forward`` frame compiled on its own it cannot resume (measured: tests/cases/kinds/k27)
+CALLERS_RESUME = frozenset({"GBL118", "GBL141"})
 # break sources that only log or print: a callee made of these is best disabled outright
 LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
 

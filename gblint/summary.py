@@ -24,7 +24,7 @@ from .flows import TENSOR_CLASSES, FlowsMixin
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
-                    ModuleAttr, NnModuleAttr, Outcome, PartialValue, TensorAttr, PARAM_PREFIX, param_kind)
+                    ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX, param_kind)
 from .names import ImportTable, dotted
 from .refs import RefsMixin
 from .regions import RegionsMixin
@@ -394,7 +394,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.note_rebound(target, local)
         self.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
-            if local.op != "unknown":  # on every path to what follows
+            if local.op != Op.UNKNOWN:  # on every path to what follows
                 scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
             if scope is self.module_scope and self.class_stack:

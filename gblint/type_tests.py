@@ -8,6 +8,7 @@ import sys
 from typing import Optional
 
 from .model import Expr
+from .ops import Op
 from .objects import Bound, Closure, Cls, Disabled, Ext, Func, Inst, Partial
 from .values import UNKNOWN, const
 
@@ -20,14 +21,14 @@ _FUNCTION_TYPES = frozenset({"builtins.object", "types.FunctionType", "types.Lam
 def callable_of(v: Expr) -> Expr:
     """``callable(v)``: True for functions and classes of the program, False for constants and
     displays, else not known."""
-    found = {_callable_one(p) for p in (v.parts if v.op == "union" else (v,))}
+    found = {_callable_one(p) for p in (v.parts if v.op == Op.UNION else (v,))}
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
 def _callable_one(v: Expr) -> Optional[bool]:
     if isinstance(v, _FUNCTIONS + (Cls,)):
         return True
-    if v.op in ("const", "seq", "dict", "set"):
+    if v.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET):
         return False
     return None
 
@@ -36,7 +37,7 @@ def isclass_of(v: Expr) -> Expr:
     """``inspect.isclass(v)``: True for classes, False for functions, instances of the program
     and constants (a registry's ``cls(*args) if inspect.isclass(cls) else cls``), else not known."""
     found = {True if isinstance(p, Cls) else False if isinstance(p, _FUNCTIONS + (Inst,)) or p.op in (
-        "const", "seq", "dict", "set") else None for p in (v.parts if v.op == "union" else (v,))}
+        Op.CONST, Op.SEQ, Op.DICT, Op.SET) else None for p in (v.parts if v.op == Op.UNION else (v,))}
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
@@ -47,7 +48,7 @@ def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
     of its MRO the project holds and the dotted names of the bases it does not), and ``types``
     names classes: whether one of them is a type such an object belongs to; else not known."""
     names = []
-    for t in (types.parts if types.op == "seq" else (types,)):
+    for t in (types.parts if types.op == Op.SEQ else (types,)):
         if isinstance(t, Cls):
             names.append(t.qualname)
         elif isinstance(t, Ext):
@@ -55,12 +56,12 @@ def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
         else:
             return UNKNOWN
     found = set()
-    for p in (v.parts if v.op == "union" else (v,)):
+    for p in (v.parts if v.op == Op.UNION else (v,)):
         if isinstance(p, _FUNCTIONS):
             found.add(any(n in _FUNCTION_TYPES for n in names))
-        elif p.op == "const" and p.value is None:
+        elif p.op == Op.CONST and p.value is None:
             found.add(any(n in ("builtins.object", "types.NoneType") for n in names))
-        elif p.op in ("const", "seq", "dict") and (p.op != "dict" or p.value is None):
+        elif p.op in (Op.CONST, Op.SEQ, Op.DICT) and (p.op != Op.DICT or p.value is None):
             found.add(_isinstance_value(p, names))
         elif isinstance(p, Inst) and bases_of is not None:
             found.add(_isinstance_inst(p, types, bases_of))
@@ -82,7 +83,7 @@ def _isinstance_value(p: Expr, names) -> Optional[bool]:
     """``isinstance(p, names)`` for a constant, sequence (a list or a tuple: gblint does not tell
     them apart) or plain dict ``p``; None when a name is not a type of :data:`_VALUE_TYPES`,
     or when only telling a list from a tuple would decide."""
-    kinds = (type(p.value),) if p.op == "const" else (list, tuple) if p.op == "seq" else (dict,)
+    kinds = (type(p.value),) if p.op == Op.CONST else (list, tuple) if p.op == Op.SEQ else (dict,)
     answers = set()
     for kind in kinds:
         hit = False
@@ -102,7 +103,7 @@ def _isinstance_inst(p: Inst, types: Expr, bases_of) -> Optional[bool]:
     else not known."""
     held, outside = bases_of(p.cls)
     unknown = False
-    for t in (types.parts if types.op == "seq" else (types,)):
+    for t in (types.parts if types.op == Op.SEQ else (types,)):
         if isinstance(t, Cls):
             if (t.path, t.qualname) in held:
                 return True

@@ -13,14 +13,15 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from .model import BlockKind, CallArgs, Expr, Kind, Param
+from .ops import Op
 from .names import dotted
 from .tensors import TENSOR_FUNCTIONS
 from .traversal import names_in
 from .values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
 
-_COMPARE = {cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThanEqual: "le",
-            cst.GreaterThan: "gt", cst.GreaterThanEqual: "ge", cst.Is: "is", cst.IsNot: "isnot",
-            cst.In: "in", cst.NotIn: "notin"}
+_COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE,
+            cst.GreaterThan: Op.GT, cst.GreaterThanEqual: Op.GE, cst.Is: Op.IS, cst.IsNot: Op.ISNOT,
+            cst.In: Op.IN, cst.NotIn: Op.NOTIN}
 # Calls whose value under Dynamo is known: TorchScript is not running while Dynamo traces.
 _KNOWN_CALLS = {"torch.jit.is_scripting": False, "torch.jit.is_tracing": False,
                 "torch._C._get_tracing_state": None}
@@ -53,13 +54,13 @@ def literal_expr(node: cst.BaseExpression) -> Expr:
         return const(value) if isinstance(value, str) else NOTNONE
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         inner = literal_expr(node.expression)
-        if inner.op == "const" and isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool):
+        if inner.op == Op.CONST and isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool):
             return const(-inner.value)
         return UNKNOWN
     if isinstance(node, (cst.Tuple, cst.List)):
         if any(isinstance(e, (cst.StarredElement,)) for e in node.elements):
             return NOTNONE
-        return Expr("seq", parts=tuple(literal_expr(e.value) for e in node.elements))
+        return Expr(Op.SEQ, parts=tuple(literal_expr(e.value) for e in node.elements))
     if isinstance(node, _NOT_NONE_NODES):
         return NOTNONE
     return UNKNOWN
@@ -75,15 +76,15 @@ def name_expr(name: str, scope) -> Expr:
     s, own = scope, True
     while s is not None and s.info is not None:
         if any(name in entry[1] for entry in s.comp_names):
-            return Expr("local", name + COMP) if own else Expr("free", name + COMP)
+            return Expr(Op.LOCAL, name + COMP) if own else Expr(Op.FREE, name + COMP)
         if name in s.params or (name == s.self_name and s.info.params and s.info.params[0].name == name):
             if own and name not in s.rebound:
-                return Expr("param", name)
-            return _bound_value(s, name) if own else Expr("free", name)
+                return Expr(Op.PARAM, name)
+            return _bound_value(s, name) if own else Expr(Op.FREE, name)
         if name in s.env or name in s.bound_names or name in s.info.local_defs:
             if name in s.info.local_defs and name not in s.bound_names:
-                return Expr("def", s.info.local_defs[name])
-            return _bound_value(s, name) if own else Expr("free", name)
+                return Expr(Op.DEF, s.info.local_defs[name])
+            return _bound_value(s, name) if own else Expr(Op.FREE, name)
         s, own = s.parent, False
     return global_expr(name, scope)
 
@@ -102,11 +103,11 @@ def _bound_value(s, name: str) -> Expr:
         if element is not None:
             return element  # a `for` target the loop's body never rebinds: the element of this step
     if frames and any(name in f.prev for f in frames):
-        return Expr("local", name)  # bound in an arm of an `if` around, in a way not followed
+        return Expr(Op.LOCAL, name)  # bound in an arm of an `if` around, in a way not followed
     local = s.local_values.get(name)
     if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
         return local  # bound above on every path, outside loops: the value it was bound to
-    return Expr("local", name)
+    return Expr(Op.LOCAL, name)
 
 
 def loop_values(node: cst.For, scope) -> dict:
@@ -126,10 +127,10 @@ def loop_values(node: cst.For, scope) -> dict:
         if isinstance(target, (cst.Tuple, cst.List)):
             if any(isinstance(e, cst.StarredElement) for e in target.elements):
                 return False
-            return all([bind(e.value, Expr("unpack", i, (value,))) for i, e in enumerate(target.elements)])
+            return all([bind(e.value, Expr(Op.UNPACK, i, (value,))) for i, e in enumerate(target.elements)])
         return True
 
-    return out if bind(node.target, Expr("iter", parts=(expr_of(node.iter, scope),))) else {}
+    return out if bind(node.target, Expr(Op.ITER, parts=(expr_of(node.iter, scope),))) else {}
 
 
 class _Binder(cst.CSTVisitor):
@@ -217,11 +218,11 @@ def known_global(target: str, scope) -> Optional[Expr]:
     if target in _TYPE_CHECKING:
         return const(False)
     if target in DTYPES:
-        return Expr("dtype", DTYPES[target])
+        return Expr(Op.DTYPE, DTYPES[target])
     if target == "sys.version_info":
         version = getattr(getattr(scope.builder, "settings", None), "python_version", None)
         if version:
-            return Expr("seq", "version", tuple(const(int(v)) for v in tuple(version)[:2]))
+            return Expr(Op.SEQ, "version", tuple(const(int(v)) for v in tuple(version)[:2]))
     return None
 
 
@@ -241,17 +242,19 @@ def global_expr(name: str, scope) -> Expr:
     by module-level code, what the module bound it to last, above (module code runs in order)."""
     target = scope.imports.lookup(name)
     if target is not None:
-        return known_global(target, scope) or Expr("global", target)
+        return known_global(target, scope) or Expr(Op.GLOBAL, target)
     builder = scope.builder
     if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
         return builder.summary.module_values[name][-1]
     module = builder.summary.module
     cls = builder.class_stack[-1] if builder.class_stack and scope.info is None else None
     if cls is not None and (name in cls.methods or name in cls.values):  # a class-body name, in the class body
-        return Expr("global", f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
+        return Expr(Op.GLOBAL, f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
+    if name == "__name__" and module and name not in builder.summary.module_names:
+        return Expr(Op.GLOBAL, f"{module}.__name__")  # the module's own name (gblint.interp: `sys.modules[__name__]`)
     if name in _BUILTINS and name not in builder.summary.module_names:
-        return Expr("global", "builtins." + name)
-    return Expr("global", f"{module}.{name}" if module else name)
+        return Expr(Op.GLOBAL, "builtins." + name)
+    return Expr(Op.GLOBAL, f"{module}.{name}" if module else name)
 
 
 _MAX_NESTING = 48  # deeper expressions (generated code, `not not ... x`) are not followed
@@ -282,18 +285,18 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
         return name_expr(node.value, scope)
     if isinstance(node, cst.Attribute):
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == scope.self_name:
-            return Expr("training")
+            return Expr(Op.TRAINING)
         head = _head(node)
-        if head is not None and name_expr(head, scope).op == "global":
+        if head is not None and name_expr(head, scope).op == Op.GLOBAL:
             q = scope.resolve(node)
             target = scope.imports.lookup(head)
             if q and target is not None:
-                return known_global(q, scope) or Expr("global", q)
-        return Expr("attr", node.attr.value, (expr_of(node.value, scope),))
+                return known_global(q, scope) or Expr(Op.GLOBAL, q)
+        return Expr(Op.ATTR, node.attr.value, (expr_of(node.value, scope),))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        return Expr("not", parts=(expr_of(node.expression, scope),))
+        return Expr(Op.NOT, parts=(expr_of(node.expression, scope),))
     if isinstance(node, cst.BooleanOperation):
-        op = "and" if isinstance(node.operator, cst.And) else "or"
+        op = Op.AND if isinstance(node.operator, cst.And) else Op.OR
         return Expr(op, parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
     if isinstance(node, cst.Comparison):
         left = expr_of(node.left, scope)
@@ -303,26 +306,26 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
             op = _COMPARE.get(type(target.operator))
             pairs.append(Expr(op, parts=(left, right)) if op else UNKNOWN)
             left = right
-        return pairs[0] if len(pairs) == 1 else Expr("and", parts=tuple(pairs))
+        return pairs[0] if len(pairs) == 1 else Expr(Op.AND, parts=tuple(pairs))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitXor):
-        return Expr("xor", parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
+        return Expr(Op.XOR, parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
     if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
-        return Expr("seq", parts=tuple(expr_of(e.value, scope) for e in node.elements))
+        return Expr(Op.SEQ, parts=tuple(expr_of(e.value, scope) for e in node.elements))
     if isinstance(node, cst.Set) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
-        return Expr("set", parts=tuple(expr_of(e.value, scope) for e in node.elements))
+        return Expr(Op.SET, parts=tuple(expr_of(e.value, scope) for e in node.elements))
     if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) for e in node.elements):
-        return Expr("dict", parts=tuple(Expr("kv", parts=(expr_of(e.key, scope), expr_of(e.value, scope)))
+        return Expr(Op.DICT, parts=tuple(Expr(Op.KV, parts=(expr_of(e.key, scope), expr_of(e.value, scope)))
                                         for e in node.elements))
     if isinstance(node, cst.IfExp):
-        return Expr("ifelse", parts=(expr_of(node.test, scope), expr_of(node.body, scope),
+        return Expr(Op.IFELSE, parts=(expr_of(node.test, scope), expr_of(node.body, scope),
                                      expr_of(node.orelse, scope)))
     if isinstance(node, cst.NamedExpr):
         return expr_of(node.value, scope)
     if isinstance(node, cst.Subscript):
-        return Expr("sub", parts=(expr_of(node.value, scope), _key(node, scope)))
+        return Expr(Op.SUB, parts=(expr_of(node.value, scope), _key(node, scope)))
     if isinstance(node, cst.Lambda):
         qual = scope.builder.lambda_qual(node)
-        return Expr("def", qual) if qual else NOTNONE
+        return Expr(Op.DEF, qual) if qual else NOTNONE
     if isinstance(node, cst.Call):
         return call_expr(node, scope)
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
@@ -330,10 +333,10 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
     if isinstance(node, cst.FormattedString) and all(
             isinstance(p, cst.FormattedStringText) or (p.format_spec is None and p.conversion is None)
             for p in node.parts):  # f"output_{k}": a string when every part is known
-        return Expr("concat", parts=tuple(const(p.value) if isinstance(p, cst.FormattedStringText)
+        return Expr(Op.CONCAT, parts=tuple(const(p.value) if isinstance(p, cst.FormattedStringText)
                                           else expr_of(p.expression, scope) for p in node.parts))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
-        return Expr("arith", type(node.operator).__name__, (expr_of(node.left, scope), expr_of(node.right, scope)))
+        return Expr(Op.ARITH, type(node.operator).__name__, (expr_of(node.left, scope), expr_of(node.right, scope)))
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
@@ -352,17 +355,17 @@ def call_expr(node: cst.Call, scope) -> Expr:
         return const(scope.compiling_guard(node))  # `torch.compiler.is_compiling()` and its aliases: True under Dynamo
     if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
             and isinstance(func, cst.Name) and func.value == "len" and scope.lookup("len") is None:
-        return Expr("len", parts=(expr_of(node.args[0].value, scope),))
+        return Expr(Op.LEN, parts=(expr_of(node.args[0].value, scope),))
     if len(node.args) == 1 and not node.args[0].star and node.args[0].keyword is None \
             and isinstance(func, cst.Name) and func.value in _FOLDS and scope.lookup(func.value) is None:
-        return Expr("fold", value=func.value, parts=(expr_of(node.args[0].value, scope),))
+        return Expr(Op.FOLD, value=func.value, parts=(expr_of(node.args[0].value, scope),))
     if isinstance(func, cst.Attribute) and not any(a.star for a in node.args):
         method, args = func.attr.value, [a.value for a in node.args if a.keyword is None]
         if method in ("items", "keys", "values") and not node.args:
-            return Expr("items", value=method, parts=(expr_of(func.value, scope),))
+            return Expr(Op.ITEMS, value=method, parts=(expr_of(func.value, scope),))
         if method == "get" and 1 <= len(args) == len(node.args) <= 2:
             default = expr_of(args[1], scope) if len(args) == 2 else const(None)
-            return Expr("get", parts=(expr_of(func.value, scope), expr_of(args[0], scope), default))
+            return Expr(Op.GET, parts=(expr_of(func.value, scope), expr_of(args[0], scope), default))
     if not node.args:
         q = scope.resolve(func) or dotted(func)
         if q in _KNOWN_CALLS and _KNOWN_CALLS[q] is not None:
@@ -371,23 +374,23 @@ def call_expr(node: cst.Call, scope) -> Expr:
         cls = scope.class_info
         first = scope.self_name
         if cls is not None and first:
-            return Expr("super", cls.qualname, (name_expr(first, scope),))
+            return Expr(Op.SUPER, cls.qualname, (name_expr(first, scope),))
         return UNKNOWN
     if scope.resolve(func) in TENSOR_FUNCTIONS:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
-        return Expr("tensor", _factory_dtype(node, scope), _factory_shape(node, scope))
+        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
         if a.star == "*":
-            parts.append(Expr("star", parts=(value,)))
+            parts.append(Expr(Op.STAR, parts=(value,)))
         elif a.star == "**":
-            parts.append(Expr("starstar", parts=(value,)))
+            parts.append(Expr(Op.STARSTAR, parts=(value,)))
         elif a.keyword is not None:
-            parts.append(Expr("kw", a.keyword.value, (value,)))
+            parts.append(Expr(Op.KW, a.keyword.value, (value,)))
         else:
             parts.append(value)
-    return Expr("callv", parts=tuple(parts))
+    return Expr(Op.CALLV, parts=tuple(parts))
 
 
 def comp_expr(node, scope) -> Expr:
@@ -411,13 +414,13 @@ def comp_expr(node, scope) -> Expr:
     try:
         elt = (expr_of(node.key, scope), expr_of(node.value, scope)) if kind == "dict" else (expr_of(node.elt, scope),)
         if f.inner_for_in is not None or target is None or f.asynchronous is not None:
-            return Expr("filtered", "dict" if kind == "dict" else None, (iterable,) + elt)
+            return Expr(Op.FILTERED, "dict" if kind == "dict" else None, (iterable,) + elt)
         tests = [expr_of(c.test, scope) for c in f.ifs]
     finally:
         if stack is not None:
             stack.pop()
-    test = const(True) if not tests else tests[0] if len(tests) == 1 else Expr("and", parts=tuple(tests))
-    return Expr("comp", kind, (iterable, target, test) + elt)
+    test = const(True) if not tests else tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))
+    return Expr(Op.COMP, kind, (iterable, target, test) + elt)
 
 
 # Suffix of a comprehension's own names among a function's locals: Python 3 binds them in the
@@ -450,11 +453,11 @@ _NO_SHADOW = contextlib.nullcontext()
 def _target(node) -> Optional[Expr]:
     """A comprehension's target as ``local`` names (a ``seq`` of them for a tuple); None for others."""
     if isinstance(node, cst.Name):
-        return Expr("local", node.value + COMP)
+        return Expr(Op.LOCAL, node.value + COMP)
     if isinstance(node, (cst.Tuple, cst.List)):
         parts = [_target(e.value) for e in node.elements if not isinstance(e, cst.StarredElement)]
         if len(parts) == len(node.elements) and None not in parts:
-            return Expr("seq", parts=tuple(parts))
+            return Expr(Op.SEQ, parts=tuple(parts))
     return None
 
 
@@ -464,7 +467,7 @@ def annotation_expr(node: cst.BaseExpression, scope) -> Optional[Expr]:
     as the name it holds; None when nothing can be read."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
         parts = tuple(p for p in (annotation_expr(node.left, scope), annotation_expr(node.right, scope)) if p)
-        return Expr("union", parts=parts) if parts else None
+        return Expr(Op.UNION, parts=parts) if parts else None
     if isinstance(node, cst.SimpleString):
         try:
             text = node.evaluated_value
@@ -474,7 +477,7 @@ def annotation_expr(node: cst.BaseExpression, scope) -> Optional[Expr]:
             head, _, rest = text.partition(".")
             base = name_expr(head, scope)
             for part in rest.split(".") if rest else ():
-                base = Expr("attr", part, (base,))
+                base = Expr(Op.ATTR, part, (base,))
             return base
         return None
     if isinstance(node, cst.Subscript):
@@ -482,7 +485,7 @@ def annotation_expr(node: cst.BaseExpression, scope) -> Optional[Expr]:
         if q in ("typing.Optional", "typing.Union", "Optional", "Union"):
             parts = tuple(p for e in node.slice if isinstance(e.slice, cst.Index)
                           for p in (annotation_expr(e.slice.value, scope),) if p)
-            return Expr("union", parts=parts) if parts else None
+            return Expr(Op.UNION, parts=parts) if parts else None
         return None  # `list[X]`, `Unpack[...]`: a container, not an instance of X
     if isinstance(node, (cst.Name, cst.Attribute)):
         if isinstance(node, cst.Name) and node.value == "None":
@@ -505,8 +508,8 @@ def _key(node: cst.Subscript, scope) -> Expr:
         if isinstance(element.slice, cst.Index):
             keys.append(expr_of(element.slice.value, scope))
         else:
-            keys.append(Expr("slice"))
-    return keys[0] if len(keys) == 1 else Expr("seq", parts=tuple(keys))
+            keys.append(Expr(Op.SLICE))
+    return keys[0] if len(keys) == 1 else Expr(Op.SEQ, parts=tuple(keys))
 
 
 _FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full"})
@@ -528,6 +531,18 @@ def _factory_dtype(node: cst.Call, scope) -> Optional[str]:
 _FLOAT_FACTORIES = _FACTORIES - {"torch.full"}
 
 
+def _factory_grad(node: cst.Call, scope) -> Tuple[Expr, ...]:
+    """Whether a factory's tensor requires grad, as a ``grad`` part: its literal ``requires_grad=`` (default
+    False); ``()`` for another call or a value not written as a literal."""
+    if scope.resolve(node.func) not in _FACTORIES:
+        return ()
+    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
+    if arg is None:
+        return (Expr(Op.GRAD, False),)
+    found = literal_expr(arg)
+    return (Expr(Op.GRAD, found.value),) if found.op == Op.CONST and isinstance(found.value, bool) else ()
+
+
 def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
     """The size of a tensor a factory with literal sizes makes (``torch.randn(2, 3)``,
     ``torch.full((3,), 2.0)``) as ``const`` dims; ``()`` when not known (also for a 0-d tensor)."""
@@ -539,7 +554,7 @@ def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
     if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
         args = [e.value for e in args[0].elements]
     dims = tuple(literal_expr(a) for a in args)
-    if not dims or any(d.op != "const" or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
+    if not dims or any(d.op != Op.CONST or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
         return ()
     return dims
 
@@ -595,14 +610,14 @@ def params_of(params: cst.Parameters, scope=None) -> Tuple[Param, ...]:
         if p.default is None:
             return None
         value = literal_expr(p.default)
-        if value.op == "unknown" and scope is not None and isinstance(p.default, (cst.Name, cst.Attribute)):
+        if value.op == Op.UNKNOWN and scope is not None and isinstance(p.default, (cst.Name, cst.Attribute)):
             named = expr_of(p.default, scope)
-            if named.op == "global":
+            if named.op == Op.GLOBAL:
                 return named
             if isinstance(p.default, cst.Name) and scope.info is None and not scope.builder.class_stack \
-                    and named.op != "unknown":  # a module global the module assigns (`iface=DEFAULT_TABLE`)
+                    and named.op != Op.UNKNOWN:  # a module global the module assigns (`iface=DEFAULT_TABLE`)
                 module = scope.builder.summary.module
-                return Expr("global", f"{module}.{p.default.value}" if module else p.default.value)
+                return Expr(Op.GLOBAL, f"{module}.{p.default.value}" if module else p.default.value)
         return value
 
     def annotation(p):

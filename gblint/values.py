@@ -17,130 +17,140 @@ from __future__ import annotations
 import operator
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
+from .env import Env
 from .model import CallArgs, Expr, Param
+from .ops import Op
 
-UNKNOWN = Expr("unknown")
+UNKNOWN = Expr(Op.UNKNOWN)
 # an unknown value that is one alternative of several (an arm of an undecided `if`, one binding of
 # a local bound more than once): evidence that a call through the value may run something else
-OTHER = Expr("unknown", "other")
-NOTNONE = Expr("notnone")
-INDEX = Expr("notnone", "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
+OTHER = Expr(Op.UNKNOWN, "other")
+NOTNONE = Expr(Op.NOTNONE)
+INDEX = Expr(Op.NOTNONE, "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
+# a ``notnone`` value's prefix: the ``__name__`` of the module named after it. Its text is not kept (a file run
+# as a script is "__main__"), so tests on it stay undecided; ``sys.modules[__name__]`` is the module itself
+MODULE_NAME = "module:"
 DEFAULT_DTYPE = "default"  # a ``tensor`` value's dtype: the default one (gblint.interp.Interpreter.dtype_of)
 
-Env = Dict[str, Expr]  # parameter name -> what the call passes (and RESOLVER -> a Resolver)
-
-_PY_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
-           "ge": operator.ge}
+_PY_OPS = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
+           Op.GE: operator.ge}
 
 
 def const(value) -> Expr:
     """The constant ``value`` (None, bool, int, float or str)."""
-    return Expr("const", value)
+    return Expr(Op.CONST, value)
 
 
 # ----------------------------------------------------------------------------- evaluation
 
 # Ops that stand for objects the program makes (gblint.interp follows them; here they are not
-# known unless an interpreter rides in the environment under RESOLVER).
-OBJECT_OPS = frozenset({"local", "free", "global", "attr", "sub", "callv", "iter", "unpack", "def", "super", "enter",
-                        "kw", "star", "starstar", "slice"})
-_NOT_NONE_OPS = frozenset({"notnone", "seq", "dict", "set", "tensor", "filtered", "obj", "dtype"})
+# known unless the environment holds an interpreter, Env.resolver).
+OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
+                        Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
+_NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE})
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE})  # each its own value
+# The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair and a `tensor`'s `grad`
+# part; what a protocol method of an object returns (gblint.interp follows it). evaluate, or decide for a test,
+# dispatches on every other op (tests/test_ops.py).
+REJECTED = frozenset({Op.KV, Op.GRAD, Op.PROTOCOL})
 
 
 def evaluate(e: Expr, env: Env) -> Expr:
     """The value of ``e`` with the parameters bound as in ``env``: a ``const``, ``notnone``,
     ``tensor``, a ``seq``, ``dict`` or ``set`` of values, an object (:mod:`gblint.objects`), a
-    ``union`` of those, or ``unknown``. Objects are followed only when ``env`` carries an interpreter under
-    :data:`RESOLVER` (:class:`gblint.interp.Interpreter`)."""
+    ``union`` of those, or ``unknown``. Objects are followed only when ``env`` holds an interpreter
+    (``env.resolver``, a :class:`gblint.interp.Interpreter`)."""
     op = e.op
-    if op in ("const", "notnone", "unknown", "obj", "tensor", "dtype"):
+    if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
         return e
-    if op == "param":
-        return env.get(e.value, UNKNOWN)
-    if op == "training":  # known when the code sets the compiled module's mode (gblint.regions)
-        return env.get(MODE, UNKNOWN)
+    if op == Op.PARAM:
+        return env.bindings.get(e.value, UNKNOWN)
+    if op == Op.TRAINING:  # known when the code sets the compiled module's mode (gblint.regions)
+        return env.mode or UNKNOWN
     if op in OBJECT_OPS:
-        interp = env.get(RESOLVER)
+        interp = env.resolver
         return interp.value(e, env) if interp is not None else UNKNOWN
-    if op in ("seq", "set"):
+    if op in (Op.SEQ, Op.SET):
         return Expr(op, e.value, tuple(evaluate(p, env) for p in e.parts))
-    if op == "dict":
-        return Expr("dict", e.value, tuple(Expr("kv", parts=(evaluate(kv.parts[0], env), evaluate(kv.parts[1], env)))
+    if op == Op.DICT:
+        return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(evaluate(kv.parts[0], env), evaluate(kv.parts[1], env)))
                                            for kv in e.parts))
-    if op == "union":
+    if op == Op.UNION:
         return union(evaluate(p, env) for p in e.parts)
-    if op == "arith":  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
+    if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
-        return Expr("tensor") if any(p.op == "tensor" for p in parts) else NOTNONE
+        return Expr(Op.TENSOR) if any(p.op == Op.TENSOR for p in parts) else NOTNONE
     if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
-        if any(p.op == "tensor" for p in parts) and not any(p.op == "const" and p.value is None for p in parts):
-            return Expr("tensor")
-    if op == "ifelse":
+        if any(p.op == Op.TENSOR for p in parts) and not any(p.op == Op.CONST and p.value is None for p in parts):
+            return Expr(Op.TENSOR)
+    if op == Op.IFELSE:
         truth = decide(e.parts[0], env)
         if truth is None:
             return alternatives((evaluate(e.parts[1], env), evaluate(e.parts[2], env)))
         return evaluate(e.parts[1] if truth else e.parts[2], env)
-    if op in ("and", "or"):  # Python's value: the operand that decides, not a bool
+    if op in (Op.AND, Op.OR):  # Python's value: the operand that decides, not a bool
         first = evaluate(e.parts[0], env)
         truth = truth_of(first)
         if truth is None:
             return union((first, evaluate(e.parts[1], env)))
-        return first if truth == (op == "or") else evaluate(e.parts[1], env)
-    if op in ("items", "get"):
+        return first if truth == (op == Op.OR) else evaluate(e.parts[1], env)
+    if op in (Op.ITEMS, Op.GET):
         inner = evaluate(e.parts[0], env)
-        if (inner.op == "obj" or (inner.op == "filtered" and inner.value == "dict")) and RESOLVER in env:
+        if (inner.op == Op.OBJ or (inner.op == Op.FILTERED and inner.value == "dict")) and env.resolver is not None:
             # a method of a program object (a Mapping's `get`...), or of a dict comprehension
             args = tuple(evaluate(p, env) for p in e.parts[1:])
-            return env[RESOLVER].call_method(inner, e.value if op == "items" else "get", args)
-    if op == "items":
+            return env.resolver.call_method(inner, e.value if op == Op.ITEMS else "get", args)
+    if op == Op.ITEMS:
         inner = evaluate(e.parts[0], env)
-        if inner.op == "seq":
+        if inner.op == Op.SEQ:
             return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
-        if inner.op == "dict":
+        if inner.op == Op.DICT:
             if e.value == "keys":
-                return Expr("seq", parts=tuple(kv.parts[0] for kv in inner.parts))
+                return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in inner.parts))
             if e.value == "values":
-                return Expr("seq", parts=tuple(kv.parts[1] for kv in inner.parts))
-            return Expr("seq", parts=tuple(Expr("seq", parts=kv.parts) for kv in inner.parts))
+                return Expr(Op.SEQ, parts=tuple(kv.parts[1] for kv in inner.parts))
+            return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
         return UNKNOWN
-    if op == "concat":  # an f-string: known when every part is a string or a number
+    if op == Op.CONCAT:  # an f-string: known when every part is a string or a number
         pieces = [evaluate(p, env) for p in e.parts]
-        if all(p.op == "const" and isinstance(p.value, (str, int)) and not isinstance(p.value, bool) for p in pieces):
+        if all(p.op == Op.CONST and isinstance(p.value, (str, int)) and not isinstance(p.value, bool) for p in pieces):
             return const("".join(str(p.value) for p in pieces))
         return NOTNONE
-    if op == "comp":
-        if RESOLVER in env:
-            return env[RESOLVER].value(e, env)
+    if op == Op.COMP:
+        if env.resolver is not None:
+            return env.resolver.value(e, env)
         inner = evaluate(e.parts[0], env)
-        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
-            return Expr("dict" if e.value == "dict" else "seq")  # a comprehension over nothing is empty
+        if inner.op in (Op.SEQ, Op.DICT) and not inner.parts and inner.value not in OPEN:
+            return Expr(Op.DICT if e.value == "dict" else Op.SEQ)  # a comprehension over nothing is empty
         return NOTNONE
-    if op == "filtered":
+    if op == Op.FILTERED:
         inner = evaluate(e.parts[0], env)
-        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:
-            return Expr("seq")  # a comprehension over nothing is empty
+        if inner.op in (Op.SEQ, Op.DICT) and not inner.parts and inner.value not in OPEN:
+            return Expr(Op.SEQ)  # a comprehension over nothing is empty
         if len(e.parts) > 1:
-            return Expr("filtered", e.value, (inner,) + tuple(evaluate(p, env) for p in e.parts[1:]))
+            return Expr(Op.FILTERED, e.value, (inner,) + tuple(evaluate(p, env) for p in e.parts[1:]))
         return NOTNONE
-    if op == "get":
+    if op == Op.GET:
         inner = evaluate(e.parts[0], env)
-        if inner.op in ("seq", "dict") and not inner.parts and inner.value not in OPEN:  # an empty `**kwargs`
+        if inner.op in (Op.SEQ, Op.DICT) and not inner.parts and inner.value not in OPEN:  # an empty `**kwargs`
             return evaluate(e.parts[2], env)
-        if inner.op == "dict":
+        if inner.op == Op.DICT:
             key = evaluate(e.parts[1], env)
             found = _lookup(inner, key)
             return evaluate(e.parts[2], env) if found is None else found
         return UNKNOWN
-    if op == "len":
+    if op == Op.LEN:
         inner = evaluate(e.parts[0], env)
-        if inner.op in ("seq", "dict") and inner.value not in OPEN:
+        if inner.op in (Op.SEQ, Op.DICT) and inner.value not in OPEN:
             return const(len(inner.parts))
-        if inner.op == "const" and isinstance(inner.value, str):
+        if inner.op == Op.CONST and isinstance(inner.value, str):
             return const(len(inner.value))
         return UNKNOWN
-    if op == "fold":
+    if op == Op.FOLD:
         return _fold(e.value, evaluate(e.parts[0], env))
+    if op in REJECTED:
+        return UNKNOWN
     truth = decide(e, env)
     return UNKNOWN if truth is None else const(truth)
 
@@ -149,9 +159,9 @@ def _fold(name: str, inner: Expr) -> Expr:
     """``all(x)`` or ``any(x)`` of the value ``inner``: known when ``inner`` is a sequence or
     dict of known length whose elements' truth is known, or when one element decides (a false
     one for ``all``, a true one for ``any``)."""
-    if inner.op not in ("seq", "dict") or inner.value in OPEN:
+    if inner.op not in (Op.SEQ, Op.DICT) or inner.value in OPEN:
         return UNKNOWN
-    items = tuple(kv.parts[0] for kv in inner.parts) if inner.op == "dict" else inner.parts
+    items = tuple(kv.parts[0] for kv in inner.parts) if inner.op == Op.DICT else inner.parts
     truths = [truth_of(p) for p in items]
     stop = name == "any"  # the element value that decides: True for any, False for all
     if stop in truths:
@@ -162,9 +172,24 @@ def _fold(name: str, inner: Expr) -> Expr:
 def alternatives(found: Sequence[Expr]) -> Expr:
     """One of the values ``found``, each a real alternative (what either arm of an undecided
     test gives): an unknown one among known ones is kept as :data:`OTHER`."""
-    if len(found) > 1 and any(v.op != "unknown" for v in found):
-        found = [OTHER if v.op == "unknown" else v for v in found]
+    if len(found) > 1 and any(v.op != Op.UNKNOWN for v in found):
+        found = [OTHER if v.op == Op.UNKNOWN else v for v in found]
     return union(found)
+
+
+def module_name(name: str) -> Expr:
+    """The ``__name__`` of the module ``name`` (dotted), as a value (:data:`MODULE_NAME`)."""
+    return Expr(Op.NOTNONE, MODULE_NAME + name)
+
+
+def named_module(v: Expr) -> Optional[str]:
+    """The dotted module name the value ``v`` spells: a string constant, or a module's
+    ``__name__`` (:func:`module_name`); None for any other value."""
+    if v.op == Op.CONST and isinstance(v.value, str):
+        return v.value
+    if v.op == Op.NOTNONE and isinstance(v.value, str) and v.value.startswith(MODULE_NAME):
+        return v.value[len(MODULE_NAME):]
+    return None
 
 
 def union(values: Iterable[Expr]) -> Expr:
@@ -172,16 +197,16 @@ def union(values: Iterable[Expr]) -> Expr:
     empty ``union`` when there is none (nothing reaches here)."""
     out = []
     for v in values:
-        for p in (v.parts if v.op == "union" else (v,)):
+        for p in (v.parts if v.op == Op.UNION else (v,)):
             if p not in out:
                 out.append(p)
-    return out[0] if len(out) == 1 else Expr("union", parts=tuple(out))
+    return out[0] if len(out) == 1 else Expr(Op.UNION, parts=tuple(out))
 
 
 def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
     """The value of ``key`` in the dict value ``d``: None when ``d`` certainly lacks it (every
     key known), ``unknown`` when that cannot be told."""
-    if key.op != "const" or any(kv.parts[0].op != "const" for kv in d.parts):
+    if key.op != Op.CONST or any(kv.parts[0].op != Op.CONST for kv in d.parts):
         return UNKNOWN
     for kv in d.parts:
         if kv.parts[0].value == key.value:
@@ -191,17 +216,17 @@ def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
 
 def truth_of(v: Expr) -> Optional[bool]:
     """Whether the value ``v`` is true (None: not known; a tensor's truth is data)."""
-    if v.op == "const":
+    if v.op == Op.CONST:
         return bool(v.value)
-    if v.op in ("seq", "dict"):
+    if v.op in (Op.SEQ, Op.DICT):
         if v.value == CHANGED:
             return None
         return bool(v.parts) if v.value not in OPEN or v.parts else None
-    if v.op == "set" and v.parts:
+    if v.op == Op.SET and v.parts:
         return True  # a display with elements (equal ones collapse, but one remains)
-    if v.op == "obj":
+    if v.op == Op.OBJ:
         return v.truth
-    if v.op == "union" and v.parts:
+    if v.op == Op.UNION and v.parts:
         found = {truth_of(p) for p in v.parts}
         return found.pop() if len(found) == 1 else None
     return None
@@ -210,53 +235,56 @@ def truth_of(v: Expr) -> Optional[bool]:
 def decide(e: Expr, env: Env) -> Optional[bool]:
     """Whether the test ``e`` is true for the values in ``env`` (None: not known before the run)."""
     op = e.op
-    if op == "not":
+    if op == Op.NOT:
         inner = decide(e.parts[0], env)
         return None if inner is None else not inner
-    if op in ("and", "or"):
+    if op in (Op.AND, Op.OR):
         parts = [decide(p, env) for p in e.parts]
-        stop = op == "or"  # the value that decides the whole: True for `or`, False for `and`
+        stop = op == Op.OR  # the value that decides the whole: True for `or`, False for `and`
         if stop in parts:
             return stop
         return None if None in parts else not stop
-    if op == "xor":
+    if op == Op.XOR:
         a, b = (decide(p, env) for p in e.parts)
         return None if a is None or b is None else a != b
-    if op in ("is", "isnot"):
+    if op in (Op.IS, Op.ISNOT):
         same = _identical(evaluate(e.parts[0], env), evaluate(e.parts[1], env))
-        return None if same is None else same == (op == "is")
-    if op in ("in", "notin"):
+        return None if same is None else same == (op == Op.IS)
+    if op in (Op.IN, Op.NOTIN):
         found = _member(evaluate(e.parts[0], env), evaluate(e.parts[1], env))
-        return None if found is None else found == (op == "in")
-    if op == "op_fails":
+        return None if found is None else found == (op == Op.IN)
+    if op == Op.OP_FAILS:
         return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
-    if op == "holds_tensor":
+    if op == Op.HOLDS_TENSOR:
         return holds_tensor(evaluate(e.parts[0], env))
-    if op == "changes":  # whether a callee may change what it is handed (gblint.handing)
-        return env[RESOLVER].changes(e, env) if RESOLVER in env else None
-    if op == "tensor_seq":  # a tuple or list with a tensor in it (what `assert args` cannot test)
+    if op == Op.CHANGES:  # whether a callee may change what it is handed (gblint.handing)
+        return env.resolver.changes(e, env) if env.resolver is not None else None
+    if op == Op.GRAD_OFF:  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
+        found = {requires_grad(evaluate(p, env)) for p in e.parts}
+        return False if True in found else None if None in found else True
+    if op == Op.TENSOR_SEQ:  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
-        return holds_tensor(v) if v.op == "seq" else False if v.op in ("const", "dict", "set", "tensor") else None
-    if op == "tensor_set":
+        return holds_tensor(v) if v.op == Op.SEQ else False if v.op in (Op.CONST, Op.DICT, Op.SET, Op.TENSOR) else None
+    if op == Op.TENSOR_SET:
         v = evaluate(e.parts[0], env)
-        if v.op == "set":
+        if v.op == Op.SET:
             return holds_tensor(v)
-        return False if v.op in ("const", "seq", "dict", "tensor") else None
+        return False if v.op in (Op.CONST, Op.SEQ, Op.DICT, Op.TENSOR) else None
     if op in _PY_OPS:
         a, b = evaluate(e.parts[0], env), evaluate(e.parts[1], env)
-        if a.op == "seq" and b.op == "seq" and a.value not in OPEN and b.value not in OPEN:
+        if a.op == Op.SEQ and b.op == Op.SEQ and a.value not in OPEN and b.value not in OPEN:
             return _compare_tuples(op, a, b)
-        if a.op == "const" and b.op == "const":
+        if a.op == Op.CONST and b.op == Op.CONST:
             try:
                 return bool(_PY_OPS[op](a.value, b.value))
             except TypeError:
                 return None
-        if a.op == "dtype" and b.op == "dtype" and op in ("eq", "ne"):
-            return (a.value == b.value) == (op == "eq")
-        if op in ("eq", "ne") and a.op != "union" and b.op != "union" and \
-                {a.op, b.op} & {"const"} and ({a.op, b.op} - {"const"}) <= _NOT_NONE_OPS and \
-                (a if a.op == "const" else b).value is None and a.op != b.op:
-            return op == "ne"  # `x == None` with x certainly not None
+        if a.op == Op.DTYPE and b.op == Op.DTYPE and op in (Op.EQ, Op.NE):
+            return (a.value == b.value) == (op == Op.EQ)
+        if op in (Op.EQ, Op.NE) and a.op != Op.UNION and b.op != Op.UNION and \
+                {a.op, b.op} & {Op.CONST} and ({a.op, b.op} - {Op.CONST}) <= _NOT_NONE_OPS and \
+                (a if a.op == Op.CONST else b).value is None and a.op != b.op:
+            return op == Op.NE  # `x == None` with x certainly not None
         return None
     return truth_of(evaluate(e, env))
 
@@ -265,7 +293,7 @@ def _compare_tuples(op: str, a: Expr, b: Expr) -> Optional[bool]:
     """``a OP b`` for two sequences of constants (``sys.version_info >= (3, 12)``). A
     ``sys.version_info`` value holds only (major, minor): where the rest would decide (one is a
     prefix of the other), not known."""
-    if any(p.op != "const" for p in a.parts + b.parts):
+    if any(p.op != Op.CONST for p in a.parts + b.parts):
         return None
     x, y = tuple(p.value for p in a.parts), tuple(p.value for p in b.parts)
     n = min(len(x), len(y))
@@ -278,28 +306,28 @@ def _compare_tuples(op: str, a: Expr, b: Expr) -> Optional[bool]:
 
 
 def _identical(a: Expr, b: Expr) -> Optional[bool]:
-    if a.op == "union" or b.op == "union":
-        found = {_identical(p, q) for p in (a.parts if a.op == "union" else (a,))
-                 for q in (b.parts if b.op == "union" else (b,))}
+    if a.op == Op.UNION or b.op == Op.UNION:
+        found = {_identical(p, q) for p in (a.parts if a.op == Op.UNION else (a,))
+                 for q in (b.parts if b.op == Op.UNION else (b,))}
         return found.pop() if len(found) == 1 else None
-    if a.op == "const" and b.op == "const":
+    if a.op == Op.CONST and b.op == Op.CONST:
         if a.value is None or b.value is None or isinstance(a.value, bool) or isinstance(b.value, bool):
             return a.value is b.value
         return None  # `is` between numbers or strings: interning decides, not gblint
-    if a.op == "dtype" and b.op == "dtype":
+    if a.op == Op.DTYPE and b.op == Op.DTYPE:
         return a.value == b.value  # each dtype is one object
-    if (a.op == "const" and a.value is None and b.op in _NOT_NONE_OPS) or \
-            (b.op == "const" and b.value is None and a.op in _NOT_NONE_OPS):
+    if (a.op == Op.CONST and a.value is None and b.op in _NOT_NONE_OPS) or \
+            (b.op == Op.CONST and b.value is None and a.op in _NOT_NONE_OPS):
         return False
     return None
 
 
 def _member(item: Expr, container: Expr) -> Optional[bool]:
-    if container.op == "const" and isinstance(container.value, str):  # `"=" in spec`: a substring
-        return item.value in container.value if item.op == "const" and isinstance(item.value, str) else None
-    if container.op == "dict":
-        container = Expr("seq", container.value, tuple(kv.parts[0] for kv in container.parts))
-    if container.op != "seq" or container.value in OPEN or item.op != "const" or any(p.op != "const" for p in container.parts):
+    if container.op == Op.CONST and isinstance(container.value, str):  # `"=" in spec`: a substring
+        return item.value in container.value if item.op == Op.CONST and isinstance(item.value, str) else None
+    if container.op == Op.DICT:
+        container = Expr(Op.SEQ, container.value, tuple(kv.parts[0] for kv in container.parts))
+    if container.op != Op.SEQ or container.value in OPEN or item.op != Op.CONST or any(p.op != Op.CONST for p in container.parts):
         return None
     return any(p.value == item.value for p in container.parts)  # Python's `in`: `True in (1, 2)` holds
 
@@ -311,35 +339,33 @@ def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: 
     when its value is known). ``bound``: a method called on an instance (its first parameter
     is the instance, not an argument). Empty for a call gblint did not record arguments of."""
     if args is None:
-        return {}
+        return Env()
     positional = [evaluate(a, caller) for a in args.positional]
     keywords = [(k, evaluate(v, caller)) for k, v in args.keywords]
     star, starstar = args.star, args.starstar
     if star and args.rest:
         rest = [evaluate(r, caller) for r in args.rest]
-        if all(r.op == "seq" for r in rest):
+        if all(r.op == Op.SEQ for r in rest):
             positional += [p for r in rest for p in r.parts]
             star = any(r.value in OPEN for r in rest)
     if starstar and args.rest_kw:
         rest = [evaluate(r, caller) for r in args.rest_kw]
-        if all(r.op == "dict" and all(kv.parts[0].op == "const" and isinstance(kv.parts[0].value, str)
+        if all(r.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                       for kv in r.parts) for r in rest):
             keywords += [(kv.parts[0].value, kv.parts[1]) for r in rest for kv in r.parts]
             starstar = any(r.value in OPEN for r in rest)
-    env = bind_values(positional, keywords, star, starstar, params, bound)
-    if RESOLVER in caller:
-        env[RESOLVER] = caller[RESOLVER]
-    return env
+    return Env(bind_values(positional, keywords, star, starstar, params, bound), resolver=caller.resolver)
 
 
 def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]], star: bool, starstar: bool,
-                params: Sequence[Param], bound: bool) -> Env:
+                params: Sequence[Param], bound: bool) -> Dict[str, Expr]:
     """:func:`bind` for arguments already evaluated: ``positional`` values, ``keywords``
-    ``(name, value)`` pairs, ``star``/``starstar`` whether more may come unseen."""
+    ``(name, value)`` pairs, ``star``/``starstar`` whether more may come unseen. The bindings
+    (parameter name -> value), not an :class:`Env`."""
     params = list(params)
     if bound and params and params[0].kind == "pos":
         params = params[1:]
-    env: Env = {}
+    env: Dict[str, Expr] = {}
     pos_params = [p for p in params if p.kind == "pos"]
     for p, a in zip(pos_params, positional):
         env[p.name] = a
@@ -347,10 +373,10 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
     names = {p.name for p in params if p.kind in ("pos", "kwonly")}
     for p in params:  # what `*args` and `**kwargs` collect (open: the call may pass more unseen)
         if p.kind == "star" and (not star or len(positional) > len(pos_params)):
-            env[p.name] = Expr("seq", OPEN_SEQ if star else None, tuple(positional[len(pos_params):]))
+            env[p.name] = Expr(Op.SEQ, OPEN_SEQ if star else None, tuple(positional[len(pos_params):]))
         elif p.kind == "starstar":
-            env[p.name] = Expr("dict", OPEN_DICT if starstar else None,
-                               tuple(Expr("kv", parts=(const(k), v)) for k, v in keywords if k not in names))
+            env[p.name] = Expr(Op.DICT, OPEN_DICT if starstar else None,
+                               tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in keywords if k not in names))
     for p in params:
         if p.name in env or p.kind in ("star", "starstar"):
             continue
@@ -360,7 +386,7 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
             env[p.name] = UNKNOWN
         else:
             env[p.name] = p.default
-    return {k: v for k, v in env.items() if v.op != "unknown" and not (v.value in OPEN and not v.parts)}
+    return {k: v for k, v in env.items() if v.op != Op.UNKNOWN and not (v.value in OPEN and not v.parts)}
 
 
 OPEN_SEQ = "open"  # a `seq` value: these items first, maybe more (what `*args` got from `f(x, *unknown)`)
@@ -385,40 +411,43 @@ def changed_in_place(v: Expr) -> Expr:
     ``kwargs[k] = v``, ``args.append(x)``): each item it held, or something else, maybe gone,
     maybe more (a deprecation wrapper renaming a keyword still passes the others on). Any other
     value is returned as it is."""
-    if v.op == "seq":
-        return Expr("seq", CHANGED, tuple(union((p, OTHER)) for p in v.parts))
-    if v.op == "dict":
-        return Expr("dict", CHANGED, tuple(Expr("kv", parts=(kv.parts[0], union((kv.parts[1], OTHER))))
+    if v.op == Op.SEQ:
+        return Expr(Op.SEQ, CHANGED, tuple(union((p, OTHER)) for p in v.parts))
+    if v.op == Op.DICT:
+        return Expr(Op.DICT, CHANGED, tuple(Expr(Op.KV, parts=(kv.parts[0], union((kv.parts[1], OTHER))))
                                            for kv in v.parts))
     return v
 
-RESOLVER = "\0resolve"  # an Env key: the interpreter (gblint.interp) objects are followed with
-FRAME = "\0frame"  # an Env key: the function the environment belongs to (a gblint.objects.Here)
-READ = "\0read"  # an Env key of a call target's values: it runs inside an attribute read (Target.read)
-VIA = "\0via"  # an Env key of a call target's values: the target runs only when the called value is this one (a test in words)
-MODE = "\0training"  # an Env key: ``self.training`` in the region (a const bool), when the code sets the mode
-OUTER = "\0outer"  # an Env key: the frame a closure was made in (a gblint.objects.Ctx)
 
-
-def env_key(env: Env) -> Tuple[Tuple[str, Expr], ...]:
-    """A hashable form of ``env`` (for memoising per call context; the resolver left out)."""
-    return tuple(sorted(((k, v) for k, v in env.items() if k != RESOLVER), key=lambda kv: kv[0]))
+def env_key(env: Env) -> tuple:
+    """A hashable form of ``env`` (for memoising per call context; the resolver left out): its
+    bindings as sorted ``(name, value)`` pairs, then :meth:`Env.context`."""
+    return (tuple(sorted(env.bindings.items(), key=lambda kv: kv[0])),) + env.context()
 
 
 def merge(envs: Iterable[Env]) -> Env:
-    """What every one of ``envs`` agrees on (for a function called from several places)."""
+    """What every one of ``envs`` agrees on (for a function called from several places): the
+    bindings they all hold, each field where they all hold the same (else its default)."""
     envs = list(envs)
     if not envs:
-        return {}
+        return Env()
     first, rest = envs[0], envs[1:]
-    return {k: v for k, v in first.items() if all(e.get(k) == v for e in rest)}
+    out = Env({k: v for k, v in first.bindings.items() if all(e.bindings.get(k) == v for e in rest)},
+              resolver=first.resolver if all(e.resolver is first.resolver for e in rest) else None)
+    for name in ("frame", "outer", "mode", "read", "via", "before_self"):
+        if all(getattr(e, name) == getattr(first, name) for e in rest):
+            setattr(out, name, getattr(first, name))
+    for name in ("before", "locals"):
+        setattr(out, name, {k: v for k, v in getattr(first, name).items()
+                            if all(getattr(e, name).get(k) == v for e in rest)})
+    return out
 
 
 def params_used(e: Optional[Expr]) -> Iterable[str]:
     """The parameter names ``e`` reads."""
     if e is None:
         return
-    if e.op == "param":
+    if e.op == Op.PARAM:
         yield e.value
     for p in e.parts:
         yield from params_used(p)
@@ -428,7 +457,7 @@ def forget(e: Optional[Expr], names) -> Optional[Expr]:
     """``e`` with every ``param`` among ``names`` made unknown (rebound in a loop, say)."""
     if e is None:
         return None
-    if e.op == "param" and e.value in names:
+    if e.op == Op.PARAM and e.value in names:
         return UNKNOWN
     if not e.parts:
         return e
@@ -445,9 +474,11 @@ def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
     """Whether the tensor op ``op`` (``matmul``, or ``broadcast`` for elementwise arithmetic) of
     ``a`` and ``b`` raises for their sizes: known only for tensors whose sizes the call shows
     (``torch.randn(2, 3)``); None otherwise."""
-    if a.op != "tensor" or b.op != "tensor" or not a.parts or not b.parts:
+    if a.op != Op.TENSOR or b.op != Op.TENSOR or not a.parts or not b.parts:
         return None
-    sa, sb = [d.value for d in a.parts], [d.value for d in b.parts]
+    sa, sb = [d.value for d in a.parts if d.op == Op.CONST], [d.value for d in b.parts if d.op == Op.CONST]
+    if not sa or not sb:
+        return None
     if op == "matmul":
         inner = sb[-2] if len(sb) >= 2 else sb[0]
         return sa[-1] != inner
@@ -459,16 +490,33 @@ def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
 def holds_tensor(v: Expr) -> Optional[bool]:
     """Whether the value ``v`` is or contains a tensor: True for a ``tensor`` or a display with
     one inside, False for constants and displays of them, None when gblint cannot tell."""
-    if v.op == "tensor":
+    if v.op == Op.TENSOR:
         return True
     if is_constant(v):
         return False
-    if v.op in ("seq", "set"):
+    if v.op in (Op.SEQ, Op.SET):
         inner = [holds_tensor(p) for p in v.parts]
         return True if True in inner else None
-    if v.op == "dict":
+    if v.op == Op.DICT:
         inner = [holds_tensor(kv.parts[1]) for kv in v.parts]
         return True if True in inner else None
+    return None
+
+
+#: the part of a ``tensor`` value that says it requires grad (a layer's output, with parameters)
+GRAD = Expr(Op.GRAD, True)
+
+
+def requires_grad(v: Expr) -> Optional[bool]:
+    """Whether the value ``v`` is a tensor that requires grad: False for a value that is no tensor
+    (a literal), what the tensor's ``grad`` part says (:data:`GRAD`, a factory's ``requires_grad=``), else None."""
+    if v.op == Op.CONST:
+        return False
+    if v.op == Op.TENSOR:
+        return next((p.value for p in v.parts if p.op == Op.GRAD), None)
+    if v.op == Op.UNION and v.parts:
+        found = {requires_grad(p) for p in v.parts}
+        return found.pop() if len(found) == 1 else None
     return None
 
 
@@ -477,20 +525,20 @@ def not_tensor(v: Optional[Expr]) -> bool:
     container, a program object (:mod:`gblint.objects`) other than a library's instance."""
     if v is None:
         return False
-    if v.op == "union":
+    if v.op == Op.UNION:
         return bool(v.parts) and all(not_tensor(p) for p in v.parts)
-    if v.op == "obj":
+    if v.op == Op.OBJ:
         return type(v).__name__ not in ("ExtInst", "Method")
-    return v.op in ("const", "seq", "dict", "set", "dtype") or v == INDEX
+    return v.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET, Op.DTYPE) or v == INDEX
 
 
 def is_constant(v: Expr) -> bool:
     """Whether ``v`` is a known constant or a tuple, list, dict or set display of them (no tensor
     can hide in it)."""
-    if v.op in ("seq", "dict") and v.value in OPEN:
+    if v.op in (Op.SEQ, Op.DICT) and v.value in OPEN:
         return False
-    return v.op in ("const", "dtype") or (v.op in ("seq", "set") and all(is_constant(p) for p in v.parts)) or \
-        (v.op == "dict" and all(is_constant(kv.parts[1]) for kv in v.parts))
+    return v.op in (Op.CONST, Op.DTYPE) or (v.op in (Op.SEQ, Op.SET) and all(is_constant(p) for p in v.parts)) or \
+        (v.op == Op.DICT and all(is_constant(kv.parts[1]) for kv in v.parts))
 
 
 ERROR_PATH = "\0error-path"  # in a list of conditions: the site lies on an error path

@@ -3,7 +3,7 @@
 :data:`ALL_RULES` lists one instance of every rule; the engine groups them by the libcst
 node types they inspect and runs them all in a single traversal.
 """
-from .autograd import BackwardCall, DataAssignment, TensorHook
+from .autograd import BackwardCall, DataAssignment, MarkDirty, TensorHook
 from .base import BreakSite, Rule
 from .builtins import DeepcopyTensor, LoggingCall, PrintCall, ReprOfTensor, SkippedModuleCall
 from .control_flow import AssertTensorContainer, DataDependentBranch
@@ -27,7 +27,7 @@ ALL_RULES = [
     SkipFrameMarker(), StepUnsupportedMarker(), FormatTensor(), UncaughtRaise(), UnsupportedTensorMethod(),
     ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
     BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
-    DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(),
+    DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(), MarkDirty(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

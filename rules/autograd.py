@@ -1,17 +1,21 @@
 """Autograd inside the compiled region: ``.backward()``, ``torch.autograd.grad``, hooks,
-``requires_grad_()``, assignment to ``.data``.
+``requires_grad_()``, assignment to ``.data``, ``ctx.mark_dirty`` in an ``autograd.Function``.
 
 Source: ``torch/_dynamo/variables/tensor.py`` (method_backward, method_register_hook,
-method_requires_grad_, setattr of data); semantics.md §1.
+method_requires_grad_, setattr of data); ``torch/_dynamo/variables/misc.py``
+(AutogradFunctionVariable.call_apply, AutogradFunctionContextVariable.call_method); semantics.md §1.
 """
 import libcst as cst
 
 from gblint import value_syntax
-from gblint.model import Kind, param_kind
+from gblint.model import Expr, Kind, param_kind
+from gblint.ops import Op
+from gblint.semantics import AUTOGRAD_FUNCTION
 from gblint.tensors import maybe_tensor, torch_call_kind
 from gblint.traversal import code_of, literal
 
 from .base import Rule
+from .notes import forget_local, local_note, note_local
 
 
 class BackwardCall(Rule):
@@ -190,3 +194,119 @@ class DataAssignment(Rule):
                 if k == Kind.TENSOR or (maybe_tensor(k) and k != param_kind(tgt.value.value)):
                     return self.site(tgt, "assignment to `.data`", needs=None if k == Kind.TENSOR else k)
         return None
+
+
+class MarkDirty(Rule):
+    code = "GBL141"
+    name = "autograd-mark-dirty"
+    gb_ids = ("GB2019", "GB0092")
+    node_types = (cst.Call, cst.Return)
+    effect = "skip"
+    summary = ("`ctx.mark_dirty(x)` in the `forward` of a `torch.autograd.Function` (its in-place update of an "
+               "input).")
+    why = ("Dynamo supports `mark_dirty` only while it traces `Function.apply` with an input that requires grad "
+           "(grad enabled) and only when `forward` returns each dirty input itself (`x.mul_(s); return x`). "
+           "Otherwise: with no input requiring grad (or under `torch.no_grad()`) it inlines `forward` and breaks "
+           "at `mark_dirty` (GB2019), a nested break for the frames that call `apply`; with one, a dirty input not "
+           "returned as itself (`return x.mul_(s)` is a new value to Dynamo) breaks at the `apply` call (GB2464, "
+           "GBL142). Either way `apply` then runs eagerly and `forward` is compiled as its own frame, where the "
+           "break cannot resume (GB0092 Reconstruction failure): that frame is skipped.")
+    hint = "Return the dirty input itself (`x.mul_(s); return x`), or update a copy instead of marking the input dirty."
+    source = ("torch/_dynamo/variables/misc.py: AutogradFunctionVariable.call_apply (requires_grad and "
+              "torch.is_grad_enabled()), AutogradFunctionContextVariable.call_method (mark_dirty without a proxy: "
+              "GB2019); torch/_dynamo/variables/higher_order_ops.py: AutogradFunctionApplyVariable (GB2464)")
+    use_instead = (
+        "import torch\n"
+        "class Scale(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x, s):\n"
+        "        ctx.s = s\n"
+        "        return x * s\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * ctx.s, None\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return Scale.apply(x + 1, 2.0)\n"
+    )
+    measured = "tests/cases/kinds/k27_mark_dirty_plain_input.py"
+    examples_fire = (
+        "import torch\n"
+        "class Scale(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x, s):\n"
+        "        ctx.mark_dirty(x)  # expect: GBL141\n"
+        "        x.mul_(s)\n"
+        "        return x\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g, None\n"
+        "@torch._dynamo.disable(recursive=False)\n"
+        "def scale(x):\n"
+        "    return Scale.apply(x, 2.0)\n"
+        "@torch.compile\n"
+        "def f(n):\n"
+        "    return scale(torch.ones(n))  # expect: GBL119\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "class Scale(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x, s):\n"
+        "        ctx.mark_dirty(x)\n"
+        "        return x.mul_(s)\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g, None\n"
+        "def f(x):\n"
+        "    return Scale.apply(x + 1, 2.0)\n",
+    )
+
+    def check(self, node, ctx):
+        """At ``ctx.mark_dirty(...)`` the call and the names it marks are noted; at each ``return`` of that
+        ``forward`` the break is reported at the noted call: unconditional when some dirty name is not returned
+        as itself, else only where no tensor argument requires grad (the gate; see :func:`gblint.values.decide`,
+        op ``grad_off``)."""
+        first = _function_ctx(ctx)
+        if first is None:
+            return None
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "mark_dirty" \
+                    and isinstance(func.value, cst.Name) and func.value.value == first:
+                names = tuple(a.value.value if isinstance(a.value, cst.Name) else "" for a in node.args)
+                note_local(ctx, "mark-dirty", first, (node, names))
+            return None
+        noted = local_note(ctx, "mark-dirty", first)
+        if not noted:
+            return None
+        forget_local(ctx, "mark-dirty", first)
+        call, names = noted
+        returned = _returned_names(node.value)
+        detail = f"`{first}.mark_dirty(...)` in `{ctx.info.qualname}`"
+        if all(n and n in returned for n in names):
+            inputs = [p.name for p in ctx.info.params[1:] if p.kind == "pos"]
+            gate = Expr(Op.GRAD_OFF, parts=tuple(value_syntax.name_expr(n, ctx) for n in inputs))
+            return self.site(call, detail, outcome="skip", gate_kind="branch", gate=gate,
+                             gate_text=" and ".join(f"not {n}.requires_grad" for n in inputs))
+        return self.site(call, detail, outcome="skip")
+
+
+def _function_ctx(ctx):
+    """The name of the context parameter when ``ctx`` is the ``forward`` of a subclass of
+    ``torch.autograd.Function``, else None."""
+    info, cls = ctx.info, ctx.class_info
+    if info is None or cls is None or info.name != "forward" or not info.params:
+        return None
+    if not AUTOGRAD_FUNCTION & set(cls.bases):
+        return None
+    return info.params[0].name
+
+
+def _returned_names(value):
+    """The names a ``return`` returns as themselves: ``return x`` or ``return x, y``."""
+    if isinstance(value, cst.Name):
+        return {value.value}
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return {e.value.value for e in value.elements if isinstance(e.value, cst.Name)}
+    return set()

@@ -7,6 +7,7 @@ Source: ``torch/_dynamo/trace_rules.py`` (skip lists), ``variables/builtin.py``,
 import libcst as cst
 
 from gblint.model import Expr, Kind, LoggerValue
+from gblint.ops import Op
 from gblint.names import dotted
 from gblint.semantics import TRACED_RANDOM
 from gblint.tensors import maybe_tensor
@@ -373,7 +374,7 @@ class DeepcopyTensor(Rule):
                 return self.site(node, "`copy.deepcopy(...)` of a tensor")
             # what the call passes decides: a dict of numbers is copied in the graph, a tensor is not
             return self.site(node, f"`copy.deepcopy({arg.value})`", gate_kind="branch",
-                             gate=Expr("holds_tensor", parts=(Expr("param", arg.value),)),
+                             gate=Expr(Op.HOLDS_TENSOR, parts=(Expr(Op.PARAM, arg.value),)),
                              gate_text=f"`{arg.value}` holds a tensor")
         if _plain_display(arg, ctx):
             return None

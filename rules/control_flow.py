@@ -8,6 +8,7 @@ import libcst as cst
 
 from gblint import value_syntax
 from gblint.model import Expr
+from gblint.ops import Op
 from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
 
@@ -120,9 +121,9 @@ class DataDependentBranch(Rule):
             late = _late_tensor_operand(test, ctx)
             if late is not None:  # `flag and t.any()`: the jump on the tensor runs only when `flag` lets it
                 operand, before, is_and = late
-                gate = Expr("and", parts=tuple(value_syntax.expr_of(b, ctx) for b in before))
+                gate = Expr(Op.AND, parts=tuple(value_syntax.expr_of(b, ctx) for b in before))
                 if not is_and:
-                    gate = Expr("not", parts=(Expr("or", parts=tuple(value_syntax.expr_of(b, ctx) for b in before)),))
+                    gate = Expr(Op.NOT, parts=(Expr(Op.OR, parts=tuple(value_syntax.expr_of(b, ctx) for b in before)),))
                 text = " and ".join(code_of(b) for b in before) if is_and else \
                     "not (" + " or ".join(code_of(b) for b in before) + ")"
                 what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
@@ -249,4 +250,4 @@ class AssertTensorContainer(Rule):
         star = ctx.info is not None and any(p.name == name and p.kind == "star" for p in ctx.info.params)
         # what the call passes decides: a tuple of numbers is a constant, a tensor is asserted in the graph
         return self.site(node, f"`assert {name}` on a tuple or list of tensors", outcome="tail", gate_kind="branch" if star else "gate",
-                         gate=Expr("tensor_seq", parts=(Expr("param", name),)), gate_text=f"{name} holds a tensor")
+                         gate=Expr(Op.TENSOR_SEQ, parts=(Expr(Op.PARAM, name),)), gate_text=f"{name} holds a tensor")

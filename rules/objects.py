@@ -8,6 +8,7 @@ GB0222), ``variables/base.py`` (an unsupported method, GB0156); semantics.md §8
 import libcst as cst
 
 from gblint.model import EventKind, Expr, Kind
+from gblint.ops import Op
 
 from .base import Rule
 from .notes import file_note, instance_classes, is_global, local_note, note_local
@@ -257,7 +258,7 @@ class TensorSetUse(Rule):
             if name in ctx.params and name not in ctx.rebound and ctx.lookup(name) != Kind.TENSOR:
                 note_local(ctx, "set-read", name)
                 return self.site(node, f"argument `{name}`, a set holding tensors", outcome="tail",
-                                 gate=Expr("tensor_set", parts=(Expr("param", name),)),
+                                 gate=Expr(Op.TENSOR_SET, parts=(Expr(Op.PARAM, name),)),
                                  gate_text=f"`{name}` is a set of tensors")
         return None
 

@@ -11,6 +11,7 @@ import libcst as cst
 
 from gblint import value_syntax
 from gblint.model import BlockKind, Expr
+from gblint.ops import Op
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
@@ -100,8 +101,8 @@ class OpFailsInTry(Rule):
         if not all(maybe_tensor(k) for k in kinds):
             return None
         token = next((k for k in kinds if k.startswith("p:")), kinds[0])
-        gate = Expr("op_fails", op, (value_syntax.expr_of(left, ctx), value_syntax.expr_of(right, ctx)))
-        if gate.parts[0].op == "unknown" or gate.parts[1].op == "unknown":
+        gate = Expr(Op.OP_FAILS, op, (value_syntax.expr_of(left, ctx), value_syntax.expr_of(right, ctx)))
+        if gate.parts[0].op == Op.UNKNOWN or gate.parts[1].op == Op.UNKNOWN:
             return None
         note_local(ctx, "runtime-try", block.line, "reported")
         return self.site(node, "a tensor op inside a `try` that catches its `RuntimeError`, which fails for the sizes "

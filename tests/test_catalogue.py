@@ -44,11 +44,11 @@ PLAIN = Expr("dict", parts=(Expr("kv", parts=(values.const("scale"), values.cons
     (Expr("is", parts=(Expr("param", "b"), values.const(None))), {"b": Expr("tensor")}, False),
 ])
 def test_the_new_values_decide(test, env, expected):
-    assert values.decide(test, env) is expected
+    assert values.decide(test, values.Env(env)) is expected
 
 
 def test_a_dict_display_answers_len_and_get():
-    env = {"b": PLAIN}
+    env = values.Env({"b": PLAIN})
     assert values.evaluate(Expr("len", parts=(Expr("param", "b"),)), env) == values.const(1)
     get = Expr("get", parts=(Expr("param", "b"), values.const("scale"), values.const(None)))
     assert values.evaluate(get, env) == values.const(1.5)

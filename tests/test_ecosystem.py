@@ -73,28 +73,32 @@ def test_halves_are_stable_and_split_each_package():
         assert 0.3 < counts.count("dev") / len(counts) < 0.7, (package, counts.count("dev"), len(counts))
 
 
-def _model(breaks, shown_pred, shown_hit, observed=None, predicted=None, status="ok"):
+def _model(breaks, shown_pred, shown_hit, observed=None, predicted=None, status="ok", complete=False):
     """A truth record and gblint document of one driver, for :func:`score.score_model`."""
     rec = {"traced": [], "breaks": [["pkg/m.py", 3, "GB0170", "resumed", ["eval"]]] if breaks else [],
            "skipped": [], "modes": {"eval": {"status": status, "graphs": observed or 0}}}
     diags = [{"effect": "break", "path": "/x/site-packages/pkg/m.py", "line": 3 if i < shown_hit else 40 + i,
               "certainty": "definite", "code": "GBL201"} for i in range(shown_pred)]
-    doc = {"diagnostics": diags, "coverage": {"functions": [], "regions": [{"graphs": predicted}]}}
+    doc = {"diagnostics": diags, "coverage": {"functions": [], "regions": [{"graphs": predicted}], "complete": complete}}
     return rec, doc
 
 
 def test_per_driver_figures():
-    """False all-clear: a breaking driver whose default output shows none of its breaks; false alarm:
-    a break-free driver whose default output shows something; graphs: predicted against the first
-    call's count."""
+    """False all-clear: a breaking driver whose default output shows none of its breaks; "All checks
+    passed": it shows nothing and the analysis says it was complete (on a breaking driver, a false one);
+    false alarm: a break-free driver whose default output shows something; graphs: predicted against
+    the first call's count."""
     from score import driver_figures, score_model
-    cases = [_model(True, 0, 0, 3, 3),      # false all-clear, graphs exact
-             _model(True, 2, 1, 3, 5),      # found, graphs off
+    cases = [_model(True, 0, 0, 3, 3),      # false all-clear, graphs exact; incomplete: not "All checks passed"
+             _model(True, 0, 0, 3, 4, complete=True),  # false all-clear and a false "All checks passed"
+             _model(True, 2, 1, 3, 5, complete=True),  # found, graphs off
              _model(False, 1, 0, 1, 1),     # false alarm
+             _model(False, 0, 0, 2, 2, complete=True),  # break-free, "All checks passed"
              _model(False, 0, 0, None, 1, status="eager-failed")]  # break-free, no count
     drivers = [score_model(rec, doc, "/tmp/drv.py")["driver"] for rec, doc in cases]
-    assert driver_figures(drivers) == {"models": 4, "breaking": 2, "false_all_clear": 1, "clean": 2,
-                                       "false_alarm": 1, "graphs_compared": 3, "graphs_exact": 2}
+    assert driver_figures(drivers) == {"models": 6, "breaking": 3, "false_all_clear": 2, "false_passed": 1,
+                                       "clean": 3, "clean_passed": 1, "false_alarm": 1, "graphs_compared": 5,
+                                       "graphs_exact": 3}
 
 
 def test_scored_documents_are_reused_until_gblint_changes(tmp_path, monkeypatch):

@@ -14,6 +14,11 @@ something else, or the reverse (a guard that must stay clean):
 - a torch function creating a tensor with ``requires_grad`` true breaks (GB0225): definite for a literal or a
   value the caller passes (k08, k10), conditional on ``x.requires_grad`` when that is known only at run time
   (k09, where it is false: no break);
+- a layer class picked by name from a config that a factory builds from a table of presets
+  (``cls(**PRESETS[name])``): followed, with definite diagnostics, when the preset's name, the table and the
+  lookup are literals (a registry dict, ``globals()[name]``, ``getattr(sys.modules[__name__], name)``: k20,
+  k21; k23 picks a clean block while the default's breaks); when the name comes from outside, never the
+  default's class: the call is not followed (k22) or each class it may be is conditional (k24);
 - a collection handed on through two or three functions to a helper that tests it (``len(unused) > 0``,
   ``if items:``): the caller's literal values decide the test, empty (k30, k31) or not (k32), since a function
   of the program that only reads what it is handed does not change it; what comes from a table read at run
@@ -104,11 +109,66 @@ def test_breaks_after_a_setup_call_are_conditional_on_it():
         assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
 
 
+#: program -> the condition of its diagnostics: the preset's name comes from the environment, so the class picked is
+#: one of those the config's mapping holds (in the measured run, the field's default)
+OUTSIDE_CONDITIONAL = {
+    "k24_class_mapping_preset_from_env.py": "when `self.attn is WindowAttention`",
+}
+
+
+def test_a_class_picked_by_a_value_from_outside_is_conditional():
+    """A preset named by an environment variable, splatted into a dataclass config, leaves its field unknown (not
+    its default): each class of the mapping indexed by it is reported only conditionally (k24; before, the default's
+    class was followed as if it were a fact, and its break was definite)."""
+    for name, condition in OUTSIDE_CONDITIONAL.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
+
+
+def test_a_class_picked_by_name_is_followed_only_when_the_name_is_a_fact():
+    """A block class looked up by a preset's string (k20-k24): followed where every step is a literal (the
+    coverage is complete: k23's all-clear covers the picked block, not the default's); where the name comes from
+    outside and the lookup is by module attribute (k22), the call is listed as not followed, undecided."""
+    import subprocess
+    import sys
+    names = ["k20_registry_dict_preset.py", "k21_preset_two_calls_globals.py", "k22_preset_name_from_env.py",
+             "k23_preset_picks_clean_block.py", "k24_class_mapping_preset_from_env.py"]
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json"]
+                          + [os.path.join(FOLDER, n) for n in names], capture_output=True, text=True, cwd=ROOT)
+    coverage = json.loads(proc.stdout)["coverage"]
+    unfollowed = [(os.path.basename(u["path"]), u["function"], u["call"], u["undecided"])
+                  for u in coverage["unfollowed"]]
+    assert unfollowed == [("k22_preset_name_from_env.py", "Net.forward", "self.block", True)]
+    reached = {(os.path.basename(f["path"]), f["function"]) for f in coverage["functions"]}
+    assert ("k23_preset_picks_clean_block.py", "FusedBlock.forward") in reached
+    assert ("k23_preset_picks_clean_block.py", "LoggingBlock.forward") not in reached
+    assert ("k22_preset_name_from_env.py", "ResidualBlock.forward") not in reached
+    assert ("k21_preset_two_calls_globals.py", "BucketLayer.forward") in reached
+
+
+#: program -> what the conditional diagnostics of a break Dynamo made are conditional on: whether an
+#: ``autograd.Function``'s input requires grad, for a value whose requires_grad gblint does not follow (a
+#: loop-carried local, ``x * 2``, ``h.clone()``); a Linear's output and a factory's tensor are facts (k25, k28)
+GRAD_NOT_FOLLOWED = {
+    "k27_mark_dirty_plain_input.py": "requires_grad",
+    "k29_mark_dirty_helper_in_loop.py": "requires_grad",
+}
+
+
+def test_requires_grad_not_followed_is_conditional_on_it():
+    """Where the input's requires_grad is not a fact, the breaks it decides are reported conditional on it, and
+    every break Dynamo made is still reported (test_every_break_reported)."""
+    for name, word in GRAD_NOT_FOLLOWED.items():
+        conditional = [d for d in predicted()[name] if d["certainty"] == "conditional"]
+        assert conditional and all(word in d["condition"] for d in conditional), conditional
+
+
 def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     """The tensor kinds of k01-k06, k08 and k10 rest on facts (a registered buffer or parameter, a tensor's
     elements, a NumPy array, a literal or the caller's value): their diagnostics are definite."""
     for name in FILES:
-        exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in UNKNOWN_VALUE
+        exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
+            or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}

@@ -245,18 +245,18 @@ P, C = (lambda n: Expr("param", n)), values.const
     (Expr("unknown"), {}, None),
 ])
 def test_decide_is_three_valued(test, env, expected):
-    assert values.decide(test, env) is expected
+    assert values.decide(test, values.Env(env)) is expected
 
 
 def test_bind_uses_arguments_then_defaults():
     params = (Param("self"), Param("a"), Param("b", default=C(None)), Param("rest", "star"),
               Param("c", "kwonly", C(2)), Param("kw", "starstar"))
-    env = values.bind(CallArgs((C(1),), (("c", C(5)), ("z", C(0)))), params, {}, bound=True)
+    env = values.bind(CallArgs((C(1),), (("c", C(5)), ("z", C(0)))), params, values.Env(), bound=True).bindings
     assert env == {"a": C(1), "b": C(None), "rest": Expr("seq"), "c": C(5),
                    "kw": Expr("dict", parts=(Expr("kv", parts=(C("z"), C(0))),))}  # what **kw collects, by key
-    env = values.bind(CallArgs((C(1),), (), star=True), params, {}, bound=True)
+    env = values.bind(CallArgs((C(1),), (), star=True), params, values.Env(), bound=True).bindings
     assert "b" not in env and env["c"] == C(2)  # `*x` may fill b; c is keyword-only
-    env = values.bind(CallArgs((P("v"),)), params, {"v": C(7)}, bound=True)
+    env = values.bind(CallArgs((P("v"),)), params, values.Env({"v": C(7)}), bound=True).bindings
     assert env["a"] == C(7)
 
 
@@ -359,10 +359,10 @@ def f(x):
 def test_a_value_known_only_to_be_not_none_decides_nothing_else():
     # `embed_dim % 2 != 0`, `x.dim() != 2`: not None, but which number is not known
     nn = values.NOTNONE
-    assert values.decide(Expr("ne", parts=(nn, C(0))), {}) is None
-    assert values.decide(Expr("eq", parts=(nn, C(2))), {}) is None
-    assert values.decide(Expr("ne", parts=(nn, C(None))), {}) is True
-    assert values.decide(Expr("eq", parts=(C(None), nn)), {}) is False
+    assert values.decide(Expr("ne", parts=(nn, C(0))), values.Env()) is None
+    assert values.decide(Expr("eq", parts=(nn, C(2))), values.Env()) is None
+    assert values.decide(Expr("ne", parts=(nn, C(None))), values.Env()) is True
+    assert values.decide(Expr("eq", parts=(C(None), nn)), values.Env()) is False
 
 
 def test_an_expression_of_constructor_arguments_kept_on_self_is_not_a_tensor(tmp_path):

@@ -242,7 +242,10 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     # what a user feels of one driver: a false all-clear (Dynamo breaks, the default output shows none
     # of its breaks), a false alarm (no break, the default output shows one), the graph count
     breaks = bool(tbreaks or tskips or terror)
+    # "All checks passed": the default output shows nothing and the analysis says it was complete
+    passed = not out["shown"]["pred"] and bool((doc.get("coverage") or {}).get("complete"))
     out["driver"] = {"breaks": breaks, "false_all_clear": breaks and not out["shown"]["hit"],
+                     "false_passed": breaks and passed, "clean_passed": not breaks and passed,
                      "false_alarm": not breaks and out["shown"]["pred"] > 0,
                      "graphs_observed": observed_graphs(rec), "graphs_predicted": predicted_graphs(doc)}
     out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
@@ -519,13 +522,16 @@ def _row(truth: Dict[str, Any], per_model: Dict[str, Any]) -> Dict[str, Any]:
                          "hit": _sum(per_model, s, "hit")} for s in SETS}}
 
 
-DRIVER_KEYS = ("models", "breaking", "false_all_clear", "clean", "false_alarm", "graphs_compared", "graphs_exact")
+DRIVER_KEYS = ("models", "breaking", "false_all_clear", "false_passed", "clean", "clean_passed", "false_alarm",
+               "graphs_compared", "graphs_exact")
 
 
 def driver_figures(drivers: Iterable[Optional[Dict[str, Any]]]) -> Dict[str, int]:
-    """Counts over drivers (``score_model``'s ``driver``): how many break under Dynamo and how many
-    of those the default output gives a false all-clear; how many are break-free and how many of
-    those it raises a false alarm on; for how many the observed graph count is known and how many
+    """Counts over drivers (``score_model``'s ``driver``): how many break under Dynamo, how many
+    of those the default output gives a false all-clear (it shows none of their breaks) and on how many
+    it prints "All checks passed" (it shows nothing and says the analysis was complete); how many are
+    break-free, how many of those it raises a false alarm on and on how many it prints "All checks
+    passed"; for how many the observed graph count is known and how many
     gblint predicts exactly."""
     out = dict.fromkeys(DRIVER_KEYS, 0)
     for d in drivers:
@@ -534,6 +540,8 @@ def driver_figures(drivers: Iterable[Optional[Dict[str, Any]]]) -> Dict[str, int
         out["models"] += 1
         out["breaking"] += d["breaks"]
         out["false_all_clear"] += d["false_all_clear"]
+        out["false_passed"] += d.get("false_passed", False)
+        out["clean_passed"] += d.get("clean_passed", False)
         out["clean"] += not d["breaks"]
         out["false_alarm"] += d["false_alarm"]
         if d["graphs_observed"] is not None:
@@ -613,7 +621,9 @@ def render_table(results: Dict[str, Any]) -> str:
            "\"default output\" the same for what a plain `gblint check` prints (conditional diagnostics only where "
            "the break lies in the checked file), with its precision, and its recall over every true site, frame and "
            "error. Per driver: \"false all-clear\" counts the drivers Dynamo breaks on whose default output shows none "
-           "of their breaks (of all that break), \"false alarm\" the break-free drivers whose default output shows "
+           "of their breaks (of all that break), \"'All checks passed'\" those on which it prints \"All checks passed\" "
+           "(it shows nothing and says the analysis was complete; beside it, the break-free drivers on which it "
+           "does), \"false alarm\" the break-free drivers whose default output shows "
            "anything (of all break-free), \"graphs\" the drivers whose predicted graph count equals the count "
            "Dynamo compiled in the first call (of all with a count).", ""]
     for title, rows, total in (("Drivers as users write them", results.get("packages", {}), results.get("overall")),
@@ -624,8 +634,8 @@ def render_table(results: Dict[str, Any]) -> str:
         out += [f"**{title}**", "",
                 "| package | version | half | models | reach | precision | recall | break sites | skipped frames "
                 "| compile errors | definite: predicted/hit | default output: predicted/hit (precision) | default recall "
-                "| false all-clear | false alarm | graphs exact |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| false all-clear | 'All checks passed' | false alarm | graphs exact |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, r in sorted(rows.items()):
             for h in HALVES:
                 sub = (r.get("halves") or {}).get(h)
@@ -657,7 +667,9 @@ def _cells(r: Dict[str, Any]) -> str:
     d = r.get("drivers") or dict.fromkeys(DRIVER_KEYS, 0)
     return (f"{r['reach']:.2f} | {precision} | {r['recall']:.2f} | {sets} | {sure['pred']}/{sure['hit']} | "
             f"{shown['pred']}/{shown['hit']} ({shown_p}) | {ratio(shown['hit'], truth):.2f} | "
-            f"{_frac(d['false_all_clear'], d['breaking'])} | {_frac(d['false_alarm'], d['clean'])} | "
+            f"{_frac(d['false_all_clear'], d['breaking'])} | {_frac(d.get('false_passed', 0), d['breaking'])}; clean "
+            f"{_frac(d.get('clean_passed', 0), d['clean'])} | "
+            f"{_frac(d['false_alarm'], d['clean'])} | "
             f"{_frac(d['graphs_exact'], d['graphs_compared'])} |")
 
 
