@@ -101,16 +101,27 @@ class ValuesMixin:
 
     def note_handed(self, node: cst.Call) -> None:
         """The objects ``node`` hands on (not unpacked) may be changed by the callee: after the
-        call (the call itself receives them as they were), unless the callee only reads them."""
+        call (the call itself receives them as they were), unless the callee only reads them.
+        In a function, each place is recorded with a ``changes`` test (the argument's position or
+        keyword, and the called value), so that the walk can tell a callee of the program that
+        changes nothing it is handed (:meth:`gblint.handing.HandingMixin.changes`)."""
         func = node.func
         q = self.ctx.resolve(func)
         if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
                 and not (q or "").startswith(("torch.", "inspect.", "math.")):  # these change no Python collection
+            called = value_syntax.expr_of(func, self.scope) if self.in_function() else None
+            position = 0
             for a in node.args:
+                slot = a.keyword.value if a.keyword is not None else position if position >= 0 else None
+                if a.star:
+                    position = -1  # what follows an unpacked `*x` lands at a place not known
+                elif a.keyword is None and position >= 0:
+                    position += 1
                 if not a.star:
                     if isinstance(a.value, cst.Name) and self.in_function():  # what the call itself is handed
                         self.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.scope)
-                    self.note_mutated(a.value)
+                    how = Expr(Op.CHANGES, slot, (called,)) if called is not None and slot is not None else None
+                    self.note_mutated(a.value, how)
 
     def note_grown(self, node: cst.Call) -> bool:
         """``xs.append(v)``, ``xs.insert(i, v)``, ``xs.extend(vs)`` on a local the function binds
@@ -142,9 +153,10 @@ class ValuesMixin:
             return True
         return False
 
-    def note_mutated(self, node) -> None:
+    def note_mutated(self, node, how: Optional[Expr] = None) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
-        the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict)."""
+        the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
+        ``how``: a test that must also hold for the change to happen (a callee's ``changes``)."""
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
             scope = self.scope
             if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
@@ -156,7 +168,8 @@ class ValuesMixin:
         name = node.value
         if self.in_function():
             self.scope.mutated.add(name)
-            self.scope.mutated_at.append((name, tuple(b.test for b in self.scope.blocks if b.test is not None)))
+            tests = tuple(b.test for b in self.scope.blocks if b.test is not None)
+            self.scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
             if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
                 self.note_unknown(node)
             local = self.scope.local_values.get(name)

@@ -227,7 +227,8 @@ class CallValues:
         explicit = len(parts) >= 2 and parts[-2] == (info.class_name or "").rsplit(".", 1)[-1] \
             and info.decorator("classmethod") is None
         bound = values.bind(ev.args, info.params, env, bound=_is_method(info) and not explicit)
-        changed = [name for name in info.mutated if name in bound.bindings and values.changed_by(info, name, bound)]
+        here = bound.resolver.frame_env(callee, bound) if bound.resolver is not None else bound
+        changed = [name for name in info.mutated if name in bound.bindings and values.changed_by(info, name, here)]
         for name in changed:  # a collection the function changes before (or while) testing it
             if bound.bindings[name].op == Op.SET:
                 del bound.bindings[name]

@@ -227,18 +227,18 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect),
         once per code, site and frame. ``message`` is the whole explanation; the one-line message
         is composed from ``subject`` (what breaks; default: the site being decided) by
-        :func:`gblint.messages.short_message`."""
+        :func:`gblint.messages.short_message`. A line met again for another break (a call into another
+        file that leads to two) reports the surer one: how sure one break is says nothing of the other."""
         effect = outcome.effect
         key = (code, path, span.line, frame_name)
         site = (path, span.line)
         earlier = self.emitted.get(key)
         if earlier is None and effect == "break" and code != "GBL208":
             earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
-        if earlier is not None:
+        old = self.diagnostics[earlier] if earlier is not None else None
+        if old is not None and not (trace and old.trace and _end(trace) != _end(old.trace)):
             self._surer(earlier, effect)
             return
-        self.reported_sites.setdefault(site, len(self.diagnostics))
-        self.emitted[key] = len(self.diagnostics)
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
@@ -246,12 +246,20 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         subject = subject if subject is not None else self.subject
         short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
             if subject else messages.fit(message)
-        self.record_emitted()
-        self.diagnostics.append(Diagnostic(
+        new = Diagnostic(
             path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
             code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
             explanation=message, frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
-            certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else ""))
+            certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else "")
+        if old is not None:
+            if new.certainty and CERTAINTY_RANK[new.certainty] > CERTAINTY_RANK.get(old.certainty, -1):
+                self.record_emitted(earlier)
+                self.diagnostics[earlier] = new
+            return
+        self.reported_sites.setdefault(site, len(self.diagnostics))
+        self.emitted[key] = len(self.diagnostics)
+        self.record_emitted()
+        self.diagnostics.append(new)
 
     def _surer(self, index: int, effect: str) -> None:
         """The site of diagnostic ``index`` is met again, under the current context and conditions:
@@ -633,16 +641,16 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         roots = tuple(os.path.join(r, "") for r in (loader.followed.values() if loader is not None else ()))
         if site_frame.path == frame.path or os.path.abspath(frame.path).startswith(roots):
             return
-        before = len(self.diagnostics)
         self.emit("GBL301", Outcome.RESUME, frame.name, frame.path, call.span,
                   f"`{call.call_text}(...)` leads to {site.detail} at {os.path.basename(site_frame.path)}:"
                   f"{site.span.line}, a nested graph break that splits `{frame.name}` here.", site.hint,
                   site.gb_ids, trace, subject=f"`{call.call_text}(...)`")
-        if len(self.diagnostics) > before:
-            main = next((i for i in range(before - 1, -1, -1) if self.diagnostics[i].line == site.span.line
-                         and self.diagnostics[i].path == site_frame.path), None)
+        here = self.emitted.get(("GBL301", frame.path, call.span.line, frame.name))
+        if here is not None and self.diagnostics[here].trace == trace:  # it names this break (the surer of those met)
+            main = next((i for i in range(len(self.diagnostics) - 1, -1, -1) if i != here and self.diagnostics[i].line
+                         == site.span.line and self.diagnostics[i].path == site_frame.path), None)
             if main is not None:
-                name_each_other(self.diagnostics, (main, len(self.diagnostics) - 1))
+                name_each_other(self.diagnostics, (main, here))
 
     def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
         """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
@@ -670,6 +678,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         out = [TraceFrame(f.path, ev.span.line, f.info.qualname) for f, ev in chain]
         out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.qualname))
         return tuple(out)
+
+
+def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:
+    """The break a trace leads to: its last frame's path and line."""
+    return trace[-1].path, trace[-1].line
 
 
 def _def_event(info: FunctionInfo) -> Event:

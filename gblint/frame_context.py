@@ -36,10 +36,12 @@ class FrameContextMixin:
         """Done with the innermost frame being analysed."""
         self._analysing.pop()
 
-    def record_emitted(self) -> None:
-        """Note the diagnostic about to be appended under every frame being analysed."""
+    def record_emitted(self, index: Optional[int] = None) -> None:
+        """Note the diagnostic about to be appended (or to replace the one at ``index``) under every
+        frame being analysed."""
+        index = len(self.diagnostics) if index is None else index
         for key in self._analysing:
-            self._emitted_under.setdefault(key, []).append((len(self.diagnostics), self.context, self.conditions))
+            self._emitted_under.setdefault(key, []).append((index, self.context, self.conditions))
 
     def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
                    env: Optional[values.Env] = None, via: Tuple[str, ...] = ()) -> None:

@@ -28,6 +28,7 @@ from .changes import program_changes
 from .building import BuildingMixin
 from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
+from .handing import HandingMixin
 from .items import ItemsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .ops import Op
@@ -41,7 +42,7 @@ _MODULE = "<module>"
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
-class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin):
+class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, HandingMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -61,6 +62,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
+        self._handing, self._handing_active = {}, set()  # see gblint.handing
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:

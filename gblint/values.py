@@ -257,6 +257,8 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
         return op_fails(e.value, evaluate(e.parts[0], env), evaluate(e.parts[1], env))
     if op == Op.HOLDS_TENSOR:
         return holds_tensor(evaluate(e.parts[0], env))
+    if op == Op.CHANGES:  # whether a callee may change what it is handed (gblint.handing)
+        return env.resolver.changes(e, env) if env.resolver is not None else None
     if op == Op.GRAD_OFF:  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
         found = {requires_grad(evaluate(p, env)) for p in e.parts}
         return False if True in found else None if None in found else True

@@ -133,3 +133,64 @@ def test_a_break_after_a_skip_under_a_condition_is_still_reported(tmp_path):
                          env={k: v for k, v in __import__("os").environ.items() if k != "GBLINT_TEST_DEBUG"})
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == "[14]"
+
+
+TWO_BREAKS_HELPER = '''\
+import os
+
+import torch
+
+VERBOSE = os.environ.get("GBLINT_TEST_VERBOSE") == "1"
+
+
+def smooth(x):
+    if VERBOSE:
+        print("smoothing", x.shape)
+    if x.sum() > 0:
+        x = x * 0.5
+    return torch.tanh(x)
+'''
+
+TWO_BREAKS_MAIN = '''\
+import torch
+
+from helpers import smooth
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return smooth(x) + 1
+'''
+
+
+def test_a_call_line_is_as_sure_as_the_break_it_names(tmp_path):
+    """A call into another file is shown at the call line too (GBL301, naming the break it leads to). The call
+    here leads to a print under a flag gblint cannot decide (off in the run) and to a branch on a tensor
+    (measured: Dynamo breaks at helpers.py:11 only). The call line names the surer break and is exactly as sure
+    as the diagnostic of the break it names; before, it named the print yet took the tensor branch's certainty
+    (a definite diagnostic for a break that did not happen)."""
+    import subprocess
+    import sys
+    (tmp_path / "helpers.py").write_text(TWO_BREAKS_HELPER)
+    (tmp_path / "main.py").write_text(TWO_BREAKS_MAIN + '\nmodel = torch.compile(Net(), backend="eager")\n'
+                                      'model(torch.ones(3))\n')
+    proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", "main.py",
+                   cwd=str(tmp_path))
+    diags = [d for d in json.loads(proc.stdout)["diagnostics"] if d["effect"] in ("break", "skip", "error")]
+    by_site = {(d["path"], d["line"]): d for d in diags if d["path"] == "helpers.py"}
+    calls = [d for d in diags if d["path"] == "main.py"]
+    assert calls and by_site
+    for d in calls:
+        end = by_site[(d["trace"][-1]["path"], d["trace"][-1]["line"])]
+        assert (d["certainty"], d["condition"]) == (end["certainty"], end["condition"]), (d, end)
+    definite = sorted(line for (_path, line), d in by_site.items() if d["certainty"] == "definite")
+    assert [d["trace"][-1]["line"] for d in calls] == definite[:1]
+    pytest.importorskip("torch")
+    (tmp_path / "run_main.py").write_text(TWO_BREAKS_MAIN)
+    code = ("import sys, torch; sys.path.insert(0, sys.argv[1]); import run_main\n"
+            "out = torch._dynamo.explain(run_main.Net())(torch.ones(3))\n"
+            "print(sorted({s.lineno for r in out.break_reasons for s in r.user_stack[-1:]}))")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         env={k: v for k, v in __import__("os").environ.items() if k != "GBLINT_TEST_VERBOSE"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == str(definite)

@@ -18,7 +18,13 @@ something else, or the reverse (a guard that must stay clean):
   (``cls(**PRESETS[name])``): followed, with definite diagnostics, when the preset's name, the table and the
   lookup are literals (a registry dict, ``globals()[name]``, ``getattr(sys.modules[__name__], name)``: k20,
   k21; k23 picks a clean block while the default's breaks); when the name comes from outside, never the
-  default's class: the call is not followed (k22) or each class it may be is conditional (k24).
+  default's class: the call is not followed (k22) or each class it may be is conditional (k24);
+- a collection handed on through two or three functions to a helper that tests it (``len(unused) > 0``,
+  ``if items:``): the caller's literal values decide the test, empty (k30, k31) or not (k32), since a function
+  of the program that only reads what it is handed does not change it; what comes from a table read at run
+  time, is handed to a helper that adds to it, or to one that returns it to be changed through another name,
+  is not known: conditional (k33); a break under a proven test
+  and an undecided one is conditional on the undecided one (k34).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -42,6 +48,13 @@ FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
 #: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
 CONDITIONAL = {
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
+    "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
+}
+
+#: program -> {line: condition} of the breaks Dynamo made that gblint reports as conditional: the value the test
+#: reads is not known before the run (read at run time, or changed by a helper it is handed to)
+UNKNOWN_VALUE = {
+    "k33_kwargs_unknown_keyword.py": {16: "when `len(leftover) > 0`", 31: "when `len(meta) > 0`", 43: "when `labels`"},
 }
 
 
@@ -154,8 +167,9 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     """The tensor kinds of k01-k06, k08 and k10 rest on facts (a registered buffer or parameter, a tensor's
     elements, a NumPy array, a literal or the caller's value): their diagnostics are definite."""
     for name in FILES:
-        if name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL or name in GRAD_NOT_FOLLOWED \
-                or not DOC["programs"][name]["breaks"]:
+        exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
+            or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE
+        if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
         assert certainties == {"definite"}, (name, certainties)
@@ -173,3 +187,13 @@ def test_torch_forward_and_function_apply_are_followed():
     coverage = json.loads(proc.stdout)["coverage"]
     assert coverage["complete"] and coverage["unfollowed"] == []
     assert {f["function"] for f in coverage["functions"]} == {"Net.forward", "Scale.forward"}
+
+
+def test_breaks_under_a_test_of_an_unknown_value_are_conditional():
+    """k33: the keywords come from ``json.loads`` at run time, the dict is handed to a helper that stores into it,
+    or to one that returns it: the breaks Dynamo made are reported, each conditional on the test as written."""
+    assert set(UNKNOWN_VALUE) <= set(FILES)
+    for name, expected in UNKNOWN_VALUE.items():
+        got = {d["line"]: (d["certainty"], d["condition"]) for d in predicted()[name]
+               if d["effect"] in ("break", "skip", "error")}
+        assert got == {line: ("conditional", condition) for line, condition in expected.items()}, got
