@@ -384,6 +384,12 @@ class CallsMixin:
             given.update((k, v) for k, v in args.keywords if k in fields)
             unseen = fields[len(args.positional):] if args.starstar or args.star else ()
             given.update((f, UNKNOWN) for f in unseen if f not in given)
+            # the generated `__init__` sets a field to the dataclass's own default: a subclass that is no
+            # dataclass re-assigning it in its body does not change what the instance holds
+            for _, info in self._classes(cls):
+                if generated in info.decorators:
+                    break
+                given.update((f, UNKNOWN) for f in fields if f not in given and (f in info.values or f in info.fields))
             return tuple(sorted(given.items()))
         return ()
 

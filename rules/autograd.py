@@ -289,6 +289,11 @@ class MarkDirty(Rule):
             gate = Expr(Op.GRAD_OFF, parts=tuple(value_syntax.name_expr(n, ctx) for n in inputs))
             return self.site(call, detail, outcome="skip", gate_kind="branch", gate=gate,
                              gate_text=" and ".join(f"not {n}.requires_grad" for n in inputs))
+        others = sorted(n for n in returned if n not in names)
+        if others:  # a returned name may hold a dirty input under another name (`y = x; return y`): not proven
+            missing = next(n for n in names if not (n and n in returned))
+            return self.site(call, detail, outcome="skip", gate_kind="branch", gate=Expr(Op.UNKNOWN),
+                             gate_text=f"{others[0]} is not {missing or 'the dirty input'}")
         return self.site(call, detail, outcome="skip")
 
 
