@@ -15,14 +15,14 @@ from typing import Dict, Optional, Set, Tuple, Union
 
 from . import values
 from .model import Expr, Frame, FunctionInfo
-from .objects import Bound, Closure, Func
 from .ops import Op
 
 _Key = Tuple[str, str, str]  # (path, qualname, parameter)
 
 
 class HandingMixin:
-    """Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``, ``value``, ``frame_env``."""
+    """Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``, ``value``, ``frame_env``,
+    ``program_function``."""
 
     _handing: Dict[_Key, Optional[bool]]
     _handing_active: Set[_Key]
@@ -39,19 +39,11 @@ class HandingMixin:
         return False if all(self._callee_changes(p, e.value) is False for p in parts) else None
 
     def _callee_changes(self, fn: Expr, slot: Union[int, str]) -> Optional[bool]:
-        recv = 0
-        if isinstance(fn, Bound):
-            fn, recv = fn.func, 1
-        if isinstance(fn, Closure):
-            fn = fn.func
-        if not isinstance(fn, Func):
-            return None
-        summary = self.project.by_path.get(fn.path)
-        info = summary.functions.get(fn.qualname) if summary is not None else None
-        name = _parameter(info, slot, recv) if info is not None else None
+        frame, recv = self.program_function(fn)
+        name = _parameter(frame.info, slot, recv) if frame is not None else None
         if name is None:
             return None
-        return self.param_changed(Frame(fn.path, info), name)
+        return self.param_changed(frame, name)
 
     def param_changed(self, frame: Frame, name: str) -> Optional[bool]:
         """Whether the function ``frame`` may change in place what its parameter ``name`` holds,

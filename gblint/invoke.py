@@ -151,13 +151,23 @@ class CallsMixin:
     def _always_raises(self, fn: Expr) -> bool:
         """Whether calling ``fn`` (a function of the program, maybe bound) raises on every path:
         its body ends in a ``raise`` and has no ``return`` (:attr:`FunctionInfo.results` empty)."""
-        base = fn.func if isinstance(fn, Bound) else fn
-        base = base.func if isinstance(base, Closure) else base
-        if not isinstance(base, Func):
-            return False
-        summary = self.project.by_path.get(base.path)
-        info = summary.functions.get(base.qualname) if summary is not None else None
-        return info is not None and not info.results and not info.is_generator
+        frame, _ = self.program_function(fn)
+        return frame is not None and not frame.info.results and not frame.info.is_generator
+
+    def program_function(self, fn: Expr) -> Tuple[Optional[Frame], int]:
+        """The frame of the program's function that calling ``fn`` runs (a :class:`Func`, maybe a
+        :class:`Closure` of one, maybe :class:`Bound`), and how many receivers the binding passes
+        first (1 for a bound method); ``(None, 0)`` for any other value."""
+        recv = 0
+        if isinstance(fn, Bound):
+            fn, recv = fn.func, 1
+        if isinstance(fn, Closure):
+            fn = fn.func
+        if not isinstance(fn, Func):
+            return None, 0
+        summary = self.project.by_path.get(fn.path)
+        info = summary.functions.get(fn.qualname) if summary is not None else None
+        return (Frame(fn.path, info) if info is not None else None), recv
 
     def _apply_union(self, fn: Expr, args: Args, calls: list, want: bool) -> Expr:
         """Call the union ``fn``, one of several values: a frame that only some of its known
