@@ -9,6 +9,8 @@ called with, and whether Dynamo compiles a callee alone when it runs eagerly aft
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -204,6 +206,8 @@ class CallValues:
                     out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
         if not out and not ev.read:
             out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
+            if out and _FALLBACK_LOG:
+                self._log_fallback(frame, ev, env, out)
         out = _dirty_apply(ev, out) + out
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
@@ -216,6 +220,18 @@ class CallValues:
         if not out and not ev.read and id(ev) not in self.reasons:
             self.reasons[id(ev)] = self.project.interp.unfollowed(frame, ev, env)
         return out
+
+    def _log_fallback(self, frame: Frame, ev: Event, env: Optional[values.Env], out: List[CallTarget]) -> None:
+        """Append one JSON line to the file ``$GBLINT_FALLBACK_LOG`` names for a call the interpreter
+        found no target for and the summary's callee ref (:meth:`gblint.index.Project.resolve_call`)
+        answered: the call, the ref's kind, what it resolved to and why the interpreter missed it
+        (:meth:`gblint.interp.Interpreter.unfollowed`); how issue 39 measures what is left to move."""
+        record = {"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
+                  "ref": type(ev.callee).__name__, "func": ev.func.op if ev.func is not None else None,
+                  "targets": [t.name if isinstance(t, Frame) else t.code for t, _, _ in out],
+                  "reason": self.project.interp.unfollowed(frame, ev, env)}
+        with open(_FALLBACK_LOG, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, default=str) + "\n")
 
     @staticmethod
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
@@ -310,6 +326,8 @@ class CallValues:
         self._entry_envs[key] = env
         return env
 
+
+_FALLBACK_LOG = os.environ.get("GBLINT_FALLBACK_LOG")
 
 # Decorators that call the function with the arguments it was called with.
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "functools.wraps", "torch.compile",
