@@ -9,8 +9,6 @@ called with, and whether Dynamo compiles a callee alone when it runs eagerly aft
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -183,9 +181,10 @@ class CallValues:
     def call_targets(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> List[CallTarget]:
         """What the call ``ev`` of ``frame`` (its parameters holding ``env``) runs: the frames
         the interpreter finds its function to be (:mod:`gblint.interp`), with what their
-        parameters hold, or the break the call itself is; else what the summary's own callee
-        ref resolves to (:meth:`gblint.index.Project.resolve_call`). Each call is recorded in
-        :attr:`calls`, so that a region's call tree can be drawn (:meth:`reached_calls`)."""
+        parameters hold, or the break the call itself is. A call whose function the interpreter
+        cannot decide runs nothing here: it is listed as not followed (:attr:`reasons`), never
+        given a default target. Each call is recorded in :attr:`calls`, so that a region's call
+        tree can be drawn (:meth:`reached_calls`)."""
         out: List[CallTarget] = []
         seen = set()
         if ev.func is not None:
@@ -204,10 +203,6 @@ class CallValues:
                     out.append((disabled_break(ev, t.name), Env(via=via) if via else None, False))
                 elif t.kind == "rnn":
                     out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
-        if not out and not ev.read:
-            out = [(r, None, False) for r in self.project.resolve_call(frame, ev)]
-            if out and _FALLBACK_LOG:
-                self._log_fallback(frame, ev, env, out)
         out = _dirty_apply(ev, out) + out
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
@@ -220,18 +215,6 @@ class CallValues:
         if not out and not ev.read and id(ev) not in self.reasons:
             self.reasons[id(ev)] = self.project.interp.unfollowed(frame, ev, env)
         return out
-
-    def _log_fallback(self, frame: Frame, ev: Event, env: Optional[values.Env], out: List[CallTarget]) -> None:
-        """Append one JSON line to the file ``$GBLINT_FALLBACK_LOG`` names for a call the interpreter
-        found no target for and the summary's callee ref (:meth:`gblint.index.Project.resolve_call`)
-        answered: the call, the ref's kind, what it resolved to and why the interpreter missed it
-        (:meth:`gblint.interp.Interpreter.unfollowed`); how issue 39 measures what is left to move."""
-        record = {"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
-                  "ref": type(ev.callee).__name__, "func": ev.func.op if ev.func is not None else None,
-                  "targets": [t.name if isinstance(t, Frame) else t.code for t, _, _ in out],
-                  "reason": self.project.interp.unfollowed(frame, ev, env)}
-        with open(_FALLBACK_LOG, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, default=str) + "\n")
 
     @staticmethod
     def _bind(ev: Event, callee: Frame, env: values.Env) -> values.Env:
@@ -289,7 +272,8 @@ class CallValues:
 
     def entry_env(self, region) -> values.Env:
         """What the compiled entry's parameters hold in every call of it the project makes (what
-        all of those calls agree on): calls in functions that resolve to the entry, and calls at
+        all of those calls agree on): calls in functions that the interpreter resolves to the entry
+        (with what it binds the parameters to; a call it cannot decide is not counted), and calls at
         module level of a name that holds the compiled object (a driver's ``model(**inputs)``)
         or of the compiled function's own name. Empty when gblint sees no call of it.
         ``region`` is a :class:`gblint.model.Region`."""
@@ -315,9 +299,11 @@ class CallValues:
                     if ev.kind != EventKind.CALL or ev.call_text.rsplit(".", 1)[-1] != name:
                         continue
                     caller = Frame(summary.path, info)
-                    if any(isinstance(t, Frame) and (t.path, t.name) == key[:2]
-                           for t in self.project.resolve_call(caller, ev)):
-                        envs.append(self._bind(ev, entry, interp.frame_env(caller, None)))
+                    for t in interp.targets(caller, ev, None):
+                        if t.frame is not None and (t.frame.path, t.frame.name) == key[:2]:
+                            envs.append(t.env if t.env is not None
+                                        else self._bind(ev, entry, interp.frame_env(caller, None)))
+                            break
         envs.extend(self._site_calls(region, key))
         env = values.merge(envs) if envs else (region.env.replace() if region.env else Env())
         env = interp.frame_env(entry, env)
@@ -326,8 +312,6 @@ class CallValues:
         self._entry_envs[key] = env
         return env
 
-
-_FALLBACK_LOG = os.environ.get("GBLINT_FALLBACK_LOG")
 
 # Decorators that call the function with the arguments it was called with.
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod", "functools.wraps", "torch.compile",

@@ -222,3 +222,27 @@ def test_a_subclass_default_is_not_what_the_generated_init_sets():
     assert not [d for d in doc["diagnostics"] if d["certainty"] == "definite"], doc["diagnostics"]
     assert [u["call"] for u in doc["coverage"]["unfollowed"]] == ["self.block"]
     assert doc["coverage"]["complete"] is False
+
+
+def test_a_method_call_on_an_undecided_receiver_is_not_followed():
+    """``Base.integrate(solver, x)`` calls ``self.step``: with the solver built in the driver, its class's own
+    ``step`` runs (h39 known_sub: the subclass's clean one; known_base: the base's printing one, a definite
+    break); with a solver known only at run time, the call is listed as not followed (undecided), never
+    answered by the ``step`` of the class the method is written in (the old resolver's guess, a false definite
+    break: torch 2.13 runs the pickled subclass's ``step`` and does not break)."""
+    import subprocess
+    import sys
+    names = ["h39_base_default_step_known_base.py", "h39_base_default_step_known_sub.py",
+             "h39_base_default_step_undecided.py"]
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json"]
+                          + [os.path.join(FOLDER, n) for n in names], capture_output=True, text=True, cwd=ROOT)
+    coverage = json.loads(proc.stdout)["coverage"]
+    unfollowed = [(os.path.basename(u["path"]), u["function"], u["call"], u["undecided"])
+                  for u in coverage["unfollowed"]]
+    assert unfollowed == [("h39_base_default_step_undecided.py", "Base.integrate", "self.step", True)]
+    reached = {(os.path.basename(f["path"]), f["function"]) for f in coverage["functions"]}
+    assert ("h39_base_default_step_known_sub.py", "Heun.step") in reached
+    assert ("h39_base_default_step_known_sub.py", "Base.step") not in reached
+    assert ("h39_base_default_step_known_base.py", "Base.step") in reached
+    assert not any(n == "h39_base_default_step_undecided.py" and f.endswith(".step") for n, f in reached)
+    assert predicted()["h39_base_default_step_undecided.py"] == []
