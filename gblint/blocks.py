@@ -339,8 +339,7 @@ class BlocksMixin:
                 return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
             if q in NON_RESUMABLE_GB:
                 return Manager(ManagerKind.GENERIC, label, gb_id=NON_RESUMABLE_GB[q])
-            ref = self.callee_ref(expr.func, scope)
-            return Manager(ManagerKind.GENERIC, label, callee=ref)
+            return Manager(ManagerKind.GENERIC, label)
         if isinstance(expr, cst.Name):
             name = expr.value
             local = scope.values.get(name)

@@ -601,7 +601,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                       join_hint(site.hint, "Move the break out of the block, or move the block into its own "
                                  "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
-            if blocker is not None and blocker.manager is not None and blocker.manager.callee is not None:
+            if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
                 self.contextmanager_frames(frame, blocker)
             return Outcome.SKIP
         if chain:
@@ -663,8 +663,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         return None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
 
     def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
-        """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6)."""
-        for callee in self.owner.project.resolve_ref(frame, blocker.manager.callee):
+        """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6): the
+        generator frames the interpreter resolved the ``with`` item's call ``blocker`` builds its
+        manager with to (the walk's targets of that call, :meth:`gblint.calls.CallValues.resolved_calls`)."""
+        head = blocker.manager.label.split("(", 1)[0]
+        calls = [(ev, targets) for ev, targets in self.owner.resolved_calls(frame)
+                 if ev.call_text == head and ev.span.line >= blocker.line and not any(b is blocker for b in ev.blocks)]
+        for callee in (min(calls, key=lambda c: c[0].span.line)[1] if calls else ()):
             if isinstance(callee, Frame) and callee.info.is_generator:
                 self.emit("GBL205", Outcome.SKIP, callee.name, callee.path, callee.info.span,
                           f"`{callee.name}` is a generator (@contextmanager) entered by the skipped frame "

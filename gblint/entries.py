@@ -88,14 +88,12 @@ def _entry_targets(project: Project, summary: FileSummary, decl: RegionDecl) -> 
 
 
 def _entry_frames(project: Project, summary: FileSummary, decl: RegionDecl) -> List[Frame]:
-    """The frames a region declaration compiles: the function, or the class's ``forward``."""
+    """The frames a region declaration compiles: the decorated function (``@torch.compile``), or the
+    class's ``forward`` (``@torch.compile`` on a class, ``model.compile()``)."""
     ref = decl.target
-    dummy = Frame(summary.path, None)  # type: ignore[arg-type]
-    if isinstance(ref, LocalFunction) and not decl.is_class:
-        f = project.function(summary, ref.qualname)
+    if not decl.is_class:  # `torch.compile(x)` of another value: what the interpreter found it to be, or nothing
+        f = project.function(summary, ref.qualname) if isinstance(ref, LocalFunction) else None
         return [f] if f else []
-    if not decl.is_class:
-        return [t for t in project.resolve_ref(dummy, ref) if isinstance(t, Frame)]
     found = project.class_info(summary, ref)
     if found is None and isinstance(ref, InstanceCall):
         found = project.class_info(summary, ref.cls)

@@ -1,10 +1,8 @@
-"""The project index: modules, classes and call resolution across the checked files.
+"""The project index: modules and classes across the checked files.
 
-Callee refs recorded by :mod:`gblint.summary` are resolved here to :class:`Frame` objects:
-plain functions (also through ``from x import y``, relative imports and re-exports in
-``__init__``), methods on ``self`` and ``super()``, ``nn.Module`` attributes assigned in
-``__init__`` (``self.block(x)`` -> ``Block.forward``) and the contents of ``nn.ModuleList``
-/ ``nn.Sequential`` iterated in ``forward``.
+What a call runs is the interpreter's answer (:mod:`gblint.interp`); the index looks modules,
+functions, classes and their bases up by dotted name (also through ``from x import y``,
+relative imports and re-exports in ``__init__``), and builds the break events a call itself is.
 """
 from __future__ import annotations
 
@@ -13,11 +11,10 @@ import os
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from .codes import CODES
-from .model import (Binding, CallTarget, ClassInfo, ContainerValue, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
-                    InstanceCall, LocalFunction, Method, ModuleAttr, Modules, NnModuleAttr, Outcome, SelfAttrMethod,
-                    NonstrictCall, SelfMethod, Span, SuperMethod)
+from .model import (Binding, CallTarget, ClassInfo, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
+                    NonstrictCall, Outcome, Span)
 from .ops import Op
-from .semantics import DISABLE, RNN_MODULES
+from .semantics import DISABLE
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
 Resolved = Union[Frame, Event]
@@ -173,115 +170,6 @@ class Project:
             if name in c.attrs:
                 return c.attrs[name]
         return None
-
-    # ------------------------------------------------------------ call resolution
-    def resolve_call(self, frame: Frame, ev: Event) -> List[Resolved]:
-        """Targets of a call event: frames to inline, or the break the call itself is (an Event)."""
-        return self.resolve_ref(frame, ev.callee, ev)
-
-    def resolve_ref(self, frame: Frame, ref: Optional[CallTarget], ev: Optional[Event] = None
-                    ) -> List[Resolved]:
-        """Targets of ``ref``, recorded in ``frame``'s file: the frames it calls, or the break
-        calling it is (an Event: constructing an ``nn.Module``, calling an RNN module; needs the
-        call event ``ev``)."""
-        if ref is None:
-            return []
-        summary = self.by_path.get(frame.path)
-        if summary is None:
-            return []
-        out: List[Resolved] = []
-        if isinstance(ref, LocalFunction):
-            f = self.function(summary, ref.qualname)
-            return [f] if f else []
-        if isinstance(ref, Dotted):
-            return self.resolve_qual(summary, ref.name, ev)
-        if isinstance(ref, (SelfMethod, SuperMethod)):
-            cls = summary.classes.get(ref.cls) if ref.cls else None
-            if cls is None:
-                return []
-            if isinstance(ref, SelfMethod):
-                a = self.attr(summary, cls, ref.name)
-                if a is not None:
-                    return self.call_attr(summary, a, ev)
-            m = self.method(summary, cls, ref.name, skip_first=isinstance(ref, SuperMethod))
-            return [m] if m else []
-        if isinstance(ref, SelfAttrMethod):
-            cls = summary.classes.get(ref.cls) if ref.cls else None
-            a = self.attr(summary, cls, ref.attr) if cls else None
-            if isinstance(a, ModuleAttr):
-                for r in a.classes:
-                    found = self.class_info(summary, r)
-                    if found:
-                        m = self.method(found[0], found[1], ref.name)
-                        if m:
-                            out.append(m)
-            return out
-        if isinstance(ref, Method):
-            found = self.class_info(summary, ref.cls)
-            if found:
-                m = self.method(found[0], found[1], ref.name)
-                if m:
-                    out.append(m)
-            return out
-        if isinstance(ref, InstanceCall):
-            found = self.class_info(summary, ref.cls)
-            if found:
-                m = self.method(found[0], found[1], "forward" if self.is_module_class(*found) else "__call__")
-                if m:
-                    out.append(m)
-            return out
-        if isinstance(ref, Modules):
-            for r in ref.classes:
-                found = self.class_info(summary, r)
-                if found:
-                    m = self.method(found[0], found[1], "forward")
-                    if m:
-                        out.append(m)
-                elif isinstance(r, Dotted) and r.name in RNN_MODULES and ev is not None:
-                    out.append(rnn_break(ev, r.name))
-            return out
-        return []
-
-    def call_attr(self, summary: FileSummary, attr: Binding, ev: Optional[Event]) -> List[Resolved]:
-        """``self.x(...)`` where ``self.x`` was assigned in ``__init__``."""
-        out: List[Resolved] = []
-        if isinstance(attr, ModuleAttr):
-            for r in attr.classes:
-                found = self.class_info(summary, r)
-                if found:
-                    m = self.method(found[0], found[1], "forward" if self.is_module_class(*found) else "__call__")
-                    if m:
-                        out.append(m)
-        elif isinstance(attr, ContainerValue) and attr.kind == "sequential":
-            return self.resolve_ref(Frame(summary.path, None), Modules(attr.classes), ev)  # type: ignore[arg-type]
-        elif isinstance(attr, NnModuleAttr) and attr.name in RNN_MODULES and ev is not None:
-            out.append(rnn_break(ev, attr.name))
-        return out
-
-    def resolve_qual(self, summary: FileSummary, dotted: str, ev: Optional[Event]) -> List[Resolved]:
-        """Targets of a call of dotted name ``dotted``: a function, a method, a class's
-        ``__init__``, or the construction of an ``nn.Module`` (a break, needs ``ev``)."""
-        if not dotted:
-            return []
-        found = self.lookup(dotted)
-        if found is None:
-            return []
-        s, rest = found
-        if rest in s.functions:
-            return [self.function(s, rest)]
-        head = rest.split(".")[0]
-        cls = s.classes.get(rest) or s.classes.get(head)
-        if cls is None:
-            return []
-        if rest != cls.qualname:
-            m = self.method(s, cls, rest.split(".")[-1])
-            return [m] if m else []
-        if self.is_module_class(s, cls) and self.builds_parameters(s, cls):
-            if ev is None:
-                return []
-            return [construct_break(ev)]
-        init = self.method(s, cls, "__init__")
-        return [init] if init else []
 
 
 def construct_break(ev: Event) -> Event:

@@ -131,8 +131,10 @@ class ManagerKind(Words):
 
 @dataclasses.dataclass(frozen=True)
 class CallTarget:
-    """What a call's function (or a compiled object) refers to, as the summary records it
-    from one file; :meth:`gblint.index.Project.resolve_ref` resolves it to frames."""
+    """What a call's function (or a compiled object, or a value's class) refers to, as the
+    summary records it from one file, by name. Calls are resolved by the interpreter
+    (:mod:`gblint.interp`); these refs remain in the bindings, region declarations and the
+    call tree's library names (issue 39: to be replaced by the interpreter's values)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -426,15 +428,14 @@ class Manager:
 
     ``label`` is its source text; ``gb_id`` the registry id of a break inside (or of the
     manager itself, when unsupported); ``strict`` the argument of ``error_on_graph_break(...)``
-    when that is the manager; ``callee`` the manager's constructor, when it may be a
-    ``@contextmanager`` function of the checked code.
+    when that is the manager. (What a manager built by a call of the checked code runs, a
+    ``@contextmanager`` generator, is the interpreter's answer for that call.)
     """
 
     kind: ManagerKind
     label: str
     gb_id: str = "GB0066"
     strict: Optional[bool] = None
-    callee: Optional[CallTarget] = None
 
 
 @dataclasses.dataclass
