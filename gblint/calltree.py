@@ -94,8 +94,13 @@ class RegionTree:
 
     @property
     def graphs(self) -> int:
-        """Predicted FX graphs, over the region's frames (as ``--explain`` counts them)."""
+        """Predicted FX graphs, over the region's frames (as ``--explain`` counts them): proven ones."""
         return sum(fr.graphs for fr in self.walk.frames)
+
+    @property
+    def graphs_at_most(self) -> int:
+        """FX graphs if every conditional break happened."""
+        return sum(fr.graphs_at_most for fr in self.walk.frames)
 
     @property
     def breaks(self) -> int:
@@ -254,9 +259,10 @@ def _external(classes) -> Optional[str]:
 def graph_boundaries(report) -> List[dict]:
     """The graphs and breaks of a frame compiled on its own, in source order: ``{"kind":
     "graph", "ops", "counted"}`` (``ops`` 0: an empty stretch, no graph), ``{"kind": "break", "line",
-    "what"}``, and last ``{"kind": "eager", "what"}`` for an eager tail, a skipped frame or a
-    compile error (``"error"``). ``report`` is a :class:`gblint.frame_report.FrameReport`;
-    a graph stretch has ``counted`` when its ``graphs`` counts it."""
+    "what", "sure"}`` (``sure``: a definite break, else one under a test gblint cannot decide), and last
+    ``{"kind": "eager", "what"}`` for an eager tail, a skipped frame or a compile error (``"error"``), as
+    if every conditional break happened. ``report`` is a :class:`gblint.frame_report.FrameReport`; a
+    graph stretch has ``counted`` when that count (its ``graphs_at_most``) counts it."""
     if report.status in ("skipped", "failed"):
         return [{"kind": "error" if report.status == "failed" else "eager", "what": report.reason}]
     end = report.tail_ops if report.tail_ops is not None else report.frame.info.ops_total
@@ -264,7 +270,7 @@ def graph_boundaries(report) -> List[dict]:
     out: List[dict] = []
     for i, (line, what) in enumerate(report.splits):
         out.append({"kind": "graph", "ops": max(bounds[i + 1] - bounds[i], 0)})
-        out.append({"kind": "break", "line": line, "what": what})
+        out.append({"kind": "break", "line": line, "what": what, "sure": report.split_sure[i]})
     out.append({"kind": "graph", "ops": max(bounds[-1] - bounds[-2], 0)})
     graphs = [b for b in out if b["kind"] == "graph"]
     for b in graphs:
@@ -310,7 +316,12 @@ def undecided(reason: str) -> bool:
     return not reason.startswith("package `")
 
 
-def region_graphs(walks, region) -> Optional[int]:
+def region_graphs(walks, region) -> Dict[str, Optional[int]]:
     """Predicted FX graphs of ``region`` (a :class:`gblint.model.Region`) over the frames of its walk in
-    ``walks``, as ``--explain`` counts them (JSON ``coverage.regions[].graphs``); None when it has no walk."""
-    return next((sum(fr.graphs for fr in w.frames) for w in walks if w.region is region), None)
+    ``walks``, as ``--explain`` counts them: JSON ``coverage.regions[]``'s ``graphs`` (from definite breaks
+    and skips) and ``graphs_at_most`` (if every conditional break happened); None when it has no walk."""
+    walk = next((w for w in walks if w.region is region), None)
+    if walk is None:
+        return {"graphs": None, "graphs_at_most": None}
+    return {"graphs": sum(fr.graphs for fr in walk.frames),
+            "graphs_at_most": sum(fr.graphs_at_most for fr in walk.frames)}

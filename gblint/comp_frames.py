@@ -143,4 +143,5 @@ class CompFramesMixin:
                       ("GB8335",), (), subject=f"`{ev.call_text}(*generator)` reaching a break")
         finally:
             self.conditions = None
-        self.note(frame, Outcome.SKIP, ev, f"star-unpacks a generator into `{ev.call_text}`, which breaks")
+        self.note(frame, Outcome.SKIP, ev, f"star-unpacks a generator into `{ev.call_text}`, which breaks",
+                  None if conditions else Outcome.SKIP)

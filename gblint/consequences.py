@@ -207,18 +207,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
             self.frames.append(self._current[key])
         return self._current[key]
 
-    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str) -> None:
-        """Record a verdict in ``frame``'s report (for ``--explain`` and graph counts)."""
-        rep = self.report_for(frame)
-        if rep.outcome is not None:
-            return
-        if verdict == Outcome.RESUME:
-            rep.splits.append((anchor.span.line, what))
-            rep.split_ops.append(anchor.ops_index)
-        elif verdict in (Outcome.SKIP, Outcome.TAIL, Outcome.ERROR):
-            rep.outcome, rep.reason = verdict, f"line {anchor.span.line}: {what}"
-            if verdict == Outcome.TAIL:
-                rep.tail_ops = anchor.ops_index
+    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str, proven: Optional[Outcome]) -> None:
+        """Record a verdict in ``frame``'s report (for ``--explain`` and graph counts): ``verdict`` if
+        the break happens, ``proven`` the verdict of what surely happens there (None: nothing does;
+        graphs are counted from proven verdicts, :class:`gblint.frame_report.FrameReport`)."""
+        self.report_for(frame).record(verdict, anchor.span.line, anchor.ops_index, what, proven)
 
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
@@ -282,7 +275,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         if sum(1 for k in self._analysing if k[:2] == key[:2]) >= _MAX_FRAME_RECURSION:
             return  # a recursive function run eagerly, called with new values at each level: nothing new below
         self.seen_frames.add(key)
-        self.enter_frame(key)
+        self.enter_frame(key, frame)
         try:
             self._frame(frame, key, strict, env)
         finally:
@@ -303,10 +296,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                           "so the whole function runs eagerly.", "Return a tensor or a list instead of yielding, "
                           "or compile the code that consumes the generator.", ("GB0003",), (),
                           subject=f"`{frame.name}` is a generator function")
-            self.note(frame, Outcome.SKIP, _def_event(info), "generator function (GB0003)")
+            self.note(frame, Outcome.SKIP, _def_event(info), "generator function (GB0003)", Outcome.SKIP)
             return
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
+        traced: List[Event] = []  # the calls met before the frame is known to be skipped
         for ev in info.events:
             if self.owner.skips(ev, env):
                 continue
@@ -328,7 +322,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                           "Enter the manager outside the compiled function, or create it inside with a supported "
                           "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
                           ev.gb_ids, (), subject=ev.detail)
-                self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)")
+                self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)",
+                          None if self.owner.residual(ev.blocks, env) else Outcome.SKIP)
                 skipped = True
                 continue
             if ev.kind == EventKind.BREAK:
@@ -349,10 +344,17 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                     skipped = True
                 continue
             if ev.kind == EventKind.CALL:
-                skipped = self.call(frame, ev, strict, checkpoint, env) or skipped
+                skips = self.call(frame, ev, strict, checkpoint, env)
+                if not skips:  # a call that skips the frame has had its callee's frame decided
+                    traced.append(ev)
+                skipped = skips or skipped
                 if not skipped and self.last_call_resumed:
                     checkpoint = ev.ops_index
         if skipped:
+            # the whole frame runs eagerly, the calls before the break included (a loop body runs them again
+            # after it): each function they call is compiled on its own (measured, tests/cases/kinds/k53_*)
+            for ev in traced:
+                self.fresh_callees(frame, ev, env)
             self.eager_comprehensions(frame, env)
 
     def breaks_here(self, ev: Event) -> bool:
@@ -446,7 +448,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                           "Move the break out of the generator, or build the list in a plain loop-free helper.",
                           first.event.gb_ids, trace,
                           subject=f"{first.event.detail} inside generator `{callee.name}`")
-                self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks")
+                self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks",
+                          None if at_call + first.conditions else Outcome.SKIP)
                 skipped = sure = True
                 continue
             gen = self.star_generator(frame, ev)
@@ -455,7 +458,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                 self.star_generator_skip(frame, ev, gen, inner[0], conditions := at_call + via + inner[0].conditions)
                 skipped, sure = True, sure or not conditions
                 if not self.region_failed and not flat and not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
             seen_sites = set()
             verdicts = []
@@ -481,13 +484,15 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                     break  # met whenever the call runs: what lies after is traced (if at all) in the callee's frame
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
-            self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} "
-                                          f"(line {first.line})")
+            sure_verdicts = [v for v in verdicts if not at_call + v[2].conditions]
+            self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} (line {first.line})",
+                      max(sure_verdicts, key=lambda v: v[0])[1] if sure_verdicts else None)
             skipped |= verdict == Outcome.SKIP
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
+                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via,
+                                    alone_if=() if sure_verdicts else ("the call breaks",))
         return sure
 
     def is_error_only(self, ib: InnerBreak, ev: Event, strict: bool) -> bool:
@@ -502,7 +507,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
         verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
                                conditions=conditions)
-        self.note(frame, verdict, anchor, site.detail)
+        self.note(frame, verdict, anchor, site.detail, None if conditions else verdict)
         return verdict
 
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,

@@ -685,7 +685,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
-                         "spelling": r.spelling, "graphs": calltree.region_graphs(walks, r)} for r in regions],
+                         "spelling": r.spelling, **calltree.region_graphs(walks, r)} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
                           for f in model.visited.values()],
             "unfollowed": report.unfollowed}

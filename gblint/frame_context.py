@@ -26,10 +26,26 @@ class FrameContextMixin:
         self._contexts: Dict[tuple, Tuple[str, ...]] = {}
         self._analysing: List[tuple] = []
         self._emitted_under: Dict[tuple, List[tuple]] = {}
+        # graph counts: the tests on which a frame's being compiled on its own depends besides the context (the
+        # break at the call that leads to it is conditional), and per frame analysed the reports of the frames
+        # entered while it was, with whether they needed more than it did to be compiled on their own
+        self.alone_if: Tuple[str, ...] = ()
+        self._alone_under: Dict[tuple, Tuple[str, ...]] = {}
+        self._entered_under: Dict[tuple, List[Tuple[object, bool]]] = {}
 
-    def enter_frame(self, key: tuple) -> None:
-        """Start analysing the frame ``key`` (``(path, qualname, values)``) under the current context."""
+    def enter_frame(self, key: tuple, frame: Frame) -> None:
+        """Start analysing the frame ``key`` (``(path, qualname, values)``) under the current context;
+        its report is proven (:attr:`gblint.frame_report.FrameReport.proven`) when nothing undecided
+        is on the way to it."""
         self._contexts[key] = self.context
+        self._alone_under[key] = self.alone_if
+        report = self.report_for(frame)
+        report.proven = report.proven or not (self.context or self.alone_if)
+        for outer in self._analysing:
+            more = (len(self.context) > len(self._contexts[outer])
+                    or len(self.alone_if) > len(self._alone_under[outer]))
+            self._entered_under.setdefault(outer, []).append((report, more))
+        self._entered_under.setdefault(key, []).append((report, False))
         self._analysing.append(key)
 
     def leave_frame(self) -> None:
@@ -44,20 +60,32 @@ class FrameContextMixin:
             self._emitted_under.setdefault(key, []).append((index, self.context, self.conditions))
 
     def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
-                   env: Optional[values.Env] = None, via: Tuple[str, ...] = ()) -> None:
+                   env: Optional[values.Env] = None, via: Tuple[str, ...] = (), alone_if: Tuple[str, ...] = ()) -> None:
         """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
         ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
-        (and ``via``: the call runs ``frame`` only when the called value is the one that leads there)."""
-        outer = self.context
+        (and ``via``: the call runs ``frame`` only when the called value is the one that leads there).
+        ``alone_if``: the tests under which the call breaks, so that ``frame`` is compiled on its own
+        at all (its graphs are counted only when there are none)."""
+        outer, outer_alone = self.context, self.alone_if
         self.context = outer + self.owner.residual(call.blocks, caller_env or values.Env()) + via
+        self.alone_if = outer_alone + alone_if
         try:
             self.frame(frame, strict, env)
         finally:
-            self.context = outer
+            self.context, self.alone_if = outer, outer_alone
+
+    def reprove(self, key) -> None:
+        """The frame ``key`` is reached again with nothing undecided on the way: it, and the frames
+        compiled from it that needed nothing more, are proven to be compiled on their own."""
+        if self.context or self.alone_if:
+            return
+        for report, more in self._entered_under.get(key, ()):
+            report.proven = report.proven or not more
 
     def recontext(self, key) -> None:
         """The frame ``key``, analysed before under more tests than now, is compiled under fewer:
         what was reported in it (and in the frames compiled from it) holds under fewer."""
+        self.reprove(key)
         old = self._contexts.get(key, ())
         if not set(self.context) < set(old):
             return

@@ -96,7 +96,7 @@ def context(report: Report, walks: Sequence[Any], confirm: Optional[Dict[str, An
         regions.append(_region(f"r{i + 1}", tree, diags, statuses, observe, open_=len(walks) <= 8))
     others = [_diagnostic(f"o-d{j + 1}", d, {}, statuses) for j, d in
               enumerate(d for d in report.diagnostics if _key(d) not in placed)]
-    totals = {k: sum(r[k] for r in regions) for k in ("frames", "dynamo_frames", "graphs", "breaks", "followed")}
+    totals = {k: sum(r[k] for r in regions) for k in ("frames", "dynamo_frames", "graphs", "graphs_at_most", "breaks", "followed")}
     # a frame or a call two regions reach counts once, as the text summary and JSON count it
     totals["skipped"] = summary_counts(report, [d for d in report.diagnostics if _key(d) in placed])["skipped_frames"]
     totals["unresolved"] = len(set().union(*(r["unresolved_calls"] for r in regions)))
@@ -151,7 +151,8 @@ def _region(rid: str, tree: RegionTree, diags: List[Diagnostic], statuses, obser
            "nested_graph_breaks": region.nested_graph_breaks,
            "python": f"{region.python_version[0]}.{region.python_version[1]}",
            "outcome": tree.outcome, "outcome_word": OUTCOME_WORDS[tree.outcome][0], "open": open_,
-           "frames": tree.frames, "dynamo_frames": tree.dynamo_frames, "graphs": tree.graphs, "breaks": tree.breaks,
+           "frames": tree.frames, "dynamo_frames": tree.dynamo_frames, "graphs": tree.graphs,
+           "graphs_at_most": tree.graphs_at_most, "breaks": tree.breaks,
            "skipped": len({skip_frame(d) for d in diags if d.effect == "skip"}),
            "unresolved": len(tree.unresolved_calls), "unresolved_calls": tree.unresolved_calls,
            "followed": tree.followed,
@@ -159,7 +160,8 @@ def _region(rid: str, tree: RegionTree, diags: List[Diagnostic], statuses, obser
            "nodes": nodes, "diagnostics": rows,
            "boundaries": [{"node": first.get((fr.frame.path, fr.frame.name)), "name": fr.frame.name,
                            "where": f"{_path(fr.frame.path)}:{fr.frame.info.span.line}",
-                           "outcome": _report_outcome(fr), "graphs": fr.graphs, "parts": _parts(fr)}
+                           "outcome": _report_outcome(fr), "graphs": fr.graphs,
+                           "graphs_at_most": fr.graphs_at_most, "parts": _parts(fr)}
                           for fr in tree.walk.frames]}
     if observe is not None:
         out["observed_graphs"] = sum(n["observed"]["graphs"] for n in nodes if n["observed"] and not n["repeat"])
@@ -213,7 +215,9 @@ def _nodes(rid: str, tree: RegionTree, by_node, diag_rows, observe) -> List[Dict
                "call_text": n.call.call_text if n.call is not None else None,
                "caller": nodes[n.parent].label if n.parent >= 0 else None,
                "graphs": n.report.graphs if n.report is not None else None,
-               "splits": [{"line": line, "what": what} for line, what in n.report.splits] if n.report else [],
+               "graphs_at_most": n.report.graphs_at_most if n.report is not None else None,
+               "splits": [{"line": line, "what": what, "sure": sure} for (line, what), sure
+                          in zip(n.report.splits, n.report.split_sure)] if n.report else [],
                "reason": n.report.reason if n.report is not None else "",
                "library": [{"line": line, "text": text, "name": name} for line, text, name in n.library],
                "diagnostics": [diag_rows[d] for d in by_node.get(nid, [])],

@@ -290,23 +290,24 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
                   f"{r.entry.info.span.line}\n")
         out.write(f"  fullgraph={r.fullgraph} nested_graph_breaks={r.nested_graph_breaks} "
                   f"python={r.python_version[0]}.{r.python_version[1]}\n")
-        total = breaks = skipped = 0
+        total = most = breaks = most_breaks = skipped = 0
         for fr in w.frames:
             g = fr.graphs
-            total += g
-            breaks += len(fr.splits)
+            total, most = total + g, most + fr.graphs_at_most
+            breaks, most_breaks = breaks + fr.sure_breaks, most_breaks + len(fr.splits)
             status = {"compiled": "compiled", "skipped": "SKIPPED (runs eagerly)", "tail": "prefix compiled, rest eager",
                       "failed": "FAILS TO COMPILE"}[fr.status]
             skipped += fr.status == "skipped"
             where = f"{display_path(fr.frame.path)}:{fr.frame.info.span.line}"
-            out.write(f"  frame {fr.frame.name} ({where}): {status}, ~{g} "
-                      f"graph{'s' if g != 1 else ''}\n")
+            out.write(f"  frame {fr.frame.name} ({where}): {status}, {graph_count(g, fr.graphs_at_most)}"
+                      f"{'' if fr.proven else ' (compiled on its own only if a conditional break happens)'}\n")
             if fr.reason:
                 out.write(f"      {fr.reason}\n")
-            for line, what in fr.splits:
-                out.write(f"      graph break at line {line}: {what}\n")
-        out.write(f"  predicted: ~{total} graph{'s' if total != 1 else ''}, {breaks} graph break"
-                  f"{'s' if breaks != 1 else ''}, {skipped} skipped frame{'s' if skipped != 1 else ''}"
+            for (line, what), sure in zip(fr.splits, fr.split_sure):
+                out.write(f"      {'graph break' if sure else 'conditional graph break'} at line {line}: {what}\n")
+        out.write(f"  predicted: {graph_count(total, most)}, {breaks} graph break{'s' if breaks != 1 else ''}"
+                  f"{f' (up to {most_breaks})' if most_breaks > breaks else ''}, "
+                  f"{skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
         gaps = unfollowed_events(w.owner, [w])  # what coverage.unfollowed lists for this region
         if gaps:
@@ -314,6 +315,13 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
             for f, ev, why in gaps:
                 out.write(f"      {display_path(f.path)}:{ev.span.line} `{ev.call_text}(...)` in {f.name}: {why}\n")
     return bool(chosen)
+
+
+def graph_count(proven: int, at_most: int) -> str:
+    """``~1 graph``, or ``~1 graph (up to 35 if the conditional breaks happen)`` when breaks under tests
+    gblint cannot decide would add graphs (``at_most``)."""
+    text = f"~{proven} graph{'s' if proven != 1 else ''}"
+    return text + (f" (up to {at_most} if the conditional breaks happen)" if at_most > proven else "")
 
 
 def explain_candidates(walks, name: str) -> list:

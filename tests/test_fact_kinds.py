@@ -50,6 +50,9 @@ CONDITIONAL = {
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},
+    "k52_conditional_breaks_only.py": {13: "when `TRACE`", 20: 'when `os.environ.get("K52_DEBUG")`',
+                                       34: "when `TRACE`"},
+    "k54_definite_and_conditional_in_callees.py": {12: 'when `os.environ.get("K54_CHECK_SCORES")`'},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured

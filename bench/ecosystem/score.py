@@ -259,7 +259,8 @@ def score_model(rec: Dict[str, Any], doc: Dict[str, Any], driver: str) -> Dict[s
     out["driver"] = {"breaks": breaks, "false_all_clear": breaks and not out["shown"]["hit"],
                      "false_passed": breaks and passed, "clean_passed": not breaks and passed,
                      "false_alarm": not breaks and out["shown"]["pred"] > 0,
-                     "graphs_observed": observed_graphs(rec), "graphs_predicted": predicted_graphs(doc)}
+                     "graphs_observed": observed_graphs(rec), "graphs_predicted": predicted_graphs(doc),
+                     "graphs_at_most": predicted_graphs(doc, "graphs_at_most")}
     out["gb_truth"] = {f"{p}:{l}": gb for (p, l), gb in tbreaks.items()}
     out["code_pred"] = {f"{p}:{l}": d["code"] for (p, l), d in psites.items()}
     return out
@@ -275,11 +276,12 @@ def observed_graphs(rec: Dict[str, Any]) -> Optional[int]:
     return None
 
 
-def predicted_graphs(doc: Dict[str, Any]) -> Optional[int]:
-    """The graphs gblint predicts for the driver: the sum over its compiled regions (``coverage``);
+def predicted_graphs(doc: Dict[str, Any], key: str = "graphs") -> Optional[int]:
+    """The graphs gblint predicts for the driver: the sum over its compiled regions (``coverage``) of
+    ``key`` (``graphs``: from what is proven; ``graphs_at_most``: if every conditional break happened);
     None when it found no region or could not count one."""
     regions = (doc.get("coverage") or {}).get("regions") or []
-    counts = [r.get("graphs") for r in regions]
+    counts = [r.get(key) for r in regions]
     if not counts or any(c is None for c in counts):
         return None
     return sum(counts)
