@@ -20,34 +20,20 @@ import dataclasses
 import os
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import messages, registry, values, versions
+from . import fix_requests, messages, registry, values, versions
 from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
-from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame,
-                    FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
+from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo, LoopFix,
+                    ManagerKind, Outcome, Region, Span)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin, certainty_under
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
-from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
+from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 
-# config settings that remove a resumable break of a given source (see gblint.fixes)
-CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
-WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
-
-
-def _direct_fix(site: Event) -> Optional[FixRequest]:
-    """The fix request for a resumable break at ``site``: the config advice of
-    :data:`CONFIG_FIXES`, or ``torch.where`` when the rule found every value it selects between
-    to be a tensor (``site.fixable``)."""
-    if site.code in CONFIG_FIXES:
-        return ConfigFix(CONFIG_FIXES[site.code])
-    if site.code in WHERE_FIXES and site.fixable:
-        return WhereFix(site.span.line)
-    return None
 
 
 @dataclasses.dataclass
@@ -629,13 +615,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                       join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
-                      fix_request=self.nested_fix(site_frame))
+                      fix_request=fix_requests.nested(site_frame, self.region))
             self._at_own_call(frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
-                  fix_request=_direct_fix(site))
+                  fix_request=fix_requests.direct(site))
         return Outcome.RESUME
 
     def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:
@@ -656,16 +642,6 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                          == site.span.line and self.diagnostics[i].path == site_frame.path), None)
             if main is not None:
                 name_each_other(self.diagnostics, (main, here))
-
-    def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
-        """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
-        otherwise the advice is the nested_graph_breaks setting."""
-        breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
-        if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
-                and all(e.kind != EventKind.CALL for e in callee.info.events if e.kind != EventKind.BREAK) \
-                and callee != self.region.entry:
-            return DisableFix(callee.info.span.line, callee.name)
-        return None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
 
     def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
         """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6): the
