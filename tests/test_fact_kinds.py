@@ -24,7 +24,11 @@ something else, or the reverse (a guard that must stay clean):
   of the program that only reads what it is handed does not change it; what comes from a table read at run
   time, is handed to a helper that adds to it, or to one that returns it to be changed through another name,
   is not known: conditional (k33); a break under a proven test
-  and an undecided one is conditional on the undecided one (k34).
+  and an undecided one is conditional on the undecided one (k34);
+- a ``torch._C`` function returns what its stub says, never a tensor by default: ``_get_tracing_state()`` is a
+  Python value (k60, k61 stay clean where they test it), ``_nn.gelu`` a tensor (k62);
+- ``slice()`` of a tensor's element converts it to an int (GB0124) where it is built: in a loop the frame is
+  skipped there and a test later in the body is never reached (k63); Python int bounds are no break (k64).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
