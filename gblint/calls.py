@@ -23,6 +23,10 @@ from .semantics import CALLERS_RESUME
 # break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
 CallTarget = Tuple[Resolved, Optional[values.Env], bool]
 
+# blocks where Dynamo does not resume after a break: it skips the frame (docs/semantics.md §0)
+_NOT_RESUMING = frozenset({BlockKind.LOOP, BlockKind.WHILE_TEST, BlockKind.TRY, BlockKind.WITH, BlockKind.COMP,
+                           BlockKind.GENEXPR, BlockKind.HANDLER})
+
 
 class CallValues:
     """Value-dependent reach for the consequence walk. Needs ``self.project`` (a
@@ -111,6 +115,25 @@ class CallValues:
         """The test a call target runs under because the called value may be another one
         (``Env.via``, set by :meth:`call_targets`), as a condition."""
         return (callee_env.via,) if callee_env and callee_env.via else ()
+
+    @staticmethod
+    def may_skip_frame(ev: Event) -> bool:
+        """Whether the break ``ev`` may leave the rest of its frame untraced (a break that does not resume, or one
+        in a loop, ``try``, ``with`` or comprehension): where it happens, a later break of the frame is not met."""
+        return ev.outcome != Outcome.RESUME or any(b.kind in _NOT_RESUMING for b in ev.blocks)
+
+    def either_branch(self, a: Event, b: Event, env: Optional[values.Env]) -> bool:
+        """Whether ``a`` and ``b`` lie one in each branch of the same ``if`` (the blocks around them the same but
+        the last, a body and its ``else``) and no other test around them is undecided: one of them runs."""
+        if not a.blocks or len(a.blocks) != len(b.blocks) or a.blocks[:-1] != b.blocks[:-1]:
+            return False
+        x, y = a.blocks[-1], b.blocks[-1]
+        if x.kind != BlockKind.BRANCH or y.kind != BlockKind.BRANCH or x is y or x.test is None or y.test is None:
+            return False
+        negated = Expr(Op.NOT, parts=(x.test,)) == y.test or Expr(Op.NOT, parts=(y.test,)) == x.test
+        if (x.line, x.column) != (y.line, y.column) or not negated:
+            return False
+        return len(self.event_conditions(a, env)) == len(self.event_conditions(b, env)) == 1
 
     @staticmethod
     def uncertain(blocks: Iterable[Block], env: values.Env) -> bool:

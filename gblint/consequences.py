@@ -25,7 +25,7 @@ from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo, LoopFix,
-                    ManagerKind, Outcome, Region, Span)
+                    ManagerKind, Outcome, Region)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin, certainty_under
@@ -89,6 +89,7 @@ class Consequences(CallValues):
         stack = stack + (here,)
         self.visited.setdefault(key[:2], frame)
         out: List[InnerBreak] = []
+        maybe: List[Event] = []  # breaks that may end the frame's tracing when their branch runs
         for ev in frame.info.events:
             if self.skips(ev, env):
                 continue
@@ -96,6 +97,10 @@ class Consequences(CallValues):
                 if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                     continue
                 out.append(InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env)))  # capture: per region
+                if self.may_skip_frame(ev) and out[-1].conditions:
+                    if any(self.either_branch(ev, other, env) for other in maybe):
+                        break  # one in each branch of an `if`: what follows is never traced in this frame (k66)
+                    maybe.append(ev)
             elif ev.kind == EventKind.WITH:
                 out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
             elif ev.kind == EventKind.CALL:
@@ -287,6 +292,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
+        maybe: List[Event] = []  # breaks that skip the frame only when their branch runs
         for ev in info.events:
             if self.owner.skips(ev, env):
                 continue
@@ -328,6 +334,9 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                     checkpoint = ev.ops_index
                 elif verdict == Outcome.SKIP and not conditions:
                     skipped = True
+                elif verdict == Outcome.SKIP:  # one in each branch of an `if`: skipped whichever runs (k66)
+                    skipped = any(self.owner.either_branch(ev, other, env) for other in maybe)
+                    maybe.append(ev)
                 continue
             if ev.kind == EventKind.CALL:
                 skips = self.call(frame, ev, strict, checkpoint, env)
@@ -673,7 +682,3 @@ def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:
 
 def _def_event(info: FunctionInfo) -> Event:
     return Event(EventKind.BREAK, info.span, (), 0, detail=f"`{info.name}` is a generator", gb_ids=("GB0003",))
-
-
-def _line_span(line: int, column: int = 1) -> Span:
-    return Span(line, column, line, column)

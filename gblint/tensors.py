@@ -93,6 +93,9 @@ TENSOR_FUNCTIONS = frozenset(["torch." + n for n in _TORCH_OPS.get("tensor_funct
                              + ["torch.nn.functional." + n for n in _TORCH_OPS.get("functional", ())])
 #: the Tensor methods every overload of whose stub returns a tensor (``class TensorBase``)
 TENSOR_METHOD_RESULTS = frozenset(_TORCH_OPS.get("tensor_methods", ()))
+#: ``torch._C`` functions by their name under it, ``"tensor"`` or ``"python"`` as their stubs say
+#: (``torch/_C/__init__.pyi``: ``_get_tracing_state() -> TracingState``); one not listed is not known
+C_FUNCTIONS = {"torch._C." + k: v for k, v in _TORCH_OPS.get("c_functions", {}).items()}
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
@@ -153,6 +156,11 @@ def torch_call_kind(qualname: str) -> str:
         return Kind.UNKNOWN
     if qualname in PY_TORCH_FUNCS:
         return Kind.PYTHON
+    if qualname.startswith("torch._C._VariableFunctions."):
+        return Kind.TENSOR if "torch." + qualname.rsplit(".", 1)[-1] in TENSOR_FUNCTIONS else Kind.UNKNOWN
+    if qualname.startswith("torch._C."):
+        # the binding's own stub, never a guess from the name: a private C function is no tensor op by default
+        return {"tensor": Kind.TENSOR, "python": Kind.PYTHON}.get(C_FUNCTIONS.get(qualname, ""), Kind.UNKNOWN)
     last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.nn.functional."):
         return Kind.TENSOR

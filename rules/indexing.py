@@ -26,6 +26,21 @@ def tensor_size(node, ctx):
     ``torch.tensor(min(q.size(-2), k.size(-2)))``: no break measured in the ecosystem harness)."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS:
         return ctx.known_tensor(node)
+    if isinstance(node, cst.Subscript):  # an element of a proven tensor is a tensor (``offsets[i]``)
+        return ctx.known_tensor(node)
+    return None
+
+
+def tensor_slice_object(node, ctx):
+    """The kind token of a bound of ``slice(...)`` (the builtin, called in ``node``, alone or in a tuple of
+    index objects) that is a tensor by :func:`tensor_size`; None when no bound is one."""
+    calls = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+    for call in calls:
+        if isinstance(call, cst.Call) and ctx.resolve(call.func) == "slice":
+            for arg in call.args:
+                k = tensor_size(arg.value, ctx)
+                if k is not None:
+                    return k
     return None
 
 
@@ -55,7 +70,7 @@ class DataDependentSlice(Rule):
     node_types = (cst.Subscript, cst.Call, cst.Assign)
     effect = "skip"
     summary = ("A slice bound that is a tensor or a traced `random` value (`x[:lengths.max()]`, "
-               "`x[gen.randint(0, 2):]`), or `range()` of a traced `random` int.")
+               "`x[gen.randint(0, 2):]`, `slice(offsets[i], offsets[i + 1])`), or `range()` of a traced `random` int.")
     why = ("Python needs an int that is data, and turns it into one where Dynamo cannot resume: the graph up to the "
            "last checkpoint is kept and the rest of the frame runs eagerly (all of it without a checkpoint).")
     hint = ("Keep sizes Python ints known before the run (shapes, arguments), draw random offsets outside the "
@@ -82,6 +97,11 @@ class DataDependentSlice(Rule):
         "    gen = random.Random(0)\n"
         "    start = gen.randint(0, 2)\n"
         "    return x[start:start + 2] * 2  # expect: GBL135\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def first_rows(x, offsets: torch.Tensor):\n"
+        "    rows = slice(offsets[0], offsets[1])  # expect: GBL135\n"
+        "    return x[rows]  # expect: GBL135\n",
     )
     examples_clean = (
         "import random\n"
@@ -90,6 +110,11 @@ class DataDependentSlice(Rule):
         "def f(x):\n"
         "    jitter = random.uniform(0, 1)\n"
         "    return x[: x.shape[0] // 2] * jitter\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def halves(x):\n"
+        "    head = slice(0, x.shape[0] // 2)\n"
+        "    return x[head]\n",
     )
 
     def check(self, node, ctx):
@@ -100,8 +125,19 @@ class DataDependentSlice(Rule):
                         note_local(ctx, "random", t.target.value)
                     else:
                         forget_local(ctx, "random", t.target.value)
+                    k = tensor_slice_object(node.value, ctx)
+                    if k is not None:
+                        note_local(ctx, "tensor slice", t.target.value, k)
+                    else:
+                        forget_local(ctx, "tensor slice", t.target.value)
             return None
         if isinstance(node, cst.Call):
+            # building the slice object converts a tensor bound to an int (SliceVariable: GB0124), a break Dynamo
+            # resumes after (measured: tests/cases/kinds k63, k65)
+            k = tensor_slice_object(node, ctx)
+            if k is not None:
+                return self.site(node, "`slice()` of a tensor (an implicit `.item()`)", needs=k, capturable=True,
+                                 gb_ids=("GB0124",))
             if ctx.resolve(node.func) == "range" and any(random_value(a.value, ctx) for a in node.args):
                 if ctx.holds("random-range-resumes"):  # torch >=2.14 (docs/semantics.md §8.11)
                     return self.site(node, "`range()` of a traced `random` value", gb_ids=("GB0124",))
@@ -111,6 +147,11 @@ class DataDependentSlice(Rule):
             return None
         for element in node.slice:
             s = element.slice
+            if isinstance(s, cst.Index) and isinstance(s.value, cst.Name):
+                k = local_note(ctx, "tensor slice", s.value.value)
+                if k is not None:  # the slice object was made eagerly after its break: indexing converts again
+                    return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
+                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"))
             if not isinstance(s, cst.Slice):
                 continue
             for bound in (s.lower, s.upper, s.step):

@@ -25,6 +25,12 @@ sets to a ``Parameter(...)`` and never to ``None`` (``Linear.weight``; not ``Lin
 (``torch/_C/_VariableFunctions.pyi``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``)
 and Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub
 returns ``Tensor`` (or ``Self``): what a call of one returns is a tensor, a fact (issue 38).
+
+``c_functions``: the functions of ``torch._C`` and of its submodules with a stub (``torch/_C/__init__.pyi``,
+``torch/_C/_nn.pyi``...), by their name under ``torch._C`` (``_get_tracing_state``, ``_nn.linear``):
+``"tensor"`` when every overload returns ``Tensor``, ``"python"`` when none returns anything that names a
+tensor type (``_get_tracing_state() -> TracingState``, ``_is_grad_enabled() -> _bool``); left out otherwise
+(``Optional[Tensor]``, unannotated). What is left out is not known, never a tensor by default.
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
@@ -171,6 +177,30 @@ def tensor_returning(text, want_class=None):
     return {name for name, returns in found.items() if returns <= {"Tensor", "Self"}}
 
 
+def c_functions(folder):
+    """``{name: "tensor" | "python"}`` for the module-level ``def``s of the stubs of ``torch._C`` (``folder``
+    is ``torch/_C``), named relative to ``torch._C`` (see the module docstring)."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.pyi"))):
+        stem = os.path.basename(path)[:-len(".pyi")]
+        if stem == "_VariableFunctions":
+            continue  # re-exported as torch.*: tensor_functions
+        prefix = "" if stem == "__init__" else stem + "."
+        with open(path, encoding="utf-8") as fh:
+            body = ast.parse(fh.read()).body
+        returns = {}
+        for node in body:
+            if isinstance(node, ast.FunctionDef):
+                returns.setdefault(prefix + node.name, set()).add(
+                    ast.unparse(node.returns) if node.returns is not None else None)
+        for name, kinds in returns.items():
+            if kinds <= {"Tensor", "Self"}:
+                found[name] = "tensor"
+            elif None not in kinds and not any(re.search(r"Tensor|Self|Any|Parameter", k) for k in kinds):
+                found[name] = "python"
+    return dict(sorted(found.items()))
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -186,7 +216,8 @@ def main():
            "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
            "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))),
            "functional": sorted(tensor_returning(read(torch_dir, "nn", "functional.pyi"))),
-           "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase"))}
+           "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase")),
+           "c_functions": c_functions(os.path.join(torch_dir, "_C"))}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

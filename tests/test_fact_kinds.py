@@ -24,7 +24,14 @@ something else, or the reverse (a guard that must stay clean):
   of the program that only reads what it is handed does not change it; what comes from a table read at run
   time, is handed to a helper that adds to it, or to one that returns it to be changed through another name,
   is not known: conditional (k33); a break under a proven test
-  and an undecided one is conditional on the undecided one (k34).
+  and an undecided one is conditional on the undecided one (k34);
+- a ``torch._C`` function returns what its stub says, never a tensor by default: ``_get_tracing_state()`` is a
+  Python value (k60, k61 stay clean where they test it), ``_nn.gelu`` a tensor (k62);
+- ``slice()`` of a tensor's element converts it to an int (GB0124) where it is built: in a loop the frame is
+  skipped there and a test later in the body is never reached (k63); Python int bounds are no break (k64);
+- a break that skips the frame in each branch of one ``if`` skips it whichever branch runs: no break after them
+  is reported, in the frame or at the call that leads to it (k66); a resumable break under an undecided test
+  does not end the walk (k67: the ``.item()`` after a flag-guarded ``print`` stays definite).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -53,6 +60,8 @@ CONDITIONAL = {
     "k52_conditional_breaks_only.py": {13: "when `TRACE`", 20: 'when `os.environ.get("K52_DEBUG")`',
                                        34: "when `TRACE`"},
     "k54_definite_and_conditional_in_callees.py": {12: 'when `os.environ.get("K54_CHECK_SCORES")`'},
+    "k66_slice_either_branch_then_index.py": {14: "when `batched`"},
+    "k67_flag_print_then_item.py": {12: "when `VERBOSE`"},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
@@ -65,6 +74,9 @@ CONDITIONAL_SKIPS = {
 #: reads is not known before the run (read at run time, or changed by a helper it is handed to)
 UNKNOWN_VALUE = {
     "k33_kwargs_unknown_keyword.py": {16: "when `len(leftover) > 0`", 31: "when `len(meta) > 0`", 43: "when `labels`"},
+    # each branch of an undecided test skips the frame: one of them runs, so the frame is skipped there and the
+    # breaks after them are never met (before, the indexing and the count test after the branches were definite)
+    "k66_slice_either_branch_then_index.py": {14: "when `batched`", 16: "when `not (batched)`"},
 }
 
 

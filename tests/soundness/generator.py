@@ -11,7 +11,9 @@ What varies (each a field of :class:`Spec`):
 
 - ``kind``: what the tested value is: a Python ``bool``, ``int``, ``float``, ``str``, ``None``, a 0-d tensor
   (``tensor0d``), a one-element tensor (``tensor1``), a tensor computed from the input (``tensor_cmp``, such
-  as ``x.abs().sum() >= 0``), a NumPy array (``ndarray``) or a ``list``.
+  as ``x.abs().sum() >= 0``), a NumPy array (``ndarray``), a ``list``, or what a ``torch._C`` function returns
+  (``c_state``: ``torch._C._get_tracing_state()``, None under Dynamo, or ``not`` of it: a Python value by its
+  stub, never a tensor).
 - ``truthy``: whether the value is true (``None`` is never true).
 - ``arrival``: how the value gets to the test: a positional argument (``arg``), a parameter's default value
   (``default``), a keyword filled by a wrapper decorator from a config object with ``kwargs.setdefault``
@@ -41,7 +43,7 @@ from typing import List, Tuple
 
 from hypothesis import strategies as st
 
-KINDS = ("bool", "int", "float", "str", "none", "tensor0d", "tensor1", "tensor_cmp", "ndarray", "list")
+KINDS = ("bool", "int", "float", "str", "none", "tensor0d", "tensor1", "tensor_cmp", "ndarray", "list", "c_state")
 TENSOR_KINDS = ("tensor0d", "tensor1", "tensor_cmp")
 ARRIVALS = ("arg", "default", "kwarg_wrapper", "config_attr", "global", "module_attr", "buffer", "parameter",
             "helper_return", "tuple_unpack")
@@ -125,13 +127,14 @@ _VALUES = {  # kind -> (true value, false value); SRC is the tensor a computed v
     "tensor_cmp": ("SRC.abs().sum() >= 0", "SRC.abs().sum() < 0"),
     "ndarray": ("np.ones(1)", "np.zeros(1)"),
     "list": ("[1, 2]", "[]"),
+    "c_state": ("not torch._C._get_tracing_state()", "torch._C._get_tracing_state()"),
 }
 _PARAMETER_VALUES = {"tensor0d": ("torch.tensor(2.0)", "torch.tensor(0.0)"),
                      "tensor1": ("torch.ones(1)", "torch.zeros(1)"),
                      "tensor_cmp": ("(SRC.abs().sum() >= 0).float()", "(SRC.abs().sum() < 0).float()")}
 _ANNOTATIONS = {"bool": "bool", "int": "int", "float": "float", "str": "str", "none": "Optional[bool]",
                 "tensor0d": "torch.Tensor", "tensor1": "torch.Tensor", "tensor_cmp": "torch.Tensor",
-                "ndarray": "np.ndarray", "list": "list"}
+                "ndarray": "np.ndarray", "list": "list", "c_state": "Optional[bool]"}
 _OTHER = {True: "x.dim() == 1", False: "x.dim() == 2"}  # a Python bool under Dynamo (static shapes)
 
 
