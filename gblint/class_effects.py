@@ -15,7 +15,7 @@ from .invoke import Args
 from .model import Expr, FileSummary, Frame
 from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
-from .semantics import TRANSPARENT_DECORATORS
+from .semantics import DOC_ATTRIBUTES, TRANSPARENT_DECORATORS
 from .values import UNKNOWN, Env, const, union
 
 
@@ -115,14 +115,18 @@ class ClassEffectsMixin:
     def note_param_stores(self, info, env: values.Env) -> None:
         """The function ``info`` runs with ``env``: its stores on a parameter holding a class are
         that class's attributes from now on. The locals it reads the class into before storing
-        (``original = cls.forward``) are evaluated first, so they keep what the class had."""
+        (``original = cls.forward``) are evaluated first, so they keep what the class had. A store of
+        documentation (:data:`gblint.semantics.DOC_ATTRIBUTES`) is noted as not known without
+        evaluating it (nor, when it is the only store, the locals it is built from)."""
         stores = [s for s in info.param_stores if isinstance(env.bindings.get(s[0]), Cls)]
         if not stores:
             return
-        for name in info.locals:
-            self._eval(Expr(Op.LOCAL, name), env, None)
+        if any(attr not in DOC_ATTRIBUTES for _param, attr, _value, _sure in stores):
+            for name in info.locals:
+                self._eval(Expr(Op.LOCAL, name), env, None)
         for param, attr, value, sure in stores:
-            self.note_class_store(env.bindings[param], attr, self._eval(value, env, None), sure)
+            got = UNKNOWN if attr in DOC_ATTRIBUTES else self._eval(value, env, None)
+            self.note_class_store(env.bindings[param], attr, got, sure)
 
     def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
         """Run the ``__getattr__`` of ``inst``'s class for attribute ``name`` (None when the program's

@@ -25,6 +25,7 @@ from .values import GRAD, UNKNOWN, Env, const, union
 BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
 _MAX_RECURSION = 3  # results of one function evaluated inside one another, at most
+_IN_PLACE = frozenset({Op.SEQ, Op.DICT})  # the values values.changed_in_place changes
 
 
 @dataclasses.dataclass
@@ -246,7 +247,9 @@ class CallsMixin:
         env = self.frame_env(frame, env)
         self.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
-        changed = [n for n in info.mutated if n in env.bindings and n not in star and values.changed_by(info, n, env)]
+        # only a list or dict is changed in place (values.changed_in_place): any other value is not tested
+        changed = [n for n in info.mutated if n not in star and n in env.bindings
+                   and env.bindings[n].op in _IN_PLACE and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
             env.bindings[name] = values.changed_in_place(env.bindings[name])
         if calls is not None:

@@ -67,6 +67,11 @@ TRANSPARENT_DECORATORS = frozenset({
     "torch.jit.ignore", "torch.compiler.allow_in_graph", "torch._dynamo.nonstrict_trace",
     "torch._dynamo.error_on_graph_break", "contextlib.contextmanager", "dataclasses.dataclass"})
 NONSTRICT = ("torch._dynamo.nonstrict_trace",)
+#: class attributes that are documentation only: no code Dynamo traces calls them or branches on
+#: them, so what a class decorator stores there (transformers' ``auto_docstring`` builds ``cls.__doc__``
+#: from the signatures with regular expressions) is noted as not known, never evaluated (Python's data
+#: model: ``__doc__`` is "the class's documentation string")
+DOC_ATTRIBUTES = frozenset({"__doc__"})
 EOGB = ("torch._dynamo.error_on_graph_break",)
 # nn modules Dynamo does not trace (GB0014)
 RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
