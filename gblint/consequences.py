@@ -25,29 +25,16 @@ from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame,
-                    FunctionInfo, LoopFix, ManagerKind, Outcome, Region, Span, WhereFix)
+                    FunctionInfo, ManagerKind, Outcome, Region, Span)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin, certainty_under
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
+from .fix_requests import direct_fix, loop_fix
 
-# config settings that remove a resumable break of a given source (see gblint.fixes)
-CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
-WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
-
-
-def _direct_fix(site: Event) -> Optional[FixRequest]:
-    """The fix request for a resumable break at ``site``: the config advice of
-    :data:`CONFIG_FIXES`, or ``torch.where`` when the rule found every value it selects between
-    to be a tensor (``site.fixable``)."""
-    if site.code in CONFIG_FIXES:
-        return ConfigFix(CONFIG_FIXES[site.code])
-    if site.code in WHERE_FIXES and site.fixable:
-        return WhereFix(site.span.line)
-    return None
 
 
 @dataclasses.dataclass
@@ -550,7 +537,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                       join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
                                  "move the loop into its own function so that only that frame is skipped."),
                       site.gb_ids + ("GB7000",), trace,
-                      fix_request=LoopFix(loop.line, anchor.span.line, frame.name) if frame.path == path else None)
+                      fix_request=loop_fix(frame, loop, site, anchor, not chain) if frame.path == path else None)
             return Outcome.SKIP
         if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
@@ -630,7 +617,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
-                  fix_request=_direct_fix(site))
+                  fix_request=direct_fix(site, frame.name))
         return Outcome.RESUME
 
     def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:

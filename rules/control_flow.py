@@ -13,6 +13,7 @@ from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
 
 from .base import Rule
+from .check_rewrite import guard_needs
 from .indexing import random_value
 
 
@@ -136,7 +137,7 @@ class DataDependentBranch(Rule):
                 op = "and" if isinstance(node.operator, cst.And) else "or"
                 what = f"`{op}`"
             return self.site(test, f"{what} on a tensor value (data-dependent branching)", needs=k,
-                             python_value=True, fix_needs=self.where_needs(node, ctx))
+                             python_value=True, fix_needs=self.where_needs(node, ctx) or guard_needs(node, ctx))
         return None
 
     @staticmethod
