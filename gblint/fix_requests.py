@@ -36,9 +36,11 @@ def direct_fix(site: Event, frame: str) -> Optional[FixRequest]:
 def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool) -> FixRequest:
     """The fix request for a break in ``loop`` of ``frame`` (``anchor``: the statement of the frame
     that leads to it; ``direct``: the site is in the frame itself): the loop's :class:`LoopFix`,
-    unless the site is the loop's only break and a logging call, whose own fix compiles the loop
-    without writing it out (issue 40: a `print` in a loop was unrolled into one print per step)."""
-    if direct and site.code in LOG_FIXES:
+    unless the site is the loop's only break and a logging call Dynamo can reorder, whose config
+    line compiles the loop without writing it out and keeps its output (issue 40: a `print` in a
+    loop was unrolled into one print per step). A guard, which drops the output under compile, is
+    not preferred to the loop's safe fix (the rule's hint names it)."""
+    if direct and site.code in LOG_FIXES and site.fixable:
         breaks = [e for e in frame.info.events if e.kind == EventKind.BREAK and loop in e.blocks]
         if len(breaks) == 1 and breaks[0].span == site.span:
             return LogFix(site.span.line, frame.name, site.fixable)

@@ -89,6 +89,18 @@ class PrintCall(Rule):
         "def f(x):\n"
         "    print('step', x.shape)  # expect: GBL107\n"
         "    return x + 1\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = x + 1\n"
+        "    print('y', y)  # expect: GBL107\n"
+        "    return y\n",
+        "import torch\n"
+        "torch._dynamo.config.reorderable_logging_functions.add(print)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    print('shape', x.shape)  # expect: GBL107\n"
+        "    return x + 1\n",
     )
     examples_clean = (
         "import torch\n"

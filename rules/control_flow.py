@@ -24,7 +24,8 @@ class DataDependentBranch(Rule):
     node_types = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation)
     summary = "A Python branch (`if`, `while`, ternary, `and`/`or`) whose condition is a tensor."
     why = "Python must know the tensor's value to pick a branch: the graph ends here (a frame skip inside a loop)."
-    hint = "Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`."
+    hint = ("Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`; check data with "
+            "`torch._assert_async(cond, msg)` instead of `if ...: raise`.")
     source = "torch/_dynamo/symbolic_convert.py: generic_jump; semantics.md §1"
     use_instead = (
         "import torch\n"
@@ -64,6 +65,13 @@ class DataDependentBranch(Rule):
         "    if np.abs(a).max() > 10:  # expect: GBL105\n"
         "        return x / 10\n"
         "    return x\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = x * 2\n"
+        "    if not torch.isfinite(y).all():  # expect: GBL105\n"
+        "        raise ValueError('non-finite')\n"
+        "    return y\n",
     )
     examples_clean = (
         "import random\n"

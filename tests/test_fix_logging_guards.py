@@ -119,20 +119,35 @@ def test_logging_module_function_and_warn_are_listed():
                                           "torch._dynamo.config.reorderable_logging_functions.add(warnings.warn)"]
 
 
-def test_print_in_a_loop_is_guarded_not_unrolled():
+def test_a_reorderable_print_in_a_loop_is_listed_not_unrolled():
     new, _ = _fixed("""\
         import torch
 
         @torch.compile
         def f(x):
             for i in range(3):
-                print("i", i)
                 x = x * 2
+                print("x", x)
             return x
         """)
     loop = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef)).body[0]
-    assert isinstance(loop, ast.For)  # one print, under the guard, still in the loop
-    assert new.count("print(") == 1 and "is_compiling()" in new
+    assert isinstance(loop, ast.For) and new.count("print(") == 2  # the loop's print and the config line
+    assert _module_calls(new) == ["torch._dynamo.config.reorderable_logging_functions.add(print)"]
+
+
+def test_a_print_in_a_loop_that_cannot_be_reordered_keeps_the_loop_fix():
+    """A guard drops the output under compile: the loop's safe fix is preferred (the hint names the guard)."""
+    text = """\
+        import torch
+
+        @torch.compile
+        def f(x):
+            for i in range(3):
+                x = x * 2
+                print("i", i)
+            return x
+        """
+    assert [(c, a) for c, a, t in _fixes(text) if t.startswith("Unroll")] == [("GBL201", "safe")]
 
 
 def test_a_logging_fix_that_gains_nothing_is_advice_only():
