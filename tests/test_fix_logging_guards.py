@@ -131,7 +131,7 @@ def test_a_reorderable_print_in_a_loop_is_listed_not_unrolled():
             return x
         """)
     loop = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef)).body[0]
-    assert isinstance(loop, ast.For) and new.count("print(") == 2  # the loop's print and the config line
+    assert isinstance(loop, ast.For) and new.count("print(") == 1  # one print, still in the loop
     assert _module_calls(new) == ["torch._dynamo.config.reorderable_logging_functions.add(print)"]
 
 
