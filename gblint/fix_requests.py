@@ -28,9 +28,14 @@ def direct_fix(site: Event, frame: str) -> Optional[FixRequest]:
         return ConfigFix(CONFIG_FIXES[site.code])
     if site.code in WHERE_FIXES and site.fixable:
         return WhereFix(site.span.line, frame)
-    if site.code in LOG_FIXES:
-        return LogFix(site.span.line, frame, site.fixable)
-    return None
+    return log_fix(site, frame)
+
+
+def log_fix(site: Event, frame: str) -> Optional[FixRequest]:
+    """For a logging call at ``site`` (in ``frame``, or in a function it calls: the fix goes where the
+    call is, its gain is predicted for ``frame``), the :class:`LogFix` (reorderable when
+    ``site.fixable``); None for another break."""
+    return LogFix(site.span.line, frame, site.fixable) if site.code in LOG_FIXES else None
 
 
 def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool) -> FixRequest:

@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
 from .fix_effects import with_graphs
+from .names import dotted
 from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, WhereFix
 from .rules import check_rewrite, item_rewrite, log_rewrites, rewrites
 from .rules.builtins import LOGGER_METHODS
@@ -260,11 +261,12 @@ def _log(request: LogFix, module: cst.Module, pos: _Positions, settings: Setting
     call = log_rewrites.expression_call(stmt)
     if call is None:
         return None
-    func = rewrites._dotted(call.func)
+    func = dotted(call.func) or ""
     if func != "print" and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in LOGGER_METHODS):
         return None  # str(t), time.time(): not logging
     if request.reorderable:
-        new = _with_torch(lambda name: log_rewrites.add_reorderable(module, call, name), alias)
+        # the line uses no node of the module: `import torch` may go in first
+        new = log_rewrites.add_reorderable(module if alias else rewrites.torch_name(module)[0], call, alias or "torch")
         if new is not None:
             return new, (f"Add `{func}` to `torch._dynamo.config.reorderable_logging_functions`: Dynamo runs it "
                          "after the graph (its output comes later, with tensors as they are then)"), "unsafe"

@@ -130,11 +130,11 @@ class PrintCall(Rule):
                 return _refused_site(self, node, "print")
             if configured(ctx, "print"):
                 return None  # Dynamo moves it after the graph (reorderable) or drops it (ignored)
-            return self.site(node, "`print(...)`", fix_needs=reorder_tokens(node, ctx))
+            return self.site(node, "`print(...)`", fix_needs=reorder_tokens(node, ctx), gb_ids=self.gb_ids[:1])
         if q == "str" and len(node.args) == 1:
             k = ctx.kind(node.args[0].value)
             if maybe_tensor(k):
-                return self.site(node, "`str(tensor)`", needs=k)
+                return self.site(node, "`str(tensor)`", needs=k, gb_ids=self.gb_ids[:1])
         return None
 
 
@@ -239,7 +239,8 @@ class LoggingCall(Rule):
                 return _refused_site(self, node, q)
             if configured(ctx, q):
                 return None
-            return self.site(node, f"`{q}(...)`", fix_needs=reorder_tokens(node, ctx) if q in REORDERABLE else None)
+            return self.site(node, f"`{q}(...)`", gb_ids=self.gb_ids[:1],
+                             fix_needs=reorder_tokens(node, ctx) if q in REORDERABLE else None)
         if q in (ctx.config("ignore_logging_functions", ()) or ()):
             return None  # a Logger method is only dropped when ignored: reordering it is not supported
         base = func.value
@@ -247,11 +248,14 @@ class LoggingCall(Rule):
             ref = ctx.builder.summary.module_names.get(base.value)
             local = ctx.values.get(base.value)
             if (isinstance(ref, LoggerValue) and ctx.lookup(base.value) is None) or isinstance(local, LoggerValue):
-                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")
+                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)",
+                                 gb_ids=self.gb_ids[:1])
             if base.value in ("logger", "log", "_logger", "LOGGER", "_log") and ctx.lookup(base.value) is None:
-                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")
+                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)",
+                                 gb_ids=self.gb_ids[:1])
         if isinstance(base, cst.Attribute) and base.attr.value in ("logger", "log", "_logger"):
-            return self.site(node, f"`{dotted(func) or func.attr.value}(...)` (logging.Logger)")
+            return self.site(node, f"`{dotted(func) or func.attr.value}(...)` (logging.Logger)",
+                             gb_ids=self.gb_ids[:1])
         return None
 
 
