@@ -32,7 +32,7 @@ from .frame_context import FrameContextMixin, certainty_under
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, LOGGING_RULES, NONSTRICT
-from .fix_requests import direct_fix, log_fix, loop_fix
+from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -611,7 +611,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                       join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
-                      fix_request=self.nested_fix(site_frame, site, frame))
+                      fix_request=self.nested_fix(site_frame))
             self._at_own_call(frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
@@ -639,17 +639,15 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
             if main is not None:
                 name_each_other(self.diagnostics, (main, here))
 
-    def nested_fix(self, callee: Frame, site: Event, frame: Frame) -> Optional[FixRequest]:
+    def nested_fix(self, callee: Frame) -> Optional[FixRequest]:
         """A callee whose breaks are all logging/printing is better disabled outright (one clean break);
-        a logging call of the callee gets its own fix (:func:`log_fix`); otherwise the advice is the
-        nested_graph_breaks setting."""
+        otherwise the advice is the nested_graph_breaks setting."""
         breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
         if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
                 and all(e.kind != EventKind.CALL for e in callee.info.events if e.kind != EventKind.BREAK) \
                 and callee != self.region.entry:
             return DisableFix(callee.info.span.line, callee.name)
-        advice = None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
-        return log_fix(site, frame.name) or advice
+        return None if self.region.nested_graph_breaks else ConfigFix("nested_graph_breaks")
 
     def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
         """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6)."""

@@ -32,9 +32,9 @@ def direct_fix(site: Event, frame: str) -> Optional[FixRequest]:
 
 
 def log_fix(site: Event, frame: str) -> Optional[FixRequest]:
-    """For a logging call at ``site`` (in ``frame``, or in a function it calls: the fix goes where the
-    call is, its gain is predicted for ``frame``), the :class:`LogFix` (reorderable when
-    ``site.fixable``); None for another break."""
+    """For a logging call at ``site`` in ``frame``, the :class:`LogFix` (reorderable when
+    ``site.fixable``); None for another break. Not asked for a nested break (a call in a callee): each
+    prediction re-checks the file, and a model file holds many (measured: the gate timed out)."""
     return LogFix(site.span.line, frame, site.fixable) if site.code in LOG_FIXES else None
 
 

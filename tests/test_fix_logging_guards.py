@@ -150,24 +150,6 @@ def test_a_print_in_a_loop_that_cannot_be_reordered_keeps_the_loop_fix():
     assert [(c, a) for c, a, t in _fixes(text) if t.startswith("Unroll")] == [("GBL201", "safe")]
 
 
-def test_a_print_in_a_called_function_is_fixed_where_it_is():
-    """A nested break (GBL301): the print in the callee gets the logging fix, its gain predicted for the
-    compiled caller, instead of the nested_graph_breaks advice."""
-    new, result = _fixed("""\
-        import torch
-
-        def helper(y):
-            print("helper", y)
-            return y + 1
-
-        @torch.compile
-        def f(x):
-            return helper(x * 2) - 1
-        """)
-    assert _module_calls(new) == ["torch._dynamo.config.reorderable_logging_functions.add(print)"]
-    assert [d.code for d in result.report.diagnostics if d.effect != "info"] == []
-
-
 def test_a_logging_fix_that_gains_nothing_is_advice_only():
     """While the loop's other break skips the frame, guarding the print before it removes nothing: the fix
     is display-only; the print in the loop, not its only break, keeps the loop's fix."""

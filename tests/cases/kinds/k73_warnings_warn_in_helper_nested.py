@@ -1,6 +1,6 @@
 # `warnings.warn("...")` with only a message in a helper the compiled function calls: warnings is a module Dynamo
-# skips (GB0007), a nested break that splits both frames. `warnings.warn` is a builtin Dynamo can reorder: the
-# fix lists it in reorderable_logging_functions in the helper's file, which removes the break in both frames.
+# skips (GB0007), a nested break that splits both frames. A nested break gets the nested_graph_breaks advice, not
+# the logging fix (listing warnings.warn would remove it: not offered, its prediction re-checks the whole file).
 import warnings
 
 import torch
