@@ -24,7 +24,7 @@ from . import fix_requests, messages, registry, values, versions
 from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
-from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo, LoopFix,
+from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
                     ManagerKind, Outcome, Region)
 from .calls import CallValues
 from .compile_errors import CompileErrorsMixin, join_hint
@@ -32,6 +32,7 @@ from .frame_context import FrameContextMixin, certainty_under
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
+from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -550,7 +551,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                       join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
                                  "move the loop into its own function so that only that frame is skipped."),
                       site.gb_ids + ("GB7000",), trace,
-                      fix_request=LoopFix(loop.line, anchor.span.line, frame.name) if frame.path == path else None)
+                      fix_request=loop_fix(frame, loop, site, anchor, not chain) if frame.path == path else None)
             return Outcome.SKIP
         if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
@@ -630,7 +631,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
-                  fix_request=fix_requests.direct(site))
+                  fix_request=direct_fix(site, frame.name))
         return Outcome.RESUME
 
     def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:

@@ -1,28 +1,57 @@
-"""Which fix a break's consequence asks ``gblint fix`` for (:class:`gblint.model.FixRequest`): a
-config setting, ``torch.where``, ``torch.compiler.disable`` on a logging helper, or the
-``nested_graph_breaks`` setting. :mod:`gblint.fixes` turns a request into an edit and
-:mod:`gblint.fix_effects` decides whether it gains anything."""
+"""Which fix a break asks for: the :class:`gblint.model.FixRequest` of a diagnostic.
+
+:mod:`gblint.consequences` says what a break costs; this module picks what would remove it, for
+:mod:`gblint.fixes` to turn into edits: a config setting (advice), ``torch.where`` or
+``torch._assert_async`` for an ``if`` on a tensor, a logging call made reorderable or guarded, or
+(for a break in a loop) the loop unrolled or moved into a helper; for a nested break,
+``torch.compiler.disable`` on a logging helper or the ``nested_graph_breaks`` setting.
+"""
 from __future__ import annotations
 
 from typing import Optional
 
-from .model import ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, Region, WhereFix
+from .model import Block, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, LogFix, LoopFix, Region, WhereFix
 from .semantics import LOGGING_RULES
 
 # config settings that remove a resumable break of a given source (see gblint.fixes)
 CONFIG_FIXES = {"GBL102": "capture_scalar_outputs", "GBL106": "capture_dynamic_output_shape_ops"}
-WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where
+WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where (or torch._assert_async)
+#: sources whose call may be made reorderable or guarded (``print``, logging, ``warnings.warn``: the
+#: fixes stage declines any other call these rules report, such as ``str(t)`` or ``time.time()``)
+LOG_FIXES = ("GBL107", "GBL109", "GBL110")
 
 
-def direct(site: Event) -> Optional[FixRequest]:
-    """The fix request for a resumable break at ``site`` (a break :class:`Event`): the config advice
-    of :data:`CONFIG_FIXES`, or ``torch.where`` when the rule found every value it selects between
-    to be a tensor (``site.fixable``); None when there is none."""
+def direct_fix(site: Event, frame: str) -> Optional[FixRequest]:
+    """The fix request for a resumable break at ``site`` in ``frame``: the config advice of
+    :data:`CONFIG_FIXES`; ``torch.where`` (or ``torch._assert_async``) when the rule found every
+    value the rewrite needs to be a tensor (``site.fixable``); for a logging call, the
+    :class:`LogFix` (reorderable when ``site.fixable``)."""
     if site.code in CONFIG_FIXES:
         return ConfigFix(CONFIG_FIXES[site.code])
     if site.code in WHERE_FIXES and site.fixable:
-        return WhereFix(site.span.line)
-    return None
+        return WhereFix(site.span.line, frame)
+    return log_fix(site, frame)
+
+
+def log_fix(site: Event, frame: str) -> Optional[FixRequest]:
+    """For a logging call at ``site`` in ``frame``, the :class:`LogFix` (reorderable when
+    ``site.fixable``); None for another break. Not asked for a nested break (a call in a callee): each
+    prediction re-checks the file, and a model file holds many (measured: the gate timed out)."""
+    return LogFix(site.span.line, frame, site.fixable) if site.code in LOG_FIXES else None
+
+
+def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool) -> FixRequest:
+    """The fix request for a break in ``loop`` of ``frame`` (``anchor``: the statement of the frame
+    that leads to it; ``direct``: the site is in the frame itself): the loop's :class:`LoopFix`,
+    unless the site is the loop's only break and a logging call Dynamo can reorder, whose config
+    line compiles the loop without writing it out and keeps its output (issue 40: a `print` in a
+    loop was unrolled into one print per step). A guard, which drops the output under compile, is
+    not preferred to the loop's safe fix (the rule's hint names it)."""
+    if direct and site.code in LOG_FIXES and site.fixable:
+        breaks = [e for e in frame.info.events if e.kind == EventKind.BREAK and loop in e.blocks]
+        if len(breaks) == 1 and breaks[0].span == site.span:
+            return LogFix(site.span.line, frame.name, site.fixable)
+    return LoopFix(loop.line, anchor.span.line, frame.name)
 
 
 def nested(callee: Frame, region: Region) -> Optional[FixRequest]:

@@ -16,8 +16,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .config import Settings
 from .diagnostics import Diagnostic, Edit, Fix
 from .fix_effects import with_graphs
-from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LoopFix, WhereFix
-from .rules import item_rewrite, rewrites
+from .names import dotted
+from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, WhereFix
+from .rules import check_rewrite, item_rewrite, log_rewrites, rewrites
+from .rules.builtins import LOGGER_METHODS
 from .source import compile_error, restore_line_endings, split_lines
 
 CONFIG_ADVICE = {
@@ -40,7 +42,8 @@ class _Positions:
         self.by_line: Dict[Tuple[type, int], cst.CSTNode] = {}
         self.functions: List[cst.FunctionDef] = []
         for node, rng in self.pos.items():
-            if isinstance(node, (cst.For, cst.While, cst.With, cst.Try, cst.If, cst.FunctionDef)):
+            if isinstance(node, (cst.For, cst.While, cst.With, cst.Try, cst.If, cst.FunctionDef,
+                                 cst.SimpleStatementLine)):
                 self.by_line.setdefault((type(node), rng.start.line), node)
                 if isinstance(node, cst.FunctionDef):
                     self.functions.append(node)
@@ -124,8 +127,9 @@ def build_fix(request: FixRequest, text: str, settings: Settings, positions: Opt
     alias = None
     if top is not None:
         alias = rewrites.existing_torch_alias(pos.module)
-    needs_torch = isinstance(request, (DisableFix, WhereFix))
-    whole = top is None or (needs_torch and alias is None)
+    needs_torch = isinstance(request, (DisableFix, WhereFix, LogFix))
+    # the config line goes after the file's imports
+    whole = top is None or (needs_torch and alias is None) or (isinstance(request, LogFix) and request.reorderable)
     if whole:
         module = pos.module
     else:
@@ -221,11 +225,17 @@ def _disable(request: DisableFix, module: cst.Module, pos: _Positions, settings:
 
 
 def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
-    """Replace ``if c: x = a`` by ``x = torch.where(c, a, x)``."""
+    """Replace ``if c: x = a`` by ``x = torch.where(c, a, x)``, or ``if c: raise E("msg")`` by
+    ``torch._assert_async(torch.logical_not(c), "msg")``."""
     node = pos.node((cst.If,), request.line)
     func = pos.enclosing_function(request.line)
     if node is None or func is None:
         return None
+    if check_rewrite.raise_guard(node) is not None:
+        new = _with_torch(lambda name: check_rewrite.to_assert_async(module, node, name), alias)
+        title = ("Check with `torch._assert_async` instead of branching on a tensor (bad data raises RuntimeError "
+                 "with the same message, not the exception raised now)")
+        return (new, title, "unsafe") if new is not None else None
     body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
     start = pos.lines(node)[0]
     before = [s for s in body if pos.lines(s)[1] < start]
@@ -235,7 +245,37 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     return (new, title, "unsafe") if new is not None else None
 
 
-_REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where}
+def _with_torch(rewrite, alias: Optional[str]) -> Optional[cst.Module]:
+    """``rewrite(name)`` with ``name`` the name torch is bound to; where the file binds none, the
+    rewrite uses ``torch`` and ``import torch`` is added after it (nodes are found by identity)."""
+    new = rewrite(alias or "torch")
+    if new is not None and alias is None:
+        new = rewrites.torch_name(new)[0]
+    return new
+
+
+def _log(request: LogFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """List the logging function in ``reorderable_logging_functions``, or guard its call with
+    ``if not torch.compiler.is_compiling():``."""
+    stmt = pos.node((cst.SimpleStatementLine,), request.line)
+    call = log_rewrites.expression_call(stmt)
+    if call is None:
+        return None
+    func = dotted(call.func) or ""
+    if func != "print" and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in LOGGER_METHODS):
+        return None  # str(t), time.time(): not logging
+    if request.reorderable:
+        # the line uses no node of the module: `import torch` may go in first
+        new = log_rewrites.add_reorderable(module if alias else rewrites.torch_name(module)[0], call, alias or "torch")
+        if new is not None:
+            return new, (f"Add `{func}` to `torch._dynamo.config.reorderable_logging_functions`: Dynamo runs it "
+                         "after the graph (its output comes later, with tensors as they are then)"), "unsafe"
+    new = _with_torch(lambda name: log_rewrites.guard_compiling(module, stmt, name), alias)
+    title = f"Guard `{func}(...)` with `if not torch.compiler.is_compiling():` (it no longer runs when compiled)"
+    return (new, title, "unsafe") if new is not None else None
+
+
+_REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where, LogFix: _log}
 
 
 def _bare_newlines(text: str) -> str:
@@ -245,8 +285,8 @@ def _bare_newlines(text: str) -> str:
 def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], settings: Settings,
                  predict=None) -> List[Diagnostic]:
     """Return the diagnostics with ``fix`` filled in where a fix request can be honoured.
-    ``predict`` (:func:`gblint.fix_effects.graph_counter`): the title of a loop or block fix
-    also says the graphs of its frame before and after it."""
+    ``predict`` (:func:`gblint.fix_effects.graph_counter`): the title of a loop, block, logging or
+    ``if`` fix also says the graphs of its frame before and after it (display-only without a gain)."""
     out = []
     cache: Dict[str, Optional[_Positions]] = {}
     for d in diagnostics:
@@ -265,7 +305,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
                 cache[d.path] = None
         fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
             if is_config or cache.get(d.path) else None
-        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix)):
+        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix)):
             fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict)
         out.append(dataclasses.replace(d, fix=fix) if fix else d)
     return out

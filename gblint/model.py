@@ -366,9 +366,23 @@ class DisableFix(FixRequest):
 
 @dataclasses.dataclass(frozen=True)
 class WhereFix(FixRequest):
-    """Replace the ``if`` at ``line`` by ``torch.where``."""
+    """Replace the ``if`` on a tensor at ``line`` of ``frame``: by ``torch.where`` when it selects
+    between tensors, by ``torch._assert_async`` when it only raises (a validation guard)."""
 
     line: int
+    frame: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LogFix(FixRequest):
+    """Remove the break of the logging call on ``line`` of ``frame``: list its function in
+    ``torch._dynamo.config.reorderable_logging_functions`` when Dynamo can reorder it
+    (``reorderable``: its arguments are literals and known tensors), else guard it with
+    ``if not torch.compiler.is_compiling():``."""
+
+    line: int
+    frame: str
+    reorderable: bool
 
 
 # ----------------------------------------------------------------------------- the summary

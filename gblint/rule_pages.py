@@ -27,10 +27,19 @@ from .diagnostics import EFFECT_WORDS, GB_URL, RULE_DOC
 #: no fix. ``tests/test_rule_pages.py`` checks each page's example gets only these. A loop or
 #: block rewrite predicted to gain nothing is shown as ``display-only`` (:data:`GAIN`).
 #: said on the page of each code whose loop or block rewrites are applied only with a predicted gain
-GAIN = ("A loop or block rewrite is applied only when gblint predicts that it removes a skipped frame or a "
-        "graph break without adding one (its title gives the graphs, breaks and skipped frames before and "
-        "after); otherwise it is shown as `display-only` advice and never applied.")
-GAIN_CODES = ("GBL201", "GBL202", "GBL203", "GBL208")
+GAIN = ("A loop, block, logging or `if` rewrite is applied only when gblint predicts that it removes a skipped "
+        "frame or a graph break without adding one (its title gives the graphs, breaks and skipped frames before "
+        "and after); otherwise it is shown as `display-only` advice and never applied.")
+GAIN_CODES = ("GBL105", "GBL107", "GBL109", "GBL110", "GBL201", "GBL202", "GBL203", "GBL208")
+#: the logging fixes (rules/log_rewrites.py), shared by the codes that report a logging call
+_LOG_FIXES = (("unsafe", "When Dynamo can reorder the call (`print`, `logging.info` and logging's other "
+                         "functions, `warnings.warn`; arguments that are literals, f-strings and known tensors; no "
+                         "keyword, which Dynamo would drop), adds `torch._dynamo.config.reorderable_logging_functions"
+                         ".add(f)` after the file's imports: Dynamo runs the call after the graph (measured: the same "
+                         "text, but later, with tensors as they are after the graph, and not at all if the graph "
+                         "raises)."),
+              ("unsafe", "Otherwise (a `Logger` method, a size or a keyword argument) guards the call with "
+                         "`if not torch.compiler.is_compiling():`: it no longer runs when compiled."),)
 
 FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "GBL004": (("safe", "Removes the unused codes from the `# noqa` comment, or the `# noqa` when none is "
@@ -39,7 +48,14 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                           "`.item()` as a symbolic scalar); no edit."),),
     "GBL105": (("unsafe", "Rewrites `if c: x = a` (with an optional `else: x = b`) as "
                           "`x = torch.where(c, a, x or b)` when `c`, `a` and `x` are known to be tensors and both "
-                          "sides are pure; unsafe: both sides are computed and must broadcast."),),
+                          "sides are pure; unsafe: both sides are computed and must broadcast."),
+               ("unsafe", "Rewrites a validation guard `if c: raise E(\"msg\")` (or `raise E`) as "
+                          "`torch._assert_async(torch.logical_not(c), \"msg\")` (`if not c:` as "
+                          "`torch._assert_async(c, \"msg\")`) when `c` is known to be a tensor: kept in the graph, "
+                          "bad data still raises, but a `RuntimeError` (on CUDA, later, from the device)."),),
+    "GBL107": _LOG_FIXES,
+    "GBL109": _LOG_FIXES,
+    "GBL110": _LOG_FIXES,
     "GBL106": (("advice", "Suggests `torch._dynamo.config.capture_dynamic_output_shape_ops = True`; no "
                           "edit."),),
     "GBL201": (("safe", "Unrolls `for i in range(K)` when K is at most `max-unroll` (default 8) and the body "
@@ -50,7 +66,9 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                         "(`_refine_loop` in `refine`), so that only the helper's frame is skipped and the code "
                         "before and after the loop stays compiled; it declines unless behaviour provably stays "
                         "the same (no `return`/`yield`/`await`/`global` in the loop, no name that may be unbound, "
-                        "no closure reading what the loop assigns, no `locals()`/`super()`/frame inspection)."),),
+                        "no closure reading what the loop assigns, no `locals()`/`super()`/frame inspection)."),
+               ("unsafe", "When the loop's only break is a logging call Dynamo can reorder, lists its function in "
+                          "`torch._dynamo.config.reorderable_logging_functions` instead (as for GBL107)."),),
     "GBL202": (("safe", "When the `try` holds exactly `s = t.item()` and its handlers catch only exceptions "
                         "`.item()` cannot raise (`KeyError`, `IndexError`, `ZeroDivisionError`, `StopIteration`: "
                         "no bare `except`, no `as`, names the module does not rebind), moves the statement out of "

@@ -13,6 +13,7 @@ from gblint.semantics import TRACED_RANDOM
 from gblint.tensors import maybe_tensor
 
 from .base import Rule
+from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
 
 SKIPPED_MODULES = ("warnings.", "time.", "random.", "os.", "pdb.", "tqdm.", "pandas.", "socket.", "subprocess.",
                    "shutil.", "json.", "pickle.", "datetime.", "uuid.", "threading.", "sys.stdout", "sys.stderr",
@@ -50,10 +51,23 @@ def configured(ctx, name: str) -> bool:
                ("reorderable_logging_functions", "ignore_logging_functions"))
 
 
+def refused(ctx, name: str, node: cst.Call) -> bool:
+    """Whether ``name`` is listed in ``reorderable_logging_functions`` (and not ignored) but Dynamo
+    surely refuses to reorder this call of it (:func:`cannot_reorder`): it breaks again (GB0296,
+    ``torch/_dynamo/variables/misc.py``: ``DebuggingVariable.can_reorder_logs``)."""
+    return name in (ctx.config("reorderable_logging_functions", ()) or ()) \
+        and name not in (ctx.config("ignore_logging_functions", ()) or ()) and cannot_reorder(node, ctx)
+
+
+def _refused_site(rule, node, name: str):
+    return rule.site(node, f"`{name}(...)` with an argument Dynamo cannot reorder (a size, a display, a stream)",
+                     gb_ids=("GB0296",))
+
+
 class PrintCall(Rule):
     code = "GBL107"
     name = "print-call"
-    gb_ids = ("GB0059",)
+    gb_ids = ("GB0059", "GB0296")
     node_types = (cst.Call,)
     summary = "`print(...)` or `str(tensor)` inside compiled code."
     why = "Dynamo cannot trace the builtin: the graph ends here (a frame skip inside a loop)."
@@ -74,6 +88,18 @@ class PrintCall(Rule):
         "@torch.compile\n"
         "def f(x):\n"
         "    print('step', x.shape)  # expect: GBL107\n"
+        "    return x + 1\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = x + 1\n"
+        "    print('y', y)  # expect: GBL107\n"
+        "    return y\n",
+        "import torch\n"
+        "torch._dynamo.config.reorderable_logging_functions.add(print)\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    print('shape', x.shape)  # expect: GBL107\n"
         "    return x + 1\n",
     )
     examples_clean = (
@@ -100,13 +126,15 @@ class PrintCall(Rule):
     def check(self, node, ctx):
         q = ctx.resolve(node.func)
         if q == "print":
+            if refused(ctx, "print", node):
+                return _refused_site(self, node, "print")
             if configured(ctx, "print"):
                 return None  # Dynamo moves it after the graph (reorderable) or drops it (ignored)
-            return self.site(node, "`print(...)`")
+            return self.site(node, "`print(...)`", fix_needs=reorder_tokens(node, ctx), gb_ids=self.gb_ids[:1])
         if q == "str" and len(node.args) == 1:
             k = ctx.kind(node.args[0].value)
             if maybe_tensor(k):
-                return self.site(node, "`str(tensor)`", needs=k)
+                return self.site(node, "`str(tensor)`", needs=k, gb_ids=self.gb_ids[:1])
         return None
 
 
@@ -155,7 +183,7 @@ class ReprOfTensor(Rule):
 class LoggingCall(Rule):
     code = "GBL109"
     name = "logging-call"
-    gb_ids = ("GB0291",)
+    gb_ids = ("GB0291", "GB0296")
     node_types = (cst.Call,)
     summary = "A `logging` call (`logger.info(...)`, `logging.warning(...)`) inside compiled code."
     why = "logging.Logger methods are not traced: the graph ends here."
@@ -207,9 +235,12 @@ class LoggingCall(Rule):
             return None
         q = ctx.resolve(func) or ""
         if q.startswith("logging."):
+            if refused(ctx, q, node):
+                return _refused_site(self, node, q)
             if configured(ctx, q):
                 return None
-            return self.site(node, f"`{q}(...)`")
+            return self.site(node, f"`{q}(...)`", gb_ids=self.gb_ids[:1],
+                             fix_needs=reorder_tokens(node, ctx) if q in REORDERABLE else None)
         if q in (ctx.config("ignore_logging_functions", ()) or ()):
             return None  # a Logger method is only dropped when ignored: reordering it is not supported
         base = func.value
@@ -217,18 +248,21 @@ class LoggingCall(Rule):
             ref = ctx.builder.summary.module_names.get(base.value)
             local = ctx.values.get(base.value)
             if (isinstance(ref, LoggerValue) and ctx.lookup(base.value) is None) or isinstance(local, LoggerValue):
-                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")
+                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)",
+                                 gb_ids=self.gb_ids[:1])
             if base.value in ("logger", "log", "_logger", "LOGGER", "_log") and ctx.lookup(base.value) is None:
-                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)")
+                return self.site(node, f"`{base.value}.{func.attr.value}(...)` (logging.Logger)",
+                                 gb_ids=self.gb_ids[:1])
         if isinstance(base, cst.Attribute) and base.attr.value in ("logger", "log", "_logger"):
-            return self.site(node, f"`{dotted(func) or func.attr.value}(...)` (logging.Logger)")
+            return self.site(node, f"`{dotted(func) or func.attr.value}(...)` (logging.Logger)",
+                             gb_ids=self.gb_ids[:1])
         return None
 
 
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296")
     node_types = (cst.Call,)
     summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`...), a C "
                "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), or "
@@ -291,8 +325,13 @@ class SkippedModuleCall(Rule):
 
     def check(self, node, ctx):
         q = ctx.resolve(node.func)
+        if q and refused(ctx, q, node):
+            return _refused_site(self, node, q)
         if not q or configured(ctx, q):
             return None
+        if q in REORDERABLE and q.startswith(SKIPPED_MODULES):  # warnings.warn
+            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips", gb_ids=("GB0007",),
+                             fix_needs=reorder_tokens(node, ctx))
         if q in SKIPPED_CALLS and q not in ("open", "exec"):
             return self.site(node, f"`{q}(...)` is marked as skipped by Dynamo", gb_ids=("GB0007",))
         if q.startswith(SKIPPED_MODULES) and not q.startswith("os.path.") and q not in NOT_SKIPPED:

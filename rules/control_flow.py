@@ -13,6 +13,7 @@ from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
 
 from .base import Rule
+from .check_rewrite import guard_needs
 from .indexing import random_value
 
 
@@ -23,7 +24,8 @@ class DataDependentBranch(Rule):
     node_types = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation)
     summary = "A Python branch (`if`, `while`, ternary, `and`/`or`) whose condition is a tensor."
     why = "Python must know the tensor's value to pick a branch: the graph ends here (a frame skip inside a loop)."
-    hint = "Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`."
+    hint = ("Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`; check data with "
+            "`torch._assert_async(cond, msg)` instead of `if ...: raise`.")
     source = "torch/_dynamo/symbolic_convert.py: generic_jump; semantics.md §1"
     use_instead = (
         "import torch\n"
@@ -63,6 +65,13 @@ class DataDependentBranch(Rule):
         "    if np.abs(a).max() > 10:  # expect: GBL105\n"
         "        return x / 10\n"
         "    return x\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    y = x * 2\n"
+        "    if not torch.isfinite(y).all():  # expect: GBL105\n"
+        "        raise ValueError('non-finite')\n"
+        "    return y\n",
     )
     examples_clean = (
         "import random\n"
@@ -136,7 +145,7 @@ class DataDependentBranch(Rule):
                 op = "and" if isinstance(node.operator, cst.And) else "or"
                 what = f"`{op}`"
             return self.site(test, f"{what} on a tensor value (data-dependent branching)", needs=k,
-                             python_value=True, fix_needs=self.where_needs(node, ctx))
+                             python_value=True, fix_needs=self.where_needs(node, ctx) or guard_needs(node, ctx))
         return None
 
     @staticmethod

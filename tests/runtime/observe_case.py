@@ -2,13 +2,14 @@
 
 Used by tests/test_fix_runtime.py to compare a case before and after ``gblint fix``. Every
 ``torch.compile`` call is routed through a counting backend (eager) and every compiled
-callable's return values are recorded, with ``torch.manual_seed(0)`` before ``main()``, so
-two runs of equivalent programs see the same inputs.
+callable's return values are recorded, with ``torch.manual_seed(0)`` and ``random.seed(0)`` before
+``main()``, so two runs of equivalent programs see the same inputs (and the same Python random draws).
 
 Usage: python observe_case.py FILE...   (one JSON line per file)
 """
 import importlib.util
 import json
+import random
 import sys
 
 import torch
@@ -51,6 +52,7 @@ def observe(path, index):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     torch.manual_seed(0)
+    random.seed(0)
     error = None
     try:
         module.main()

@@ -1,0 +1,84 @@
+"""Validation guards on tensor data: ``if not torch.isfinite(x).all(): raise ValueError("...")``.
+
+The ``if`` on a tensor breaks the graph (GB0170, ``generic_jump``). Measured under torch 2.13
+(tests/cases/kinds k76-k79), for the replacements Dynamo might keep in the graph:
+
+- ``torch._assert_async(cond, "msg")``: no break (an ``aten._assert_async.msg`` node), and on bad
+  data it raises ``RuntimeError("msg")``, eagerly and compiled (on CPU, at the call; on CUDA the
+  check runs on the device: the error comes later, as a device-side assert);
+- ``torch._check(cond_tensor, ...)`` and ``torch._check_with(ValueError, cond_tensor, ...)``
+  raise ``TypeError`` on a tensor (they take a bool); ``torch._check(bool(t))``,
+  ``torch._check(t.item())`` and ``torch._assert(t, ...)`` break the graph;
+- ``assert t.all(), "msg"`` is already no break: Dynamo turns it into ``_assert_async`` (it raises
+  ``RuntimeError`` compiled, ``AssertionError`` eagerly).
+
+So :func:`to_assert_async` rewrites ``if C: raise E("msg")`` into
+``torch._assert_async(torch.logical_not(C), "msg")`` (``if not C:`` into
+``torch._assert_async(C, "msg")``): the test is evaluated once, as before; the error raised
+becomes a ``RuntimeError`` with the same message (unsafe: a handler for ``E`` no longer catches it).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from gblint.traversal import replace_node
+
+
+def raise_guard(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, bool, str]]:
+    """For ``if C: raise E(...)`` with no ``else``: ``(the tensor test, whether it is ``not X``
+    (then X), the message as source)``. The message is the single string literal ``E`` is called
+    with, else ``E``'s name as a literal. None for any other shape (an ``elif``/``else``, more
+    statements, ``raise ... from``, a message that is not a literal)."""
+    if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    body = node.body.body
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return None
+    stmt = body[0].body[0]
+    if not isinstance(stmt, cst.Raise) or stmt.exc is None or stmt.cause is not None:
+        return None
+    exc = stmt.exc
+    message = None
+    if isinstance(exc, cst.Call):
+        if len(exc.args) > 1 or any(a.keyword or a.star for a in exc.args):
+            return None
+        if exc.args:
+            if not isinstance(exc.args[0].value, cst.SimpleString) or "b" in exc.args[0].value.prefix.lower():
+                return None
+            message = cst.Module([]).code_for_node(exc.args[0].value)
+        exc = exc.func
+    if not isinstance(exc, (cst.Name, cst.Attribute)):
+        return None
+    if message is None:
+        message = '"' + cst.Module([]).code_for_node(exc) + '"'
+    test = node.test
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    return (test.expression if negated else test), negated, message
+
+
+def guard_needs(node: cst.CSTNode, ctx) -> Optional[Tuple[str, ...]]:
+    """The kind token of the tested tensor of a :func:`raise_guard` (the rewrite needs it to be a
+    known tensor), or None."""
+    shape = raise_guard(node)
+    if shape is None:
+        return None
+    token = ctx.known_tensor(shape[0])
+    return None if token is None else (token,)
+
+
+def to_assert_async(module: cst.Module, node: cst.If, alias: str) -> Optional[cst.Module]:
+    """``if C: raise E("msg")`` -> ``ALIAS._assert_async(ALIAS.logical_not(C), "msg")`` in
+    ``module`` (``if not C:`` -> ``ALIAS._assert_async(C, "msg")``); None for another shape."""
+    shape = raise_guard(node)
+    if shape is None:
+        return None
+    test, negated, message = shape
+    code = cst.Module([]).code_for_node(test)
+    cond = code if negated else f"{alias}.logical_not({code})"
+    stmt = cst.parse_statement(f"{alias}._assert_async({cond}, {message})\n")
+    comment = node.body.body[0].trailing_whitespace if isinstance(node.body, cst.IndentedBlock) else None
+    if comment is not None and comment.comment is not None:
+        stmt = stmt.with_changes(trailing_whitespace=comment)
+    return replace_node(module, node, stmt.with_changes(leading_lines=list(node.leading_lines)))

@@ -1,0 +1,314 @@
+"""The rewrites of issue 40 for logging calls and validation guards (rules/log_rewrites.py,
+rules/check_rewrite.py), applied by ``gblint fix``, then measured under torch.
+
+- a logging call Dynamo can reorder (``print``, ``logging.info``, ``warnings.warn`` with literal and
+  tensor arguments, no keyword) gets a line listing its function in
+  ``torch._dynamo.config.reorderable_logging_functions`` after the file's imports; any other logging
+  call is guarded with ``if not torch.compiler.is_compiling():`` (both unsafe);
+- ``if C: raise E("msg")`` on a tensor becomes ``torch._assert_async(torch.logical_not(C), "msg")``
+  (unsafe: RuntimeError instead of ``E``).
+
+The measured test fixes copies of tests/cases/kinds k70-k79 and runs them under torch (eager
+backend): the break is gone, the outputs are equal, and the text a reorderable print printed is the
+same."""
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gblint.config import Settings
+from gblint.diagnostics import DISPLAY_ONLY
+from gblint.engine import SourceFile, check_sources
+from gblint.fix import fix_sources
+
+from .conftest import ROOT
+
+KINDS = os.path.join(ROOT, "tests", "cases", "kinds")
+PROGRAMS = sorted(n for n in os.listdir(KINDS) if n.startswith("k7") and n.endswith(".py"))
+
+
+def _fixed(text, unsafe=True):
+    result = fix_sources({"m.py": textwrap.dedent(text)}, Settings(python_version=(3, 11)), unsafe=unsafe)
+    return result.texts["m.py"], result
+
+
+def _fixes(text):
+    diags = check_sources([SourceFile("m.py", textwrap.dedent(text))], Settings(python_version=(3, 11))).diagnostics
+    return [(d.code, d.fix.applicability, d.fix.title) for d in diags if d.fix is not None and d.fix.edits]
+
+
+def _module_calls(text):
+    """The module-level expression statements of ``text``, as source."""
+    return [ast.unparse(s) for s in ast.parse(text).body if isinstance(s, ast.Expr)]
+
+
+def test_print_of_a_tensor_gets_the_config_line_once_after_the_imports():
+    new, result = _fixed("""\
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x + 1
+            print("y", y)
+            print(f"sum {y.sum()}")
+            return y
+        """)
+    assert _module_calls(new) == ["torch._dynamo.config.reorderable_logging_functions.add(print)"]
+    assert new.splitlines()[1] == "torch._dynamo.config.reorderable_logging_functions.add(print)"
+    assert 'print("y", y)' in new and 'print(f"sum {y.sum()}")' in new  # the calls themselves are kept
+    assert not [d for d in result.report.diagnostics if d.code == "GBL107"]
+
+
+def test_config_fix_is_unsafe_and_not_applied_without_the_flag():
+    text = """\
+        import torch
+
+        @torch.compile
+        def f(x):
+            print("y", x)
+            return x + 1
+        """
+    assert [a for _, a, _ in _fixes(text)] == ["unsafe"]
+    assert _fixed(text, unsafe=False)[0] == textwrap.dedent(text)
+
+
+@pytest.mark.parametrize("call", ['print("n", x.shape)', 'print("y", x, end="")', 'print("n", n)',
+                                  'log.info("y %s", x)', 'warnings.warn("slow", UserWarning)'])
+def test_a_call_dynamo_cannot_reorder_is_guarded(call):
+    new, result = _fixed(f"""\
+        import logging
+        import warnings
+        import torch
+
+        log = logging.getLogger(__name__)
+
+        @torch.compile
+        def f(x, n):
+            y = x + 1
+            {call}
+            return y
+        """)
+    tree = ast.parse(new)
+    func = next(s for s in tree.body if isinstance(s, ast.FunctionDef))
+    guard = func.body[1]
+    assert isinstance(guard, ast.If) and ast.unparse(guard.test) == "not torch.compiler.is_compiling()"
+    assert [ast.unparse(s) for s in guard.body] == [ast.unparse(ast.parse(call).body[0])]
+    assert "reorderable_logging_functions" not in new
+    assert [d.code for d in result.report.diagnostics if d.effect != "info"] == []
+
+
+def test_logging_module_function_and_warn_are_listed():
+    new, _ = _fixed("""\
+        import logging
+        import warnings
+
+        import torch
+
+        @torch.compile
+        def f(x):
+            logging.info("step %s", x.sum())
+            warnings.warn("slow path")
+            return x + 1
+        """)
+    assert sorted(_module_calls(new)) == ["torch._dynamo.config.reorderable_logging_functions.add(logging.info)",
+                                          "torch._dynamo.config.reorderable_logging_functions.add(warnings.warn)"]
+
+
+def test_a_reorderable_print_in_a_loop_is_listed_not_unrolled():
+    new, _ = _fixed("""\
+        import torch
+
+        @torch.compile
+        def f(x):
+            for i in range(3):
+                x = x * 2
+                print("x", x)
+            return x
+        """)
+    loop = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef)).body[0]
+    assert isinstance(loop, ast.For) and new.count("print(") == 1  # one print, still in the loop
+    assert _module_calls(new) == ["torch._dynamo.config.reorderable_logging_functions.add(print)"]
+
+
+def test_a_print_in_a_loop_that_cannot_be_reordered_keeps_the_loop_fix():
+    """A guard drops the output under compile: the loop's safe fix is preferred (the hint names the guard)."""
+    text = """\
+        import torch
+
+        @torch.compile
+        def f(x):
+            for i in range(3):
+                x = x * 2
+                print("i", i)
+            return x
+        """
+    assert [(c, a) for c, a, t in _fixes(text) if t.startswith("Unroll")] == [("GBL201", "safe")]
+
+
+def test_a_logging_fix_that_gains_nothing_is_advice_only():
+    """While the loop's other break skips the frame, guarding the print before it removes nothing: the fix
+    is display-only; the print in the loop, not its only break, keeps the loop's fix."""
+    text = textwrap.dedent("""\
+        import torch
+
+        @torch.compile
+        def f(x, n):
+            print("start", n)
+            for i in range(3):
+                x = x * 2
+                print("i", i)
+                torch._dynamo.graph_break()
+            return x
+        """)
+    diags = check_sources([SourceFile("m.py", text)], Settings(python_version=(3, 11))).diagnostics
+    fixes = {(d.code, d.line): d.fix for d in diags if d.fix is not None}
+    assert fixes[("GBL107", 5)].applicability == DISPLAY_ONLY and "is_compiling" in fixes[("GBL107", 5)].title
+    assert fixes[("GBL201", 8)].title.startswith("Unroll")
+
+
+def test_raise_guard_becomes_assert_async():
+    new, result = _fixed("""\
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            if not torch.isfinite(y).all():
+                raise ValueError("non-finite")  # bad input
+            if (y < 0).any():
+                raise ValueError
+            return y
+        """)
+    func = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef))
+    assert [ast.unparse(s) for s in func.body[1:3]] == [
+        "torch._assert_async(torch.isfinite(y).all(), 'non-finite')",
+        "torch._assert_async(torch.logical_not((y < 0).any()), 'ValueError')"]
+    assert "# bad input" in new
+    assert [d.code for d in result.report.diagnostics if d.effect != "info"] == []
+
+
+@pytest.mark.parametrize("body", ['raise ValueError(f"bad {y.max()}")', 'raise ValueError("a", 1)',
+                                  'raise ValueError("bad") from None', 'y = y + 1\n        raise ValueError("bad")'])
+def test_other_raise_guards_are_not_rewritten(body):
+    text = f"""\
+        import torch
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            if (y < 0).any():
+                {body}
+            return y
+        """
+    assert not any("_assert_async" in t for _, _, t in _fixes(text))
+
+
+# ------------------------------------------------------------------------ measured under torch
+
+OBSERVE = os.path.join(ROOT, "tests", "runtime", "observe_case.py")
+
+
+def _measure():
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        import measure_fixtures
+    finally:
+        sys.path.pop(0)
+    return measure_fixtures
+
+
+def _observe(folder, names):
+    """``{name: (the observe_case record, the lines the program printed)}``, one process for all."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCH_LOGS", "TORCHDYNAMO"))}
+    run = subprocess.run([sys.executable, OBSERVE, *[os.path.join(folder, n) for n in names]], capture_output=True,
+                         text=True, timeout=600, env={**env, "PYTHONWARNINGS": "ignore"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    out, printed = {}, []
+    for line in run.stdout.splitlines():
+        if line.startswith('{"path"'):
+            rec = json.loads(line)
+            out[os.path.basename(rec["path"])] = (rec, printed)
+            printed = []
+        else:
+            printed.append(line)
+    return out
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    pytest.importorskip("torch")
+    base = tmp_path_factory.mktemp("k7x")
+    orig, fixed = base / "orig", base / "fixed"
+    orig.mkdir()
+    fixed.mkdir()
+    for name in PROGRAMS:
+        shutil.copy(os.path.join(KINDS, name), orig / name)
+        shutil.copy(os.path.join(KINDS, name), fixed / name)
+    titles = {}
+    for name in PROGRAMS:
+        diags = check_sources([SourceFile(str(orig / name), None)], Settings(python_version=(3, 11))).diagnostics
+        titles[name] = [d.fix.title for d in diags if d.fix and d.fix.edits and d.fix.applicability != DISPLAY_ONLY]
+    proc = subprocess.run([sys.executable, "-m", "gblint", "fix", "--unsafe-fixes", "--no-cache",
+                           "--python-version", "3.11", str(fixed)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode in (0, 1), proc.stderr
+    changed = [n for n in PROGRAMS if (orig / n).read_text() != (fixed / n).read_text()]
+    after = _measure().measure([str(fixed / n) for n in changed])["programs"]
+    with open(os.path.join(KINDS, "observed.json"), encoding="utf-8") as fh:
+        before = json.load(fh)["programs"]
+    return {"titles": titles, "changed": changed, "before": before, "after": after,
+            "orig": _observe(str(orig), changed), "fixed": _observe(str(fixed), changed)}
+
+
+def test_the_programs_with_a_fix_are_the_ones_rewritten(measured):
+    """``gblint fix --unsafe-fixes`` rewrote exactly the programs offered an applicable fix; the clean
+    guards and the break no rewrite keeps (k79: a message formatted from the data) are left alone."""
+    offered = [n for n, t in measured["titles"].items() if t]
+    assert measured["changed"] == offered and len(offered) >= 6
+    assert any(measured["before"][n]["breaks"] for n in PROGRAMS if n not in offered)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_fix_removes_the_break_and_keeps_outputs(name, measured):
+    if name not in measured["changed"]:
+        pytest.skip("no fix offered")
+    before, after = measured["before"][name], measured["after"][name]
+    assert before["breaks"] or before["skipped_frames"]
+    assert after["breaks"] == [] and after["skipped_frames"] == [] and after["exception"] is None, after
+    assert len(after["graphs"]) == 1
+    (orig, printed_before), (fixed, printed_after) = measured["orig"][name], measured["fixed"][name]
+    assert orig["error"] is None and fixed["error"] is None
+    assert orig["outputs"] == fixed["outputs"] and orig["outputs"]
+    if any(t.startswith("Add ") for t in measured["titles"][name]):  # reordered, not removed: the same text
+        assert printed_after == printed_before
+
+
+def test_assert_async_still_raises_on_bad_data(tmp_path):
+    """The guard of k76 rewritten: bad data still raises, a RuntimeError with the message, eagerly and
+    compiled (measured here, not assumed)."""
+    pytest.importorskip("torch")
+    path = tmp_path / "k76.py"
+    shutil.copy(os.path.join(KINDS, "k76_isfinite_raise_guard.py"), path)
+    subprocess.run([sys.executable, "-m", "gblint", "fix", "--unsafe-fixes", "--no-cache", str(path)],
+                   capture_output=True, text=True, cwd=ROOT)
+    assert "_assert_async" in path.read_text()
+    code = textwrap.dedent(f"""\
+        import importlib.util, torch
+        spec = importlib.util.spec_from_file_location("k76", {str(path)!r})
+        m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+        head = m.Head()
+        with torch.no_grad():
+            head.fc.bias.fill_(float("nan"))
+        for run in (head, torch.compile(head, backend="eager")):
+            try:
+                run(torch.randn(2, 3))
+                print("no error")
+            except Exception as e:
+                print(type(e).__name__, str(e).splitlines()[0])
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.splitlines() == ["RuntimeError non-finite logits"] * 2, out.stderr[-2000:]
