@@ -23,6 +23,10 @@ MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", 
 # Functions of modules that only read their arguments.
 READER_CALLS = frozenset({"copy.deepcopy", "copy.copy"})
 
+# Builtins that change an object's attributes, not a collection it is: followed as attribute stores
+# (gblint.namespace), and `vars(obj)` is the object's namespace, changed only by what is done with it.
+ATTRIBUTE_SETTERS = frozenset({"setattr", "delattr", "vars"})
+
 # Builtin types whose methods are C functions (a class attribute bound to one is no Python function).
 BUILTIN_TYPES = frozenset({"dict", "object", "list", "tuple", "str", "set", "frozenset", "type"})
 
@@ -107,7 +111,7 @@ class ValuesMixin:
         changes nothing it is handed (:meth:`gblint.handing.HandingMixin.changes`)."""
         func = node.func
         q = self.ctx.resolve(func)
-        if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
+        if not (isinstance(func, cst.Name) and func.value in READERS | ATTRIBUTE_SETTERS) and q not in READER_CALLS \
                 and not (q or "").startswith(("torch.", "inspect.", "math.")):  # these change no Python collection
             called = value_syntax.expr_of(func, self.scope) if self.in_function() else None
             position = 0
