@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from . import value_syntax, values
+from . import aliases, value_syntax, values
 from .model import BlockKind, CallArgs, Expr
 from .ops import Op
 from .names import dotted
@@ -160,7 +160,10 @@ class ValuesMixin:
     def note_mutated(self, node, how: Optional[Expr] = None) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
-        ``how``: a test that must also hold for the change to happen (a callee's ``changes``)."""
+        ``how``: a test that must also hold for the change to happen (a callee's ``changes``). An item
+        changed (``held[0]["k"] = v``) is a change of what holds it."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
             scope = self.scope
             if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
@@ -359,8 +362,11 @@ def single_return(node, scope: FunctionScope):
     return None if value.op == Op.UNKNOWN else value
 
 
-def mutation_places(scope, mutated) -> tuple:
-    """:attr:`gblint.model.FunctionInfo.mutated_when` of a function whose scope ``scope`` (a
-    :class:`gblint.scope.FunctionScope`) saw the parameters ``mutated`` changed in place."""
-    return tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
+def mutation_places(scope) -> tuple:
+    """:attr:`gblint.model.FunctionInfo.mutated` and ``mutated_when`` of a function whose scope ``scope`` (a
+    :class:`gblint.scope.FunctionScope`) is left: the parameters changed in place, by their own names or
+    others (:func:`gblint.aliases.changed_through_aliases`), and each place's tests."""
+    aliases.changed_through_aliases(scope)
+    mutated = tuple(sorted(scope.mutated & scope.params))
+    return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)
