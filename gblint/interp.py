@@ -427,7 +427,9 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         ``cfg.__dict__.update(overrides)``) and ``value`` is a constant (a setting that picks a class
         or a branch; the submodules and functions an object holds are left to stores by name) of an object
         whose class (or module) is defined at ``path`` (None: not known), in a file that imports, or is
-        imported by, the storing one (:func:`gblint.changes.import_groups`)."""
+        imported by, the storing one (:func:`gblint.changes.import_groups`). Stores by a computed name in the
+        packages followed with ``--follow-imports`` are not counted (``PretrainedConfig.from_dict``'s
+        ``setattr(config, key, value)``: reached by name only, it would leave every setting of the package unknown)."""
         stored = self._facts()[1]
         if value.op == Op.UNKNOWN:
             return value
@@ -438,7 +440,8 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
 
     def _stored_by_name(self, stored: frozenset, path: Optional[str]) -> bool:
         """Whether code that may reach an object defined at ``path`` stores attributes it names at run time."""
-        storing = [s[len(ANY):] for s in stored if s.startswith(ANY)]
+        followed = self.project.loader.followed_paths if self.project.loader is not None else ()
+        storing = [s[len(ANY):] for s in stored if s.startswith(ANY) and s[len(ANY):] not in followed]
         if not storing or path is None:
             return bool(storing)
         if self._groups is None or self._groups[0] != len(self.project.by_path):
