@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from . import value_syntax, values
+from . import aliases, value_syntax, values
 from .model import BlockKind, CallArgs, Expr
 from .ops import Op
 from .names import dotted
@@ -22,6 +22,10 @@ MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", 
 
 # Functions of modules that only read their arguments.
 READER_CALLS = frozenset({"copy.deepcopy", "copy.copy"})
+
+# Builtins that change an object's attributes, not a collection it is: followed as attribute stores
+# (gblint.namespace), and `vars(obj)` is the object's namespace, changed only by what is done with it.
+ATTRIBUTE_SETTERS = frozenset({"setattr", "delattr", "vars"})
 
 # Builtin types whose methods are C functions (a class attribute bound to one is no Python function).
 BUILTIN_TYPES = frozenset({"dict", "object", "list", "tuple", "str", "set", "frozenset", "type"})
@@ -107,7 +111,7 @@ class ValuesMixin:
         changes nothing it is handed (:meth:`gblint.handing.HandingMixin.changes`)."""
         func = node.func
         q = self.ctx.resolve(func)
-        if not (isinstance(func, cst.Name) and func.value in READERS) and q not in READER_CALLS \
+        if not (isinstance(func, cst.Name) and func.value in READERS | ATTRIBUTE_SETTERS) and q not in READER_CALLS \
                 and not (q or "").startswith(("torch.", "inspect.", "math.")):  # these change no Python collection
             called = value_syntax.expr_of(func, self.scope) if self.in_function() else None
             position = 0
@@ -156,7 +160,10 @@ class ValuesMixin:
     def note_mutated(self, node, how: Optional[Expr] = None) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
-        ``how``: a test that must also hold for the change to happen (a callee's ``changes``)."""
+        ``how``: a test that must also hold for the change to happen (a callee's ``changes``). An item
+        changed (``held[0]["k"] = v``) is a change of what holds it."""
+        while isinstance(node, cst.Subscript):
+            node = node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
             scope = self.scope
             if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
@@ -355,8 +362,11 @@ def single_return(node, scope: FunctionScope):
     return None if value.op == Op.UNKNOWN else value
 
 
-def mutation_places(scope, mutated) -> tuple:
-    """:attr:`gblint.model.FunctionInfo.mutated_when` of a function whose scope ``scope`` (a
-    :class:`gblint.scope.FunctionScope`) saw the parameters ``mutated`` changed in place."""
-    return tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
+def mutation_places(scope) -> tuple:
+    """:attr:`gblint.model.FunctionInfo.mutated` and ``mutated_when`` of a function whose scope ``scope`` (a
+    :class:`gblint.scope.FunctionScope`) is left: the parameters changed in place, by their own names or
+    others (:func:`gblint.aliases.changed_through_aliases`), and each place's tests."""
+    aliases.changed_through_aliases(scope)
+    mutated = tuple(sorted(scope.mutated & scope.params))
+    return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)

@@ -226,7 +226,7 @@ class CallValues:
                     out.append((disabled_break(ev, t.name), Env(via=via) if via else None, False))
                 elif t.kind == "rnn":
                     out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
-        out = _dirty_apply(ev, out) + out
+        out = _dirty_apply(ev, out, self.project) + (without_grad(out) if grad_off(ev) else out)
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]
@@ -396,25 +396,66 @@ def rnn_resumes(ev: Event) -> Event:
 _GRAD_OFF = ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
 
 
-def _dirty_apply(ev: Event, out: List[CallTarget]) -> List[CallTarget]:
+def grad_off(ev: Event) -> bool:
+    """Whether the call ``ev`` runs with grad off: under ``torch.no_grad()``, ``inference_mode()`` or
+    ``set_grad_enabled(False)`` in its function."""
+    return any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(_GRAD_OFF)
+               for b in ev.blocks)
+
+
+def without_grad(out: List[CallTarget]) -> List[CallTarget]:
+    """The targets ``out`` of a call made with grad off: ``Function.apply``'s ``forward`` gets the context
+    :data:`gblint.nn_overlay.NO_GRAD_CTX`, so that ``mark_dirty`` in it is known to break (GB2019)."""
+    from .nn_overlay import FUNCTION_CTX, NO_GRAD_CTX
+    found = []
+    for target, env, flat in out:
+        if isinstance(target, Frame) and env is not None and target.info.params \
+                and env.bindings.get(target.info.params[0].name) == FUNCTION_CTX:
+            env = env.replace()
+            env.bindings[target.info.params[0].name] = NO_GRAD_CTX
+        found.append((target, env, flat))
+    return found
+
+
+def _marks_through_helper(forward: Frame, project) -> Optional[str]:
+    """The call text of a function ``forward`` hands its context to (``_mark(ctx, x)``) that calls its
+    ``mark_dirty`` (a GBL141 event there), else None."""
+    ctx = Expr(Op.PARAM, forward.info.params[0].name)
+    for e in forward.info.events:
+        if e.kind == EventKind.CALL and e.args is not None and ctx in e.args.positional + tuple(
+                v for _, v in e.args.keywords):
+            for r in project.resolve_call(forward, e):
+                if isinstance(r, Frame) and any(h.code == "GBL141" for h in r.info.events):
+                    return e.call_text
+    return None
+
+
+def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTarget]:
     """The break at the call ``ev`` when it is ``Function.apply(...)`` (its ``forward`` bound to the
     context object of :func:`gblint.nn_overlay.function_apply`) and ``forward`` marks an input dirty
     that it does not return as itself (the GBL141 event without a gate): Dynamo breaks at the call where
     an argument requires grad (``AutogradFunctionVariable.call_apply``); left out where none does,
     conditional on it where that is not known (:func:`gblint.values.requires_grad`)."""
     from .nn_overlay import FUNCTION_CTX
-    if any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(_GRAD_OFF)
-           for b in ev.blocks):
+    if grad_off(ev):
         return []  # torch.is_grad_enabled() is false: forward is inlined and breaks at mark_dirty instead
     for target, env, _flat in out:
         if not isinstance(target, Frame) or env is None or not target.info.params:
             continue
         params = target.info.params
-        if env.bindings.get(params[0].name) != FUNCTION_CTX or not any(
-                e.code == "GBL141" and not any(b.kind == BlockKind.BRANCH and b.line == e.span.line for b in e.blocks)
-                for e in target.info.events):
+        if env.bindings.get(params[0].name) != FUNCTION_CTX:
             continue
+        helper = None
+        if not any(e.code == "GBL141" and not any(b.kind == BlockKind.BRANCH and b.line == e.span.line for b in e.blocks)
+                   for e in target.info.events):
+            helper = _marks_through_helper(target, project) if project is not None else None
+            if helper is None:
+                continue
         grads = {p.name: values.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
+        if helper is not None:  # whether forward returns what the helper marks as itself is not seen
+            if True in grads.values() or None in grads.values():
+                return [(dirty_apply_break(ev), Env(via=f"{helper}(...) leaves an input dirty"), False)]
+            continue
         if True in grads.values():
             return [(dirty_apply_break(ev), None, False)]
         unknown = [n for n, g in grads.items() if g is None]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Iterable, List, Tuple
 
 from .model import EventKind, Expr, FileSummary, FunctionInfo
+from .namespace import ANY
 from .ops import Op
 
 _CALLED_BY_PYTHON = ("forward",)  # besides dunder methods: nn.Module.__call__ calls forward
@@ -47,11 +48,43 @@ def program_changes(summaries: Iterable[FileSummary], drivers: Iterable[str] = (
             for name in found - reached:
                 reached.add(name)
                 stack.append(name)
-    stored = {a for s in summaries for a in s.stored_attrs}
-    stored.update(a for n in reached for info in by_name.get(n, ()) for a in info.stores)
+    path_of = {id(info): s.path for s in summaries for info in s.functions.values()}
+    stored = {_scoped(a, s.path) for s in summaries for a in s.stored_attrs}
+    stored.update(_scoped(a, path_of[id(info)]) for n in reached for info in by_name.get(n, ()) for a in info.stores)
     rebound = {(s.path, g) for s in summaries for info in s.functions.values() if info.name in reached
                for g in info.rebinds}
     return frozenset(stored), frozenset(called), frozenset(rebound)
+
+
+def _scoped(name: str, path: str) -> str:
+    """A stored attribute name; :data:`gblint.namespace.ANY` (a name not known) with the path of the file whose
+    code stores it (:func:`import_groups`: only objects that file's code can reach are changed)."""
+    return ANY + path if name == ANY else name
+
+
+def import_groups(summaries: Iterable[FileSummary]) -> Dict[str, int]:
+    """Each file's group: files connected by imports, either way (a module's code reaches the objects of the
+    modules it imports and is handed those of the modules importing it)."""
+    summaries = list(summaries)
+    by_module = {s.module: s.path for s in summaries}
+    parent = {s.path: s.path for s in summaries}
+
+    def find(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for s in summaries:
+        for dotted in list(s.imports.values()) + list(s.star_imports):
+            parts = dotted.split(".")
+            for i in range(len(parts), 0, -1):
+                other = by_module.get(".".join(parts[:i]))
+                if other is not None:
+                    parent[find(other)] = find(s.path)
+                    break
+    groups: Dict[str, int] = {}
+    return {p: groups.setdefault(find(p), len(groups)) for p in parent}
 
 
 _USES: Dict[int, Tuple[FunctionInfo, FrozenSet[str], FrozenSet[str]]] = {}

@@ -95,7 +95,7 @@ class ClassEffectsMixin:
         if info is None or not info.params or self._on_class(summary, method):
             return self._eval(value, env, None)
         got = self.class_attr(inst.cls, name, inst, None)
-        before = UNKNOWN if got is None else self.changed(name, got)
+        before = UNKNOWN if got is None else self.changed(name, got, inst.cls.path)
         env = env.replace(before_self=info.params[0].name)
         env.before[name] = before
         stored = self._eval(value, env, None)

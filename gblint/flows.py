@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from . import tensors, value_syntax
+from . import namespace, tensors, value_syntax
 from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
 from .ops import Op
 from .positions import MATCHING
@@ -113,6 +113,8 @@ class FlowsMixin:
                     self.note_target(element.value, Expr(Op.UNPACK, i, (value,)), suffix)
         elif isinstance(target, cst.StarredElement):
             self.note_target(target.value, UNKNOWN, suffix)
+        elif isinstance(target, cst.Subscript):
+            self.note_namespace_store(namespace.item_stores(target, self.ctx.resolve))
         elif isinstance(target, cst.Attribute):
             scope = self.scope
             if isinstance(target.value, cst.Name) and self.in_function() and scope.self_name \
@@ -161,16 +163,28 @@ class FlowsMixin:
         if isinstance(func, cst.Attribute) and not self.in_function() and func.attr.value not in self._called:
             self._called.add(func.attr.value)
             self.summary.called_methods += (func.attr.value,)
-        if (q in ("setattr", "builtins.setattr", "object.__setattr__")
-                or (isinstance(node.func, cst.Name) and node.func.value == "setattr")) \
-                and len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
-            name = node.args[1].value.evaluated_value
-            if isinstance(name, str):
+        self.note_namespace_store(namespace.call_stores(node, self.ctx.resolve))
+
+    def note_namespace_store(self, found) -> None:
+        """Attributes stored on an object by name or through its ``__dict__`` (``found``: what
+        :mod:`gblint.namespace` read, or None): each literal name as :meth:`note_attr_store`; a name
+        not known as :data:`gblint.namespace.ANY`, unless the object is the method's own ``self``
+        (``setattr(self, key, value)`` over a constructor's ``**kwargs``: what the class sets by name
+        is followed as its own stores)."""
+        if found is None:
+            return
+        owner, names = found
+        own = self.in_function() and self.scope.self_name and (
+            (isinstance(owner, cst.Name) and owner.value == self.scope.self_name)
+            or (isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super"))
+        for name in names:
+            if name != namespace.ANY or not own:
                 self.note_attr_store(name)
 
     def leave_Del(self, node: cst.Del) -> None:
         targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else ()
         for t in [e.value for e in targets] or [node.target]:
+            self.note_namespace_store(namespace.item_stores(t, self.ctx.resolve))
             if isinstance(t, cst.Attribute):
                 self.note_unknown(t)
 

@@ -24,13 +24,14 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from . import nn_overlay, tensors, values
-from .changes import program_changes
+from .changes import import_groups, program_changes
 from .building import BuildingMixin
 from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
 from .handing import HandingMixin
 from .items import ItemsMixin
 from .model import Expr, FileSummary, Frame, FunctionInfo
+from .namespace import ANY
 from .ops import Op
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -57,6 +58,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         self._depth = 0
         self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
+        self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
@@ -321,7 +323,8 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
             if assigned and (not attrs or name not in summary.classes):  # `config.DEBUG = True` elsewhere: changed
-                value = self.changed(name, union(self._eval(v, self.module_env(summary.path), None) for v in assigned))
+                value = self.changed(name, union(self._eval(v, self.module_env(summary.path), None) for v in assigned),
+                                     summary.path)
                 for attr in attrs.split(".") if attrs else ():
                     value = self.attribute(value, attr, None)
                 out.append(value)
@@ -379,7 +382,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             return Ext(f"{base.name}.{name}")
         if isinstance(base, Cls):
             got = self.class_attr(base, name, None, calls)
-            return UNKNOWN if got is None else self.changed(name, got)
+            return UNKNOWN if got is None else self.changed(name, got, base.path)
         if isinstance(base, Inst):
             return self.instance_attr(base, name, calls)
         if isinstance(base, Super):
@@ -417,10 +420,34 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         autocast (``torch.autocast``: layers then compute in a lower precision)."""
         return self._facts()[0]
 
-    def changed(self, name: str, value: Expr) -> Expr:
+    def changed(self, name: str, value: Expr, path: Optional[str] = None) -> Expr:
         """``value`` (attribute ``name`` as the object's code sets it), or maybe another when a
-        file read so far stores ``name`` on some other object (:attr:`FileSummary.stored_attrs`)."""
-        return union((value, UNKNOWN)) if name in self._facts()[1] and value.op != Op.UNKNOWN else value
+        file read so far stores ``name`` on some other object (:attr:`FileSummary.stored_attrs`), or
+        stores attributes it names at run time (:data:`gblint.namespace.ANY`: ``setattr(cfg, key, v)``,
+        ``cfg.__dict__.update(overrides)``) and ``value`` is a constant (a setting that picks a class
+        or a branch; the submodules and functions an object holds are left to stores by name) of an object
+        whose class (or module) is defined at ``path`` (None: not known), in a file that imports, or is
+        imported by, the storing one (:func:`gblint.changes.import_groups`). Stores by a computed name in the
+        packages followed with ``--follow-imports`` are not counted (``PretrainedConfig.from_dict``'s
+        ``setattr(config, key, value)``: reached by name only, it would leave every setting of the package unknown)."""
+        stored = self._facts()[1]
+        if value.op == Op.UNKNOWN:
+            return value
+        if name in stored or (self._stored_by_name(stored, path) and all(
+                values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,)))):
+            return union((value, UNKNOWN))
+        return value
+
+    def _stored_by_name(self, stored: frozenset, path: Optional[str]) -> bool:
+        """Whether code that may reach an object defined at ``path`` stores attributes it names at run time."""
+        followed = self.project.loader.followed_paths if self.project.loader is not None else ()
+        storing = [s[len(ANY):] for s in stored if s.startswith(ANY) and s[len(ANY):] not in followed]
+        if not storing or path is None:
+            return bool(storing)
+        if self._groups is None or self._groups[0] != len(self.project.by_path):
+            self._groups = (len(self.project.by_path), import_groups(self.project.by_path.values()))
+        groups = self._groups[1]
+        return groups.get(path, -1) in {groups.get(p) for p in storing}
 
     def _facts(self) -> Tuple[bool, frozenset, frozenset, frozenset]:
         """Of the files read so far: whether one changes dtypes, and what the program may change
@@ -537,16 +564,16 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                              self._eval(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                value = self.changed(name, self._opened(union(found), name, mro))
+                value = self.changed(name, self._opened(union(found), name, mro), inst.cls.path)
                 if calls is not None and self._held_by_module(inst, value):  # in `_modules`, not __dict__
                     self._getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
             return self.changed(name, self._opened(values.alternatives(later + ([got] if got is not None else [])),
-                                                   name, mro))
+                                                   name, mro), inst.cls.path)
         if got is not None:
-            return self.changed(name, got)
+            return self.changed(name, got, inst.cls.path)
         fallback = self._getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback

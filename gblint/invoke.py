@@ -542,7 +542,9 @@ class CallsMixin:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
         if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
-            return Expr(Op.TENSOR) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
+            inputs = None if args.star or args.starstar else args.positional + tuple(v for _, v in args.keywords)
+            return Expr(Op.TENSOR, parts=values.method_grad(name, recv, inputs)) \
+                if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if recv.op == Op.CONST and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
                 and all(a.op == Op.CONST and isinstance(a.value, (str, int)) for a in args.positional):
             try:  # a constant's own method, computed (`query.lower().replace("-", "")`)
@@ -689,3 +691,4 @@ def _label(v: Expr) -> str:
     if isinstance(v, Inst):
         return v.cls.qualname
     return "object"
+

@@ -17,6 +17,8 @@ from .semantics import AUTOGRAD_FUNCTION
 
 #: the context object ``Function.apply`` hands its ``forward`` (torch/autograd/function.py)
 FUNCTION_CTX = ExtInst("torch.autograd.function.FunctionCtx")
+#: the same where ``apply`` is called with grad off (``torch.no_grad()``): ``forward`` is inlined
+NO_GRAD_CTX = ExtInst(values.NO_GRAD_CONTEXT)
 
 
 def torch_base(interp, cls: Cls) -> Optional[str]:

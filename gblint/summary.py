@@ -18,7 +18,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from . import tensors, value_syntax, values
+from . import aliases, tensors, value_syntax, values
 from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
 from .flows import TENSOR_CLASSES, FlowsMixin
 from .blocks import BlocksMixin, _exits
@@ -200,7 +200,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             self.pop()
             return
         if self.class_stack and self.class_stack[-1].name == node.name.value and not self.in_function():
-            self.class_stack.pop()
+            aliases.kept_on_self(self.class_stack.pop(), self.summary.functions)
 
     # -- functions
     def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
@@ -261,8 +261,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             info.results = info.results + (values.const(None),)  # it may run off its end
         elif isinstance(node, cst.Lambda):
             info.results = (value_syntax.expr_of(node.body, scope),)
-        info.mutated = tuple(sorted(scope.mutated & scope.params))
-        info.mutated_when = mutation_places(scope, info.mutated)
+        info.mutated, info.mutated_when = mutation_places(scope)
         if scope.rebound:
             for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
                 if isinstance(item, Block):

@@ -260,7 +260,14 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
     if op == Op.CHANGES:  # whether a callee may change what it is handed (gblint.handing)
         return env.resolver.changes(e, env) if env.resolver is not None else None
     if op == Op.GRAD_OFF:  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
-        found = {requires_grad(evaluate(p, env)) for p in e.parts}
+        tensors = e.parts
+        if e.value == CONTEXT_FIRST:  # grad is off where Function.apply handed this context (torch.no_grad())
+            context, tensors = evaluate(e.parts[0], env), e.parts[1:]
+            if getattr(context, "name", None) == NO_GRAD_CONTEXT:
+                return True
+            if type(context).__name__ == "Inst":  # an object of the program: no autograd.Function context
+                return False
+        found = {requires_grad(evaluate(p, env)) for p in tensors}
         return False if True in found else None if None in found else True
     if op == Op.TENSOR_SEQ:  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
@@ -507,6 +514,12 @@ def holds_tensor(v: Expr) -> Optional[bool]:
 GRAD = Expr(Op.GRAD, True)
 
 
+#: the library class name of the context ``Function.apply`` hands ``forward`` while grad is off
+#: (gblint.nn_overlay.NO_GRAD_CTX): Dynamo inlines ``forward`` (AutogradFunctionVariable.call_apply)
+NO_GRAD_CONTEXT = "torch.autograd.function.FunctionCtx[grad off]"
+CONTEXT_FIRST = "context"  # a ``grad_off`` test's value: its first part is the Function's context
+
+
 def requires_grad(v: Expr) -> Optional[bool]:
     """Whether the value ``v`` is a tensor that requires grad: False for a value that is no tensor
     (a literal), what the tensor's ``grad`` part says (:data:`GRAD`, a factory's ``requires_grad=``), else None."""
@@ -518,6 +531,18 @@ def requires_grad(v: Expr) -> Optional[bool]:
         found = {requires_grad(p) for p in v.parts}
         return found.pop() if len(found) == 1 else None
     return None
+
+
+def method_grad(name: str, recv: Expr, args: Optional[Sequence[Expr]]) -> tuple:
+    """The ``grad`` part of what the Tensor method ``name`` of ``recv`` returns given the values ``args``
+    (None: not all known): False for ``detach()``, and where neither the tensor nor an argument requires
+    grad (autograd records no op whose inputs need none: torch/csrc/autograd/function.h,
+    compute_requires_grad), except ``requires_grad_``; ``()`` (not known) otherwise."""
+    if name == "detach":
+        return (Expr(Op.GRAD, False),)
+    if name != "requires_grad_" and args is not None and all(requires_grad(v) is False for v in (recv,) + tuple(args)):
+        return (Expr(Op.GRAD, False),)
+    return ()
 
 
 def not_tensor(v: Optional[Expr]) -> bool:

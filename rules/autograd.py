@@ -12,6 +12,7 @@ from gblint.model import Expr, Kind, param_kind
 from gblint.ops import Op
 from gblint.semantics import AUTOGRAD_FUNCTION
 from gblint.tensors import maybe_tensor, torch_call_kind
+from gblint.values import CONTEXT_FIRST
 from gblint.traversal import code_of, literal
 
 from .base import Rule
@@ -263,19 +264,25 @@ class MarkDirty(Rule):
     )
 
     def check(self, node, ctx):
-        """At ``ctx.mark_dirty(...)`` the call and the names it marks are noted; at each ``return`` of that
-        ``forward`` the break is reported at the noted call: unconditional when some dirty name is not returned
-        as itself, else only where no tensor argument requires grad (the gate; see :func:`gblint.values.decide`,
-        op ``grad_off``)."""
+        """At ``ctx.mark_dirty(...)`` (or a local bound to it) the call and the names it marks are noted; at each
+        ``return`` of that ``forward`` the break is reported at the noted call: unconditional when some dirty name
+        is not returned as itself, else only where grad is off or no tensor argument requires grad (the gate; see
+        :func:`gblint.values.decide`, op ``grad_off``). In a function handed the context (``_mark(ctx, x)``) it
+        is reported there, definite only where grad is off at the ``apply``."""
         first = _function_ctx(ctx)
-        if first is None:
-            return None
         if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "mark_dirty" \
-                    and isinstance(func.value, cst.Name) and func.value.value == first:
+            holder = _marks_dirty(node, ctx)
+            if holder is None:
+                return None
+            if first is None:  # a helper handed the context: whether forward returns the input as itself is not seen
+                return self.site(node, f"`{holder}.mark_dirty(...)` in `{ctx.info.qualname}`", outcome="skip",
+                                 gate_kind="branch", gate=Expr(Op.GRAD_OFF, CONTEXT_FIRST, (value_syntax.name_expr(holder, ctx), Expr(Op.UNKNOWN))),
+                                 gate_text=f"{holder}.mark_dirty marks an input forward does not return as itself")
+            if holder == first:
                 names = tuple(a.value.value if isinstance(a.value, cst.Name) else "" for a in node.args)
                 note_local(ctx, "mark-dirty", first, (node, names))
+            return None
+        if first is None:
             return None
         noted = local_note(ctx, "mark-dirty", first)
         if not noted:
@@ -286,7 +293,7 @@ class MarkDirty(Rule):
         detail = f"`{first}.mark_dirty(...)` in `{ctx.info.qualname}`"
         if all(n and n in returned for n in names):
             inputs = [p.name for p in ctx.info.params[1:] if p.kind == "pos"]
-            gate = Expr(Op.GRAD_OFF, parts=tuple(value_syntax.name_expr(n, ctx) for n in inputs))
+            gate = Expr(Op.GRAD_OFF, CONTEXT_FIRST, tuple(value_syntax.name_expr(n, ctx) for n in [first] + inputs))
             return self.site(call, detail, outcome="skip", gate_kind="branch", gate=gate,
                              gate_text=" and ".join(f"not {n}.requires_grad" for n in inputs))
         others = sorted(n for n in returned if n not in names)
@@ -295,6 +302,17 @@ class MarkDirty(Rule):
             return self.site(call, detail, outcome="skip", gate_kind="branch", gate=Expr(Op.UNKNOWN),
                              gate_text=f"{others[0]} is not {missing or 'the dirty input'}")
         return self.site(call, detail, outcome="skip")
+
+
+def _marks_dirty(node, ctx):
+    """The parameter whose ``mark_dirty`` the call ``node`` calls (``ctx.mark_dirty(x)``, or through a local
+    bound to it: ``dirty = ctx.mark_dirty; dirty(x)``), else None."""
+    if ctx.info is None or not isinstance(node.func, (cst.Name, cst.Attribute)):
+        return None
+    func = value_syntax.expr_of(node.func, ctx)
+    if func.op == Op.ATTR and func.value == "mark_dirty" and func.parts and func.parts[0].op == Op.PARAM:
+        return func.parts[0].value
+    return None
 
 
 def _function_ctx(ctx):
