@@ -194,7 +194,7 @@ def test_source_text_and_names_are_escaped(tmp_path):
         @torch.compile
         def f(x):
             for i in range(2):
-                print("</script><b id='owned'>x</b>")
+                print("</script><b id='owned'>x</b>", i)  # an int argument: not reorderable, the loop is unrolled
                 x = x + i
             g = lambda y: y * 2
             return g(x)
