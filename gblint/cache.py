@@ -144,6 +144,26 @@ def decode(data: bytes) -> object:
             gc.enable()
 
 
+_KEEP_UNTIL_EXIT = [False]
+
+
+def keep_loaded_until_exit() -> None:
+    """Declare that the process ends with the run (``gblint check`` from the command line): the
+    summaries read or built from now on (:func:`settle`) are kept out of the cyclic collector's
+    walks (``gc.freeze``). A run holds hundreds of thousands of acyclic summary objects, and every
+    collection of an older generation walked them again: 0.45 s of a 1.6 s warm Llama run, 4 s of
+    a 17 s cold one (issue 39). Not for a long-lived process (the language server): garbage
+    cycles pending at a freeze are never collected."""
+    _KEEP_UNTIL_EXIT[0] = True
+
+
+def settle() -> None:
+    """After a summary was read or built: with :func:`keep_loaded_until_exit`, move every object
+    alive now out of the collector's reach for the rest of the process; otherwise nothing."""
+    if _KEEP_UNTIL_EXIT[0]:
+        gc.freeze()
+
+
 def _read_entry(data: bytes) -> object:
     """The value of a cache entry's bytes (:mod:`gblint.cache_codec`), with the cyclic garbage
     collector paused (as in :func:`decode`). Raises CodecError, or msgpack's, KeyError,
@@ -154,6 +174,7 @@ def _read_entry(data: bytes) -> object:
     try:
         return _codec().decode_entry(data)
     finally:
+        settle()
         if paused:
             gc.enable()
 

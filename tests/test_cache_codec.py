@@ -140,3 +140,19 @@ def test_an_entry_of_format_10_is_not_read(stored, tmp_path):
     os.unlink(_entry(cache, key))
     assert SummaryCache(cache.directory, "f").get(key) is None
     assert cache_mod.FORMAT >= 11
+
+
+@pytest.mark.parametrize("call, frozen", [("entry", True), ("main", False)])
+def test_only_a_one_shot_run_keeps_its_summaries_from_the_collector(tmp_path, call, frozen):
+    """``gblint check`` from the command line (cli.entry) freezes what it loads (gc.freeze: the process
+    ends with the run); cli.main, which the language server's process and the tests call, never does."""
+    import subprocess
+    import sys
+    (tmp_path / "a.py").write_text(PROGRAM)
+    code = ("import gc, sys\nfrom gblint import cli\n"
+            f"sys.argv = ['gblint', 'check', '--no-cache', '--exit-zero', {str(tmp_path / 'a.py')!r}]\n"
+            f"try:\n    cli.{call}({'' if call == 'entry' else 'sys.argv[1:]'})\nexcept SystemExit:\n    pass\n"
+            "print(gc.get_freeze_count(), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (int(out.stderr.strip().splitlines()[-1]) > 0) == frozen, out.stderr
