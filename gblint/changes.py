@@ -156,10 +156,17 @@ def _named(found: Iterable) -> set:
     function handed to a call, stored in a table or a ``partial``, a bound method ``self.step``):
     code that may call them."""
     out: set = set()
+    seen: set = set()  # a summary's equal values are one object (gblint.cache_codec): each walked once
     stack = [v for v in found if v is not None]
     while stack:
         e = stack.pop()
-        if e.op in (Op.GLOBAL, Op.DEF, Op.ATTR) and isinstance(e.value, str):
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.op in _NAMING and isinstance(e.value, str):
             out.add(e.value.rsplit(".", 1)[-1])
         stack.extend(p for p in e.parts if isinstance(p, Expr))
     return out
+
+
+_NAMING = frozenset({Op.GLOBAL, Op.DEF, Op.ATTR})
