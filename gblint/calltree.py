@@ -306,14 +306,24 @@ def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
             reason = model.reasons.get(id(ev))
             if reason is not None and _library_name(model.project, frame, ev) is None:
                 out.append((frame, ev, reason))
+    for frame, ev, reason in model.cut.values():  # followed, but too deep in a chain of calls to analyse
+        if (frame.path, ev.span.line, ev.call_text) not in seen:
+            seen.add((frame.path, ev.span.line, ev.call_text))
+            out.append((frame, ev, reason))
     return out
 
 
 def undecided(reason: str) -> bool:
     """Whether a call not followed for ``reason`` (:meth:`gblint.interp.Interpreter.unfollowed`)
     has a target that cannot be decided before the code runs (a value known only at run time),
-    rather than one in a package gblint was not asked to read (``--follow-imports`` reads it)."""
-    return not reason.startswith("package `")
+    rather than one in a package gblint was not asked to read (``--follow-imports`` reads it) or one
+    too deep in a chain of calls (:data:`gblint.consequences._MAX_CHAIN`)."""
+    return not reason.startswith("package `") and not too_deep(reason)
+
+
+def too_deep(reason: str) -> bool:
+    """Whether a call was not followed for ``reason`` because the chain of calls to it is too deep."""
+    return reason.startswith("the call chain is deeper")
 
 
 def region_graphs(walks, region) -> Dict[str, Optional[int]]:

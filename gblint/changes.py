@@ -13,7 +13,7 @@ it) changes nothing.
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .model import EventKind, Expr, FileSummary, FunctionInfo
 from .namespace import ANY
@@ -28,32 +28,74 @@ def program_changes(summaries: Iterable[FileSummary], drivers: Iterable[str] = (
     but a method's own ``self`` by code that may run, the method names called on anything but
     the calling method's ``self`` (at module level or in such code), and the module globals
     (``(path, name)``) such code rebinds under ``global``."""
-    summaries = list(summaries)
-    by_name: Dict[str, List[FunctionInfo]] = {}
+    changes = ProgramChanges()
     for s in summaries:
+        changes.add(s)
+    changes.drive(drivers)
+    return changes.result()
+
+
+class ProgramChanges:
+    """:func:`program_changes` kept up to date as files are read: each file's functions and
+    module-level uses are taken in once (:meth:`add`), and only the names they newly reach are
+    followed. What may run is the least set closed under "calls or hands on", which grows with
+    the files, so the order files come in does not change the result (an interpreter that read
+    every file so far again at each new one spent a tenth of a warm run doing so)."""
+
+    def __init__(self) -> None:
+        self._by_name: Dict[str, List[Tuple[str, FunctionInfo]]] = {}  # function name -> (path, function)
+        self._reached: Set[str] = set()
+        self._called: Set[str] = set()
+        self._stored: Set[str] = set()
+        self._rebound: Set[Tuple[str, str]] = set()
+        self._result: Optional[tuple] = None
+
+    def add(self, s: FileSummary) -> None:
+        """Take in one more file summary ``s`` (each file once)."""
+        self._result = None
+        seeds = set(s.called_methods) | _module_uses(s)  # what module-level code calls or uses as values
         for info in s.functions.values():
-            by_name.setdefault(info.name, []).append(info)
-    reached = {n for n in by_name if n.startswith("__") or n in _CALLED_BY_PYTHON}
-    reached |= {info.name for infos in by_name.values() for info in infos if info.decorators}  # handed to it
-    called = {n for s in summaries for n in s.called_methods}
-    reached |= set(drivers)  # the program's own functions that compile: its drivers (`main()`) run
-    reached |= called
-    for s in summaries:  # what module-level code calls, and uses as values: `run_all(enable)`, `{"on": enable}`
-        reached |= _module_uses(s)
-    stack = list(reached)
-    while stack:
-        for info in by_name.get(stack.pop(), ()):
-            found, calls = _uses(info)
-            called |= calls
-            for name in found - reached:
-                reached.add(name)
-                stack.append(name)
-    path_of = {id(info): s.path for s in summaries for info in s.functions.values()}
-    stored = {_scoped(a, s.path) for s in summaries for a in s.stored_attrs}
-    stored.update(_scoped(a, path_of[id(info)]) for n in reached for info in by_name.get(n, ()) for a in info.stores)
-    rebound = {(s.path, g) for s in summaries for info in s.functions.values() if info.name in reached
-               for g in info.rebinds}
-    return frozenset(stored), frozenset(called), frozenset(rebound)
+            self._by_name.setdefault(info.name, []).append((s.path, info))
+            if info.name.startswith("__") or info.name in _CALLED_BY_PYTHON or info.decorators:
+                seeds.add(info.name)  # Python calls it, or it is handed to a decorator
+        self._called.update(s.called_methods)
+        self._stored.update(_scoped(a, s.path) for a in s.stored_attrs)
+        stack = []
+        for info in s.functions.values():  # a function of a name that already runs runs too
+            if info.name in self._reached:
+                stack.extend(self._take(s.path, info))
+        self._follow(stack + list(seeds))
+
+    def drive(self, drivers: Iterable[str]) -> None:
+        """Also run the functions named ``drivers`` (the program's own functions that compile:
+        what a driver calls runs)."""
+        self._result = None
+        self._follow(list(drivers))
+
+    def result(self) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenSet[Tuple[str, str]]]:
+        """``(stored, called, rebound)`` of the files taken in so far (as :func:`program_changes`)."""
+        if self._result is None:
+            self._result = frozenset(self._stored), frozenset(self._called), frozenset(self._rebound)
+        return self._result
+
+    def _follow(self, stack: List[str]) -> None:
+        """Mark the names on ``stack`` reached, and what their functions reach."""
+        while stack:
+            name = stack.pop()
+            if name in self._reached:
+                continue
+            self._reached.add(name)
+            for path, info in self._by_name.get(name, ()):
+                stack.extend(self._take(path, info))
+
+    def _take(self, path: str, info: FunctionInfo) -> FrozenSet[str]:
+        """Note what ``info`` (a function of the file at ``path`` that may run) stores, calls and
+        rebinds; return the names it reaches."""
+        found, calls = _uses(info)
+        self._called |= calls
+        self._stored.update(_scoped(a, path) for a in info.stores)
+        self._rebound.update((path, g) for g in info.rebinds)
+        return found
 
 
 def _scoped(name: str, path: str) -> str:
@@ -146,10 +188,17 @@ def _named(found: Iterable) -> set:
     function handed to a call, stored in a table or a ``partial``, a bound method ``self.step``):
     code that may call them."""
     out: set = set()
+    seen: set = set()  # a summary's equal values are one object (gblint.cache_codec): each walked once
     stack = [v for v in found if v is not None]
     while stack:
         e = stack.pop()
-        if e.op in (Op.GLOBAL, Op.DEF, Op.ATTR) and isinstance(e.value, str):
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.op in _NAMING and isinstance(e.value, str):
             out.add(e.value.rsplit(".", 1)[-1])
         stack.extend(p for p in e.parts if isinstance(p, Expr))
     return out
+
+
+_NAMING = frozenset({Op.GLOBAL, Op.DEF, Op.ATTR})

@@ -614,4 +614,8 @@ def install_signal_handlers() -> None:
 
 def entry() -> None:
     install_signal_handlers()
+    argv = sys.argv[1:]
+    if not argv or argv[0] not in ("lsp", "confirm"):  # a one-shot run: what it loads lives until exit
+        from .cache import keep_loaded_until_exit
+        keep_loaded_until_exit()
     sys.exit(main())

@@ -35,6 +35,7 @@ from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
+_MAX_CHAIN = 40  # calls inlined inside one another, at most: a deeper call is not analysed, and said so
 
 
 @dataclasses.dataclass
@@ -72,6 +73,7 @@ class Consequences(CallValues):
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
         self.reasons = {}  # why a call resolved to nothing
+        self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
@@ -85,7 +87,7 @@ class Consequences(CallValues):
         # a closure is a different function for each frame that made it (a decorator's wrapper
         # around each method it wraps): recursion is the same function made in the same frame
         here = key[:2] + (env.outer,)
-        if here in stack or len(stack) > 40:
+        if here in stack or len(stack) > _MAX_CHAIN:
             return []
         stack = stack + (here,)
         self.visited.setdefault(key[:2], frame)
@@ -120,6 +122,10 @@ class Consequences(CallValues):
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call)]
+        if len(stack) > _MAX_CHAIN:  # a solver's chain of hundreds of calls: bounded, and stated (GBL006)
+            self.cut.setdefault(id(ev), (frame, ev, f"the call chain is deeper than {_MAX_CHAIN} calls here, and "
+                                                    "gblint does not analyse past it"))
+            return []
         inner_env, alone = self.callee_values(ev, callee, env or values.Env(), callee_env)
         if info.decorator(*NONSTRICT):
             if any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):

@@ -28,7 +28,8 @@ import warnings
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from . import calltree
-from .cache import cached_fixes, settings_fingerprint
+from .cache import cached_fixes, settings_fingerprint, settle
+from .mentions import Mentions
 from .codes import NOT_CHECKED
 from .config import DEFAULT_EXCLUDE, Settings
 from .consequences import Consequences
@@ -42,7 +43,7 @@ from .noqa import noqa_lines
 from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
-from .fs import in_stdlib, module_text_matches, package_dir
+from .fs import in_stdlib, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -191,8 +192,7 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
     reference that tests/test_positions.py compares the default against). ``incremental`` reuses
     the previous summary of the same path and re-reads only the edited definition
     (:mod:`gblint.incremental`; the editor's case)."""
-    # libcst trees hold no reference cycles: the cyclic collector only re-walks them (measured:
-    # a quarter of the CPU on a 20k-line file), so it is paused while a tree is alive.
+    # libcst trees hold no reference cycles: the collector, paused meanwhile, would only re-walk them (1/4 of the CPU)
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -202,6 +202,7 @@ def summarize(text: str, path: str, settings: Settings, module: Optional[Tuple[s
                                          lambda t: _summarize(t, path, settings, module, ast_positions))
         return _summarize(text, path, settings, module, ast_positions)
     finally:
+        settle()
         if gc_enabled:
             gc.enable()
 
@@ -264,7 +265,8 @@ class Loader:
         self.followed_paths: Set[str] = set()  # files read from followed packages (--follow-imports)
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
-        self._mentions: Dict[Tuple[str, str], bool] = {}
+        # what followed packages' modules mention, kept across runs in the cache folder (gblint.mentions)
+        self.mentions = Mentions(getattr(cache, "directory", None), getattr(cache, "fingerprint", ""))
         self.roots: List[str] = []  # where modules the checked files import are looked up (import_roots)
         self._found_nearby: Dict[str, str] = {}
         # module -> (absolute file, exclude pattern): project modules
@@ -328,17 +330,13 @@ class Loader:
         ``word``: its text mentions it as a word. Cheap, to follow ``from M import *`` chains
         (transformers re-exports ~400 model packages that way) without parsing every module on
         them; True when ``name`` is not a followed package's module (the caller parses it)."""
-        key = (name, word)
-        if key not in self._mentions:
-            self._mentions[key] = self._mentions_word(name, word)
-        return self._mentions[key]
+        return self._mentions_word(name, word, word, lambda: re.compile(rf"\b{re.escape(word)}\b"))
 
-    def _mentions_word(self, name: str, word: str, pattern=None) -> bool:
+    def _mentions_word(self, name: str, key: str, word: str, pattern) -> bool:
         root = self.followed.get(name.split(".")[0])
         if root is None:
             return True
-        return module_text_matches(os.path.join(root, *name.split(".")[1:]), word,
-                                   pattern or re.compile(rf"\b{re.escape(word)}\b"))
+        return self.mentions.matches(root, os.path.join(root, *name.split(".")[1:]), f"{name}\0{key}", word, pattern)
 
     def may_bind(self, name: str, word: str) -> bool:
         """Whether module ``name`` (a file, or a package and everything under it) may bind ``word``
@@ -346,13 +344,10 @@ class Loader:
         it in column 0, or an import of it. Stricter than :meth:`may_define` (a mention), to tell
         whether a star import can hide a submodule of the same name (``from .act import *`` where
         ``act.py`` defines ``act``); True when ``name`` is not a followed package's module."""
-        key = (name, "=" + word)
-        if key not in self._mentions:
-            w = re.escape(word)
-            self._mentions[key] = self._mentions_word(name, word, re.compile(
-                rf"^(?:(?:async\s+)?def\s+{w}\b|class\s+{w}\b|{w}\s*[:=]|(?:from\s+\S+\s+)?import\b.*\b{w}\b)"
-                rf"|^\s+(?:\w+\s+as\s+)?{w}\s*(?:,|\)|$)", re.M))
-        return self._mentions[key]
+        w = re.escape(word)
+        return self._mentions_word(name, "=" + word, word, lambda: re.compile(
+            rf"^(?:(?:async\s+)?def\s+{w}\b|class\s+{w}\b|{w}\s*[:=]|(?:from\s+\S+\s+)?import\b.*\b{w}\b)"
+            rf"|^\s+(?:\w+\s+as\s+)?{w}\s*(?:,|\)|$)", re.M))
 
     def _nearby(self, name: str) -> Optional[Tuple[str, bool]]:
         """``(path, is_package)`` of module ``name`` under one of :attr:`roots`, or None."""
@@ -679,6 +674,7 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
         kept = cached_fixes(kept, loader.texts, settings, loader.cache,
                             lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
+    loader.mentions.save()
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings),
                     conditional_hidden=conditional_hidden, regions_found=len(regions), notes=notes)
     report.unfollowed = calltree.unfollowed_records(unfollowed)

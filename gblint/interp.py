@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from . import nn_overlay, tensors, values
-from .changes import import_groups, program_changes
+from .changes import ProgramChanges, import_groups
 from .building import BuildingMixin
 from .class_effects import ClassEffectsMixin
 from .gaps import GapsMixin
@@ -59,6 +59,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
+        self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
         # (path, class qualname) -> attribute -> what a function run with the class stored on it
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
@@ -451,14 +452,25 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
 
     def _facts(self) -> Tuple[bool, frozenset, frozenset, frozenset]:
         """Of the files read so far: whether one changes dtypes, and what the program may change
-        after building objects (:func:`gblint.changes.program_changes`)."""
+        after building objects (:func:`gblint.changes.program_changes`, taken in a file at a time
+        as files load: :class:`gblint.changes.ProgramChanges`)."""
         known = self._memo_facts
         if known is None or known[0] != len(self.project.by_path):
-            read = list(self.project.by_path.values())
+            read = self.project.by_path
             followed = self.project.loader.followed_paths if self.project.loader is not None else ()
-            drivers = {d.function.rsplit(".", 1)[-1] for s in read if s.path not in followed for d in s.regions
-                       if d.function}  # the checked files' functions that compile: what a driver calls runs
-            known = self._memo_facts = (len(read), any(s.sets_default_dtype for s in read)) + program_changes(read, drivers)
+            drivers = frozenset(d.function.rsplit(".", 1)[-1] for s in read.values() if s.path not in followed
+                                for d in s.regions if d.function)  # the checked files' functions that compile
+            taken, changes, dtypes, driven = self._changes
+            if len(taken) > len(read) or not driven <= drivers or any(read.get(p) is not s for p, s in taken.items()):
+                taken, changes, dtypes, driven = {}, ProgramChanges(), False, frozenset()  # a file replaced
+            for path, s in read.items():
+                if taken.get(path) is not s:
+                    taken[path] = s
+                    changes.add(s)
+                    dtypes = dtypes or s.sets_default_dtype
+            changes.drive(drivers - driven)
+            self._changes = (taken, changes, dtypes, drivers)
+            known = self._memo_facts = (len(read), dtypes) + changes.result()
         return known[1:]
 
     def _classes(self, cls: Cls):

@@ -60,7 +60,7 @@ def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reach
       that does not import torch is no model file: nothing is said about it.
     - ``GBL006`` at each call a region makes in a checked file that gblint did not follow
       (``unfollowed``: :func:`gblint.calltree.unfollowed_events`), saying why."""
-    from .calltree import undecided
+    from .calltree import too_deep, undecided
     unread = {d.path for d in diagnostics if d.code in ("GBL001", "GBL002", "GBL003")}
     declares = {s.path for s in summaries if s.regions}
     covered = {r.entry.path for r in regions} | {f.path for f in reached}
@@ -86,6 +86,11 @@ def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reach
             message = messages.short_message("GBL006", "info", f"{call} not followed: what it runs is known only "
                                                                "at run time", "")
             hint = ("Check what it may be on its own (`--entry module:function`), then keep this note quiet with "
+                    "`# noqa: GBL006`.")
+        elif too_deep(reason):
+            message = messages.short_message("GBL006", "info", f"{call} not followed: too deep in a chain of calls",
+                                             "")
+            hint = ("Check what it runs on its own (`--entry module:function`), then keep this note quiet with "
                     "`# noqa: GBL006`.")
         else:
             package = reason.split("`")[1]

@@ -114,7 +114,7 @@ def test_round_trip_hits(project, tmp_path):
     directory = str(tmp_path / "cache")
     cache = run_twice(project, directory, lambda path: None)
     assert cache.hits > 0 and cache.misses == 0
-    assert all(p.endswith(".json") or p.endswith(".gitignore") for p in entries(directory))
+    assert all(p.endswith(".msgpack") or p.endswith(".gitignore") for p in entries(directory))
 
 
 @pytest.mark.parametrize("dangling", [True, False])

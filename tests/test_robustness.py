@@ -356,3 +356,57 @@ def test_exception_helpers():
     except KeyError as exc:
         assert caused_by_recursion(exc)
     assert not caused_by_recursion(KeyError("node"))
+
+
+# ------------------------------------------------------------------ deep chains of calls (issue 39)
+
+
+def _chain_program(functions: int, methods: int, recursion: int) -> str:
+    """A solver-like program: ``functions`` plain functions each calling the next, a module whose
+    ``methods`` methods call one another through ``self`` (``self.g0 -> self.g1 -> ...``), and two
+    mutually recursive functions ``recursion`` calls deep; the last of each prints (a graph break)."""
+    lines = ["import torch", ""]
+    for i in range(functions):
+        body = f"return step{i + 1}(x) + 1" if i < functions - 1 else "print('end of chain')\n    return x"
+        lines.append(f"def step{i}(x):\n    {body}\n")
+    lines.append("def even(x, n):\n    if n == 0:\n        return x\n    return odd(x * 2, n - 1)\n")
+    lines.append("def odd(x, n):\n    if n == 0:\n        print('odd')\n        return x\n    return even(x + 1, n - 1)\n")
+    lines.append("class Solver(torch.nn.Module):")
+    for i in range(methods):
+        body = f"return self.g{i + 1}(x) * 2" if i < methods - 1 else "print('end of methods')\n        return x"
+        lines.append(f"    def g{i}(self, x):\n        {body}\n")
+    lines.append(f"    def forward(self, x):\n        return self.g0(x) + even(x, {recursion}) + step0(x)\n")
+    lines.append("@torch.compile(backend='eager')\ndef run(x):\n    return Solver()(x)\n")
+    return "\n".join(lines)
+
+
+def _check_chain(tmp_path, text):
+    path = tmp_path / "solver.py"
+    path.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--exit-zero", "--format", "json",
+                           str(path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0 and "RecursionError" not in proc.stderr, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["errors"] == []
+    return text.splitlines(), report
+
+
+def test_a_chain_of_hundreds_of_calls_is_cut_and_the_cut_is_stated(tmp_path):
+    """600 nested function calls, 400 nested ``self`` method calls and a mutual recursion 200 deep:
+    the run ends in bounded time without RecursionError, reports the breaks it reached, and says
+    where it stopped analysing (coverage.unfollowed, not complete) instead of passing silently."""
+    lines, report = _check_chain(tmp_path, _chain_program(600, 400, 200))
+    cut = [u for u in report["coverage"]["unfollowed"] if "deeper than" in u["reason"]]
+    assert {u["call"].rstrip("0123456789") for u in cut} == {"step", "self.g"}, cut
+    assert all(not u["undecided"] for u in cut)
+    assert report["coverage"]["complete"] is False
+    reached = {lines[d["line"] - 1].strip() for d in report["diagnostics"]}
+    assert "print('odd')" in reached  # through the recursion
+    assert not {"print('end of chain')", "print('end of methods')"} & reached  # past the cut
+
+
+def test_a_chain_within_the_bound_is_analysed_to_its_end(tmp_path):
+    lines, report = _check_chain(tmp_path, _chain_program(30, 30, 3))
+    reached = {lines[d["line"] - 1].strip() for d in report["diagnostics"]}
+    assert {"print('end of chain')", "print('end of methods')", "print('odd')"} <= reached
+    assert report["coverage"]["unfollowed"] == [] and report["coverage"]["complete"] is True
