@@ -31,7 +31,7 @@ from . import __version__
 from . import model as _model
 from .diagnostics import Edit, Fix
 
-FORMAT = 10  # 10: Manager.callee dropped (issue 39)
+FORMAT = 11  # 11: Event.callee, DisabledCall, NonstrictCall dropped (issue 39); 10: Manager.callee
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)
