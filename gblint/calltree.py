@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Set, Tuple
 
-from .model import (ContainerValue, Dotted, Event, Frame, InstanceCall, Method, ModuleAttr, Modules, NnModuleAttr,
-                    SelfAttrMethod, SelfMethod)
+from .model import ContainerValue, Dotted, Event, Frame, ModuleAttr, NnModuleAttr
+from .ops import Op
 from .semantics import DISABLE, EXTERNAL_HEADS
 
 #: node outcomes, in the order the legend shows them
@@ -226,26 +226,31 @@ def _outcome(frame: Frame, report, caller: Optional[CallNode], nodes: List[CallN
 def _library_name(project, frame: Frame, ev: Event) -> Optional[str]:
     """The dotted name of the library class or function a call runs (a ``torch.nn`` module held
     by ``self``, a layer of a container of them), when that is all the call can run; None for a
-    call of unknown target. Library code is traced by Dynamo as ops and not read by gblint."""
-    ref = ev.callee
+    call of unknown target. Library code is traced by Dynamo as ops and not read by gblint.
+    ``self.name(...)`` and ``self.attr.name(...)`` (the call's function as the summary wrote it,
+    :attr:`gblint.model.Event.func`) go by what the methods of the frame's class assign to
+    ``self.name`` / ``self.attr`` (:meth:`gblint.index.Project.attr`); any other call by what the
+    interpreter finds it to be (:meth:`gblint.gaps.GapsMixin.library_name`)."""
     summary = project.by_path.get(frame.path)
-    if summary is None:
+    func, info = ev.func, frame.info
+    if summary is None or func is None:
         return None
-    if isinstance(ref, (SelfMethod, SelfAttrMethod)):
-        cls = summary.classes.get(ref.cls) if ref.cls else None
-        if cls is None:
+    path = []
+    while func.op == Op.ATTR and func.parts:
+        path.append(func.value)
+        func = func.parts[0]
+    if func.op == Op.PARAM and info.class_name and info.params and func.value == info.params[0].name \
+            and info.decorator("staticmethod", "classmethod") is None:
+        cls = summary.classes.get(info.class_name)
+        if cls is None or len(path) not in (1, 2):
             return None
-        attr = project.attr(summary, cls, ref.name if isinstance(ref, SelfMethod) else ref.attr)
+        attr = project.attr(summary, cls, path[-1])
         if isinstance(attr, NnModuleAttr):
-            return attr.name if isinstance(ref, SelfMethod) else f"{attr.name}.{ref.name}"
+            return attr.name if len(path) == 1 else f"{attr.name}.{path[0]}"
         if isinstance(attr, (ModuleAttr, ContainerValue)):
             return _external(attr.classes)
         return None
-    if isinstance(ref, Modules):
-        return _external(ref.classes)
-    if isinstance(ref, (InstanceCall, Method)):
-        return _external((ref.cls,))
-    return None
+    return project.interp.library_name(frame, ev)
 
 
 def _external(classes) -> Optional[str]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Optional
 
 from . import nn_overlay, tensors, values
+from .env import Env
 from .model import Dotted, EventKind, Expr, Frame
 from .ops import Op
+from .semantics import EXTERNAL_HEADS
 from .objects import Cls, Ext, ExtInst, Inst, Method, Super
 
 #: packages whose calls are no gap (never "not followed"): the standard library, torch, numpy, triton
@@ -59,6 +61,46 @@ class GapsMixin:
         if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.TENSOR) for p in parts):
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
+
+    def library_name(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
+        """The dotted name of the library class (or its method) that the call ``ev`` of ``frame``
+        (its parameters holding ``env``) runs, when that is all it may run: an instance of a class of
+        a library gblint does not read (``self.proj = nn.Linear(...)`` then ``self.proj(x)``, a layer
+        of an ``nn.ModuleList`` of them), or a method of one (``self.rnn.flatten_parameters()``);
+        the first when it may be one of several. None when the call may run anything else. Dynamo
+        traces such a call as the library's ops (its ``nn.Module`` is an ``UnspecializedNNModuleVariable``
+        or a ``NNModuleVariable`` whose ``forward`` is inlined), so it is no gap gblint leaves."""
+        info = frame.info
+        root = ev.func
+        while root is not None and root.op == Op.ATTR and root.parts:
+            root = root.parts[0]
+        if root is None or (root.op == Op.PARAM and not (info is not None and info.class_name and info.params
+                                                            and root.value == info.params[0].name)):
+            return None  # a parameter's method: what the caller passes, not a library class the frame holds
+        found = self._library_value(self._eval(ev.func, self.frame_env(frame, env), None))
+        if found is None and info is not None and info.class_name and info.params \
+                and info.decorator("staticmethod", "classmethod") is None:
+            # `self` not known where the walk reached the call (a model the driver loads): any
+            # instance of the method's class, its attributes as its methods assign them
+            inst = Inst(Cls(frame.path, info.class_name), ())
+            found = self._library_value(self._eval(ev.func, self.frame_env(frame, Env({info.params[0].name: inst})), None))
+        return found
+
+    @staticmethod
+    def _library_value(fn) -> Optional[str]:
+        """The first dotted name of the library classes (or their methods) that every object ``fn``
+        may be is, or None (a builtin value's method is Python's own, not a library class's)."""
+        names = []
+        for p in (fn.parts if fn.op == Op.UNION else (fn,)):
+            if isinstance(p, Method) and isinstance(p.recv, ExtInst):
+                names.append(f"{p.recv.name}.{p.name}")
+            elif isinstance(p, ExtInst):
+                names.append(p.name)
+            else:
+                return None
+        if names and all(n.split(".")[0] in EXTERNAL_HEADS and n.split(".")[0] != "builtins" for n in names):
+            return names[0]
+        return None
 
     def _module_base_method(self, frame: Frame, func: Expr) -> bool:
         """Whether ``func`` is ``self.NAME`` in a method of an ``nn.Module`` class of the project

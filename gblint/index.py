@@ -11,8 +11,7 @@ import os
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from .codes import CODES
-from .model import (Binding, CallTarget, ClassInfo, DisabledCall, Dotted, Event, EventKind, FileSummary, Frame,
-                    NonstrictCall, Outcome, Span)
+from .model import Binding, CallTarget, ClassInfo, Dotted, Event, EventKind, FileSummary, Frame, Outcome, Span
 from .ops import Op
 from .semantics import DISABLE
 
@@ -226,7 +225,7 @@ def disabled_function_break(call: Event, callee: Frame) -> Event:
     return dataclasses.replace(
         call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=(gb,),
         detail=f"`{call.call_text}(...)` {what} a `torch.compiler.disable`d function",
-        hint=c.hint, outcome=Outcome.RESUME, callee=DisabledCall(callee.path, callee.name, recursive))
+        hint=c.hint, outcome=Outcome.RESUME)
 
 
 def dirty_apply_break(call: Event) -> Event:
@@ -246,4 +245,4 @@ def nonstrict_break(call: Event, callee: Frame) -> Event:
         call, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
                 "fake-tensor tracing fails (GB0251) and the call breaks"),
-        hint=c.hint, outcome=Outcome.RESUME, callee=NonstrictCall(callee.path, callee.name))
+        hint=c.hint, outcome=Outcome.RESUME)

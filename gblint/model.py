@@ -200,23 +200,6 @@ class Modules(CallTarget):
     classes: Tuple[CallTarget, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class DisabledCall(CallTarget):
-    """The call of a ``torch.compiler.disable``d function (the break Dynamo reports there)."""
-
-    path: str
-    function: str
-    recursive: bool
-
-
-@dataclasses.dataclass(frozen=True)
-class NonstrictCall(CallTarget):
-    """The call of a ``nonstrict_trace``d function that turns a tensor into a Python value."""
-
-    path: str
-    function: str
-
-
 # ----------------------------------------------------------------------------- bindings
 
 
@@ -496,7 +479,6 @@ class Event:
     fix_needs: Optional[Tuple[str, ...]] = None  # see BreakSite.fix_needs; resolved into `fixable`
     fixable: bool = False  # the rule's rewrite applies: every value it needs is known to be a tensor
     # call
-    callee: Optional[CallTarget] = None
     call_text: str = ""
     args: Optional[CallArgs] = None
     func: Optional[Expr] = None  # what is called, as a value (:mod:`gblint.interp`); a read: the attribute read
@@ -623,7 +605,6 @@ class FileSummary:
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).
 CACHED_TYPES = (Outcome, EventKind, BlockKind, ManagerKind,
                 LocalFunction, Dotted, SelfMethod, SuperMethod, SelfAttrMethod, Method, InstanceCall, Modules,
-                DisabledCall, NonstrictCall,
                 OtherValue, CallResult, ManagerValue, LoggerValue, CompiledValue, PartialValue, InstanceValue,
                 ContainerValue, LayerValue, LocalDefValue, Definition, ModuleAttr, NnModuleAttr, TensorAttr,
                 Expr, Param, CallArgs, Span, Manager, Block, Event, Decorator, FunctionInfo, ClassInfo, RegionDecl, FileSummary)

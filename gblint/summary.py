@@ -501,7 +501,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                                                       and self.may_follow(node)):  # a break site is not inlined
                 partial = isinstance(node.func, cst.Name) and isinstance(
                     scope.values.get(node.func.value) or self.summary.module_names.get(node.func.value), PartialValue)
-                ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops, callee=ref,
+                ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops,
                            call_text=code_of(node.func),
                            args=None if partial else value_syntax.call_args(node, scope),  # partial: more arguments
                            func=self.value_of(node.func))

@@ -19,7 +19,7 @@ def dump(summary):
     funcs = {}
     for qual, f in summary.functions.items():
         funcs[qual] = (f.span.line, f.span.column, f.is_generator, f.ops_total, tuple(sorted(f.local_defs.items())),
-                       tuple((ev.kind, ev.code, ev.span.line, ev.span.column, ev.detail, repr(ev.callee), ev.ops_index,
+                       tuple((ev.kind, ev.code, ev.span.line, ev.span.column, ev.detail, repr(ev.func), ev.ops_index,
                               tuple((b.kind, b.line) for b in ev.blocks)) for ev in f.events),
                        tuple((d.qualname, tuple(sorted(d.kwargs.items())), d.args) for d in f.decorators))
     classes = {q: (c.span.line, tuple(c.bases), tuple(sorted(c.methods.items())), repr(sorted(c.attrs.items())))
