@@ -38,6 +38,12 @@ something else, or the reverse (a guard that must stay clean):
   diagnostic, at its ``def``, is definite (``SURE_SKIPS``); an arm that may ``continue`` before its break (k82)
   or an ``elif`` without ``else`` (k83) leaves a way without a break: nothing definite (Dynamo broke nowhere in
   the measured runs); Python int bounds in each arm are no break (k86).
+- a torch function Dynamo calls in the graph whose result its stub says is a Python int, str or bool, and that
+  Dynamo neither folds nor keeps as a constant (``torch/_dynamo/trace_rules.py``, ``variables/torch.py``,
+  ``builder.py``: scripts/update_torch_ops.py ``python_results``), breaks at the call (GB0208): k87
+  (``torch.get_num_threads()``, ``torch._C._get_cpu_capability()``, ``torch.is_anomaly_enabled()``); those it
+  folds or handles stay clean and are Python values, never tensors (k88); NumPy functions whose ``torch._numpy``
+  counterpart surely returns a Python bool break the same way (k89: ``np.isscalar(k)``, ``np.isrealobj``).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
