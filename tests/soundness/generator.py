@@ -115,7 +115,8 @@ def specs(draw) -> Spec:
     places = draw(st.lists(st.sampled_from(PLACES), max_size=2))
     spec = Spec(kind=draw(st.sampled_from(KINDS)), truthy=draw(st.booleans()), arrival=draw(st.sampled_from(ARRIVALS)),
                 form=draw(st.sampled_from(FORMS)), other=draw(st.booleans()), other_first=draw(st.booleans()),
-                body=draw(st.sampled_from(BODIES)), else_body=draw(st.sampled_from(BODIES)), places=tuple(places), fetch=draw(st.booleans()),
+                body=draw(st.sampled_from(BODIES)), else_body=draw(st.sampled_from(BODIES)), places=tuple(places),
+                fetch=draw(st.booleans()),
                 entry=draw(st.sampled_from(ENTRIES)), fullgraph=draw(st.booleans()))
     return spec.normal()
 
