@@ -51,8 +51,8 @@ class SkipCoverMixin:
         self.conditions = ()
         try:
             self.emit(first.code, Outcome.SKIP, frame.name, frame.path, span,
-                      f"{where} of `{frame.name}` meets a break that skips the frame, so frame `{frame.name}` is "
-                      f"skipped and runs eagerly whichever arm runs: {listed}.", first.hint,
+                      f"{where[:1].upper()}{where[1:]} of `{frame.name}` meets a break that skips the frame, so frame "
+                      f"`{frame.name}` is skipped and runs eagerly whichever arm runs: {listed}.", first.hint,
                       tuple(dict.fromkeys(g for d in reasons for g in d.gb_ids)), (),
                       subject=f"a break in {where}")
         finally:
