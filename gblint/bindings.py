@@ -314,6 +314,7 @@ class ValuesMixin:
     def leave_Return(self, node: cst.Return) -> None:
         self.note_return(node)  # after the value was visited: a lambda in it has its name
         self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
+        self.note_exit()
 
     def visit_Return(self, node: cst.Return) -> None:
         if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):

@@ -33,7 +33,7 @@ class BlocksMixin:
         """Enter a block of ``kind`` that starts at ``node``."""
         if self.in_function():
             span = self.span(node)
-            block = Block(kind, span.line, self.scope.ops, column=span.column, **kw)
+            block = Block(kind, span.line, self.scope.ops, column=span.column, exits_at_entry=self.scope.exits, **kw)
             self.scope.blocks.append(block)
 
     def pop(self) -> None:
@@ -228,6 +228,18 @@ class BlocksMixin:
             self.push(BlockKind.AFTER_RETURN, node, test=test)
             self._pending_tests().append((self.scope.blocks[-1], node.test, True))
 
+    def note_exit(self) -> None:
+        """A ``return``, ``continue`` or ``break`` read: an event after it in the same block is not met on every
+        way through the block (:mod:`gblint.branch_cover`)."""
+        if self.in_function():
+            self.scope.exits += 1
+
+    def leave_Continue(self, node: cst.Continue) -> None:
+        self.note_exit()
+
+    def leave_Break(self, node: cst.Break) -> None:
+        self.note_exit()
+
     def visit_ExceptHandler_body(self, node: cst.ExceptHandler) -> None:
         tries = self.try_nodes
         test = raises_test(tries[-1], node, self.scope) if tries and self.in_function() else None
@@ -292,7 +304,7 @@ class BlocksMixin:
                 test = value_syntax.expr_of(node.left, self.scope)
                 test = Expr(Op.NOT, parts=(test,)) if isinstance(node.operator, cst.Or) else test
             self.scope.blocks.append(Block(BlockKind.EAGER_ONLY if skip else BlockKind.OPERAND, 0, self.scope.ops,
-                                           test=test))
+                                           test=test, exits_at_entry=self.scope.exits))
             self.note_loop_value()
 
     def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import values
+from .branch_cover import Way, way_to
 from .env import Env
 from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
 from .model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
@@ -122,18 +123,10 @@ class CallValues:
         in a loop, ``try``, ``with`` or comprehension): where it happens, a later break of the frame is not met."""
         return ev.outcome != Outcome.RESUME or any(b.kind in _NOT_RESUMING for b in ev.blocks)
 
-    def either_branch(self, a: Event, b: Event, env: Optional[values.Env]) -> bool:
-        """Whether ``a`` and ``b`` lie one in each branch of the same ``if`` (the blocks around them the same but
-        the last, a body and its ``else``) and no other test around them is undecided: one of them runs."""
-        if not a.blocks or len(a.blocks) != len(b.blocks) or a.blocks[:-1] != b.blocks[:-1]:
-            return False
-        x, y = a.blocks[-1], b.blocks[-1]
-        if x.kind != BlockKind.BRANCH or y.kind != BlockKind.BRANCH or x is y or x.test is None or y.test is None:
-            return False
-        negated = Expr(Op.NOT, parts=(x.test,)) == y.test or Expr(Op.NOT, parts=(y.test,)) == x.test
-        if (x.line, x.column) != (y.line, y.column) or not negated:
-            return False
-        return len(self.event_conditions(a, env)) == len(self.event_conditions(b, env)) == 1
+    def way(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> Optional[Way]:
+        """The undecided tests on the way to the break ``ev`` of ``frame`` as choices
+        (:func:`gblint.branch_cover.way_to`); None where its kind is not proven either (:meth:`kind_conditions`)."""
+        return None if self.kind_conditions(ev, env) else way_to(ev, env, frame.path)
 
     @staticmethod
     def uncertain(blocks: Iterable[Block], env: values.Env) -> bool:

@@ -26,12 +26,14 @@ from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
                     ManagerKind, Outcome, Region)
+from .branch_cover import Way, below, covering, way_to
 from .calls import CallValues
+from .skip_cover import SkipCoverMixin, SkipWay
 from .compile_errors import CompileErrorsMixin, join_hint
 from .frame_context import FrameContextMixin, certainty_under
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
-from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
+from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT, eogb_value
 from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
@@ -48,6 +50,7 @@ class InnerBreak:
     strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
     uncompiled: int = 0  # callee frames on the way that Dynamo does not compile alone (no tensors in them)
     conditions: Tuple[str, ...] = ()  # the tests on the way gblint cannot decide (see values.certainty_of)
+    way: Optional[Way] = ()  # the same tests as choices, None where something else is undecided (branch_cover)
 
     @property
     def line(self) -> int:
@@ -92,23 +95,27 @@ class Consequences(CallValues):
         stack = stack + (here,)
         self.visited.setdefault(key[:2], frame)
         out: List[InnerBreak] = []
-        maybe: List[Event] = []  # breaks that may end the frame's tracing when their branch runs
+        ends: List[Optional[Way]] = []  # the ways to breaks that end the frame's tracing when their arm runs
         for ev in frame.info.events:
             if self.skips(ev, env):
                 continue
+            found: List[InnerBreak] = []
             if ev.kind == EventKind.BREAK:
                 if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                     continue
-                out.append(InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env)))  # capture: per region
-                if self.may_skip_frame(ev) and out[-1].conditions:
-                    if any(self.either_branch(ev, other, env) for other in maybe):
-                        break  # one in each branch of an `if`: what follows is never traced in this frame (k66)
-                    maybe.append(ev)
+                found = [InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env),  # capture: per region
+                                    way=self.way(frame, ev, env))]
             elif ev.kind == EventKind.WITH:
-                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env)))
+                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env),
+                                      way=way_to(ev, env, frame.path)))
             elif ev.kind == EventKind.CALL:
                 for target, callee_env, _flat in self.call_targets(frame, ev, env):
-                    out.extend(self._through_call(frame, ev, target, stack, env, callee_env))
+                    found.extend(self._through_call(frame, ev, target, stack, env, callee_env))
+            out.extend(found)
+            if self.may_skip_frame(ev) and any(ib.conditions for ib in found):
+                ends.extend(ib.way for ib in found if ib.conditions)
+                if covering(ends) is not None:
+                    break  # a break in each arm: what follows is never traced in this frame (k66, k80-k84)
         self._inner[key] = out
         return out
 
@@ -117,11 +124,12 @@ class Consequences(CallValues):
         """The breaks met when the call ``ev`` of ``frame`` (its parameters holding ``env``) is
         inlined into ``callee`` (its parameters holding ``callee_env`` when the interpreter bound them)."""
         at_call = self.residual(ev.blocks, env or values.Env()) + self.via(callee_env)  # the tests the call runs under
+        at_way = None if self.via(callee_env) else way_to(ev, env, frame.path)
         if isinstance(callee, Event):  # the call itself breaks (an RNN module, a module built in the region)
-            return [InnerBreak(frame, callee, (), conditions=at_call)]
+            return [InnerBreak(frame, callee, (), conditions=at_call, way=at_way)]
         info = callee.info
         if info.decorator(*DISABLE):
-            return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call)]
+            return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call, way=at_way)]
         if len(stack) > _MAX_CHAIN:  # a solver's chain of hundreds of calls: bounded, and stated (GBL006)
             self.cut.setdefault(id(ev), (frame, ev, f"the call chain is deeper than {_MAX_CHAIN} calls here, and "
                                                     "gblint does not analyse past it"))
@@ -133,7 +141,7 @@ class Consequences(CallValues):
             return []
         found = []
         eogb = info.decorator(*EOGB)
-        override = _eogb_value(eogb)
+        override = eogb_value(eogb)
         uncompiled = int(alone)
         for ib in self.inner_breaks(callee, stack, inner_env):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
@@ -142,7 +150,7 @@ class Consequences(CallValues):
             event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
                 and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
             found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
-                                    at_call + ib.conditions))
+                                    at_call + ib.conditions, below(ev, at_way, ib.way)))
         return found
 
     # ------------------------------------------------------------------ regions
@@ -153,7 +161,7 @@ class Consequences(CallValues):
     def walk(self, region: Region) -> "_RegionWalk":
         """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
-        walk.frame(region.entry, strict=bool(_eogb_value(region.entry.info.decorator(*EOGB))),
+        walk.frame(region.entry, strict=bool(eogb_value(region.entry.info.decorator(*EOGB))),
                    env=self.relevant(region.entry, self.entry_env(region)))
         return walk
 
@@ -162,17 +170,7 @@ def _in_try(blocks: Iterable[Block]) -> bool:
     return any(b.kind == BlockKind.TRY for b in blocks)
 
 
-def _eogb_value(dec) -> Optional[bool]:
-    if dec is None:
-        return None
-    if dec.args:
-        return {"True": True, "False": False}.get(dec.args[0])
-    if "error_on_graph_break" in dec.kwargs:
-        return {"True": True, "False": False}.get(dec.kwargs["error_on_graph_break"])
-    return None
-
-
-class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
+class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCoverMixin):
     """The state of one region's walk: frames compiled, diagnostics emitted."""
 
     def __init__(self, owner: Consequences, region: Region):
@@ -299,7 +297,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
         skipped = False
         checkpoint = 0  # ops in the frame's graph at the last resumable break
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
-        maybe: List[Event] = []  # breaks that skip the frame only when their branch runs
+        ways: List[SkipWay] = []  # the breaks that skip the frame only when their arm runs (gblint.skip_cover)
         for ev in info.events:
             if self.owner.skips(ev, env):
                 continue
@@ -341,12 +339,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                     checkpoint = ev.ops_index
                 elif verdict == Outcome.SKIP and not conditions:
                     skipped = True
-                elif verdict == Outcome.SKIP:  # one in each branch of an `if`: skipped whichever runs (k66)
-                    skipped = any(self.owner.either_branch(ev, other, env) for other in maybe)
-                    maybe.append(ev)
+                elif verdict == Outcome.SKIP:  # one in each arm of an `if`: skipped whichever runs (k66)
+                    way = self.owner.way(frame, ev, env)
+                    skipped = self.covered_skip(frame, ev, ways, [(way, frame.path, ev.span.line)])
                 continue
             if ev.kind == EventKind.CALL:
                 skips = self.call(frame, ev, strict, checkpoint, env)
+                skips = skips or self.covered_skip(frame, ev, ways, self.call_ways)
                 if not skips:  # a call that skips the frame has had its callee's frame decided
                     traced.append(ev)
                 skipped = skips or skipped
@@ -384,11 +383,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
 
     # -------------------------------------------------------------- calls
     last_call_resumed = False
+    call_ways: List[SkipWay] = []  # of the last call: the breaks that skip the frame only when their arm runs
 
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
         """Handle a call event of ``frame`` (parameters holding ``env``): True if it skips ``frame`` for any values."""
         env = env or values.Env()
         self.last_call_resumed = False
+        self.call_ways = []
         skipped = sure = False
         at_call = self.owner.residual(ev.blocks, env)  # the tests around the call not known to hold
         for callee, callee_env, flat in self.owner.call_targets(frame, ev, env):
@@ -482,11 +483,15 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin):
                                        conditions=at_call + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
+                if verdict == Outcome.SKIP and at_call + ib.conditions:
+                    self.call_ways.append((ib.way, ib.frame.path, ib.line))
                 if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
                     break  # met whenever the call runs: what lies after is traced (if at all) in the callee's frame
             # the call splits the caller once, at the first break met while inlining; the worst verdict wins
             _, verdict, first = max(verdicts, key=lambda v: v[0])
             sure_verdicts = [v for v in verdicts if not at_call + v[2].conditions]
+            if not sure_verdicts and covering(v[2].way for v in verdicts) is not None:
+                sure_verdicts = [min(verdicts, key=lambda v: v[0])]  # one in each arm: the mildest happens for sure
             self.note(frame, verdict, ev, f"`{ev.call_text}(...)` reaches {first.event.detail} (line {first.line})",
                       max(sure_verdicts, key=lambda v: v[0])[1] if sure_verdicts else None)
             skipped |= verdict == Outcome.SKIP

@@ -451,6 +451,7 @@ class Block:
     column: int = 1
     condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
     test: Optional[Expr] = None  # the same test as a value gblint may decide (None: not a branch)
+    exits_at_entry: int = 0  # `return`/`continue`/`break` statements of the function read before the block
 
 
 @dataclasses.dataclass
@@ -462,6 +463,7 @@ class Event:
     span: Span
     blocks: Tuple[Block, ...]
     ops_index: int
+    exits: int = 0  # `return`/`continue`/`break` statements read before it (a block's exits_at_entry: none inside)
     # break
     code: str = ""
     rule_name: str = ""

@@ -75,6 +75,7 @@ class FunctionScope:
         self.tensor_params: set = set()
         self.blocks: List[Block] = []
         self.ops = 0
+        self.exits = 0  # `return`/`continue`/`break` statements read so far (Block.exits_at_entry, Event.exits)
         self.pending: List[Event] = []
         self.is_generator = False
         self.notes: Dict[str, object] = {}  # local name -> what a rule noted it holds (rules.notes)

@@ -546,6 +546,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
     def add_event(self, ev: Event) -> None:
         """Record ``ev`` in the current function, unless it never runs under Dynamo."""
         if self.in_function() and not self.suppressed():
+            ev.exits = self.scope.exits
             self.scope.pending.append(ev)
 
     def record_rules(self, node) -> None:
@@ -576,12 +577,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 blocks = tuple(self.scope.blocks)
                 if site.gate is not None:  # a break that happens only for some values of the call
                     gate = Block(BlockKind.GATE if site.gate_kind == "gate" else BlockKind.BRANCH, span.line,
-                                 self.scope.ops, test=site.gate, condition=site.gate_text)
+                                 self.scope.ops, test=site.gate, condition=site.gate_text, exits_at_entry=self.scope.exits)
                     blocks += (gate,)
                     if any(b.kind == BlockKind.LOOP for b in self.scope.blocks):
                         self.scope.in_loop_values.append(gate)
-                ev = Event(
-                    EventKind.BREAK, span, blocks, self.scope.ops,
+                ev = Event(EventKind.BREAK, span, blocks, self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=Outcome(site.outcome), python_value=site.python_value, needs=site.needs,
                     capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs,

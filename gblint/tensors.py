@@ -96,6 +96,13 @@ TENSOR_METHOD_RESULTS = frozenset(_TORCH_OPS.get("tensor_methods", ()))
 #: ``torch._C`` functions by their name under it, ``"tensor"`` or ``"python"`` as their stubs say
 #: (``torch/_C/__init__.pyi``: ``_get_tracing_state() -> TracingState``); one not listed is not known
 C_FUNCTIONS = {"torch._C." + k: v for k, v in _TORCH_OPS.get("c_functions", {}).items()}
+#: torch functions Dynamo calls in the graph whose result is a Python bool, int or str it neither folds nor keeps:
+#: a call breaks (GB0208), by every name torch exports them under (scripts/update_torch_ops.py)
+PYTHON_RESULTS = _TORCH_OPS.get("python_results", {})
+#: torch functions Dynamo calls in the graph whose stub or annotation says they return a Python scalar
+PYTHON_VALUED = frozenset(_TORCH_OPS.get("python_valued", ()))
+#: NumPy functions whose ``torch._numpy`` counterpart surely returns a Python bool, int or str: a call breaks (GB0208)
+NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python_results", {}).items()}
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
@@ -154,7 +161,7 @@ def torch_call_kind(qualname: str) -> str:
     """Kind of the value a call of ``qualname`` returns; ``"?"`` if not a torch name."""
     if not (qualname == "torch" or qualname.startswith("torch.")):
         return Kind.UNKNOWN
-    if qualname in PY_TORCH_FUNCS:
+    if qualname in PY_TORCH_FUNCS or qualname in PYTHON_VALUED:
         return Kind.PYTHON
     if qualname.startswith("torch._C._VariableFunctions."):
         return Kind.TENSOR if "torch." + qualname.rsplit(".", 1)[-1] in TENSOR_FUNCTIONS else Kind.UNKNOWN

@@ -10,7 +10,7 @@ from gblint.model import Expr, Kind, LoggerValue
 from gblint.ops import Op
 from gblint.names import dotted
 from gblint.semantics import TRACED_RANDOM
-from gblint.tensors import maybe_tensor
+from gblint.tensors import NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, maybe_tensor
 
 from .base import Rule
 from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
@@ -38,8 +38,6 @@ CLOCKS = frozenset(f"time.{n}" for n in ("clock_gettime", "clock_gettime_ns", "m
 # that calls binascii. struct.pack / struct.unpack are polyfilled (traced).
 STDLIB_C_MODULES = ("zlib.", "binascii.", "hashlib.", "bisect.", "base64.", "struct.", "unicodedata.", "array.")
 POLYFILLED = {"struct.pack", "struct.unpack"}
-# torch.* functions that return a Python number Dynamo does not constant-fold (GB0208)
-NON_TENSOR_TORCH = {"torch.initial_seed", "torch.random.initial_seed"}
 LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 
 
@@ -265,11 +263,14 @@ class SkippedModuleCall(Rule):
     gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296")
     node_types = (cst.Call,)
     summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`...), a C "
-               "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), or "
-               "`torch.manual_seed` / `torch.initial_seed`.")
+               "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), "
+               "`torch.manual_seed`, or a torch function whose Python result Dynamo neither folds nor keeps "
+               "(`torch.get_num_threads()`, `torch._C._get_cpu_capability()`: GB0208).")
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
-    source = "torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST; semantics.md §1"
+    source = ("torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST, the in-graph function lists; "
+              "torch/_dynamo/variables/builder.py: wrap_fx_proxy_cls (\"torch.* op returned non-Tensor\"); "
+              "semantics.md §1")
     use_instead = (
         "import random\n"
         "import torch\n"
@@ -299,8 +300,18 @@ class SkippedModuleCall(Rule):
         "    salt = binascii.crc32(b'layer-3') % 7  # expect: GBL110\n"
         "    local = copy.copy(sizes)  # expect: GBL110\n"
         "    return x * salt + local[0]\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    threads = torch.get_num_threads()  # expect: GBL110\n"
+        "    return x / threads, torch._C._get_cpu_capability()  # expect: GBL110\n",
     )
     examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    grad = torch.is_grad_enabled() and torch.are_deterministic_algorithms_enabled()\n"
+        "    return x.to(torch.get_default_dtype()), grad, torch.cuda.is_available()\n",
         "import math\n"
         "import struct\n"
         "import torch\n"
@@ -343,8 +354,10 @@ class SkippedModuleCall(Rule):
         if q.startswith(STDLIB_C_MODULES) and q not in POLYFILLED:
             return self.site(node, f"`{q}(...)` is a C function of the standard library Dynamo has no rule for",
                              gb_ids=("GB0007",))
-        if q in NON_TENSOR_TORCH:
-            return self.site(node, f"`{q}()` returns a Python number from the C library", gb_ids=("GB0208",))
+        kind = PYTHON_RESULTS.get(q) or NUMPY_PYTHON_RESULTS.get(q)  # in the graph, its Python result neither
+        if kind:  # folded nor kept (trace_rules.py, the stubs; torch/_numpy for NumPy: scripts/update_torch_ops.py)
+            return self.site(node, f"`{q}()` returns a Python {kind} Dynamo cannot put in the graph",
+                             gb_ids=("GB0208",))
         if q == "exec":
             return self.site(node, "`exec(...)`", gb_ids=("GB0059",))
         if q == "torch.use_deterministic_algorithms" and any(

@@ -31,6 +31,24 @@ returns ``Tensor`` (or ``Self``): what a call of one returns is a tensor, a fact
 ``"tensor"`` when every overload returns ``Tensor``, ``"python"`` when none returns anything that names a
 tensor type (``_get_tracing_state() -> TracingState``, ``_is_grad_enabled() -> _bool``); left out otherwise
 (``Optional[Tensor]``, unannotated). What is left out is not known, never a tensor by default.
+
+``python_results``: the ``torch`` functions Dynamo puts in the graph as calls (``TorchInGraphFunctionVariable``:
+listed in ``torch_c_binding_in_graph_functions``, ``torch_non_c_binding_in_graph_functions`` or mapped to it in
+``manual_torch_name_rule_map`` of ``torch/_dynamo/trace_rules.py``) whose result is a Python ``bool``, ``int``
+or ``str`` (the return annotation of their stub, ``torch/_C/*.pyi``, or of their ``def`` in torch's Python
+source) and that ``torch/_dynamo/variables/torch.py``, ``builder.py`` and ``torch_function.py`` never name
+(no constant folding, no handler, not in the lists of results ``wrap_fx_proxy_cls`` keeps as constants): a
+call of one in compiled code breaks (GB0208, "torch.* op returned non-Tensor"; a ``float`` result is kept as a
+constant, ``None`` too). By the name Dynamo lists (``torch._C.get_num_threads``) and the names ``torch``
+re-exports it under (``torch.get_num_threads``: ``from torch._C import *``, ``torch._C._VariableFunctions``;
+``torch.initial_seed``: ``from torch.random import ...`` in ``torch/__init__.py``). ``python_valued``: the same
+without leaving out what Dynamo names (``torch.are_deterministic_algorithms_enabled() -> builtins.bool``): what a
+call returns is a Python value, not a tensor.
+
+``numpy_python_results``: the NumPy functions Dynamo runs as their ``torch._numpy`` counterpart (same name,
+``torch/_dynamo/utils.py``: ``get_np_to_tnp_map``) whose every ``return`` in ``torch/_numpy/_funcs_impl.py`` or
+``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
+(GB0208, as ``np.isscalar(k)`` does; measured: ``iscomplexobj``, ``isrealobj`` too).
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
@@ -201,6 +219,158 @@ def c_functions(folder):
     return dict(sorted(found.items()))
 
 
+PYTHON_SCALARS = {"_bool": "bool", "bool": "bool", "builtins.bool": "bool", "_int": "int", "int": "int",
+                  "builtins.int": "int", "str": "str", "builtins.str": "str"}
+
+
+def in_graph_functions(trace_rules_text):
+    """The names ``torch/_dynamo/trace_rules.py`` (its text) gives ``TorchInGraphFunctionVariable``."""
+    names = set()
+    for node in ast.parse(trace_rules_text).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if not isinstance(target, ast.Name) or getattr(node, "value", None) is None:
+            continue
+        if target.id in ("torch_c_binding_in_graph_functions", "torch_non_c_binding_in_graph_functions") \
+                and isinstance(node.value, ast.Call) and node.value.args:
+            names.update(e.value for e in getattr(node.value.args[0], "elts", ()) if isinstance(e, ast.Constant))
+        elif target.id == "manual_torch_name_rule_map" and isinstance(node.value, ast.Dict):
+            names.update(k.value for k, v in zip(node.value.keys, node.value.values) if isinstance(k, ast.Constant)
+                         and isinstance(v, ast.Name) and v.id == "TorchInGraphFunctionVariable")
+    return names
+
+
+def _returns(path, name):
+    """The return annotations of the module-level ``def``s named ``name`` in ``path`` (None: not found)."""
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        body = ast.parse(fh.read()).body
+    found = {ast.unparse(n.returns) if n.returns is not None else None for n in body
+             if isinstance(n, ast.FunctionDef) and n.name == name}
+    return found or None
+
+
+def result_kind(torch_dir, qual):
+    """``"bool"``, ``"int"`` or ``"str"`` when every ``def`` of ``qual`` (``torch._C.x``, ``torch.backends.cpu.x``)
+    in its stub or source returns that Python type; None otherwise."""
+    parts = qual.split(".")
+    if parts[:2] == ["torch", "_C"]:
+        rest = parts[2:]
+        paths = [os.path.join(torch_dir, "_C", rest[0] + ".pyi")] if len(rest) > 1 else \
+            [os.path.join(torch_dir, "_C", "__init__.pyi"), os.path.join(torch_dir, "_C", "_VariableFunctions.pyi")]
+    else:
+        base = os.path.join(torch_dir, *parts[1:-1])
+        paths = [base + ".py", os.path.join(base, "__init__.py")]
+    for path in paths:
+        kinds = _returns(path, parts[-1])
+        if kinds is not None:
+            return PYTHON_SCALARS.get(next(iter(kinds))) if len(kinds) == 1 else None
+    return None
+
+
+def _identifiers(paths):
+    """Every name and every word of a string constant in the Python files ``paths`` (comments left out)."""
+    import tokenize
+    out = set()
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            for tok in tokenize.generate_tokens(fh.readline):
+                if tok.type == tokenize.NAME:
+                    out.add(tok.string)
+                elif tok.type == tokenize.STRING:
+                    out.update(re.findall(r"\w+", tok.string))
+    return out
+
+
+def torch_aliases(init_text, defined_in_c):
+    """``{name under torch: the name Dynamo lists}`` for what ``torch/__init__.py`` (its text) re-exports:
+    ``from torch.random import initial_seed`` and, for the public names of ``torch._C`` (``defined_in_c``), its
+    star import and the functions of ``_VariableFunctions``, unless ``torch/__init__.py`` defines the name."""
+    tree = ast.parse(init_text)
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("torch.") \
+                and node.module != "torch._C":
+            out.update({f"torch.{a.asname or a.name}": f"{node.module}.{a.name}" for a in node.names if a.name != "*"})
+    out.update({f"torch.{n}": f"torch._C.{n}" for n in defined_in_c if not n.startswith("_") and n not in own})
+    return out
+
+
+def python_results(torch_dir, folded=False):
+    """``{name: "bool" | "int" | "str"}``: see the module docstring; ``folded``: also the functions Dynamo names
+    (``python_valued``: what a call returns is a Python value, whatever Dynamo does with it)."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    named = _identifiers([os.path.join(torch_dir, "_dynamo", "variables", f)
+                          for f in ("torch.py", "builder.py", "torch_function.py")])
+    found = {}
+    for qual in sorted(in_graph_functions(read("_dynamo", "trace_rules.py"))):
+        last = qual.rsplit(".", 1)[-1]
+        if not folded and (last in named or last.lstrip("_") in named):
+            continue  # folded, handled or kept as a constant somewhere in Dynamo: not the generic path
+        kind = result_kind(torch_dir, qual)
+        if kind is not None:
+            found[qual] = kind
+    in_c = {q[len("torch._C."):] for q in found if q.count(".") == 2 and q.startswith("torch._C.")}
+    for alias, qual in torch_aliases(read("__init__.py"), in_c).items():
+        if qual in found and alias not in found:
+            found[alias] = found[qual]
+    return dict(sorted(found.items()))
+
+
+def _return_kind(node, int_methods, bool_functions):
+    """``"bool"``, ``"int"`` or ``"str"`` when the expression ``node`` is surely one: a literal, ``not ...``, a
+    comparison of ints, ``x.m()`` of a Tensor method whose stub returns ``_int`` (``int_methods``), ``torch.f(...)``
+    whose stub returns ``_bool`` (``bool_functions``); None otherwise."""
+    if isinstance(node, ast.Constant) and type(node.value) in (bool, int, str):
+        return type(node.value).__name__
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return "bool"
+    if isinstance(node, ast.Compare) and not any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
+                                                 for o in node.ops):
+        operands = [node.left] + node.comparators
+        return "bool" if all(_return_kind(o, int_methods, bool_functions) == "int" for o in operands) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+        on_torch = isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+        if node.func.attr in int_methods and not on_torch:
+            return "int"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == "torch" and node.func.attr in bool_functions:
+        return "bool"
+    return None
+
+
+def numpy_python_results(torch_dir, data_dependent):
+    """``{numpy function name: "bool" | "int" | "str"}``: see the module docstring. A ``torch`` function whose op
+    reads tensor data (``data_dependent``: ``torch.allclose``) breaks on its own (GB0033): left out."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    c_init, functions = read("_C", "__init__.pyi"), read("_C", "_VariableFunctions.pyi")
+    int_methods = {m.group(2) for m in DEF.finditer(c_init[c_init.index("class TensorBase"):])
+                   if m.group(4).strip() == "_int" and m.group(3).strip() == "self"}
+    bool_functions = {m.group(2) for m in DEF.finditer(functions) if m.group(4).strip() == "_bool"} - data_dependent
+    found = {}
+    for name in ("_funcs_impl.py", "_reductions_impl.py"):
+        for node in ast.parse(read("_numpy", name)).body:
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+                continue
+            returns = [r for r in _own_nodes(node) if isinstance(r, ast.Return)]
+            kinds = {_return_kind(r.value, int_methods, bool_functions) if r.value is not None else None
+                     for r in returns}
+            if len(kinds) == 1 and None not in kinds:
+                found[node.name] = kinds.pop()
+    return dict(sorted(found.items()))
+
+
+def _own_nodes(func):
+    """The nodes of ``func``'s body, not those of functions or classes defined inside it."""
+    todo = list(func.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -217,7 +387,10 @@ def main():
            "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))),
            "functional": sorted(tensor_returning(read(torch_dir, "nn", "functional.pyi"))),
            "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase")),
-           "c_functions": c_functions(os.path.join(torch_dir, "_C"))}
+           "c_functions": c_functions(os.path.join(torch_dir, "_C")),
+           "python_results": python_results(torch_dir),
+           "python_valued": sorted(python_results(torch_dir, folded=True)),
+           "numpy_python_results": numpy_python_results(torch_dir, tags)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

@@ -31,7 +31,19 @@ something else, or the reverse (a guard that must stay clean):
   skipped there and a test later in the body is never reached (k63); Python int bounds are no break (k64);
 - a break that skips the frame in each branch of one ``if`` skips it whichever branch runs: no break after them
   is reported, in the frame or at the call that leads to it (k66); a resumable break under an undecided test
-  does not end the walk (k67: the ``.item()`` after a flag-guarded ``print`` stays definite).
+  does not end the walk (k67: the ``.item()`` after a flag-guarded ``print`` stays definite);
+- every way through the tests of a frame meeting a break that skips it (a call in each arm, k80; each arm of an
+  ``elif`` chain that ends in ``else``, k81; nested tests with a call in one arm, k84; both values of a
+  conditional expression, k85) skips the frame for sure: each break keeps its condition and the frame's own
+  diagnostic, at its ``def``, is definite (``SURE_SKIPS``); an arm that may ``continue`` before its break (k82)
+  or an ``elif`` without ``else`` (k83) leaves a way without a break: nothing definite (Dynamo broke nowhere in
+  the measured runs); Python int bounds in each arm are no break (k86).
+- a torch function Dynamo calls in the graph whose result its stub says is a Python int, str or bool, and that
+  Dynamo neither folds nor keeps as a constant (``torch/_dynamo/trace_rules.py``, ``variables/torch.py``,
+  ``builder.py``: scripts/update_torch_ops.py ``python_results``), breaks at the call (GB0208): k87
+  (``torch.get_num_threads()``, ``torch._C._get_cpu_capability()``, ``torch.is_anomaly_enabled()``); those it
+  folds or handles stay clean and are Python values, never tensors (k88); NumPy functions whose ``torch._numpy``
+  counterpart surely returns a Python bool break the same way (k89: ``np.isscalar(k)``, ``np.isrealobj``).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -62,12 +74,31 @@ CONDITIONAL = {
     "k54_definite_and_conditional_in_callees.py": {12: 'when `os.environ.get("K54_CHECK_SCORES")`'},
     "k66_slice_either_branch_then_index.py": {14: "when `batched`"},
     "k67_flag_print_then_item.py": {12: "when `VERBOSE`"},
+    "k80_calls_in_each_arm_loop.py": {7: "when `from_front`"},
+    "k81_elif_chain_each_arm_breaks.py": {14: 'when `MODE == "sum"`', 16: 'when `MODE == "max"` (and 1 more condition)'},
+    "k82_arm_continues_before_break.py": {12: "when `dense`", 14: "when `not (dense)`"},
+    "k83_elif_without_else.py": {10: 'when `kind == "ragged"`', 12: 'when `kind == "padded"` (and 1 more condition)'},
+    "k84_nested_ifs_call_and_break.py": {8: "when `clamp` (and 1 more condition)", 20: "when `not (by_width)`"},
+    "k85_conditional_expression_each_value.py": {10: "when `reverse`"},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
 #: run (k36: `AddOne.forward` is skipped only if the returned `y` is not the dirty `x`, which gblint does not follow)
 CONDITIONAL_SKIPS = {
     "k36_mark_dirty_returned_through_alias.py": ["forward"],
+    # a way through the frame meets no break (an arm that continues, an elif without else): not skipped in the run
+    "k82_arm_continues_before_break.py": ["accumulate"],
+    "k83_elif_without_else.py": ["lengths_of"],
+}
+
+#: program -> the frame skipped whichever arm runs: its diagnostic at the ``def`` line is definite, the breaks
+#: in the arms conditional
+SURE_SKIPS = {
+    "k66_slice_either_branch_then_index.py": ("gather_rows", 6, [14, 16]),
+    "k80_calls_in_each_arm_loop.py": ("pick", 14, [7, 11]),
+    "k81_elif_chain_each_arm_breaks.py": ("segment", 10, [14, 16, 18]),
+    "k84_nested_ifs_call_and_break.py": ("gather", 11, [8, 18, 20]),
+    "k85_conditional_expression_each_value.py": ("window_sums", 6, [10, 12]),
 }
 
 #: program -> {line: condition} of the breaks Dynamo made that gblint reports as conditional: the value the test
@@ -123,6 +154,24 @@ def test_every_break_reported(name):
 ORDER_CONDITIONAL = {
     "k17_module_set_by_setup.py": "when `self.monitor is Monitor` (and 1 more condition)",
 }
+
+
+def test_a_frame_skipped_whichever_arm_runs():
+    """Where every way through a frame's tests meets a break that skips it, the frame's diagnostic (at its
+    ``def``) is definite and names each break's line; each break stays conditional; nothing after them is reported.
+    Where some way meets none (k82, k83), no diagnostic is definite."""
+    assert set(SURE_SKIPS) <= set(FILES)
+    for name, (frame, line, sites) in SURE_SKIPS.items():
+        diags = predicted()[name]
+        sure = [d for d in diags if d["certainty"] == "definite" and d["effect"] == "skip"]
+        assert [(d["frame"], d["line"]) for d in sure] == [(frame, line)], sure
+        assert all(f"line {s}:" in sure[0]["explanation"] for s in sites), sure[0]["explanation"]
+        assert frame in [s["function"] for s in DOC["programs"][name]["skipped_frames"]]
+        arms = sorted({d["line"] for d in diags if d["effect"] in ("break", "skip") and d["line"] != line})
+        assert arms == sites and all(d["certainty"] == "conditional" for d in diags if d["line"] in sites), diags
+    for name in ("k82_arm_continues_before_break.py", "k83_elif_without_else.py"):
+        assert [d for d in predicted()[name] if d["certainty"] == "definite"] == []
+        assert DOC["programs"][name]["skipped_frames"] == []
 
 
 def test_breaks_after_a_setup_call_are_conditional_on_it():
@@ -218,8 +267,9 @@ def test_breaks_under_a_test_of_an_unknown_value_are_conditional():
     or to one that returns it: the breaks Dynamo made are reported, each conditional on the test as written."""
     assert set(UNKNOWN_VALUE) <= set(FILES)
     for name, expected in UNKNOWN_VALUE.items():
+        frame_line = SURE_SKIPS.get(name, (None, None))[1]  # the frame's own diagnostic (test above)
         got = {d["line"]: (d["certainty"], d["condition"]) for d in predicted()[name]
-               if d["effect"] in ("break", "skip", "error")}
+               if d["effect"] in ("break", "skip", "error") and d["line"] != frame_line}
         assert got == {line: ("conditional", condition) for line, condition in expected.items()}, got
 
 

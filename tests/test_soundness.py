@@ -76,7 +76,7 @@ def test_generated_programs_are_valid_and_varied():
         compile(render(spec), f"<{spec.python()}>", "exec")
     from tests.soundness import generator as g
     for field, values in [("kind", g.KINDS), ("arrival", g.ARRIVALS), ("form", g.FORMS), ("body", g.BODIES),
-                          ("entry", g.ENTRIES), ("truthy", (True, False)), ("fullgraph", (True, False)),
+                          ("else_body", g.BODIES), ("entry", g.ENTRIES), ("truthy", (True, False)), ("fullgraph", (True, False)),
                           ("fetch", (True, False))]:
         assert {getattr(s, field) for s in specs} == set(values), field
     assert {p for s in specs for p in s.places} == set(g.PLACES)

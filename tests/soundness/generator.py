@@ -27,6 +27,9 @@ What varies (each a field of :class:`Spec`):
   (``other_first``), so that the value may not be evaluated at all.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
   (``torch._dynamo.graph_break()``, ``print``, ``.item()``), so that whether the branch runs decides a break.
+- ``else_body``: what the other arm of an ``if`` or a conditional expression does, the same choices: with a
+  break source in both arms one of them runs whatever the value (in a loop, the frame is skipped whichever arm
+  runs: ``gblint.branch_cover``).
 - ``places``: where the test sits, outermost first: in a ``for`` loop, in a helper function (one call deeper
   each), in a ``with torch.no_grad()`` block; ``fetch`` re-reads a value that lives in a config, a global, the
   module or a helper inside the innermost helper instead of passing it down as a parameter.
@@ -68,6 +71,7 @@ class Spec:
     other: bool = True  # the other operand of an and/or chain
     other_first: bool = False
     body: str = "plain"
+    else_body: str = "plain"
     places: Tuple[str, ...] = ()
     fetch: bool = False
     entry: str = "decorator"
@@ -93,6 +97,8 @@ class Spec:
             s = dataclasses.replace(s, other=True, other_first=False)
         if s.form == "ternary" and s.body not in ("plain", "item"):
             s = dataclasses.replace(s, body="plain")
+        if s.form in ("while", "while_loop") or (s.form == "ternary" and s.else_body not in ("plain", "item")):
+            s = dataclasses.replace(s, else_body="plain")
         return s
 
     def python(self) -> str:
@@ -109,7 +115,8 @@ def specs(draw) -> Spec:
     places = draw(st.lists(st.sampled_from(PLACES), max_size=2))
     spec = Spec(kind=draw(st.sampled_from(KINDS)), truthy=draw(st.booleans()), arrival=draw(st.sampled_from(ARRIVALS)),
                 form=draw(st.sampled_from(FORMS)), other=draw(st.booleans()), other_first=draw(st.booleans()),
-                body=draw(st.sampled_from(BODIES)), places=tuple(places), fetch=draw(st.booleans()),
+                body=draw(st.sampled_from(BODIES)), else_body=draw(st.sampled_from(BODIES)), places=tuple(places),
+                fetch=draw(st.booleans()),
                 entry=draw(st.sampled_from(ENTRIES)), fullgraph=draw(st.booleans()))
     return spec.normal()
 
@@ -149,28 +156,29 @@ def _indent(lines: List[str], n: int = 1) -> List[str]:
     return [("    " * n + line) if line else line for line in lines]
 
 
-def _body(spec: Spec) -> List[str]:
-    return {"plain": ["x = x + 1"],
-            "graph_break": ["torch._dynamo.graph_break()", "x = x + 1"],
-            "print": ['print("taken")', "x = x + 1"],
-            "item": ["x = x + x.sum().item()"]}[spec.body]
+def _body(body: str, sign: str = "+") -> List[str]:
+    return {"plain": [f"x = x {sign} 1"],
+            "graph_break": ["torch._dynamo.graph_break()", f"x = x {sign} 1"],
+            "print": ['print("taken")', f"x = x {sign} 1"],
+            "item": [f"x = x {sign} x.sum().item()"]}[body]
 
 
 def _test(spec: Spec, v: str) -> List[str]:
     """The lines that test ``v`` (an expression) and change ``x``."""
     if spec.form == "ternary":
         taken = "x + x.sum().item()" if spec.body == "item" else "x + 1"
-        return [f"x = ({taken}) if {v} else (x - 1)"]
+        other = "x - x.sum().item()" if spec.else_body == "item" else "x - 1"
+        return [f"x = ({taken}) if {v} else ({other})"]
     if spec.form == "while":  # the body always leaves the loop: no backward jump
-        return [f"while {v}:"] + _indent(_body(spec) + ["break"])
+        return [f"while {v}:"] + _indent(_body(spec.body) + ["break"])
     if spec.form == "while_loop":  # a real loop: the value is tested again, at most twice
-        return ["n = 0", f"while {v}:"] + _indent(_body(spec) + ["n += 1", "if n == 2:", "    break"])
+        return ["n = 0", f"while {v}:"] + _indent(_body(spec.body) + ["n += 1", "if n == 2:", "    break"])
     cond = {"if": v, "if_not": f"not {v}", "bool_call": f"bool({v})"}.get(spec.form)
     if cond is None:
         other = _OTHER[spec.other]
         left, right = (other, v) if spec.other_first else (v, other)
         cond = f"{left} {spec.form} {right}"
-    return [f"if {cond}:"] + _indent(_body(spec)) + ["else:"] + _indent(["x = x - 1"])
+    return [f"if {cond}:"] + _indent(_body(spec.body)) + ["else:"] + _indent(_body(spec.else_body, "-"))
 
 
 def render(spec: Spec) -> str:
