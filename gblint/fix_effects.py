@@ -5,9 +5,9 @@ A fix that compiles a frame Dynamo skipped often trades one skipped frame for gr
 title of a loop or block fix says the graphs of its frame before and after
 (``... (`refine`: ~0 -> ~4 graphs, 3 graph breaks)``): both predicted by gblint itself, with the
 file alone and the fixed function taken as the compiled entry (callees in other files are not
-followed, so breaks they hold are not counted). Both count what is proven, as the predicted graph
-count does (:attr:`gblint.frame_report.FrameReport.graphs`): graphs, breaks and skipped frames from
-definite breaks only, so a fix is applied for what it surely gains. :func:`graph_counter` builds the predictor
+followed, so breaks they hold are not counted). Both count every break as happening
+(:attr:`gblint.frame_report.FrameReport.graphs_at_most`, the bound beside the proven count): a conditional
+break is one the rewrite removes when it happens. :func:`graph_counter` builds the predictor
 from the engine's ``run``, which this module never imports.
 """
 from __future__ import annotations
@@ -120,13 +120,13 @@ def _predict(run, source_file, settings, path: str, text: str, frame: str, cache
         return None
     walk = mine[0]
     own = [fr for fr in walk.frames if fr.frame.name == frame and fr.frame.path == path] or walk.frames[:1]
-    # what is proven, as the predicted graph count (FrameReport.graphs): a conditional break may not happen,
-    # so a fix is judged on the breaks and skips that surely go
-    proven = [fr for fr in walk.frames if fr.proven]
-    return Effect(sum(fr.graphs for fr in proven), sum(fr.sure_breaks for fr in proven),
-                  sum(fr.sure_status in ("skipped", "failed") for fr in proven),
-                  sum(fr.sure_status == "tail" for fr in proven), own[0].sure_status if own else "compiled",
-                  max(0, own[0].frame.info.ops_total - own[0].sure_breaks) if own else 0)
+    # every break counted as if it happens (FrameReport.graphs_at_most): a rewrite keeps behaviour within its
+    # applicability, so what it removes is what it removes when the breaks happen; a conditional break is
+    # judged as a break (judged on proven breaks only, no fix on a function of unannotated parameters applied)
+    return Effect(sum(fr.graphs_at_most for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames),
+                  sum(fr.status in ("skipped", "failed") for fr in walk.frames),
+                  sum(fr.status == "tail" for fr in walk.frames), own[0].status if own else "compiled",
+                  max(0, own[0].frame.info.ops_total - len(own[0].splits)) if own else 0)
 
 
 def apply_edit(text: str, edit: Edit) -> str:
