@@ -417,8 +417,8 @@ def _marks_through_helper(forward: Frame, project) -> Optional[str]:
     for e in forward.info.events:
         if e.kind == EventKind.CALL and e.args is not None and ctx in e.args.positional + tuple(
                 v for _, v in e.args.keywords):
-            for r in project.resolve_call(forward, e):
-                if isinstance(r, Frame) and any(h.code == "GBL141" for h in r.info.events):
+            for t in project.interp.targets(forward, e, None):  # the functions the interpreter finds it runs
+                if t.frame is not None and any(h.code == "GBL141" for h in t.frame.info.events):
                     return e.call_text
     return None
 
