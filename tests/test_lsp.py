@@ -638,12 +638,12 @@ def test_unsaved_buffer_stays_in_memory(tmp_path, monkeypatch):
     edited = LOOP_BREAK.replace("0.9", "0.8")
     glsp.analyse_sources([SourceFile(path, edited)], settings, cache)
     folder = tmp_path / ".gblint_cache"
-    assert [p for p in folder.rglob("*.json")] == []
+    assert [p for p in folder.rglob("*.msgpack")] == []
     calls = _counting_summaries(monkeypatch)
     glsp.analyse_sources([SourceFile(path, edited)], settings, cache)  # from memory all the same
     assert calls == []
     glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)  # the saved text: stored
-    assert calls == [path] and len(list(folder.rglob("*.json"))) == 1
+    assert calls == [path] and len(list(folder.rglob("*.msgpack"))) == 1
 
 
 def test_cache_false_gives_the_lsp_no_disk_cache(tmp_path, monkeypatch):
