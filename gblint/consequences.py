@@ -30,10 +30,10 @@ from .branch_cover import Way, below, covering, way_to
 from .calls import CallValues
 from .skip_cover import SkipCoverMixin, SkipWay
 from .compile_errors import CompileErrorsMixin, join_hint
-from .frame_context import FrameContextMixin, certainty_under
+from .frame_context import FrameContextMixin, certainty_under, eogb_value
 from .frame_report import FrameReport
 from .comp_frames import CompFramesMixin
-from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT, eogb_value
+from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most

@@ -107,3 +107,16 @@ def certainty_under(context: Tuple[str, ...], conditions: Optional[Tuple[str, ..
     if conditions is None and not context:
         return "", ""
     return values.certainty_of(context + (conditions or ()))
+
+
+def eogb_value(dec) -> Optional[bool]:
+    """What an ``error_on_graph_break(...)`` decorator (a :class:`gblint.model.Decorator`, or None)
+    sets: True or False when its argument is the literal, None when absent or not a literal
+    (torch/_dynamo/decorators.py ``error_on_graph_break``)."""
+    if dec is None:
+        return None
+    if dec.args:
+        return {"True": True, "False": False}.get(dec.args[0])
+    if "error_on_graph_break" in dec.kwargs:
+        return {"True": True, "False": False}.get(dec.kwargs["error_on_graph_break"])
+    return None

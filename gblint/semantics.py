@@ -9,7 +9,6 @@ Dynamo is compiling, and the modules Dynamo does not trace. Plain data, no logic
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 RESUMABLE_MANAGERS = frozenset({
     "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
@@ -75,18 +74,6 @@ NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 DOC_ATTRIBUTES = frozenset({"__doc__"})
 EOGB = ("torch._dynamo.error_on_graph_break",)
 
-
-def eogb_value(dec) -> Optional[bool]:
-    """What an ``error_on_graph_break(...)`` decorator (a :class:`gblint.model.Decorator`, or None)
-    sets: True or False when its argument is the literal, None when absent or not a literal
-    (torch/_dynamo/decorators.py ``error_on_graph_break``)."""
-    if dec is None:
-        return None
-    if dec.args:
-        return {"True": True, "False": False}.get(dec.args[0])
-    if "error_on_graph_break" in dec.kwargs:
-        return {"True": True, "False": False}.get(dec.kwargs["error_on_graph_break"])
-    return None
 # nn modules Dynamo does not trace (GB0014)
 RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
 #: break sources that skip the frame making the call, but are a resumable (nested) graph break for
