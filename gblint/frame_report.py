@@ -53,11 +53,6 @@ class FrameReport:
         return self.outcome.status if self.outcome is not None else Outcome.RESUME.status
 
     @property
-    def sure_status(self) -> str:
-        """:attr:`status` on the proven track: what the frame surely gets when compiled."""
-        return self.sure_outcome.status if self.sure_outcome is not None else Outcome.RESUME.status
-
-    @property
     def sure_breaks(self) -> int:
         """The graph breaks that surely split the frame (0 for a frame not proven to be compiled)."""
         return len(self.sure_split_ops) if self.proven else 0
