@@ -97,11 +97,6 @@ class DataDependentSlice(Rule):
         "    gen = random.Random(0)\n"
         "    start = gen.randint(0, 2)\n"
         "    return x[start:start + 2] * 2  # expect: GBL135\n",
-        "import torch\n"
-        "@torch.compile\n"
-        "def first_rows(x, offsets: torch.Tensor):\n"
-        "    rows = slice(offsets[0], offsets[1])  # expect: GBL135\n"
-        "    return x[rows]  # expect: GBL135\n",
     )
     examples_clean = (
         "import random\n"
