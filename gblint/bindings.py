@@ -204,6 +204,9 @@ class ValuesMixin:
         if not self.in_function():
             return
         if isinstance(target, cst.Name):
+            for frame in self.scope.arm_stack:
+                frame.note(target.value)
+            self.scope.kind_gates.pop(target.value, None)
             self._branch_binding(target.value, value)
             self.scope.rebound.add(target.value)
             self.scope.local_values.pop(target.value, None)

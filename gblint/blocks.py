@@ -8,11 +8,12 @@ of blocks around it. :class:`BlocksMixin` is part of :class:`gblint.summary.Summ
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional
 
 import libcst as cst
 
 from . import value_syntax
+from .arm_kinds import ArmKinds
+from .suites import _EMPTY, _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
 from .names import dotted
@@ -194,27 +195,56 @@ class BlocksMixin:
 
     def visit_If(self, node: cst.If) -> None:
         self.enter_if_values(node)
+        if self.in_function():
+            self.scope.arm_stack.append(ArmKinds(self.scope))
 
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
         if self.in_function():
             self.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
+            self._start_arm(node.test, False)
 
     def leave_If_body(self, node: cst.If) -> None:
+        self._end_arm(not _exits(node.body) and self.ctx.compiling_guard(node.test) is not False)
         self.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
         self.enter_else_values(node)
         self.push_guard(node, negate=True, suite=node.orelse.body if isinstance(node.orelse, cst.Else) else None)
+        if self.in_function():
+            self._start_arm(node.test, True)
 
     def leave_If_orelse(self, node: cst.If) -> None:
+        if node.orelse is not None:  # (libcst visits the field when it is None too)
+            flows = not (_exits(node.orelse.body) if isinstance(node.orelse, cst.Else) else _all_exit(node.orelse))
+            self._end_arm(flows and self.ctx.compiling_guard(node.test) is not True)
         self.pop()
+
+    def _start_arm(self, test_node, negate: bool, text: str = "") -> None:
+        if self.in_function() and self.scope.arm_stack:
+            block = self.scope.blocks[-1] if self.scope.blocks else None
+            self.scope.arm_stack[-1].start_arm(block.test if block is not None else None, text or (test_node, negate))
+
+    def _end_arm(self, flows: bool) -> None:
+        if self.in_function() and self.scope.arm_stack:
+            self.scope.arm_stack[-1].end_arm(flows)
+
+    def _finish_arms(self, rest) -> None:
+        if self.in_function() and self.scope.arm_stack:
+            self.scope.arm_stack.pop().finish(rest)
 
     def leave_If(self, node: cst.If) -> None:
         """``if torch.compiler.is_compiling(): return`` at a function's top level: under Dynamo the
         rest of the function never runs (PyTorch Geometric's ``warn``, transformers' helpers).
         After any other ``if`` whose body returns, the rest of the enclosing block runs only when
         its test is false: an ``AFTER_RETURN`` block with the negated test, until that block ends."""
+        if node.orelse is None and self.in_function() and self.scope.arm_stack:
+            guard = self.ctx.compiling_guard(node.test)
+            rest = Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),)) if guard is None else \
+                Expr(Op.CONST, value=not guard)
+            self._finish_arms((rest, (node.test, True)))
+        else:
+            self._finish_arms(None)
         body_exits = _exits(node.body)
         else_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
         self.leave_if_values(node, (not body_exits, not else_exits))
@@ -227,6 +257,59 @@ class BlocksMixin:
             test = Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),))
             self.push(BlockKind.AFTER_RETURN, node, test=test)
             self._pending_tests().append((self.scope.blocks[-1], node.test, True))
+
+    # -- `match`: each case's body runs only when its pattern matches and no earlier case did
+    def visit_Match(self, node) -> None:
+        if self.in_function():
+            self._forget_bound(node)
+            self._matches().append((node, value_syntax.expr_of(node.subject, self.scope), []))
+            self.scope.arm_stack.append(ArmKinds(self.scope))
+
+    def visit_MatchCase(self, node) -> None:
+        if not self.in_function() or not self._matches():
+            return
+        match, subject, earlier = self._matches()[-1]
+        self._forget_bound(match)  # each case starts from the values before the statement: one case runs
+        this = _pattern_test(node.pattern, subject, self.scope)
+        if node.guard is not None:
+            this = Expr(Op.AND, parts=(this, value_syntax.expr_of(node.guard, self.scope)))
+        test = Expr(Op.AND, parts=tuple(Expr(Op.NOT, parts=(e,)) for e in earlier) + (this,)) if earlier else this
+        earlier.append(this)
+        kind = BlockKind.ERROR_PATH if _raises(node.body) else BlockKind.BRANCH
+        self.push(kind, node, test=test)
+        text = f"match {_EMPTY.code_for_node(match.subject).strip()}: case {_EMPTY.code_for_node(node.pattern).strip()}"
+        if node.guard is not None:
+            text += f" if {_EMPTY.code_for_node(node.guard).strip()}"
+        if kind == BlockKind.BRANCH:
+            self._pending_tests().append((self.scope.blocks[-1], text, False))
+        self._start_arm(None, False, text)
+        self.note_loop_value()
+
+    def leave_MatchCase(self, node) -> None:
+        if self.in_function() and self._matches():
+            self._end_arm(not _exits(node.body))
+            self.pop()
+
+    def leave_Match(self, node) -> None:
+        if self.in_function() and self._matches():
+            match, subject, earlier = self._matches().pop()
+            self._forget_bound(node)
+            always = any(isinstance(c.pattern, cst.MatchAs) and c.pattern.pattern is None and c.guard is None
+                         for c in node.cases)
+            rest = Expr(Op.AND, parts=tuple(Expr(Op.NOT, parts=(e,)) for e in earlier))
+            self._finish_arms(None if always else (rest, f"match {_EMPTY.code_for_node(match.subject).strip()}: no case"))
+
+    def _matches(self) -> list:
+        matches = getattr(self, "_match_stack", None)
+        if matches is None:
+            matches = self._match_stack = []
+        return matches
+
+    def _forget_bound(self, node) -> None:
+        """The names bound anywhere in ``node`` (a ``match`` statement) hold what only one of its cases
+        bound, or what they held before: unknown."""
+        for name in sorted(value_syntax._names_bound(node)):
+            self.note_rebound(cst.Name(name))
 
     def note_exit(self) -> None:
         """A ``return``, ``continue`` or ``break`` read: an event after it in the same block is not met on every
@@ -284,7 +367,7 @@ class BlocksMixin:
         held = {id(b) for info in self.summary.functions.values() for ev in info.events for b in ev.blocks}
         for block, test_node, negate in pending:
             if id(block) in held:
-                test = _EMPTY.code_for_node(test_node).strip()
+                test = test_node if isinstance(test_node, str) else _EMPTY.code_for_node(test_node).strip()
                 block.condition = f"not ({test})" if negate and test else test
         self._branch_tests = []
 
@@ -455,156 +538,3 @@ class BlocksMixin:
     def visit_Yield(self, node: cst.Yield) -> None:
         if self.in_function():
             self.scope.is_generator = True
-
-
-_EMPTY = cst.Module(body=[])  # renders an expression's source for a condition
-
-
-def no_backedge(node: cst.While) -> bool:
-    """Whether the body of the ``while`` statement ``node`` can never jump back to its test: its
-    last statement is ``break`` or ``return`` (the jump back after it is dead code CPython drops)
-    and no ``continue`` of this loop is in it. Dynamo's loop test (``maybe_has_backedge``,
-    ``symbolic_convert.py``: a jump after the break to an earlier instruction) then finds none
-    for a break in the body, which resumes as in an ``if`` (a loop around the ``while`` still
-    counts: its block stays). ``docs/semantics.md`` §3.1."""
-    body = node.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        last = body.body[-1] if body.body else None
-    else:
-        stmt = body.body[-1] if body.body else None
-        last = stmt.body[-1] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-    if not isinstance(last, (cst.Break, cst.Return)):
-        return False
-    finder = _ContinueFinder()
-    body.visit(finder)
-    return not finder.found
-
-
-class _ContinueFinder(cst.CSTVisitor):
-    """Finds a ``continue`` of the loop whose body is visited (not of a loop nested in it, nor in
-    a nested function or class)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found = False
-
-    def visit_Continue(self, node: cst.Continue) -> None:
-        self.found = True
-
-    def visit_For(self, node) -> bool:
-        return self._nested_loop(node)
-
-    def visit_While(self, node) -> bool:
-        return self._nested_loop(node)
-
-    def _nested_loop(self, node) -> bool:
-        if node.orelse is not None:  # a `continue` in its `else` is of the loop around it
-            node.orelse.visit(self)
-        return False
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-
-def _exits(suite) -> bool:
-    """Whether a block's last statement leaves the function (``return`` or ``raise``)."""
-    body = getattr(suite, "body", ())
-    last = body[-1] if body else None
-    if isinstance(suite, cst.SimpleStatementSuite):
-        last_small = body[-1] if body else None
-    elif isinstance(last, cst.SimpleStatementLine) and last.body:
-        last_small = last.body[-1]
-    else:
-        return False
-    return isinstance(last_small, (cst.Return, cst.Raise))
-
-
-def _returns(suite) -> bool:
-    """Whether a block's last statement is a ``return``."""
-    body = getattr(suite, "body", ())
-    last = body[-1] if body else None
-    if isinstance(suite, cst.SimpleStatementSuite):
-        return bool(body) and isinstance(body[-1], cst.Return)
-    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], cst.Return)
-
-
-def _raises(suite) -> bool:
-    """Whether a block (an ``IndentedBlock``) raises at its own level: one of its statements is
-    a ``raise``."""
-    return suite is not None and any(isinstance(small, cst.Raise) for stmt in getattr(suite, "body", ())
-                                     if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body)
-
-
-# What an `except` clause catches of what a `try` body raises for sure (the builtins' hierarchy).
-_CATCH_KEY_ERROR = frozenset({"KeyError", "LookupError", "Exception", "BaseException"})
-
-
-def _caught(handler: cst.ExceptHandler) -> Optional[List[str]]:
-    """The exception classes ``handler`` names (last dotted part), None for a bare ``except:``."""
-    if handler.type is None:
-        return None
-    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    names = []
-    for item in items:
-        value = item.value if isinstance(item, cst.Element) else item
-        text = dotted(value)
-        names.append(text.rsplit(".", 1)[-1] if text else "")
-    return names
-
-
-def raises_test(try_node: cst.Try, handler: cst.ExceptHandler, scope) -> Optional[Expr]:
-    """When ``handler`` runs, as a test gblint may decide (:mod:`gblint.values`): the ``try`` body
-    raises what it catches for sure when one of its first simple statements (those before any
-    compound statement or ``return``) reads ``d["key"]`` of a dict the call passes without that key
-    (``KeyError``), or raises a class the handler names. None when nothing there decides it: the
-    body is an error path, as before. ``scope`` is the :class:`gblint.scope.FunctionScope`."""
-    caught = _caught(handler)
-    tests: List[Expr] = []
-    for stmt in try_node.body.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            break
-        for small in stmt.body:
-            if isinstance(small, cst.Raise) and small.exc is not None:
-                exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
-                name = (dotted(exc) or "").rsplit(".", 1)[-1]
-                if caught is None or name in caught or "Exception" in caught or "BaseException" in caught:
-                    tests.append(Expr(Op.CONST, True))
-                break
-            if caught is None or _CATCH_KEY_ERROR & set(caught):
-                tests.extend(_missing_keys(small, scope))
-            if isinstance(small, cst.Return):
-                break
-    if not tests:
-        return None
-    return tests[0] if len(tests) == 1 else Expr(Op.OR, parts=tuple(tests))
-
-
-def _missing_keys(small: cst.BaseSmallStatement, scope) -> List[Expr]:
-    """``"key" not in d`` for every ``d["key"]`` that ``small`` reads (not a target it assigns)."""
-    targets = set()
-    if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-        for t in getattr(small, "targets", None) or [small]:
-            targets.add(id(t.target))
-    found: List[Expr] = []
-
-    class Reads(cst.CSTVisitor):
-        def visit_Subscript(self, node: cst.Subscript) -> None:
-            if id(node) in targets or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-                return
-            key = node.slice[0].slice.value
-            if isinstance(key, cst.SimpleString):
-                container = value_syntax.expr_of(node.value, scope)
-                if container.op in (Op.PARAM, Op.DICT):
-                    found.append(Expr(Op.NOTIN, parts=(value_syntax.literal_expr(key), container)))
-
-        def visit_Lambda(self, node) -> bool:
-            return False  # runs later, if at all
-
-    small.visit(Reads())
-    return found

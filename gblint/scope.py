@@ -80,6 +80,8 @@ class FunctionScope:
         self.is_generator = False
         self.notes: Dict[str, object] = {}  # local name -> what a rule noted it holds (rules.notes)
         self.guessed: set = set()  # locals whose tensor kind is a guess (bound from a guessed self attribute)
+        self.kind_gates: dict = {}  # local -> a tensor only when this test holds (gblint.arm_kinds.Gate)
+        self.arm_stack: list = []  # the `if`/`match` statements being read (gblint.arm_kinds.ArmKinds)
         self.resolving: Optional[Dict[int, Optional[str]]] = None  # resolve() memo while the rules run (read only)
         self.masks: set = set()  # locals bound to a boolean mask tensor (gblint.tensors.mask_kind)
         self.numpy_locals: set = set()  # locals bound to a NumPy array made from Python values (tensors.numpy_made)

@@ -21,6 +21,7 @@ import libcst as cst
 from . import aliases, tensors, value_syntax, values
 from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
 from .flows import TENSOR_CLASSES, FlowsMixin
+from .arm_kinds import gate_blocks
 from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
@@ -574,13 +575,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 found = (found,)
             for site in found:
                 span = self.span(site.node)
-                blocks = tuple(self.scope.blocks)
-                if site.gate is not None:  # a break that happens only for some values of the call
-                    gate = Block(BlockKind.GATE if site.gate_kind == "gate" else BlockKind.BRANCH, span.line,
-                                 self.scope.ops, test=site.gate, condition=site.gate_text, exits_at_entry=self.scope.exits)
-                    blocks += (gate,)
-                    if any(b.kind == BlockKind.LOOP for b in self.scope.blocks):
-                        self.scope.in_loop_values.append(gate)
+                blocks = tuple(self.scope.blocks) + gate_blocks(self.scope, site, span.line, node)
                 ev = Event(EventKind.BREAK, span, blocks, self.scope.ops,
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=Outcome(site.outcome), python_value=site.python_value, needs=site.needs,

@@ -108,6 +108,8 @@ UNKNOWN_VALUE = {
     # each branch of an undecided test skips the frame: one of them runs, so the frame is skipped there and the
     # breaks after them are never met (before, the indexing and the count test after the branches were definite)
     "k66_slice_either_branch_then_index.py": {14: "when `batched`", 16: "when `not (batched)`"},
+    # a class pattern is not decided before the run: the case's break is conditional on it
+    "k93_match_class_pattern_breaks.py": {17: "when `match mode: case Verbose()`"},
 }
 
 
@@ -370,3 +372,21 @@ def test_changes_by_literal_name_or_read_only_aliases_stay_decided():
     assert doc["diagnostics"] == [] and doc["coverage"]["complete"] is True, doc
     assert all(not DOC["programs"][n]["breaks"] for n in names)
 
+
+
+def test_match_cases_and_if_arms_are_branches():
+    """A ``case`` body runs only when its pattern matches and no earlier case did: breaks in cases the driver's
+    literal does not pick are never traced (k90), the picked one is definite (k91), a class pattern is not decided
+    (k93: conditional on the case as written). A name bound differently in the arms of a ``match`` or an ``if``
+    holds what the arm that ran bound (k92, k94: an int; k95: the tensor); where the arm is not known the break
+    is conditional on it (the last block of ``tests/test_arm_kinds.py``). Before, ``match`` had no blocks and
+    the last arm's binding was taken for every run: k90, k92 and k94 had definite false breaks."""
+    for name in ("k90_match_untaken_cases_clean.py", "k92_match_binds_in_each_case.py",
+                 "k94_if_arms_bind_int_or_tensor_clean.py"):
+        assert predicted()[name] == [] and DOC["programs"][name]["breaks"] == [], name
+    got = {n: [(d["line"], d["certainty"], d.get("condition")) for d in predicted()[n]]
+           for n in ("k91_match_taken_case_breaks.py", "k93_match_class_pattern_breaks.py",
+                     "k95_if_arm_rebinds_tensor_breaks.py")}
+    assert got == {"k91_match_taken_case_breaks.py": [(12, "definite", None)],
+                   "k93_match_class_pattern_breaks.py": [(17, "conditional", "when `match mode: case Verbose()`")],
+                   "k95_if_arm_rebinds_tensor_breaks.py": [(11, "definite", None), (13, "definite", None)]}, got

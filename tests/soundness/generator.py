@@ -24,7 +24,10 @@ What varies (each a field of :class:`Spec`):
 - ``form``: how it is tested: ``if v``, ``if not v``, ``while v: ... break`` (the body always leaves the loop),
   ``while v:`` a loop that runs the body at most twice, ``a if v else b``,
   ``if bool(v)``, and ``and``/``or`` chains with another Python bool (``other``, true or false) on either side
-  (``other_first``), so that the value may not be evaluated at all.
+  (``other_first``), so that the value may not be evaluated at all; ``rebind``: a local bound to a tensor
+  before ``if v:``, rebound to a Python int in its body, then tested (``if w > 1``), so that the arm the value
+  takes decides whether the later test reads a tensor (``gblint.arm_kinds``); ``match v:`` with a case of
+  falsy patterns (``None | False | 0 | "" | []``) and a wildcard case.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
   (``torch._dynamo.graph_break()``, ``print``, ``.item()``), so that whether the branch runs decides a break.
 - ``else_body``: what the other arm of an ``if`` or a conditional expression does, the same choices: with a
@@ -54,7 +57,7 @@ ARRIVALS = ("arg", "default", "kwarg_wrapper", "config_attr", "global", "module_
 MODULE_ONLY = ("module_attr", "buffer", "parameter")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return")
-FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or")
+FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "match")
 BODIES = ("plain", "graph_break", "print", "item")
 PLACES = ("loop", "helper", "no_grad")
 ENTRIES = ("decorator", "call", "module")
@@ -173,6 +176,12 @@ def _test(spec: Spec, v: str) -> List[str]:
         return [f"while {v}:"] + _indent(_body(spec.body) + ["break"])
     if spec.form == "while_loop":  # a real loop: the value is tested again, at most twice
         return ["n = 0", f"while {v}:"] + _indent(_body(spec.body) + ["n += 1", "if n == 2:", "    break"])
+    if spec.form == "rebind":
+        return ["w = x.sum()", f"if {v}:", "    w = 3", "if w > 1:"] + _indent(_body(spec.body)) + ["else:"] + \
+            _indent(_body(spec.else_body, "-"))
+    if spec.form == "match":
+        return [f"match {v}:", '    case None | False | 0 | "" | []:'] + _indent(_body(spec.else_body, "-"), 2) + \
+            ["    case _:"] + _indent(_body(spec.body), 2)
     cond = {"if": v, "if_not": f"not {v}", "bool_call": f"bool({v})"}.get(spec.form)
     if cond is None:
         other = _OTHER[spec.other]

@@ -68,7 +68,7 @@ FIXED: Dict[str, Fixed] = {
         "`while v:` whose body always ends with `break` has no backward jump, so Dynamo does not count a break in "
         "its body as a break in a loop (symbolic_convert's maybe_has_backedge finds no backedge): it resumes after "
         "the break (2 graphs). gblint predicted the loop skip of the frame (GB7000). Fixed: such a `while` (its "
-        "body ends with `break` or `return`, no `continue` of it) is no loop block (gblint.blocks.no_backedge); a "
+        "body ends with `break` or `return`, no `continue` of it) is no loop block (gblint.suites.no_backedge); a "
         "loop around it still is. Measured: tests/cases/harness/h11_while_break_no_backedge.py."),
     "wrapper_frame_named_as_wrapped": Fixed(
         Spec(arrival="kwarg_wrapper", form="while_loop", body="graph_break", fullgraph=True),
