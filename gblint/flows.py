@@ -169,8 +169,8 @@ class FlowsMixin:
         """Attributes stored on an object by name or through its ``__dict__`` (``found``: what
         :mod:`gblint.namespace` read, or None): each literal name as :meth:`note_attr_store`; a name
         not known as :data:`gblint.namespace.ANY`, unless the object is the method's own ``self``
-        (``setattr(self, key, value)`` over a constructor's ``**kwargs``: what the class sets by name
-        is followed as its own stores)."""
+        (``setattr(self, key, value)`` over a constructor's ``**kwargs``): then only the class's own
+        instances may hold any attribute (``ClassInfo.assigned[ANY]``, read by :mod:`gblint.interp`)."""
         if found is None:
             return
         owner, names = found
@@ -180,6 +180,9 @@ class FlowsMixin:
         for name in names:
             if name != namespace.ANY or not own:
                 self.note_attr_store(name)
+            elif self.scope.class_info is not None:  # the class's own instances may hold any attribute
+                assigned = self.scope.class_info.assigned
+                assigned[name] = assigned.get(name, ()) + ((self.scope.info.qualname, UNKNOWN),)
 
     def leave_Del(self, node: cst.Del) -> None:
         targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else ()

@@ -576,16 +576,17 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                              self._eval(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                value = self.changed(name, self._opened(union(found), name, mro), inst.cls.path)
+                value = _named_at_run_time(mro, name, self.changed(name, self._opened(union(found), name, mro),
+                                                                   inst.cls.path))
                 if calls is not None and self._held_by_module(inst, value):  # in `_modules`, not __dict__
                     self._getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
-            return self.changed(name, self._opened(values.alternatives(later + ([got] if got is not None else [])),
-                                                   name, mro), inst.cls.path)
+            return _named_at_run_time(mro, name, self.changed(name, self._opened(values.alternatives(
+                later + ([got] if got is not None else [])), name, mro), inst.cls.path))
         if got is not None:
-            return self.changed(name, got, inst.cls.path)
+            return _named_at_run_time(mro, name, self.changed(name, got, inst.cls.path))
         fallback = self._getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback
@@ -635,6 +636,18 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                     and init.params and ev.func.parts[0].value == init.params[0].name:
                 building.add(f"{info.qualname}.{ev.func.value}")
         return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
+
+
+def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
+    """``value`` (attribute ``name`` of an instance whose classes are ``mro``: (summary, ClassInfo) pairs), or
+    maybe another where a method of those classes stores attributes on ``self`` by a name known only at run time
+    (``for k, v in kwargs.items(): setattr(self, k, v)``) and ``value`` is a constant (a setting), not a method."""
+    if value.op == Op.UNKNOWN or not any(ANY in info.assigned for _summary, info in mro) \
+            or any(name in info.methods for _summary, info in mro):
+        return value
+    if all(values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,))):
+        return union((value, UNKNOWN))
+    return value
 
 
 _GLOBALS = Ext("builtins.globals")

@@ -110,6 +110,8 @@ UNKNOWN_VALUE = {
     "k66_slice_either_branch_then_index.py": {14: "when `batched`", 16: "when `not (batched)`"},
     # a class pattern is not decided before the run: the case's break is conditional on it
     "k93_match_class_pattern_breaks.py": {17: "when `match mode: case Verbose()`"},
+    # the class stores its keywords by name (`setattr(self, key, value)`): its default is not what an instance holds
+    "k96_setattr_kwargs_own_class.py": {25: "when `self.opts.verbose`"},
 }
 
 
