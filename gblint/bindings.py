@@ -125,7 +125,7 @@ class ValuesMixin:
                     if isinstance(a.value, cst.Name) and self.in_function():  # what the call itself is handed
                         self.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.scope)
                     how = Expr(Op.CHANGES, slot, (called,)) if called is not None and slot is not None else None
-                    self.note_mutated(a.value, how)
+                    self.note_mutated(a.value, how, handed=True)
 
     def note_grown(self, node: cst.Call) -> bool:
         """``xs.append(v)``, ``xs.insert(i, v)``, ``xs.extend(vs)`` on a local the function binds
@@ -136,8 +136,11 @@ class ValuesMixin:
         True when recorded so; False for any other call (then :meth:`note_mutated`)."""
         func = node.func
         want = {"append": 1, "insert": 2, "extend": 1}.get(func.attr.value)
-        if want is None or len(node.args) != want or any(a.star or a.keyword for a in node.args) \
-                or not self.in_function() or self.suppressed():
+        if want is None or len(node.args) != want or any(a.star or a.keyword for a in node.args):
+            return False
+        if self.scope is None and not self.class_stack and isinstance(func.value, cst.Name):
+            return self._module_grown(func.value.value, func.attr.value, node.args[-1].value)
+        if not self.in_function() or self.suppressed():
             return False
         scope, base = self.scope, func.value
         value = self.value_of(node.args[-1].value)
@@ -157,11 +160,12 @@ class ValuesMixin:
             return True
         return False
 
-    def note_mutated(self, node, how: Optional[Expr] = None) -> None:
+    def note_mutated(self, node, how: Optional[Expr] = None, handed: bool = False) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
-        ``how``: a test that must also hold for the change to happen (a callee's ``changes``). An item
-        changed (``held[0]["k"] = v``) is a change of what holds it."""
+        ``how``: a test that must also hold for the change to happen (a callee's ``changes``); ``handed``: the
+        change is a call's, handed the collection (at module level, not followed: the callee is taken to read
+        it). An item changed (``held[0]["k"] = v``) is a change of what holds it."""
         while isinstance(node, cst.Subscript):
             node = node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
@@ -184,6 +188,24 @@ class ValuesMixin:
                 del self.scope.local_values[name]
         elif self.scope is None:
             self._module_args.pop(name, None)
+            if not handed and not self.class_stack and name in self.summary.module_values:  # `CONFIG.update(...)`
+                self.summary.module_values[name] = tuple(values.changed_in_place(v)
+                                                         for v in self.summary.module_values[name])
+
+    def _module_grown(self, name: str, method: str, arg: cst.BaseExpression) -> bool:
+        """``name.append(v)`` (``insert``, ``extend``) at module level, maybe in a loop or under a branch: the
+        list a module global holds may also hold ``v``, in some place, maybe more (``layers = []`` then
+        ``layers.append(Layer())`` in a ``for`` loop, before ``nn.ModuleList(layers)``). True when noted."""
+        found = self.summary.module_values.get(name)
+        if not found:
+            return False
+        self._module_args.pop(name, None)
+        value = self.value_of(arg)
+        item = values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value, values.OTHER))
+        self.summary.module_values[name] = tuple(
+            Expr(Op.SEQ, values.CHANGED, values.changed_in_place(v).parts + (item,)) if v.op == Op.SEQ
+            else values.changed_in_place(v) for v in found)
+        return True
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         if not self.in_function():

@@ -148,8 +148,8 @@ class GapsMixin:
         or a buffer the frame's class registers (``self.register_buffer("mask", ...)`` then
         ``self.mask``)."""
         if depth < 8:
-            if e.op == Op.SUB and e.parts:
-                if self._tensor_valued(frame, e.parts[0], env, depth + 1):
+            if e.op == Op.SUB and e.parts:  # an item of a tensor (or a str); a list's or dict's item is anything
+                if self._tensor_valued(frame, e.parts[0], env, depth + 1) and not self._collection(e.parts[0], env):
                     return True
             elif e.op == Op.CALLV and e.parts and e.parts[0].op == Op.ATTR and e.parts[0].parts \
                     and e.parts[0].value in tensors.TENSOR_METHODS and e.parts[0].value not in tensors.PY_METHODS:
@@ -166,6 +166,11 @@ class GapsMixin:
         value = self._eval(e, env, None)
         parts = value.parts if value.op == Op.UNION else (value,)
         return bool(parts) and all(p.op in _KNOWN_KINDS for p in parts)
+
+    def _collection(self, e: Expr, env: values.Env) -> bool:
+        """Whether ``e`` may be a list, tuple, dict or set (an ``nn.ModuleList`` of layers included)."""
+        value = self._eval(e, env, None)
+        return any(p.op in (Op.SEQ, Op.DICT, Op.SET) for p in (value.parts if value.op == Op.UNION else (value,)))
 
     def _buffers(self, frame: Frame) -> frozenset:
         """The buffer names the class of method ``frame`` and its bases register with a constant
