@@ -75,7 +75,7 @@ class Consequences(CallValues):
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
-        self.reasons = {}  # why a call resolved to nothing
+        self.reasons = {}  # why a call resolved to nothing, per calls.call_key
         self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
 
     # ------------------------------------------------------------------ inner breaks
