@@ -29,6 +29,13 @@ _NOT_RESUMING = frozenset({BlockKind.LOOP, BlockKind.WHILE_TEST, BlockKind.TRY, 
                            BlockKind.GENEXPR, BlockKind.HANDLER})
 
 
+def call_key(frame: Frame, ev: Event) -> Tuple[str, str, int]:
+    """``(path, qualname, position)`` of the event ``ev`` among the events of ``frame``: a key that
+    outlives the event object (an :class:`gblint.model.Event` is not hashable, and an ``id`` may be
+    reused); -1 for an event not in the frame's list."""
+    return frame.path, frame.name, next((i for i, e in enumerate(frame.info.events) if e is ev), -1)
+
+
 class CallValues:
     """Value-dependent reach for the consequence walk. Needs ``self.project`` (a
     :class:`gblint.index.Project`), ``self.error_paths`` (bool), and the memo dicts
@@ -43,7 +50,8 @@ class CallValues:
     _helpers: Dict[str, object]
     # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
     calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
-    reasons: Dict[int, Optional[str]]  # id(call event) resolved to nothing -> why (gblint.interp.Interpreter.unfollowed)
+    # call_key of a call resolved to nothing -> why (gblint.interp.Interpreter.unfollowed)
+    reasons: Dict[Tuple[str, str, int], Optional[str]]
 
     def resolved_calls(self, frame: Frame) -> List[Tuple[Event, tuple]]:
         """``(call event, targets)`` for each call of ``frame`` a walk resolved, in source order."""
@@ -228,8 +236,8 @@ class CallValues:
                    for t, e, f in out]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
-        if not out and not ev.read and id(ev) not in self.reasons:
-            self.reasons[id(ev)] = self.project.interp.unfollowed(frame, ev, env)
+        if not out and not ev.read and (key := call_key(frame, ev)) not in self.reasons:
+            self.reasons[key] = self.project.interp.unfollowed(frame, ev, env)
         return out
 
     @staticmethod

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Set, Tuple
 
+from .calls import call_key
 from .model import ContainerValue, Dotted, Event, Frame, ModuleAttr, NnModuleAttr
 from .ops import Op
 from .semantics import DISABLE, EXTERNAL_HEADS
@@ -180,7 +181,7 @@ def call_tree(walk) -> RegionTree:
             callees = [t for t in targets if isinstance(t, Frame)]
             if not targets:
                 library = _library_name(owner.project, frame, ev)
-                if library is None and id(ev) in owner.reasons and owner.reasons[id(ev)] is None:
+                if library is None and owner.reasons.get(call_key(frame, ev), "") is None:
                     library = ev.call_text  # a library's own call (the standard library's): no gap
                 if library is not None:
                     node.library.append((ev.span.line, ev.call_text, library))
@@ -308,7 +309,7 @@ def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
             if key in seen:
                 continue
             seen.add(key)
-            reason = model.reasons.get(id(ev))
+            reason = model.reasons.get(call_key(frame, ev))
             if reason is not None and _library_name(model.project, frame, ev) is None:
                 out.append((frame, ev, reason))
     for frame, ev, reason in model.cut.values():  # followed, but too deep in a chain of calls to analyse

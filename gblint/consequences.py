@@ -28,11 +28,11 @@ from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Fr
                     ManagerKind, Outcome, Region)
 from .branch_cover import Way, below, covering, way_to
 from .calls import CallValues
-from .skip_cover import SkipCoverMixin, SkipWay
-from .compile_errors import CompileErrorsMixin, join_hint
-from .frame_context import FrameContextMixin, certainty_under, eogb_value
+from .skip_cover import SkipWay, covered_skip
+from .compile_errors import CompileErrors, call_trace, join_hint
+from .frame_context import FrameContext, certainty_under, eogb_value
 from .frame_report import FrameReport
-from .comp_frames import CompFramesMixin
+from .comp_frames import CompFrames, star_generator
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 
@@ -75,7 +75,7 @@ class Consequences(CallValues):
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
-        self.reasons = {}  # why a call resolved to nothing
+        self.reasons = {}  # why a call resolved to nothing, per calls.call_key
         self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
 
     # ------------------------------------------------------------------ inner breaks
@@ -170,8 +170,9 @@ def _in_try(blocks: Iterable[Block]) -> bool:
     return any(b.kind == BlockKind.TRY for b in blocks)
 
 
-class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCoverMixin):
-    """The state of one region's walk: frames compiled, diagnostics emitted."""
+class _RegionWalk:
+    """The state of one region's walk: frames compiled, diagnostics emitted; ``ctx``, ``errors`` and ``comps``
+    its collaborators (:mod:`gblint.frame_context`, :mod:`gblint.compile_errors`, :mod:`gblint.comp_frames`)."""
 
     def __init__(self, owner: Consequences, region: Region):
         self.owner = owner
@@ -181,13 +182,20 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
         self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
-        self.region_failed = False
-        self.first_error: Optional[Tuple[str, int]] = None  # (path, line) of the region's first compile error
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
-        self.init_context()
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
+        self.last_call_resumed = False
+        self.call_ways: List[SkipWay] = []  # of the last call: the breaks that skip the frame only when their arm runs
+        self.ctx = FrameContext(self.diagnostics)
+        self.errors = CompileErrors(region, self)
+        self.comps = CompFrames(region, owner, self)
+
+    @property
+    def region_failed(self) -> bool:
+        """Whether the region's compile fails (a compile error was reported)."""
+        return self.errors.failed
 
     @property
     def unresolved(self) -> List[Tuple[Frame, Event]]:
@@ -231,7 +239,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
             message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
-        how, condition = certainty_under(self.context, self.conditions)
+        how, condition = certainty_under(self.ctx.context, self.conditions)
         subject = subject if subject is not None else self.subject
         short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
             if subject else messages.fit(message)
@@ -242,20 +250,28 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
             certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else "")
         if old is not None:
             if new.certainty and CERTAINTY_RANK[new.certainty] > CERTAINTY_RANK.get(old.certainty, -1):
-                self.record_emitted(earlier)
+                self.ctx.record_emitted(self.conditions, earlier)
                 self.diagnostics[earlier] = new
             return
         self.reported_sites.setdefault(site, len(self.diagnostics))
         self.emitted[key] = len(self.diagnostics)
-        self.record_emitted()
+        self.ctx.record_emitted(self.conditions)
         self.diagnostics.append(new)
+
+    def emit_under(self, conditions: Tuple[str, ...], *args, **kwargs) -> None:
+        """:meth:`emit` for a site of its own, decided under ``conditions`` (not the site being decided)."""
+        self.conditions = conditions
+        try:
+            self.emit(*args, **kwargs)
+        finally:
+            self.conditions = None
 
     def _surer(self, index: int, effect: str) -> None:
         """The site of diagnostic ``index`` is met again, under the current context and conditions:
         when it is surer now (definite where it was conditional), the diagnostic says so."""
         if effect not in ("break", "skip", "error"):
             return
-        how, condition = certainty_under(self.context, self.conditions)
+        how, condition = certainty_under(self.ctx.context, self.conditions)
         d = self.diagnostics[index]
         if d.certainty and CERTAINTY_RANK.get(how, -1) > CERTAINTY_RANK.get(d.certainty, -1):
             self.diagnostics[index] = dataclasses.replace(d, certainty=how, condition=condition)
@@ -266,16 +282,26 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         env = self.owner.project.interp.frame_env(frame, env)
         key = (frame.path, frame.name, values.env_key(env))
         if key in self.seen_frames:
-            self.recontext(key)
+            self.ctx.recontext(key)
             return
-        if sum(1 for k in self._analysing if k[:2] == key[:2]) >= _MAX_FRAME_RECURSION:
+        if self.ctx.analysing(key) >= _MAX_FRAME_RECURSION:
             return  # a recursive function run eagerly, called with new values at each level: nothing new below
         self.seen_frames.add(key)
-        self.enter_frame(key, frame)
+        self.ctx.enter_frame(key, self.report_for(frame))
         try:
             self._frame(frame, key, strict, env)
         finally:
-            self.leave_frame()
+            self.ctx.leave_frame()
+
+    def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
+                   env: Optional[values.Env] = None, via: Tuple[str, ...] = (), alone_if: Tuple[str, ...] = ()) -> None:
+        """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
+        ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
+        (and ``via``: the call runs ``frame`` only when the called value is the one that leads there).
+        ``alone_if``: the tests under which the call breaks, so that ``frame`` is compiled on its own
+        at all (its graphs are counted only when there are none)."""
+        with self.ctx.further(self.owner.residual(call.blocks, caller_env or values.Env()) + via, alone_if):
+            self.frame(frame, strict, env)
 
     def _frame(self, frame: Frame, key, strict: bool, env: values.Env) -> None:
         self.owner.visited.setdefault(key[:2], frame)
@@ -284,8 +310,8 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         fullgraph = self.region.fullgraph
         if info.is_generator:
             if fullgraph or strict:
-                self.error_at(frame, _def_event(info), (), "the compiled function is a generator", ("GB0003",),
-                              "Return a list or tensor instead of yielding.", strict)
+                self.errors.error_at(frame, _def_event(info), (), "the compiled function is a generator",
+                                     ("GB0003",), "Return a list or tensor instead of yielding.", strict)
             else:
                 self.emit("GBL205", Outcome.SKIP, frame.name, frame.path, info.span,
                           f"`{frame.name}` is a generator function: Dynamo does not trace generator frames (GB0003), "
@@ -307,11 +333,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                 continue
             ev_strict = self.strict_at(ev.blocks, strict)
             if ev.kind == EventKind.WITH and ev.manager is not None and ev.manager.kind == ManagerKind.FAILS:
-                return self.internal_error(frame, ev, ())  # the call raises: nothing after it runs
+                return self.errors.internal_error(frame, ev, ())  # the call raises: nothing after it runs
             if ev.kind == EventKind.WITH:
                 if fullgraph or ev_strict:
-                    self.error_at(frame, ev, (), ev.detail + " is an unsupported context manager", ev.gb_ids,
-                                  "Enter the manager outside the compiled function.", ev_strict)
+                    self.errors.error_at(frame, ev, (), ev.detail + " is an unsupported context manager",
+                                         ev.gb_ids, "Enter the manager outside the compiled function.", ev_strict)
                     continue
                 self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
                           f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
@@ -341,11 +367,11 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                     skipped = True
                 elif verdict == Outcome.SKIP:  # one in each arm of an `if`: skipped whichever runs (k66)
                     way = self.owner.way(frame, ev, env)
-                    skipped = self.covered_skip(frame, ev, ways, [(way, frame.path, ev.span.line)])
+                    skipped = covered_skip(self, frame, ev, ways, [(way, frame.path, ev.span.line)])
                 continue
             if ev.kind == EventKind.CALL:
                 skips = self.call(frame, ev, strict, checkpoint, env)
-                skips = skips or self.covered_skip(frame, ev, ways, self.call_ways)
+                skips = skips or covered_skip(self, frame, ev, ways, self.call_ways)
                 if not skips:  # a call that skips the frame has had its callee's frame decided
                     traced.append(ev)
                 skipped = skips or skipped
@@ -356,7 +382,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
             # after it): each function they call is compiled on its own (measured, tests/cases/kinds/k53_*)
             for ev in traced:
                 self.fresh_callees(frame, ev, env)
-            self.eager_comprehensions(frame, env)
+            self.comps.eager_comprehensions(frame, env)
 
     def breaks_here(self, ev: Event) -> bool:
         """fullgraph=True captures `.item()` symbolically (measured on 2.13): the read is no break,
@@ -382,9 +408,6 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                     self.frame_from(env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
 
     # -------------------------------------------------------------- calls
-    last_call_resumed = False
-    call_ways: List[SkipWay] = []  # of the last call: the breaks that skip the frame only when their arm runs
-
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
         """Handle a call event of ``frame`` (parameters holding ``env``): True if it skips ``frame`` for any values."""
         env = env or values.Env()
@@ -440,10 +463,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
             if info.is_generator:
                 first = inner[0]
                 if self.region.fullgraph or self.strict_at(ev.blocks, strict):
-                    self.error_at(frame, first.event, first.chain, f"the generator `{callee.name}` breaks",
-                                  first.event.gb_ids, first.event.hint, strict, site_frame=first.frame)
+                    self.errors.error_at(frame, first.event, first.chain, f"the generator `{callee.name}` breaks",
+                                         first.event.gb_ids, first.event.hint, strict, site_frame=first.frame)
                     continue
-                trace = self.trace(first.chain, first.frame, first.event)
+                trace = call_trace(first.chain, first.frame, first.event)
                 self.emit("GBL205", Outcome.SKIP, frame.name, first.frame.path, first.event.span,
                           f"{first.event.detail} inside generator `{callee.name}`, consumed by `{frame.name}` "
                           f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
@@ -455,10 +478,10 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                           None if at_call + first.conditions else Outcome.SKIP)
                 skipped = sure = True
                 continue
-            gen = self.star_generator(frame, ev)
+            gen = star_generator(frame, ev)
             if gen is not None and not self.region.nested_graph_breaks and not any(
                     self.is_error_only(ib, ev, strict) for ib in inner):
-                self.star_generator_skip(frame, ev, gen, inner[0], conditions := at_call + via + inner[0].conditions)
+                self.comps.star_generator_skip(frame, ev, gen, inner[0], conditions := at_call + via + inner[0].conditions)
                 skipped, sure = True, sure or not conditions
                 if not self.region_failed and not flat and not alone:
                     self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
@@ -538,13 +561,13 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         self.subject = site.detail
         site_frame = site_frame or frame
         if site.kind == EventKind.WITH and site.manager is not None and site.manager.kind == ManagerKind.FAILS:
-            self.internal_error(frame, site, chain, site_frame)
+            self.errors.internal_error(frame, site, chain, site_frame)
             return Outcome.ERROR
         strict = strict_override if strict_override is not None else self.strict_at(blocks, False)
         if self.region.fullgraph or strict or site.outcome == Outcome.ERROR:
-            self.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
+            self.errors.error_at(frame, site, chain, site.detail, site.gb_ids, site.hint, strict, site_frame=site_frame)
             return Outcome.ERROR
-        trace = self.trace(chain, site_frame, site) if chain else ()
+        trace = call_trace(chain, site_frame, site) if chain else ()
         path = site_frame.path
         depth = len(chain) + 1
         traced = depth - uncompiled  # frames that re-trace down to the break: callees without tensors do not
@@ -552,7 +575,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
         comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
         loop = next((b for b in blocks if b.kind == BlockKind.LOOP), None)
         if comp is not None and loop is None:
-            return self.comprehension(frame, site, comp, chain, site_frame, trace, depth)
+            return self.comps.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:
             where = "in a function called inside" if chain else "inside"
             self.emit("GBL201", Outcome.SKIP, frame.name, path, site.span,
@@ -614,7 +637,7 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                                  "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
             if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
-                self.contextmanager_frames(frame, blocker)
+                self.comps.contextmanager_frames(frame, blocker)
             return Outcome.SKIP
         if chain:
             if self.region.nested_graph_breaks:
@@ -663,28 +686,6 @@ class _RegionWalk(CompileErrorsMixin, FrameContextMixin, CompFramesMixin, SkipCo
                          == site.span.line and self.diagnostics[i].path == site_frame.path), None)
             if main is not None:
                 name_each_other(self.diagnostics, (main, here))
-
-    def contextmanager_frames(self, frame: Frame, blocker: Block) -> None:
-        """A @contextmanager generator entered in a skipped frame is itself skipped (addendum 6): the
-        generator frames the interpreter resolved the ``with`` item's call ``blocker`` builds its
-        manager with to (the walk's targets of that call, :meth:`gblint.calls.CallValues.resolved_calls`)."""
-        head = blocker.manager.label.split("(", 1)[0]
-        calls = [(ev, targets) for ev, targets in self.owner.resolved_calls(frame)
-                 if ev.call_text == head and ev.span.line >= blocker.line and not any(b is blocker for b in ev.blocks)]
-        for callee in (min(calls, key=lambda c: c[0].span.line)[1] if calls else ()):
-            if isinstance(callee, Frame) and callee.info.is_generator:
-                self.emit("GBL205", Outcome.SKIP, callee.name, callee.path, callee.info.span,
-                          f"`{callee.name}` is a generator (@contextmanager) entered by the skipped frame "
-                          f"`{frame.name}`: Dynamo does not trace generator frames (GB0003); it runs eagerly.",
-                          "Use a supported manager, or keep the break out of the `with` block.", ("GB0003",), (),
-                          subject=f"@contextmanager `{callee.name}`, entered in skipped `{frame.name}`")
-
-    # -------------------------------------------------------------- traces
-    def trace(self, chain, site_frame: Frame, site: Event) -> Tuple[TraceFrame, ...]:
-        """The call chain from the frame that pays for the break down to the site."""
-        out = [TraceFrame(f.path, ev.span.line, f.info.qualname) for f, ev in chain]
-        out.append(TraceFrame(site_frame.path, site.span.line, site_frame.info.qualname))
-        return tuple(out)
 
 
 def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:

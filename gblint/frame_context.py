@@ -7,21 +7,25 @@ conditions; docs/semantics.md §0 rule 6: Dynamo traces only the branch the valu
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from . import values
-from .model import Event, Frame
+from .diagnostics import Diagnostic
+from .frame_report import FrameReport
 
 
-class FrameContextMixin:
-    """The walk's context: ``context`` (the tests on the way to the frame being analysed),
+class FrameContext:
+    """The walk's context: :attr:`context` (the tests on the way to the frame being analysed),
+    :attr:`alone_if` (the tests on which that frame's being compiled on its own depends besides),
     per frame the context it was analysed under, and per frame the diagnostics reported in it.
-    Mixed into :class:`gblint.consequences._RegionWalk`, which owns ``diagnostics``, ``owner``,
-    ``conditions`` and :meth:`frame`."""
+    ``diagnostics`` is the region walk's list (:attr:`gblint.consequences._RegionWalk.diagnostics`),
+    whose entries :meth:`recontext` replaces when a frame turns out surer."""
 
-    def init_context(self) -> None:
-        """Start with no tests on the way (the region's entry is reached on every call)."""
+    def __init__(self, diagnostics: List[Diagnostic]):
+        self.diagnostics = diagnostics
+        # the region's entry is reached on every call: no tests on the way
         self.context: Tuple[str, ...] = ()
         self._contexts: Dict[tuple, Tuple[str, ...]] = {}
         self._analysing: List[tuple] = []
@@ -31,15 +35,19 @@ class FrameContextMixin:
         # entered while it was, with whether they needed more than it did to be compiled on their own
         self.alone_if: Tuple[str, ...] = ()
         self._alone_under: Dict[tuple, Tuple[str, ...]] = {}
-        self._entered_under: Dict[tuple, List[Tuple[object, bool]]] = {}
+        self._entered_under: Dict[tuple, List[Tuple[FrameReport, bool]]] = {}
 
-    def enter_frame(self, key: tuple, frame: Frame) -> None:
-        """Start analysing the frame ``key`` (``(path, qualname, values)``) under the current context;
-        its report is proven (:attr:`gblint.frame_report.FrameReport.proven`) when nothing undecided
-        is on the way to it."""
+    def analysing(self, key: tuple) -> int:
+        """How many frames of the function of ``key`` (``(path, qualname, values)``) are being
+        analysed inside one another."""
+        return sum(1 for k in self._analysing if k[:2] == key[:2])
+
+    def enter_frame(self, key: tuple, report: FrameReport) -> None:
+        """Start analysing the frame ``key`` (``(path, qualname, values)``, whose report is ``report``)
+        under the current context; its report is proven (:attr:`gblint.frame_report.FrameReport.proven`)
+        when nothing undecided is on the way to it."""
         self._contexts[key] = self.context
         self._alone_under[key] = self.alone_if
-        report = self.report_for(frame)
         report.proven = report.proven or not (self.context or self.alone_if)
         for outer in self._analysing:
             more = (len(self.context) > len(self._contexts[outer])
@@ -52,25 +60,22 @@ class FrameContextMixin:
         """Done with the innermost frame being analysed."""
         self._analysing.pop()
 
-    def record_emitted(self, index: Optional[int] = None) -> None:
-        """Note the diagnostic about to be appended (or to replace the one at ``index``) under every
-        frame being analysed."""
+    def record_emitted(self, conditions: Optional[Tuple[str, ...]], index: Optional[int] = None) -> None:
+        """Note the diagnostic about to be appended (or to replace the one at ``index``), for a site
+        decided under ``conditions``, under every frame being analysed."""
         index = len(self.diagnostics) if index is None else index
         for key in self._analysing:
-            self._emitted_under.setdefault(key, []).append((index, self.context, self.conditions))
+            self._emitted_under.setdefault(key, []).append((index, self.context, conditions))
 
-    def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
-                   env: Optional[values.Env] = None, via: Tuple[str, ...] = (), alone_if: Tuple[str, ...] = ()) -> None:
-        """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
-        ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
-        (and ``via``: the call runs ``frame`` only when the called value is the one that leads there).
-        ``alone_if``: the tests under which the call breaks, so that ``frame`` is compiled on its own
-        at all (its graphs are counted only when there are none)."""
+    @contextlib.contextmanager
+    def further(self, tests: Tuple[str, ...], alone_if: Tuple[str, ...]) -> Iterator[None]:
+        """While a frame compiled on its own from a call is analysed: ``tests`` more on the way to
+        it, and ``alone_if`` more on which its being compiled on its own depends."""
         outer, outer_alone = self.context, self.alone_if
-        self.context = outer + self.owner.residual(call.blocks, caller_env or values.Env()) + via
+        self.context = outer + tests
         self.alone_if = outer_alone + alone_if
         try:
-            self.frame(frame, strict, env)
+            yield
         finally:
             self.context, self.alone_if = outer, outer_alone
 

@@ -125,3 +125,52 @@ def test_no_module_over_700_lines():
         if n > MAX_LINES:
             long[module] = n
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+# classes still built from mixins that use each other's attributes (issue 39): this list may only shrink; every
+# other class is composed of collaborators it holds and calls (e.g. gblint.consequences._RegionWalk)
+MIXIN_BUILT = {"gblint.interp.Interpreter", "gblint.summary.SummaryBuilder"}
+
+
+def mixin_built_classes() -> Dict[str, List[str]]:
+    """``module.Class`` -> its bases that are project classes named ``...Mixin``, for every class
+    of the installed packages that has one."""
+    trees = {}
+    for module, path in project_modules().items():
+        with open(path, encoding="utf-8") as fh:
+            trees[module] = ast.parse(fh.read(), path)
+    mixins = {node.name for tree in trees.values() for node in ast.walk(tree)
+              if isinstance(node, ast.ClassDef) and node.name.endswith("Mixin")}
+    out = {}
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                names = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                found = [n for n in names if n in mixins]
+                if found:
+                    out[f"{module}.{node.name}"] = found
+    return out
+
+
+def test_no_new_class_built_from_mixins():
+    built = mixin_built_classes()
+    assert set(built) <= MIXIN_BUILT, f"classes built from mixins: {sorted(set(built) - MIXIN_BUILT)}"
+    gone = MIXIN_BUILT - set(built)
+    assert not gone, f"no longer built from mixins, drop from MIXIN_BUILT: {sorted(gone)}"
+
+
+def test_the_consequence_walk_has_no_mixins():
+    """The region walk (gblint.consequences._RegionWalk) and its collaborators define no mixin and
+    have none as a base: each collaborator is constructed with, or given, what it reads."""
+    walk = {"gblint.consequences", "gblint.compile_errors", "gblint.frame_context", "gblint.comp_frames",
+            "gblint.skip_cover"}
+    modules = project_modules()
+    assert walk <= set(modules)
+    defined = []
+    for module in sorted(walk):
+        with open(modules[module], encoding="utf-8") as fh:
+            defined += [f"{module}.{node.name}" for node in ast.walk(ast.parse(fh.read()))
+                        if isinstance(node, ast.ClassDef) and node.name.endswith("Mixin")]
+    built = [c for c in mixin_built_classes() if c.rsplit(".", 1)[0] in walk]
+    assert not defined and not built, f"mixins in the consequence walk: {defined + built}"
