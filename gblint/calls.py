@@ -43,7 +43,7 @@ class CallValues:
     _helpers: Dict[str, object]
     # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
     calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
-    reasons: Dict[int, Optional[str]]  # id(call event) resolved to nothing -> why (gblint.interp.Interpreter.unfollowed)
+    reasons: Dict[int, Optional[str]]  # id(call event) resolved to nothing -> why (gblint.gaps.Gaps.unfollowed)
 
     def resolved_calls(self, frame: Frame) -> List[Tuple[Event, tuple]]:
         """``(call event, targets)`` for each call of ``frame`` a walk resolved, in source order."""
@@ -229,7 +229,7 @@ class CallValues:
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
         if not out and not ev.read and id(ev) not in self.reasons:
-            self.reasons[id(ev)] = self.project.interp.unfollowed(frame, ev, env)
+            self.reasons[id(ev)] = self.project.interp.gaps.unfollowed(frame, ev, env)
         return out
 
     @staticmethod

@@ -32,7 +32,7 @@ class ClassEffectsMixin:
         for d in reversed(summary.classes[qualname].decorators):
             if d.qualname in TRANSPARENT_DECORATORS or d.expr is None:
                 continue
-            deco = self._eval(d.expr, self.module_env(summary.path), None)
+            deco = self.evaluate(d.expr, self.module_env(summary.path), None)
             if not isinstance(deco, (Func, Closure)):
                 continue
             result = self.apply(deco, Args((value,)), None, want=True)
@@ -65,7 +65,7 @@ class ClassEffectsMixin:
             return []
         env = Env(dict(inst.init, **{info.params[0].name: inst}), outer=init.outer)
         env = self.frame_env(Frame(summary.path, info), env)
-        return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
+        return [self.evaluate(v, env, None) if sure else values.alternatives((self.evaluate(v, env, None), UNKNOWN))
                 for v, sure in stores]
 
     def _building(self, summary: FileSummary, info, name: str):
@@ -90,15 +90,15 @@ class ClassEffectsMixin:
         (``self.update = self._wrap_update(self.update)``, torchmetrics' ``Metric.__init__``) is the class's
         attribute bound to ``inst`` (the method), not the store's own result (a cycle, so nothing, read
         flow-insensitively); a store not on every path of ``method`` may leave that attribute as it was."""
-        env = self._method_env(inst, summary, method)
+        env = self.method_env(inst, summary, method)
         info = summary.functions.get(method)
         if info is None or not info.params or self._on_class(summary, method):
-            return self._eval(value, env, None)
+            return self.evaluate(value, env, None)
         got = self.class_attr(inst.cls, name, inst, None)
         before = UNKNOWN if got is None else self.changed(name, got, inst.cls.path)
         env = env.replace(before_self=info.params[0].name)
         env.before[name] = before
-        stored = self._eval(value, env, None)
+        stored = self.evaluate(value, env, None)
         if (method, name) in cls_info.unsure and got is not None:
             return values.alternatives((stored, before))
         return stored
@@ -123,9 +123,9 @@ class ClassEffectsMixin:
             return
         if any(attr not in DOC_ATTRIBUTES for _param, attr, _value, _sure in stores):
             for name in info.locals:
-                self._eval(Expr(Op.LOCAL, name), env, None)
+                self.evaluate(Expr(Op.LOCAL, name), env, None)
         for param, attr, value, sure in stores:
-            got = UNKNOWN if attr in DOC_ATTRIBUTES else self._eval(value, env, None)
+            got = UNKNOWN if attr in DOC_ATTRIBUTES else self.evaluate(value, env, None)
             self.note_class_store(env.bindings[param], attr, got, sure)
 
     def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
@@ -150,10 +150,10 @@ class ClassEffectsMixin:
         class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
         (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
         ``tests/test_reach.py``)."""
-        if not self._is_module(inst):
+        if not self.is_module(inst):
             return False
         for p in value.parts if value.op == Op.UNION else (value,):
-            if isinstance(p, Inst) and self._is_module(p):
+            if isinstance(p, Inst) and self.is_module(p):
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
