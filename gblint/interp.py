@@ -26,7 +26,7 @@ from typing import Dict, Optional, Tuple
 from . import nn_overlay, tensors, values
 from .changes import ProgramChanges, import_groups
 from .building import Building
-from .class_effects import ClassEffectsMixin
+from .class_effects import ClassEffects, on_class
 from .gaps import Gaps
 from .handing import Handing
 from .items import Items
@@ -43,7 +43,7 @@ _MODULE = "<module>"
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
-class Interpreter(CallsMixin, ClassEffectsMixin):
+class Interpreter(CallsMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
     calls are :class:`gblint.invoke.CallsMixin`'s."""
 
@@ -60,14 +60,13 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
         self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
-        # (path, class qualname) -> attribute -> what a function run with the class stored on it
-        self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
         self.gaps = Gaps(self)  # why a call was not followed
         self.handing = Handing(self)  # whether a function changes what it is handed
         self.items = Items(self)  # indexing, iterating, unpacking
         self.building = Building(self)  # what the methods building an instance receive
+        self.class_effects = ClassEffects(self)  # what functions run with a class store on it
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -322,7 +321,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
             if rest in summary.functions and "." not in rest:
                 out.append(self.defined(Func(summary.path, rest)))
             elif rest in summary.classes:
-                out.append(self._decorated(summary, rest))
+                out.append(self.class_effects.decorated(summary, rest))
             elif "." in rest and rest.split(".")[0] in summary.classes:
                 cls_name, _, attr = rest.rpartition(".")
                 if cls_name in summary.classes:
@@ -424,6 +423,11 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
             return tensor.value
         return None if self.dtypes_changed() else "float32"
 
+    def called_by_program(self) -> frozenset:
+        """The names of the methods the program may call on its objects after building them
+        (:func:`gblint.changes.program_changes`'s ``called``), of the files read so far."""
+        return self._facts()[2]
+
     def dtypes_changed(self) -> bool:
         """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
         autocast (``torch.autocast``: layers then compute in a lower precision)."""
@@ -503,7 +507,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
         if after:
             mro = mro[1:]
         for summary, info in mro:
-            stored = self.stored_on_class(summary, info, name, recv)
+            stored = self.class_effects.stored_on_class(summary, info, name, recv)
             if stored is not None:
                 return stored
             if name in info.methods:
@@ -564,18 +568,18 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
                 if fi is not None and {d.qualname for d in fi.decorators} & _PROPERTIES:
                     return self.class_attr(inst.cls, name, inst, calls)
                 break
-        found = self._stored_by_init(inst, name)
+        found = self.class_effects.stored_by_init(inst, name)
         later = []  # what methods that do not build the instance assign
         init = dict(inst.init)
-        sole = not found and self._sole_building_store(mro, name)
+        sole = not found and self.class_effects.sole_building_store(mro, name)
         for summary, info in mro:
-            building, other = self._building(summary, info, name)
+            building, other = self.class_effects.stores(summary, info, name)
             for method, value in building or other:
                 if building and sole:  # what its value reads of `self.<name>` is what the instance held before
-                    got = self._sole_store(inst, name, summary, info, method, value)
+                    got = self.class_effects.sole_store(inst, name, summary, info, method, value)
                 else:
                     got = self.evaluate(value, self.method_env(inst, summary, method), None)
-                if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
+                if on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
                     got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
                                 for p in (got.parts if got.op == Op.UNION else (got,)))
                 (found if building else later).append(got)
@@ -585,8 +589,9 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 value = self.changed(name, self._opened(union(found), name, mro), inst.cls.path)
-                if calls is not None and self._held_by_module(inst, value):  # in `_modules`, not __dict__
-                    self._getattr(inst, name, calls, want=False)
+                effects = self.class_effects
+                if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
+                    effects.run_getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
@@ -594,7 +599,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
                                                    name, mro), inst.cls.path)
         if got is not None:
             return self.changed(name, got, inst.cls.path)
-        fallback = self._getattr(inst, name, calls, want=True)
+        fallback = self.class_effects.run_getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
@@ -609,7 +614,7 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
         info = summary.functions.get(method)
         if info is None or not info.params:
             return self.frame_env(Frame(summary.path, info), None) if info else self.module_env(summary.path)
-        env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
+        env = {info.params[0].name: inst.cls if on_class(summary, method) else inst}
         if info.name == "__init__":
             env.update(self.building.init_received(inst, Func(summary.path, method)))
         elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
@@ -627,26 +632,8 @@ class Interpreter(CallsMixin, ClassEffectsMixin):
                   if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
         return union(opened) if value.op == Op.UNION else opened[0]
 
-    @staticmethod
-    def _assignments(summary: FileSummary, info, name: str):
-        """The assignments of ``self.name`` in class ``info``: ``(building, other)``, those made
-        while an instance is built (``__init__``, ``__post_init__``, ``__init_subclass__``, and
-        the methods ``__init__`` calls on ``self``), which hold when a compiled region first
-        runs on a new instance, and those of its other methods."""
-        assigned = info.assigned.get(name, ())
-        if not assigned:
-            return (), ()
-        building = {f"{info.qualname}.{m}" for m in _BUILDERS}
-        init = summary.functions.get(f"{info.qualname}.__init__")
-        for ev in init.events if init is not None else ():
-            if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0].op == Op.PARAM \
-                    and init.params and ev.func.parts[0].value == init.params[0].name:
-                building.add(f"{info.qualname}.{ev.func.value}")
-        return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
-
 
 _GLOBALS = Ext("builtins.globals")
-_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
 

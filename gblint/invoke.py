@@ -245,7 +245,7 @@ class CallsMixin:
                   outer=fn.outer if isinstance(fn, Closure) else None)
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
-        self.note_param_stores(info, env)
+        self.class_effects.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
         # only a list or dict is changed in place (values.changed_in_place): any other value is not tested
         changed = [n for n in info.mutated if n not in star and n in env.bindings
