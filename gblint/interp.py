@@ -45,7 +45,10 @@ _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSO
 
 class Interpreter(CallsMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
-    calls are :class:`gblint.invoke.CallsMixin`'s."""
+    calls are :class:`gblint.invoke.CallsMixin`'s. Its collaborators, each given the interpreter and
+    calling only what its host protocol names: :attr:`gaps` (:class:`gblint.gaps.Gaps`), :attr:`handing`
+    (:class:`gblint.handing.Handing`), :attr:`items` (:class:`gblint.items.Items`), :attr:`building`
+    (:class:`gblint.building.Building`), :attr:`class_effects` (:class:`gblint.class_effects.ClassEffects`)."""
 
     def __init__(self, project):
         self.project = project
@@ -61,7 +64,7 @@ class Interpreter(CallsMixin):
         self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
         self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
-        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
+        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see class_mro
         self.gaps = Gaps(self)  # why a call was not followed
         self.handing = Handing(self)  # whether a function changes what it is handed
         self.items = Items(self)  # indexing, iterating, unpacking

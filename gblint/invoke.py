@@ -67,9 +67,10 @@ UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known 
 
 
 class CallsMixin:
-    """Calling objects. Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``,
-    ``_eval``, ``attribute``, ``class_attr``, ``instance_attr``, ``iterate``, ``frame_env``,
-    ``module_env``, ``global_value``, ``_classes``, ``_method_env`` ``_depth`` and ``_recursion``."""
+    """Calling objects. Still a mixin (issue 39): needs the :class:`gblint.interp.Interpreter` it is part
+    of: ``project``, ``evaluate``, ``attribute``, ``class_attr``, ``instance_attr``, ``frame_env``,
+    ``module_env``, ``global_value``, ``class_mro``, ``method_env``, ``dtype_of``, ``dtypes_changed``, its
+    collaborators ``items`` and ``class_effects``, and its ``_depth`` and ``_recursion``."""
 
     # ------------------------------------------------------------------ calls
     def arguments(self, parts: Sequence[Expr], env: values.Env, calls: Optional[list]) -> Args:
