@@ -108,7 +108,7 @@ class ValuesMixin:
         call (the call itself receives them as they were), unless the callee only reads them.
         In a function, each place is recorded with a ``changes`` test (the argument's position or
         keyword, and the called value), so that the walk can tell a callee of the program that
-        changes nothing it is handed (:meth:`gblint.handing.HandingMixin.changes`)."""
+        changes nothing it is handed (:meth:`gblint.handing.Handing.changes`)."""
         func = node.func
         q = self.ctx.resolve(func)
         if not (isinstance(func, cst.Name) and func.value in READERS | ATTRIBUTE_SETTERS) and q not in READER_CALLS \

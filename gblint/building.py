@@ -5,25 +5,46 @@ assign are the objects the arguments hold (diffusers' attention processors, PyG'
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict
+from typing import Dict, Optional, Protocol, Tuple
 
 from . import values
 from .model import Expr
 from .ops import Op
-from .objects import Bound, Func, Inst, Super
+from .objects import Bound, Cls, Func, Inst, Super
 from .values import union
 
 
-class BuildingMixin:
-    """For :class:`gblint.interp.Interpreter` (its ``_eval``, ``_classes``, ``_method_env``,
-    ``class_attr``, ``event_args``, ``_init_values`` and ``_active``)."""
+class BuildingHost(Protocol):
+    """What :class:`Building` asks of the interpreter (:class:`gblint.interp.Interpreter`)."""
 
-    def _init_received(self, inst: Inst, init: Func) -> Dict[str, Expr]:
+    def value(self, e: Expr, env: values.Env) -> Expr: ...
+
+    def class_mro(self, cls: Cls) -> list: ...
+
+    def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
+                   after: bool = False) -> Optional[Expr]: ...
+
+    def method_env(self, inst: Inst, summary, method: str) -> values.Env: ...
+
+    def event_args(self, ev, env: values.Env, calls: Optional[list]): ...
+
+    def init_values(self, cls: Optional[Cls], args, generated, init) -> Tuple[Tuple[str, Expr], ...]: ...
+
+
+class Building:
+    """What the methods building an instance receive, asked of ``interp`` (a :class:`BuildingHost`);
+    ``_active`` holds the questions being answered (one asked again inside itself answers nothing)."""
+
+    def __init__(self, interp: BuildingHost):
+        self.interp = interp
+        self._active: set = set()
+
+    def init_received(self, inst: Inst, init: Func) -> Dict[str, Expr]:
         """What the ``__init__`` ``init`` of a class in ``inst``'s MRO receives while ``inst`` is
         built: the instance's own arguments for the ``__init__`` Python calls, else what the
         ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) calls of the ``__init__``s
         before it in the MRO pass it; a parameter the calls disagree on holds each value."""
-        owner = self.class_attr(inst.cls, "__init__", None, None)
+        owner = self.interp.class_attr(inst.cls, "__init__", None, None)
         if not isinstance(owner, Func):
             return {}
         if owner == init:
@@ -34,22 +55,22 @@ class BuildingMixin:
         self._active.add(key)
         try:
             found = []
-            for summary, info in self._classes(inst.cls):
+            for summary, info in self.interp.class_mro(inst.cls):
                 qual = info.methods.get("__init__")
                 if qual is None:
                     continue
                 if (summary.path, qual) == (init.path, init.qualname):
                     break
                 caller = summary.functions.get(qual)
-                fenv = self._method_env(inst, summary, qual) if caller is not None else None
+                fenv = self.interp.method_env(inst, summary, qual) if caller is not None else None
                 for ev in caller.events if caller is not None else ():
                     if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != "__init__" or not ev.func.parts:
                         continue
-                    got = self._eval(ev.func, fenv, None)
-                    if got == Bound(inst, init) and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+                    got = self.interp.value(ev.func, fenv)
+                    if got == Bound(inst, init) and isinstance(self.interp.value(ev.func.parts[0], fenv), Super):
                         found.append(self._passed(ev, fenv, init, bound=True))
                     elif got == init and ev.args is not None and ev.args.positional \
-                            and self._eval(ev.args.positional[0], fenv, None) == inst:
+                            and self.interp.value(ev.args.positional[0], fenv) == inst:
                         found.append(self._passed(ev, fenv, init, bound=False))
             return _agreed(found)
         finally:
@@ -59,11 +80,11 @@ class BuildingMixin:
         """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
         event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
         the instance as its first argument."""
-        args = self.event_args(ev, env, None)
+        args = self.interp.event_args(ev, env, None)
         args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
-        return dict(self._init_values(None, args, None, func))
+        return dict(self.interp.init_values(None, args, None, func))
 
-    def _called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
+    def called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
         """What the method ``method`` (a qualname of ``summary``) receives when its class's
         ``__init__`` calls it on ``self`` while ``inst`` is built; a parameter the calls disagree
         on holds each value; empty when ``__init__`` does not call it."""
@@ -80,7 +101,7 @@ class BuildingMixin:
                 if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
                         or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
                     continue
-                env = env or self._method_env(inst, summary, f"{cls_name}.__init__")
+                env = env or self.interp.method_env(inst, summary, f"{cls_name}.__init__")
                 found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
             return _agreed(found)
         finally:

@@ -50,7 +50,7 @@ class CallValues:
     _helpers: Dict[str, object]
     # (path, qualname) of a caller -> id(call event) -> (the event, its targets); see call_targets
     calls: Dict[Tuple[str, str], Dict[int, Tuple[Event, tuple]]]
-    # call_key of a call resolved to nothing -> why (gblint.interp.Interpreter.unfollowed)
+    # call_key of a call resolved to nothing -> why (gblint.gaps.Gaps.unfollowed)
     reasons: Dict[Tuple[str, str, int], Optional[str]]
 
     def resolved_calls(self, frame: Frame) -> List[Tuple[Event, tuple]]:
@@ -237,7 +237,7 @@ class CallValues:
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
         if not out and not ev.read and (key := call_key(frame, ev)) not in self.reasons:
-            self.reasons[key] = self.project.interp.unfollowed(frame, ev, env)
+            self.reasons[key] = self.project.interp.gaps.unfollowed(frame, ev, env)
         return out
 
     @staticmethod

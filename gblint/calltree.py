@@ -231,7 +231,7 @@ def _library_name(project, frame: Frame, ev: Event) -> Optional[str]:
     ``self.name(...)`` and ``self.attr.name(...)`` (the call's function as the summary wrote it,
     :attr:`gblint.model.Event.func`) go by what the methods of the frame's class assign to
     ``self.name`` / ``self.attr`` (:meth:`gblint.index.Project.attr`); any other call by what the
-    interpreter finds it to be (:meth:`gblint.gaps.GapsMixin.library_name`)."""
+    interpreter finds it to be (:meth:`gblint.gaps.Gaps.library_name`)."""
     summary = project.by_path.get(frame.path)
     func, info = ev.func, frame.info
     if summary is None or func is None:
@@ -251,7 +251,7 @@ def _library_name(project, frame: Frame, ev: Event) -> Optional[str]:
         if isinstance(attr, (ModuleAttr, ContainerValue)):
             return _external(attr.classes)
         return None
-    return project.interp.library_name(frame, ev)
+    return project.interp.gaps.library_name(frame, ev)
 
 
 def _external(classes) -> Optional[str]:
@@ -298,7 +298,7 @@ def unfollowed_records(events) -> List[Dict[str, object]]:
 def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
     """The calls the compiled regions reach that gblint could not follow (``model``: the walk's
     :class:`gblint.consequences.Consequences`), as ``(caller frame, call event, reason)`` with why
-    (:meth:`gblint.interp.Interpreter.unfollowed`, recorded by the walk), each call once, in call
+    (:meth:`gblint.gaps.Gaps.unfollowed`, recorded by the walk), each call once, in call
     order. A call of a ``torch.nn`` module or another library class held by the frame's object
     (what the call tree lists as a library call, :func:`_library_name`) is no gap: Dynamo traces
     it as ops."""
@@ -320,7 +320,7 @@ def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
 
 
 def undecided(reason: str) -> bool:
-    """Whether a call not followed for ``reason`` (:meth:`gblint.interp.Interpreter.unfollowed`)
+    """Whether a call not followed for ``reason`` (:meth:`gblint.gaps.Gaps.unfollowed`)
     has a target that cannot be decided before the code runs (a value known only at run time),
     rather than one in a package gblint was not asked to read (``--follow-imports`` reads it) or one
     too deep in a chain of calls (:data:`gblint.consequences._MAX_CHAIN`)."""

@@ -4,11 +4,12 @@ layer's ``forward``), and what such an ``__init__``, a method made outside its c
 ``self``. Python runs the decorator once, when the ``class`` statement runs; every instance then
 has the attributes it stored, and Dynamo traces those (the wrapper, not the class body's method). Likewise
 a method rebound while an instance is built, ``self.update = self._wrap_update(self.update)`` (torchmetrics):
-the wrapper closure captured the class's method, which the store's value reads (:meth:`_sole_store`)."""
+the wrapper closure captured the class's method, which the store's value reads (:meth:`ClassEffects.sole_store`).
+:class:`gblint.interp.Interpreter` holds a :class:`ClassEffects`."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Dict, Optional, Protocol, Tuple
 
 from . import values
 from .invoke import Args
@@ -18,13 +19,45 @@ from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import DOC_ATTRIBUTES, TRANSPARENT_DECORATORS
 from .values import UNKNOWN, Env, const, union
 
+_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 
 
-class ClassEffectsMixin:
-    """For :class:`gblint.interp.Interpreter`: ``self._class_sets`` holds, per ``(path, class
-    qualname)``, each attribute a function run with the class stored and what it holds."""
+class ClassEffectsHost(Protocol):
+    """What :class:`ClassEffects` asks of the interpreter (:class:`gblint.interp.Interpreter`)."""
 
-    def _decorated(self, summary: FileSummary, qualname: str) -> Expr:
+    project: object
+
+    def value(self, e: Expr, env: Env) -> Expr: ...
+
+    def module_env(self, path: str) -> Env: ...
+
+    def frame_env(self, frame: Frame, env: Optional[Env]) -> Env: ...
+
+    def method_env(self, inst: Inst, summary: FileSummary, method: str) -> Env: ...
+
+    def apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr: ...
+
+    def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
+                   after: bool = False) -> Optional[Expr]: ...
+
+    def changed(self, name: str, value: Expr, path: Optional[str] = None) -> Expr: ...
+
+    def called_by_program(self) -> frozenset: ...
+
+    def is_module(self, inst: Inst) -> bool: ...
+
+
+class ClassEffects:
+    """What functions run with a class store on it, asked of ``interp`` (a :class:`ClassEffectsHost`);
+    ``_class_sets`` holds, per ``(path, class qualname)``, each attribute a function run with the class
+    stored and what it holds."""
+
+    def __init__(self, interp: ClassEffectsHost):
+        self.interp = interp
+        self.project = interp.project
+        self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
+
+    def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
         each is called with the class (what it stores on it, ``cls.forward = wrapper``, becomes
         the class's attribute: :meth:`note_class_store`), and the class it returns is the value."""
@@ -32,10 +65,10 @@ class ClassEffectsMixin:
         for d in reversed(summary.classes[qualname].decorators):
             if d.qualname in TRANSPARENT_DECORATORS or d.expr is None:
                 continue
-            deco = self._eval(d.expr, self.module_env(summary.path), None)
+            deco = self.interp.value(d.expr, self.interp.module_env(summary.path))
             if not isinstance(deco, (Func, Closure)):
                 continue
-            result = self.apply(deco, Args((value,)), None, want=True)
+            result = self.interp.apply(deco, Args((value,)), None, want=True)
             kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if isinstance(p, Cls)]
             if kept:
                 value = union(kept)
@@ -45,15 +78,15 @@ class ClassEffectsMixin:
         """A function run with the class ``cls`` stores ``value`` as its attribute ``name``; not
         on every path (``sure`` False): it may keep what it had."""
         if not sure:
-            before = self.class_attr(cls, name, None, None)
+            before = self.interp.class_attr(cls, name, None, None)
             value = values.alternatives((before, value)) if before is not None else value
         sets = self._class_sets.setdefault((cls.path, cls.qualname), {})
         sets[name] = union((sets[name], value)) if name in sets else value
 
-    def _stored_by_init(self, inst: Inst, name: str) -> list:
+    def stored_by_init(self, inst: Inst, name: str) -> list:
         """What an ``__init__`` that a class decorator put on ``inst``'s class (a closure, not a
         method of the class) stores as ``self.<name>``, run with the arguments ``inst`` was built with."""
-        init = self.class_attr(inst.cls, "__init__", None, None)
+        init = self.interp.class_attr(inst.cls, "__init__", None, None)
         if not isinstance(init, Closure):
             return []
         summary = self.project.by_path.get(init.func.path)
@@ -64,41 +97,41 @@ class ClassEffectsMixin:
         if not stores:
             return []
         env = Env(dict(inst.init, **{info.params[0].name: inst}), outer=init.outer)
-        env = self.frame_env(Frame(summary.path, info), env)
-        return [self._eval(v, env, None) if sure else values.alternatives((self._eval(v, env, None), UNKNOWN))
+        env = self.interp.frame_env(Frame(summary.path, info), env)
+        return [self.interp.value(v, env) if sure else values.alternatives((self.interp.value(v, env), UNKNOWN))
                 for v, sure in stores]
 
-    def _building(self, summary: FileSummary, info, name: str):
+    def stores(self, summary: FileSummary, info, name: str):
         """:meth:`_assignments` of ``self.name`` in class ``info``: the building ones with those of
         methods the program may call before the run (``model.enable()``), and the others."""
-        building, other = self._assignments(summary, info, name)
+        building, other = _assignments(summary, info, name)
         if building:
-            building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self._facts()[2])
+            building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self.interp.called_by_program())
         return building, other
 
-    def _sole_building_store(self, mro, name: str) -> bool:
+    def sole_building_store(self, mro, name: str) -> bool:
         """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``
         and no dataclass field declares it: what the store's value reads of ``self.name`` is then what
         the instance held before any store, its class's attribute."""
         if any(name in info.fields for _summary, info in mro):
             return False
-        return sum(len(self._building(summary, info, name)[0]) for summary, info in mro) == 1
+        return sum(len(self.stores(summary, info, name)[0]) for summary, info in mro) == 1
 
-    def _sole_store(self, inst: Inst, name: str, summary: FileSummary, cls_info, method: str, value: Expr) -> Expr:
+    def sole_store(self, inst: Inst, name: str, summary: FileSummary, cls_info, method: str, value: Expr) -> Expr:
         """What the one store of ``self.name`` (``value``, in ``method`` of class ``cls_info``) made while
         building ``inst`` leaves in the attribute: a read of ``self.name`` in ``value``
         (``self.update = self._wrap_update(self.update)``, torchmetrics' ``Metric.__init__``) is the class's
         attribute bound to ``inst`` (the method), not the store's own result (a cycle, so nothing, read
         flow-insensitively); a store not on every path of ``method`` may leave that attribute as it was."""
-        env = self._method_env(inst, summary, method)
+        env = self.interp.method_env(inst, summary, method)
         info = summary.functions.get(method)
-        if info is None or not info.params or self._on_class(summary, method):
-            return self._eval(value, env, None)
-        got = self.class_attr(inst.cls, name, inst, None)
-        before = UNKNOWN if got is None else self.changed(name, got, inst.cls.path)
+        if info is None or not info.params or on_class(summary, method):
+            return self.interp.value(value, env)
+        got = self.interp.class_attr(inst.cls, name, inst, None)
+        before = UNKNOWN if got is None else self.interp.changed(name, got, inst.cls.path)
         env = env.replace(before_self=info.params[0].name)
         env.before[name] = before
-        stored = self._eval(value, env, None)
+        stored = self.interp.value(value, env)
         if (method, name) in cls_info.unsure and got is not None:
             return values.alternatives((stored, before))
         return stored
@@ -123,37 +156,37 @@ class ClassEffectsMixin:
             return
         if any(attr not in DOC_ATTRIBUTES for _param, attr, _value, _sure in stores):
             for name in info.locals:
-                self._eval(Expr(Op.LOCAL, name), env, None)
+                self.interp.value(Expr(Op.LOCAL, name), env)
         for param, attr, value, sure in stores:
-            got = UNKNOWN if attr in DOC_ATTRIBUTES else self._eval(value, env, None)
+            got = UNKNOWN if attr in DOC_ATTRIBUTES else self.interp.value(value, env)
             self.note_class_store(env.bindings[param], attr, got, sure)
 
-    def _getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
+    def run_getattr(self, inst: Inst, name: str, calls: Optional[list], want: bool) -> Optional[Expr]:
         """Run the ``__getattr__`` of ``inst``'s class for attribute ``name`` (None when the program's
         classes define none); what it runs goes into ``calls`` marked as run inside an attribute read
         (:attr:`Target.read`): a break there skips the reading frame, which Dynamo cannot resume
         mid-``LOAD_ATTR`` (measured on torch 2.13, ``tests/test_reach.py``)."""
-        method = self.class_attr(inst.cls, "__getattr__", inst, None)
+        method = self.interp.class_attr(inst.cls, "__getattr__", inst, None)
         if method is None:
             return None
         if calls is None:
-            return self.apply(method, Args((const(name),)), None, want)
+            return self.interp.apply(method, Args((const(name),)), None, want)
         mine: list = []
-        got = self.apply(method, Args((const(name),)), mine, want)
+        got = self.interp.apply(method, Args((const(name),)), mine, want)
         calls.extend(dataclasses.replace(t, read=True) if t.frame is not None else t for t in mine)
         return got
 
-    def _held_by_module(self, inst: Inst, value: Expr) -> bool:
+    def held_by_module(self, inst: Inst, value: Expr) -> bool:
         """Whether ``value``, stored as an attribute of ``inst``, lives outside the instance's
         ``__dict__``: ``inst`` is an ``nn.Module`` and the value a submodule or parameter, which
         ``nn.Module.__setattr__`` keeps in ``_modules``/``_parameters``. Reading it then runs the
         class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
         (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
         ``tests/test_reach.py``)."""
-        if not self._is_module(inst):
+        if not self.interp.is_module(inst):
             return False
         for p in value.parts if value.op == Op.UNION else (value,):
-            if isinstance(p, Inst) and self._is_module(p):
+            if isinstance(p, Inst) and self.interp.is_module(p):
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
@@ -162,8 +195,25 @@ class ClassEffectsMixin:
                 return True
         return False
 
-    @staticmethod
-    def _on_class(summary: FileSummary, method: str) -> bool:
-        """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
-        info = summary.functions.get(method)
-        return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)
+
+def on_class(summary: FileSummary, method: str) -> bool:
+    """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
+    info = summary.functions.get(method)
+    return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)
+
+
+def _assignments(summary: FileSummary, info, name: str):
+    """The assignments of ``self.name`` in class ``info``: ``(building, other)``, those made
+    while an instance is built (``__init__``, ``__post_init__``, ``__init_subclass__``, and
+    the methods ``__init__`` calls on ``self``), which hold when a compiled region first
+    runs on a new instance, and those of its other methods."""
+    assigned = info.assigned.get(name, ())
+    if not assigned:
+        return (), ()
+    building = {f"{info.qualname}.{m}" for m in _BUILDERS}
+    init = summary.functions.get(f"{info.qualname}.__init__")
+    for ev in init.events if init is not None else ():
+        if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0].op == Op.PARAM \
+                and init.params and ev.func.parts[0].value == init.params[0].name:
+            building.add(f"{info.qualname}.{ev.func.value}")
+    return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)

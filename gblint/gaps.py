@@ -1,11 +1,11 @@
 """What a call the interpreter could not follow means for what was analysed
-(:meth:`GapsMixin.unfollowed`): a gap, a call whose target is known only when the code runs or
+(:meth:`Gaps.unfollowed`): a gap, a call whose target is known only when the code runs or
 lies in a package that is not followed, said with what would fix it; or no gap at all, a library's
 own call: a method of a tensor or of a builtin value (torch's or Python's own, whatever it holds),
 of the frame's ``*args``/``**kwargs``, of a library base class, or a break site a rule reports."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Protocol, Tuple
 
 from . import nn_overlay, tensors, values
 from .env import Env
@@ -25,9 +25,26 @@ _BUILTIN_TYPES = frozenset(f"builtins.{n}" for n in (
 _KNOWN_KINDS = frozenset({Op.TENSOR, Op.DTYPE, Op.CONST, Op.SEQ, Op.DICT, Op.SET})
 
 
-class GapsMixin:
-    """For :class:`gblint.interp.Interpreter`: ``self._buffer_names`` caches, per ``(path, class
-    qualname)``, the buffers a class registers (:meth:`_buffers`)."""
+class GapsHost(Protocol):
+    """What :class:`Gaps` asks of the interpreter (:class:`gblint.interp.Interpreter`)."""
+
+    project: object
+
+    def frame_env(self, frame: Frame, env: Optional[Env]) -> Env: ...
+
+    def value(self, e: Expr, env: Env) -> Expr: ...
+
+    def class_mro(self, cls: Cls) -> list: ...  # for gblint.nn_overlay.torch_base
+
+
+class Gaps:
+    """Why calls were not followed, asked of ``interp`` (a :class:`GapsHost`); caches, per ``(path,
+    class qualname)``, the buffers a class registers (:meth:`_buffers`)."""
+
+    def __init__(self, interp: GapsHost):
+        self.interp = interp
+        self.project = interp.project
+        self._buffer_names: Dict[Tuple[str, str], frozenset] = {}
 
     def unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
         """Why the call ``ev`` of ``frame`` (its parameters holding ``env``), which resolved to
@@ -42,12 +59,12 @@ class GapsMixin:
             return None  # a method of the frame's *args tuple or **kwargs dict
         if self._module_base_method(frame, ev.func):
             return None  # `self.register_buffer(...)`: nn.Module's own method, no class of the project defines it
-        fenv = self.frame_env(frame, env)
-        if ev.func.op == Op.ATTR and ev.func.parts and isinstance(self._eval(ev.func.parts[0], fenv, None), Super):
+        fenv = self.interp.frame_env(frame, env)
+        if ev.func.op == Op.ATTR and ev.func.parts and isinstance(self.interp.value(ev.func.parts[0], fenv), Super):
             return None  # no class of the project defines it: the library base's method (dict.__setitem__)
         if self._method_of_builtin(frame, ev.func, fenv):
             return None  # a method of a tensor, a number, a string or a container: torch's or Python's own
-        fn = self._eval(ev.func, fenv, None)
+        fn = self.interp.value(ev.func, fenv)
         parts = fn.parts if fn.op == Op.UNION else (fn,)
         for p in parts:
             if isinstance(p, Ext):
@@ -55,7 +72,7 @@ class GapsMixin:
                 if head not in LIBRARY_HEADS and self.project.loader is not None \
                         and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
                     return f"package `{head}` is not followed: pass --follow-imports {head}"
-        if any(isinstance(p, Inst) and nn_overlay.torch_base(self, p.cls) is not None for p in parts):
+        if any(isinstance(p, Inst) and nn_overlay.torch_base(self.interp, p.cls) is not None for p in parts):
             return None  # a subclass of a torch.nn class that keeps torch's forward: torch's own code runs
         # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
         if any(isinstance(p, (Ext, ExtInst, Method, Cls)) or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.TENSOR) for p in parts):
@@ -77,13 +94,14 @@ class GapsMixin:
         if root is None or (root.op == Op.PARAM and not (info is not None and info.class_name and info.params
                                                             and root.value == info.params[0].name)):
             return None  # a parameter's method: what the caller passes, not a library class the frame holds
-        found = self._library_value(self._eval(ev.func, self.frame_env(frame, env), None))
+        found = self._library_value(self.interp.value(ev.func, self.interp.frame_env(frame, env)))
         if found is None and info is not None and info.class_name and info.params \
                 and info.decorator("staticmethod", "classmethod") is None:
             # `self` not known where the walk reached the call (a model the driver loads): any
             # instance of the method's class, its attributes as its methods assign them
             inst = Inst(Cls(frame.path, info.class_name), ())
-            found = self._library_value(self._eval(ev.func, self.frame_env(frame, Env({info.params[0].name: inst})), None))
+            fenv = self.interp.frame_env(frame, Env({info.params[0].name: inst}))
+            found = self._library_value(self.interp.value(ev.func, fenv))
         return found
 
     @staticmethod
@@ -163,13 +181,13 @@ class GapsMixin:
                     and e.parts[0].value not in frame.info.locals and frame.info.decorator("staticmethod") is None \
                     and e.value in self._buffers(frame):
                 return True
-        value = self._eval(e, env, None)
+        value = self.interp.value(e, env)
         parts = value.parts if value.op == Op.UNION else (value,)
         return bool(parts) and all(p.op in _KNOWN_KINDS for p in parts)
 
     def _collection(self, e: Expr, env: values.Env) -> bool:
         """Whether ``e`` may be a list, tuple, dict or set (an ``nn.ModuleList`` of layers included)."""
-        value = self._eval(e, env, None)
+        value = self.interp.value(e, env)
         return any(p.op in (Op.SEQ, Op.DICT, Op.SET) for p in (value.parts if value.op == Op.UNION else (value,)))
 
     def _buffers(self, frame: Frame) -> frozenset:

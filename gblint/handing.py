@@ -6,12 +6,12 @@ the callee; until the callee is known, the parameter's collection is taken as ch
 Each such place is recorded as a ``changes`` test (:attr:`gblint.ops.Op.CHANGES`, in
 :attr:`gblint.model.FunctionInfo.mutated_when`): the walk asks it here, where the called value is known. Python passes the object itself, so the
 callee changes it exactly when its own parameter is changed in place (``kw.pop(k)``,
-``kw[k] = v``) or handed on to something that may change it. :class:`HandingMixin` is part of
-:class:`gblint.interp.Interpreter`.
+``kw[k] = v``) or handed on to something that may change it. :class:`Handing` answers for
+:class:`gblint.interp.Interpreter`, which holds one.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Set, Tuple, Union
+from typing import Dict, Optional, Protocol, Set, Tuple, Union
 
 from . import values
 from .model import Expr, Frame, FunctionInfo
@@ -20,26 +20,41 @@ from .ops import Op
 _Key = Tuple[str, str, str]  # (path, qualname, parameter)
 
 
-class HandingMixin:
-    """Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``, ``value``, ``frame_env``,
-    ``program_function``."""
+class HandingHost(Protocol):
+    """What :class:`Handing` asks of the interpreter (:class:`gblint.interp.Interpreter`)."""
 
-    _handing: Dict[_Key, Optional[bool]]
-    _handing_active: Set[_Key]
+    project: object
+
+    def value(self, e: Expr, env: values.Env) -> Expr: ...
+
+    def frame_env(self, frame: Frame, env: Optional[values.Env]) -> values.Env: ...
+
+    def program_function(self, fn: Expr) -> Tuple[Optional[Frame], int]: ...
+
+
+class Handing:
+    """Whether functions change what they are handed, asked of ``interp`` (a :class:`HandingHost`);
+    what it found, per ``(path, qualname, parameter)``, is kept."""
+
+    def __init__(self, interp: HandingHost):
+        self.interp = interp
+        self.project = interp.project
+        self._handing: Dict[_Key, Optional[bool]] = {}
+        self._handing_active: Set[_Key] = set()
 
     def changes(self, e: Expr, env: values.Env) -> Optional[bool]:
         """The ``changes`` test ``e`` in a frame whose values are ``env``: False when every function
         the called value ``e.parts[0]`` may be is one of the program's that changes nothing it gets at
         ``e.value`` (a position or keyword); None (may change) for anything else: a library
         function, a value not known, a slot that lands in ``*args``/``**kwargs``."""
-        fn = self.value(e.parts[0], env)
+        fn = self.interp.value(e.parts[0], env)
         parts = fn.parts if fn.op == Op.UNION else (fn,)
         if not parts:
             return None
         return False if all(self._callee_changes(p, e.value) is False for p in parts) else None
 
     def _callee_changes(self, fn: Expr, slot: Union[int, str]) -> Optional[bool]:
-        frame, recv = self.program_function(fn)
+        frame, recv = self.interp.program_function(fn)
         name = _parameter(frame.info, slot, recv) if frame is not None else None
         if name is None:
             return None
@@ -62,7 +77,7 @@ class HandingMixin:
             return None
         self._handing_active.add(key)
         try:
-            env = self.frame_env(frame, None)
+            env = self.interp.frame_env(frame, None)
             found = False if not values.changed_by(info, name, env) else None
         finally:
             self._handing_active.discard(key)

@@ -25,11 +25,11 @@ from typing import Dict, Optional, Tuple
 
 from . import nn_overlay, tensors, values
 from .changes import ProgramChanges, import_groups
-from .building import BuildingMixin
-from .class_effects import ClassEffectsMixin
-from .gaps import GapsMixin
-from .handing import HandingMixin
-from .items import ItemsMixin
+from .building import Building
+from .class_effects import ClassEffects, on_class
+from .gaps import Gaps
+from .handing import Handing
+from .items import Items
 from .model import Expr, FileSummary, Frame, FunctionInfo
 from .namespace import ANY
 from .ops import Op
@@ -43,9 +43,12 @@ _MODULE = "<module>"
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
 
 
-class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, GapsMixin, HandingMixin):
+class Interpreter(CallsMixin):
     """Evaluates values to objects across the project (``project``: a :class:`gblint.index.Project`);
-    calls are :class:`gblint.invoke.CallsMixin`'s."""
+    calls are :class:`gblint.invoke.CallsMixin`'s. Its collaborators, each given the interpreter and
+    calling only what its host protocol names: :attr:`gaps` (:class:`gblint.gaps.Gaps`), :attr:`handing`
+    (:class:`gblint.handing.Handing`), :attr:`items` (:class:`gblint.items.Items`), :attr:`building`
+    (:class:`gblint.building.Building`), :attr:`class_effects` (:class:`gblint.class_effects.ClassEffects`)."""
 
     def __init__(self, project):
         self.project = project
@@ -60,12 +63,13 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
         self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
-        # (path, class qualname) -> attribute -> what a function run with the class stored on it
-        self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
-        self._buffer_names: Dict[Tuple[str, str], frozenset] = {}  # (path, class qualname) -> registered buffers (gaps)
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
-        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see _classes
-        self._handing, self._handing_active = {}, set()  # see gblint.handing
+        self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see class_mro
+        self.gaps = Gaps(self)  # why a call was not followed
+        self.handing = Handing(self)  # whether a function changes what it is handed
+        self.items = Items(self)  # indexing, iterating, unpacking
+        self.building = Building(self)  # what the methods building an instance receive
+        self.class_effects = ClassEffects(self)  # what functions run with a class store on it
 
     # ------------------------------------------------------------------ environments
     def module_env(self, path: str) -> values.Env:
@@ -81,6 +85,11 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         if env is not None and env.frame == here and env.resolver is self:
             return env
         return env.replace(frame=here, resolver=self) if env is not None else Env(frame=here, resolver=self)
+
+    def changes(self, e: Expr, env: values.Env) -> Optional[bool]:
+        """The ``changes`` test ``e`` in ``env``, for :func:`gblint.values.decide`
+        (:meth:`gblint.handing.Handing.changes`)."""
+        return self.handing.changes(e, env)
 
     def _key(self, env: values.Env) -> tuple:
         found = self._keys.get(id(env))
@@ -100,9 +109,9 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
     # ------------------------------------------------------------------ values
     def value(self, e: Expr, env: values.Env) -> Expr:
         """The value of ``e`` in ``env`` (for :func:`gblint.values.evaluate`)."""
-        return self._eval(e, env, None)
+        return self.evaluate(e, env, None)
 
-    def _eval(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
+    def evaluate(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op
         if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
             return e
@@ -139,42 +148,43 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             before = env.before.get(e.value)
             if before is not None and e.parts[0].op == Op.PARAM and e.parts[0].value == env.before_self:
                 return before  # `self.f = wrap(self.f)`: the value reads what `self.f` held before the store
-            return self.attribute(self._eval(e.parts[0], env, calls), e.value, calls)
+            return self.attribute(self.evaluate(e.parts[0], env, calls), e.value, calls)
         if op == Op.SUB:
-            return self.subscript(self._eval(e.parts[0], env, calls), self._eval(e.parts[1], env, None), calls)
+            base = self.evaluate(e.parts[0], env, calls)
+            return self.items.subscript(base, self.evaluate(e.parts[1], env, None), calls)
         if op == Op.CALLV:  # a call inside a value: its frames are its own call event's, not this one's
-            fn = self._eval(e.parts[0], env, None)
+            fn = self.evaluate(e.parts[0], env, None)
             if fn == _GLOBALS and len(e.parts) == 1:  # this module's namespace: its globals by name
                 summary, _ = self._info(env)
                 return Module(summary.module) if summary is not None and summary.module else UNKNOWN
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
         if op == Op.ITER:
-            return self.iterate(self._eval(e.parts[0], env, calls))
+            return self.items.iterate(self.evaluate(e.parts[0], env, calls))
         if op == Op.PROTOCOL:
-            return self.protocol(self._eval(e.parts[0], env, calls), e.value)
+            return self.items.protocol(self.evaluate(e.parts[0], env, calls), e.value)
         if op == Op.UNPACK:
-            return self.unpack(self._eval(e.parts[0], env, calls), e.value)
+            return self.items.unpack(self.evaluate(e.parts[0], env, calls), e.value)
         if op == Op.DEF:
             return self._def(e.value, env)
         if op == Op.SUPER:
             summary, _ = self._info(env)
             if summary is None:
                 return UNKNOWN
-            return Super(Cls(summary.path, e.value), self._eval(e.parts[0], env, None))
+            return Super(Cls(summary.path, e.value), self.evaluate(e.parts[0], env, None))
         if op == Op.ENTER:
-            manager = self._eval(e.parts[0], env, calls)
-            return self._call_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
+            manager = self.evaluate(e.parts[0], env, calls)
+            return self.call_own_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
         if op in (Op.SEQ, Op.DICT):
             if op == Op.SEQ:
-                return Expr(Op.SEQ, e.value, tuple(self._eval(p, env, calls) for p in e.parts))
-            return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(self._eval(kv.parts[0], env, None),
-                                                                 self._eval(kv.parts[1], env, calls)))
+                return Expr(Op.SEQ, e.value, tuple(self.evaluate(p, env, calls) for p in e.parts))
+            return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(self.evaluate(kv.parts[0], env, None),
+                                                                 self.evaluate(kv.parts[1], env, calls)))
                                                for kv in e.parts))
         if op == Op.COMP:
-            return self._comprehension(e, env, calls)
+            return self.items.comprehension(e, env, calls)
         if op == Op.FILTERED and len(e.parts) > 1:
-            return Expr(Op.FILTERED, e.value, (self._eval(e.parts[0], env, None),)
-                        + tuple(self._eval(p, env, calls) for p in e.parts[1:]))
+            return Expr(Op.FILTERED, e.value, (self.evaluate(e.parts[0], env, None),)
+                        + tuple(self.evaluate(p, env, calls) for p in e.parts[1:]))
         if op == Op.SLICE:
             return e
         if op in values.OBJECT_OPS:  # `kw`/`star`/`starstar` outside a call: nothing to follow
@@ -190,7 +200,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             return UNKNOWN
         for p in info.params:  # passed something gblint does not know (a default is bound by values.bind)
             if p.name == name and p.annotation is not None:  # an instance of the declared type
-                return self.instance_of(self._eval(p.annotation, self.module_env(summary.path), None))
+                return self.instance_of(self.evaluate(p.annotation, self.module_env(summary.path), None))
         return UNKNOWN
 
     def instance_of(self, declared: Expr) -> Expr:
@@ -214,7 +224,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         if info is None:
             return UNKNOWN
         bindings = info.locals.get(name, ())
-        found = [self._eval(v, env, None) for v in bindings]
+        found = [self.evaluate(v, env, None) for v in bindings]
         if any(p.name == name for p in info.params):
             found.append(self._param(name, env))
         if not found:
@@ -314,7 +324,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             if rest in summary.functions and "." not in rest:
                 out.append(self.defined(Func(summary.path, rest)))
             elif rest in summary.classes:
-                out.append(self._decorated(summary, rest))
+                out.append(self.class_effects.decorated(summary, rest))
             elif "." in rest and rest.split(".")[0] in summary.classes:
                 cls_name, _, attr = rest.rpartition(".")
                 if cls_name in summary.classes:
@@ -324,8 +334,8 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
             if assigned and (not attrs or name not in summary.classes):  # `config.DEBUG = True` elsewhere: changed
-                value = self.changed(name, union(self._eval(v, self.module_env(summary.path), None) for v in assigned),
-                                     summary.path)
+                module = self.module_env(summary.path)
+                value = self.changed(name, union(self.evaluate(v, module, None) for v in assigned), summary.path)
                 for attr in attrs.split(".") if attrs else ():
                     value = self.attribute(value, attr, None)
                 out.append(value)
@@ -356,7 +366,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             for d in reversed(info.decorators):
                 if _transparent(d.qualname) or d.expr is None:
                     continue
-                deco = self._eval(d.expr, env, None)
+                deco = self.evaluate(d.expr, env, None)
                 result = self.apply(deco, Args((value,)), None, want=True)
                 kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if _callable(p)]
                 if kept:  # what it returns that can be called (an unknown part is no evidence of more)
@@ -394,7 +404,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                     return Method(items, name)
             if got is None and name == "get" and isinstance(base.recv, Inst):
                 return Method(base.recv, "get")  # a Mapping's get: its __getitem__
-            if got is None and name == "__call__" and isinstance(base.recv, Inst) and self._is_module(base.recv):
+            if got is None and name == "__call__" and isinstance(base.recv, Inst) and self.is_module(base.recv):
                 return Method(base.recv, "__call__")  # nn.Module.__call__: hooks and forward
             return UNKNOWN if got is None else got
         if base.op == Op.DICT and base.value in ("moduledict", "namespace"):
@@ -415,6 +425,11 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         if tensor.value != DEFAULT_DTYPE:
             return tensor.value
         return None if self.dtypes_changed() else "float32"
+
+    def called_by_program(self) -> frozenset:
+        """The names of the methods the program may call on its objects after building them
+        (:func:`gblint.changes.program_changes`'s ``called``), of the files read so far."""
+        return self._facts()[2]
 
     def dtypes_changed(self) -> bool:
         """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
@@ -473,7 +488,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             known = self._memo_facts = (len(read), dtypes) + changes.result()
         return known[1:]
 
-    def _classes(self, cls: Cls):
+    def class_mro(self, cls: Cls):
         """``(summary, ClassInfo)`` of ``cls`` and its bases that the project holds, in
         method-resolution order (depth first, as far as the bases resolve)."""
         loaded = len(self.project.by_path)
@@ -491,11 +506,11 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         ``super()``), bound to ``recv`` (an instance, or None for the class itself): a method,
         a property's value (its getter is called), a classmethod or staticmethod, a class-body
         value, a nested class. None when no class of the project defines it."""
-        mro = self._classes(cls)
+        mro = self.class_mro(cls)
         if after:
             mro = mro[1:]
         for summary, info in mro:
-            stored = self.stored_on_class(summary, info, name, recv)
+            stored = self.class_effects.stored_on_class(summary, info, name, recv)
             if stored is not None:
                 return stored
             if name in info.methods:
@@ -516,7 +531,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                     return Bound(owner, func)
                 return Bound(recv, func) if recv is not None else func
             if name in info.values:
-                value = self._eval(info.values[name], self.module_env(summary.path), None)
+                value = self.evaluate(info.values[name], self.module_env(summary.path), None)
                 if recv is not None and isinstance(value, (Func, Closure)):
                     return Bound(recv, value)
                 return value
@@ -542,7 +557,7 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
             self._reading[key] = depth
 
     def _instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr:
-        mro = self._classes(inst.cls)
+        mro = self.class_mro(inst.cls)
         if calls is not None:
             for summary, info in mro:
                 if "__getattribute__" in info.methods:
@@ -556,30 +571,31 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                 if fi is not None and {d.qualname for d in fi.decorators} & _PROPERTIES:
                     return self.class_attr(inst.cls, name, inst, calls)
                 break
-        found = self._stored_by_init(inst, name)
+        found = self.class_effects.stored_by_init(inst, name)
         later = []  # what methods that do not build the instance assign
         init = dict(inst.init)
-        sole = not found and self._sole_building_store(mro, name)
+        sole = not found and self.class_effects.sole_building_store(mro, name)
         for summary, info in mro:
-            building, other = self._building(summary, info, name)
+            building, other = self.class_effects.stores(summary, info, name)
             for method, value in building or other:
                 if building and sole:  # what its value reads of `self.<name>` is what the instance held before
-                    got = self._sole_store(inst, name, summary, info, method, value)
+                    got = self.class_effects.sole_store(inst, name, summary, info, method, value)
                 else:
-                    got = self._eval(value, self._method_env(inst, summary, method), None)
-                if self._on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
+                    got = self.evaluate(value, self.method_env(inst, summary, method), None)
+                if on_class(summary, method):  # `cls.forward = wrapper`: a class attribute, bound when read
                     got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
                                 for p in (got.parts if got.op == Op.UNION else (got,)))
                 (found if building else later).append(got)
             if name in info.fields:
                 found.append(init[name] if name in init else
-                             self._eval(info.values[name], self.module_env(summary.path), None)
+                             self.evaluate(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 value = _named_at_run_time(mro, name, self.changed(name, self._opened(union(found), name, mro),
                                                                    inst.cls.path))
-                if calls is not None and self._held_by_module(inst, value):  # in `_modules`, not __dict__
-                    self._getattr(inst, name, calls, want=False)
+                effects = self.class_effects
+                if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
+                    effects.run_getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
@@ -587,26 +603,26 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
                 later + ([got] if got is not None else [])), name, mro), inst.cls.path))
         if got is not None:
             return _named_at_run_time(mro, name, self.changed(name, got, inst.cls.path))
-        fallback = self._getattr(inst, name, calls, want=True)
+        fallback = self.class_effects.run_getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
             return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
-        if name in SELF_RETURNING_METHODS and self._is_module(inst):
+        if name in SELF_RETURNING_METHODS and self.is_module(inst):
             return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
 
-    def _method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:
+    def method_env(self, inst: Inst, summary: FileSummary, method: str) -> values.Env:
         """The environment a method of ``inst``'s class runs in: ``self`` is ``inst``; for the
         ``__init__`` that built it, the arguments it was built with."""
         info = summary.functions.get(method)
         if info is None or not info.params:
             return self.frame_env(Frame(summary.path, info), None) if info else self.module_env(summary.path)
-        env = {info.params[0].name: inst.cls if self._on_class(summary, method) else inst}
+        env = {info.params[0].name: inst.cls if on_class(summary, method) else inst}
         if info.name == "__init__":
-            env.update(self._init_received(inst, Func(summary.path, method)))
+            env.update(self.building.init_received(inst, Func(summary.path, method)))
         elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
-            env.update(self._called_by_init(inst, summary, method))
+            env.update(self.building.called_by_init(inst, summary, method))
         return self.frame_env(Frame(summary.path, info), Env(env))
 
     @staticmethod
@@ -619,23 +635,6 @@ class Interpreter(CallsMixin, ItemsMixin, ClassEffectsMixin, BuildingMixin, Gaps
         opened = [Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
                   if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
         return union(opened) if value.op == Op.UNION else opened[0]
-
-    @staticmethod
-    def _assignments(summary: FileSummary, info, name: str):
-        """The assignments of ``self.name`` in class ``info``: ``(building, other)``, those made
-        while an instance is built (``__init__``, ``__post_init__``, ``__init_subclass__``, and
-        the methods ``__init__`` calls on ``self``), which hold when a compiled region first
-        runs on a new instance, and those of its other methods."""
-        assigned = info.assigned.get(name, ())
-        if not assigned:
-            return (), ()
-        building = {f"{info.qualname}.{m}" for m in _BUILDERS}
-        init = summary.functions.get(f"{info.qualname}.__init__")
-        for ev in init.events if init is not None else ():
-            if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0].op == Op.PARAM \
-                    and init.params and ev.func.parts[0].value == init.params[0].name:
-                building.add(f"{info.qualname}.{ev.func.value}")
-        return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
 
 def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
@@ -651,7 +650,6 @@ def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
 
 
 _GLOBALS = Ext("builtins.globals")
-_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
 

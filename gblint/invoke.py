@@ -67,9 +67,10 @@ UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known 
 
 
 class CallsMixin:
-    """Calling objects. Needs the :class:`gblint.interp.Interpreter` it is part of: ``project``,
-    ``_eval``, ``attribute``, ``class_attr``, ``instance_attr``, ``iterate``, ``frame_env``,
-    ``module_env``, ``global_value``, ``_classes``, ``_method_env`` ``_depth`` and ``_recursion``."""
+    """Calling objects. Still a mixin (issue 39): needs the :class:`gblint.interp.Interpreter` it is part
+    of: ``project``, ``evaluate``, ``attribute``, ``class_attr``, ``instance_attr``, ``frame_env``,
+    ``module_env``, ``global_value``, ``class_mro``, ``method_env``, ``dtype_of``, ``dtypes_changed``, its
+    collaborators ``items`` and ``class_effects``, and its ``_depth`` and ``_recursion``."""
 
     # ------------------------------------------------------------------ calls
     def arguments(self, parts: Sequence[Expr], env: values.Env, calls: Optional[list]) -> Args:
@@ -79,16 +80,16 @@ class CallsMixin:
         star = starstar = False
         for p in parts:
             if p.op == Op.KW:
-                keywords.append((p.value, self._eval(p.parts[0], env, calls)))
+                keywords.append((p.value, self.evaluate(p.parts[0], env, calls)))
             elif p.op == Op.STAR:
-                v = _same_length(self._eval(p.parts[0], env, calls))
+                v = _same_length(self.evaluate(p.parts[0], env, calls))
                 if v.op == Op.SEQ and not star:
                     positional.extend(v.parts)
                     star = v.value in values.OPEN
                 else:
                     star = True
             elif p.op == Op.STARSTAR:
-                v = self._eval(p.parts[0], env, calls)
+                v = self.evaluate(p.parts[0], env, calls)
                 if v.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                           for kv in v.parts):
                     keywords.extend((kv.parts[0].value, kv.parts[1]) for kv in v.parts)
@@ -98,7 +99,7 @@ class CallsMixin:
             elif star:
                 star = True  # a positional argument after an unpacked `*x`: its place is not known
             else:
-                positional.append(self._eval(p, env, calls))
+                positional.append(self.evaluate(p, env, calls))
         return Args(tuple(positional), tuple(keywords), star, starstar)
 
     def event_args(self, ev, env: values.Env, calls: Optional[list]) -> Args:
@@ -122,13 +123,13 @@ class CallsMixin:
         calls: List[Target] = []
         if ev.func is None:
             return calls
-        fn = self._eval(ev.func, env, calls)
+        fn = self.evaluate(ev.func, env, calls)
         if ev.read and ev.args is None:
             return calls
         args = self.event_args(ev, env, calls)
         self.apply(fn, args, calls, want=False)
         if ev.func.op == Op.ATTR:  # hooks registered on a child module by its owner
-            owner = self._eval(ev.func.parts[0], env, None)
+            owner = self.evaluate(ev.func.parts[0], env, None)
             for part in owner.parts if owner.op == Op.UNION else (owner,):
                 if isinstance(part, Inst):
                     self._hooks(part, ev.func.value, args, calls)
@@ -245,7 +246,7 @@ class CallsMixin:
                   outer=fn.outer if isinstance(fn, Closure) else None)
         frame = Frame(base.path, info)
         env = self.frame_env(frame, env)
-        self.note_param_stores(info, env)
+        self.class_effects.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
         # only a list or dict is changed in place (values.changed_in_place): any other value is not tested
         changed = [n for n in info.mutated if n not in star and n in env.bindings
@@ -264,7 +265,7 @@ class CallsMixin:
             return UNKNOWN
         self._recursion[key] = depth + 1
         try:
-            return union(self._eval(r, env, None) for r in info.results)
+            return union(self.evaluate(r, env, None) for r in info.results)
         finally:
             self._recursion[key] = depth
 
@@ -272,10 +273,10 @@ class CallsMixin:
         """What ``recv.name(*args)`` returns (``name`` None: ``items``), for :mod:`gblint.values`."""
         return self.apply(self.attribute(recv, name or "items", None), Args(tuple(args)), None, want=True)
 
-    def _call_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr:
+    def call_own_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr:
         """``recv.name(*args)`` when ``recv``'s class defines ``name``; else ``default``."""
         if recv.op == Op.UNION:
-            return union(self._call_method(p, name, args, calls, default) for p in recv.parts)
+            return union(self.call_own_method(p, name, args, calls, default) for p in recv.parts)
         if isinstance(recv, Inst):
             method = self.class_attr(recv.cls, name, recv, None)
         elif isinstance(recv, Cls):
@@ -288,7 +289,7 @@ class CallsMixin:
         return self.apply(method, args, calls, want=True)
 
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
-        for summary, info in self._classes(cls):
+        for summary, info in self.class_mro(cls):
             if info.metaclass:  # resolved as a base is: a class of this module, or an imported one
                 local = self.project.class_info(summary, Dotted(info.metaclass))
                 found = Cls(local[0].path, local[1].qualname) if local else self.global_value(info.metaclass)
@@ -309,8 +310,8 @@ class CallsMixin:
         if self.project.is_module_class(summary, info) and self.project.builds_parameters(summary, info):
             if calls is not None:
                 calls.append(Target(None, kind="construct", name=cls.qualname))
-            return Inst(cls, self._init_values(cls, args, generated, own))
-        inst = Inst(cls, self._init_values(cls, args, generated, own)
+            return Inst(cls, self.init_values(cls, args, generated, own))
+        inst = Inst(cls, self.init_values(cls, args, generated, own)
                     + (self._items_given(args) if generated is None and own is None else ()))
         meta = self._metaclass(cls)
         if meta is not None:
@@ -350,7 +351,7 @@ class CallsMixin:
         if info is None or len(info.params) != 3 or not info.locals.get(info.params[2].name):
             return []
         env = self.frame_env(Frame(setattr_.path, info), Env({info.params[0].name: cls, info.params[1].name: const(name)}))
-        found = [self._eval(v, env, None) for v in info.locals[info.params[2].name]]
+        found = [self.evaluate(v, env, None) for v in info.locals[info.params[2].name]]
         return [p for v in found for p in (v.parts if v.op == Op.UNION else (v,)) if isinstance(p, (Func, Closure))]
 
     def _generated_init(self, cls: Cls):
@@ -358,7 +359,7 @@ class CallsMixin:
         ``__init__`` building ``cls`` runs: the first class of the MRO that defines ``__init__``
         in its body or is a dataclass (``init=False`` generates none); None when it is a method.
         A dataclass subclass of a class with its own ``__init__`` replaces that ``__init__``."""
-        for _, info in self._classes(cls):
+        for _, info in self.class_mro(cls):
             if "__init__" in info.methods or "__init__" in info.values:
                 return None
             for d in info.decorators:
@@ -376,7 +377,7 @@ class CallsMixin:
             return ()
         return ((ITEMS, args.positional[0]),)
 
-    def _init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
+    def init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of ``init``,
         the ``__init__`` Python calls (unbound; None when there is none of the project's), unknown
         ones left out, or to the dataclass fields when ``generated`` (:meth:`_generated_init`) builds
@@ -391,7 +392,7 @@ class CallsMixin:
                 return tuple(sorted(env.items()))
         if generated is not None:
             fields = []
-            for _, info in reversed(self._classes(cls)):
+            for _, info in reversed(self.class_mro(cls)):
                 fields.extend(f for f in info.fields if f not in fields)
             given = dict(zip(fields, args.positional))
             given.update((k, v) for k, v in args.keywords if k in fields)
@@ -399,7 +400,7 @@ class CallsMixin:
             given.update((f, UNKNOWN) for f in unseen if f not in given)
             # the generated `__init__` sets a field to the dataclass's own default: a subclass that is no
             # dataclass re-assigning it in its body does not change what the instance holds
-            for _, info in self._classes(cls):
+            for _, info in self.class_mro(cls):
                 if generated in info.decorators:
                     break
                 given.update((f, UNKNOWN) for f in fields if f not in given and (f in info.values or f in info.fields))
@@ -413,7 +414,7 @@ class CallsMixin:
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
-        for s, c in self._classes(inst.cls):
+        for s, c in self.class_mro(inst.cls):
             if s.module.startswith("torch.nn.modules."):
                 break  # torch itself is followed: nn.Module's own __call__ is module_call
             if "__call__" in c.methods or "__call__" in c.values:  # an nn.Module's override too
@@ -442,10 +443,10 @@ class CallsMixin:
         attribute ``attr``, called as the module calls them."""
         if calls is None:
             return
-        for summary, info in self._classes(owner.cls):
+        for summary, info in self.class_mro(owner.cls):
             for kind in (("\0prehooks",) if pre else ("\0hooks",) if pre is False else ("\0prehooks", "\0hooks")):
                 for method, value in info.assigned.get(kind + attr, ()):
-                    hook = self._eval(value, self._method_env(owner, summary, method), None)
+                    hook = self.evaluate(value, self.method_env(owner, summary, method), None)
                     self.apply(hook, Args((UNKNOWN,) * (2 if kind == "\0prehooks" else 3)), calls, want=False)
 
     def library_call(self, name: str, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -473,7 +474,7 @@ class CallsMixin:
         if name.startswith("torch.nn.") and short in ("ModuleList", "ParameterList"):
             if first is not None and first.op == Op.SEQ and first.value not in values.OPEN:
                 return Expr(Op.SEQ, "modulelist", first.parts)  # a list display: each layer in its place
-            items = self.iterate(first) if first is not None else BOTTOM
+            items = self.items.iterate(first) if first is not None else BOTTOM
             return Expr(Op.SEQ, "modulelist", (items,)) if items.op not in (Op.UNION,) or items.parts else Expr(Op.SEQ, "modulelist")
         if name.startswith("torch.nn.") and short == "Sequential":
             if len(args.positional) == 1 and args.positional[0].op == Op.DICT:
@@ -489,23 +490,23 @@ class CallsMixin:
         if name == "types.SimpleNamespace":
             return Expr(Op.DICT, "namespace", tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name in ("builtins.list", "builtins.tuple") and first is not None:
-            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.items.iterate(first)))
         if name in ("builtins.iter", "builtins.reversed", "builtins.sorted") and first is not None:
-            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.items.iterate(first)))
         if name == "builtins.len" and isinstance(first, Inst):
-            return self._call_method(first, "__len__", Args(), calls, default=UNKNOWN)
+            return self.call_own_method(first, "__len__", Args(), calls, default=UNKNOWN)
         if name == "builtins.next" and first is not None:
-            return self.iterate(first)
+            return self.items.iterate(first)
         if name == "builtins.enumerate" and first is not None:
             # the count is an int, never a tensor (a break that needs it to be one cannot happen)
-            return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.iterate(first)))))
+            return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.items.iterate(first)))))
         if name == "builtins.zip" and args.positional:
             return Expr(Op.FILTERED, parts=(args.positional[0],
-                                            Expr(Op.SEQ, parts=tuple(self.iterate(a) for a in args.positional))))
+                                            Expr(Op.SEQ, parts=tuple(self.items.iterate(a) for a in args.positional))))
         if name == "builtins.getattr" and len(args.positional) >= 2:
             return self._getattr_named(first, args.positional[1], args.positional[2:], calls)
         if name == "importlib.import_module" and len(args.positional) == 1 and not args.keywords:
-            return self.module_object(first)
+            return self.items.module_object(first)
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
@@ -553,7 +554,7 @@ class CallsMixin:
                 return UNKNOWN
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
-                return self.subscript(recv, args.positional[0], calls)
+                return self.items.subscript(recv, args.positional[0], calls)
             if name == "items":
                 return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
             if name == "values":
@@ -575,14 +576,14 @@ class CallsMixin:
         if isinstance(recv, Inst) and name == "__call__":
             return self.module_call(recv, args, calls, want)
         if isinstance(recv, Inst) and name == "get" and args.positional:
-            found = self._call_method(recv, "__getitem__", Args(args.positional[:1]), calls, default=UNKNOWN)
+            found = self.call_own_method(recv, "__getitem__", Args(args.positional[:1]), calls, default=UNKNOWN)
             if found.op not in (Op.UNKNOWN, Op.UNION) or (found.op == Op.UNION and found.parts
                                                          and not any(p.op == Op.UNKNOWN for p in found.parts)):
                 return found  # the key is there: `get` returns what `__getitem__` does
             return union((found, args.positional[1] if len(args.positional) > 1 else const(None)))
         if isinstance(recv, ExtInst) and recv.name.startswith("torch.nn.") and name in SELF_RETURNING_METHODS:
             return recv
-        if isinstance(recv, Inst) and name in SELF_RETURNING_METHODS and self._is_module(recv):
+        if isinstance(recv, Inst) and name in SELF_RETURNING_METHODS and self.is_module(recv):
             return recv
         if isinstance(recv, Disabled) and name in SELF_RETURNING_METHODS:
             return recv
@@ -601,7 +602,7 @@ class CallsMixin:
             env = self.frame_env(Frame(summary.path, summary.functions[function]), None)
         else:
             env = self.module_env(summary.path)
-        return self._eval(value, env, None)
+        return self.evaluate(value, env, None)
 
     def calls_of(self, obj: Expr, args: Args) -> List[Target]:
         """The frames calling the compiled object ``obj`` with ``args`` runs first."""
@@ -609,7 +610,7 @@ class CallsMixin:
         for part in obj.parts if obj.op == Op.UNION else (obj,):
             if isinstance(part, Cls):  # `torch.compile(Net)`: its instances' forward
                 part = Inst(part, ())
-            if isinstance(part, Inst) and self._is_module(part):
+            if isinstance(part, Inst) and self.is_module(part):
                 self.call_instance(part, args, calls, want=False)  # forward, and the module's own hooks
             elif isinstance(part, (Func, Closure, Bound, Partial)):
                 self.apply(part, args, calls, want=False)
@@ -618,12 +619,12 @@ class CallsMixin:
     def _base_names(self, cls: Cls):
         """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""
         held, outside = set(), set()
-        for summary, info in self._classes(cls):
+        for summary, info in self.class_mro(cls):
             held.add((summary.path, info.qualname))
             outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
         return held, outside
 
-    def _is_module(self, inst: Inst) -> bool:
+    def is_module(self, inst: Inst) -> bool:
         summary = self.project.by_path.get(inst.cls.path)
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         return info is not None and self.project.is_module_class(summary, info)

@@ -1,10 +1,10 @@
 """Items, for the object interpreter (:mod:`gblint.interp`): what indexing, iterating and unpacking a
-value give, and what a comprehension over a known iterable makes. :class:`ItemsMixin` is part of
-:class:`gblint.interp.Interpreter`.
+value give, and what a comprehension over a known iterable makes. :class:`gblint.interp.Interpreter`
+holds an :class:`Items`.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Protocol
 
 from . import values
 from .invoke import BOTTOM, Args
@@ -16,16 +16,34 @@ from .values import UNKNOWN, union
 _MAX_ITEMS = 64  # a comprehension over more items is not evaluated item by item
 
 
-class ItemsMixin:
-    """Items of values. Needs the :class:`gblint.interp.Interpreter` it is part of: ``_eval``,
-    ``class_attr``, ``_call_method``."""
+class ItemsHost(Protocol):
+    """What :class:`Items` asks of the interpreter (:class:`gblint.interp.Interpreter`)."""
 
-    def _comprehension(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
+    project: object
+
+    def evaluate(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr: ...
+
+    def attribute(self, base: Expr, name: str, calls: Optional[list]) -> Expr: ...
+
+    def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
+                   after: bool = False) -> Optional[Expr]: ...
+
+    def call_own_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr: ...
+
+
+class Items:
+    """Items of values, asked of ``interp`` (an :class:`ItemsHost`) for what they hold."""
+
+    def __init__(self, interp: ItemsHost):
+        self.interp = interp
+        self.project = interp.project
+
+    def comprehension(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         """A ``comp`` value: over a known, finite iterable, each element bound to the target,
         kept when the test holds (all known: the exact list, set or dict); else what any
         element makes, of unknown length (``filtered``)."""
         source, target, test = e.parts[0], e.parts[1], e.parts[2]
-        it = self._eval(source, env, None)
+        it = self.interp.evaluate(source, env, None)
         items = None
         if it.op in (Op.SEQ, Op.DICT) and it.value not in values.OPEN and len(it.parts) <= _MAX_ITEMS:
             items = [kv.parts[0] for kv in it.parts] if it.op == Op.DICT else list(it.parts)
@@ -43,13 +61,14 @@ class ItemsMixin:
                 if truth:
                     kept.append(scope)
         if items is None:
-            elt = tuple(self._eval(p, env, calls) for p in e.parts[3:5 if e.value == "dict" else 4])
+            elt = tuple(self.interp.evaluate(p, env, calls) for p in e.parts[3:5 if e.value == "dict" else 4])
             return Expr(Op.FILTERED, "dict" if e.value == "dict" else None, (it,) + elt)
         if e.value == "dict":
-            return Expr(Op.DICT, None, tuple(Expr(Op.KV, parts=(self._eval(e.parts[3], sc, None),
-                                                              self._eval(e.parts[4], sc, calls))) for sc in kept))
+            evaluate = self.interp.evaluate
+            return Expr(Op.DICT, None, tuple(Expr(Op.KV, parts=(evaluate(e.parts[3], sc, None),
+                                                              evaluate(e.parts[4], sc, calls))) for sc in kept))
         return Expr(Op.SET if e.value == "set" else Op.SEQ, None,
-                    tuple(self._eval(e.parts[3], sc, calls) for sc in kept))
+                    tuple(self.interp.evaluate(e.parts[3], sc, calls) for sc in kept))
 
     def subscript(self, base: Expr, key: Expr, calls: Optional[list]) -> Expr:
         """``base[key]``."""
@@ -62,7 +81,7 @@ class ItemsMixin:
         if isinstance(base, Ext) and base.name == "sys.modules":
             return self.module_object(key)
         if isinstance(base, Module):  # `globals()[name]`: the module's global of that name
-            return self.attribute(base, key.value, calls) if key.op == Op.CONST and isinstance(key.value, str) \
+            return self.interp.attribute(base, key.value, calls) if key.op == Op.CONST and isinstance(key.value, str) \
                 else UNKNOWN
         if base.op == Op.SEQ:
             if key.op == Op.SLICE:
@@ -90,12 +109,12 @@ class ItemsMixin:
                 more = (UNKNOWN,) if base.value in values.OPEN else ()
                 return union(tuple(kv.parts[1] for kv in base.parts) + more)
             return found if found is not None else UNKNOWN
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__getitem__", None, None) is None:
+        if isinstance(base, Inst) and self.interp.class_attr(base.cls, "__getitem__", None, None) is None:
             items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping
             if items is not None:
                 return self.subscript(items, key, calls)
         if isinstance(base, (Inst, Cls)):
-            return self._call_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
+            return self.interp.call_own_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
         return UNKNOWN
 
     def module_object(self, name: Expr) -> Expr:
@@ -114,9 +133,9 @@ class ItemsMixin:
             return union(self.protocol(p, name) for p in base.parts)
         if not isinstance(base, Inst):
             return UNKNOWN
-        got = self.class_attr(base.cls, name, base, None)
+        got = self.interp.class_attr(base.cls, name, base, None)
         if got is None and name == "__iter__":
-            got = self.class_attr(base.cls, "__getitem__", base, None)
+            got = self.interp.class_attr(base.cls, "__getitem__", base, None)
             return UNKNOWN if got is None else Partial(got, (values.INDEX,), ())
         return UNKNOWN if got is None else got
 
@@ -125,8 +144,8 @@ class ItemsMixin:
         ``__getitem__`` returns)."""
         if base.op == Op.UNION:
             return union(self.iterate(p) for p in base.parts)
-        if isinstance(base, Inst) and self.class_attr(base.cls, "__iter__", base, None) is None:
-            return self._call_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
+        if isinstance(base, Inst) and self.interp.class_attr(base.cls, "__iter__", base, None) is None:
+            return self.interp.call_own_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
         if base.op == Op.SEQ:
             parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
             return union(parts) if parts else BOTTOM

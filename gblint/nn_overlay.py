@@ -24,7 +24,7 @@ NO_GRAD_CTX = ExtInst(values.NO_GRAD_CONTEXT)
 def torch_base(interp, cls: Cls) -> Optional[str]:
     """The ``torch.nn`` class (short name: ``Conv1d``) whose ``forward`` an instance of ``cls``
     runs, when no class of the project defines ``forward``; else None."""
-    for _summary, info in interp._classes(cls):
+    for _summary, info in interp.class_mro(cls):
         if "forward" in info.methods or "forward" in info.values:
             return None
         for b in info.bases:

@@ -174,3 +174,70 @@ def test_the_consequence_walk_has_no_mixins():
                         if isinstance(node, ast.ClassDef) and node.name.endswith("Mixin")]
     built = [c for c in mixin_built_classes() if c.rsplit(".", 1)[0] in walk]
     assert not defined and not built, f"mixins in the consequence walk: {defined + built}"
+
+
+#: the classes allowed to have mixin bases (a base class of the packages whose methods use ``self`` attributes
+#: that neither it nor its own bases define: the subclass supplies them), and those bases. Issue 39: compose
+#: instead (a collaborator given what it calls); this table only shrinks.
+MIXIN_BASES_ALLOWED = {
+    "gblint.interp.Interpreter": {"gblint.invoke.CallsMixin"},
+    "gblint.summary.SummaryBuilder": {"gblint.regions.RegionsMixin", "gblint.blocks.BlocksMixin",
+                                      "gblint.refs.RefsMixin", "gblint.bindings.ValuesMixin",
+                                      "gblint.flows.FlowsMixin", "gblint.traversal.PositionedVisitor"},
+}
+
+
+def mixin_bases(sources: Dict[str, str]) -> Dict[str, List[str]]:
+    """``module.Class`` -> its mixin bases, of the classes defined at module level in ``sources``
+    (module name -> source); a base is resolved where its module defines or imports it (``from .m import X``)."""
+    classes, names = {}, {}
+    for module, text in sources.items():
+        tree = ast.parse(text)
+        names[module] = {n.name: f"{module}.{n.name}" for n in tree.body if isinstance(n, ast.ClassDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(module, False, node.level, node.module)
+                names[module].update((a.asname or a.name, f"{base}.{a.name}") for a in node.names)
+        classes.update((f"{module}.{n.name}", (module, n)) for n in tree.body if isinstance(n, ast.ClassDef))
+
+    def bases(key: str) -> List[str]:
+        module, node = classes[key]
+        found = (names[module].get(b.id) for b in node.bases if isinstance(b, ast.Name))
+        return [b for b in found if b in classes]
+
+    def defined(key: str) -> Set[str]:
+        node = classes[key][1]
+        out = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):  # class attributes (and locals: harmless)
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
+                    and isinstance(n.ctx, ast.Store):
+                out.add(n.attr)
+            elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
+                out.add(n.target.id)
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str):  # __slots__, object.__setattr__(self, "x")
+                out.add(n.value)
+        return out.union(*(defined(b) for b in bases(key)))
+
+    def is_mixin(key: str) -> bool:
+        node = classes[key][1]
+        used = {n.attr for n in ast.walk(node)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+        return bool(used - defined(key) - {"__class__", "__dict__"})
+
+    return {key: mixins for key in classes if (mixins := [b for b in bases(key) if is_mixin(b)])}
+
+
+def test_mixin_bases_only_where_allowed():
+    sample = {"p.a": "class M:\n    def f(self):\n        return self.g()\n",
+              "p.b": "from .a import M\nclass C(M):\n    def g(self):\n        return 1\n"
+                     "class Own:\n    def g(self):\n        return self.h\n    h = 1\nclass D(Own):\n    pass\n"}
+    assert mixin_bases(sample) == {"p.b.C": ["p.a.M"]}
+    sources = {}
+    for module, path in project_modules().items():
+        with open(path, encoding="utf-8") as fh:
+            sources[module] = fh.read()
+    found = mixin_bases(sources)
+    extra = {k: sorted(set(v) - MIXIN_BASES_ALLOWED.get(k, set())) for k, v in found.items()}
+    assert not any(extra.values()), f"mixin bases (compose instead): { {k: v for k, v in extra.items() if v} }"
