@@ -90,7 +90,7 @@ class BlocksMixin:
             # iterating a tensor gives tensors (its rows), and unpacking a row gives tensors again
             return self.bind_tensor_elements(target, it)
         if isinstance(target, cst.Name):
-            ref = self.self_attr(it)
+            ref = self.refs.self_attr(it, self.scope)
             name = target.value
             if isinstance(ref, ContainerValue):
                 self.scope.env[name] = Kind.MODULE

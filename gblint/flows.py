@@ -23,6 +23,7 @@ from . import namespace, tensors, value_syntax
 from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
 from .ops import Op
 from .positions import MATCHING
+from .refs import is_external
 from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
 from .traversal import code_of
@@ -360,7 +361,7 @@ class FlowsMixin:
         call gblint may follow are evaluated with it, reads in them included; those of a library's
         function (``zip(cache.is_sliding, cache.is_dummy)``, ``torch.cat(...)``) are not, so an
         attribute read in them is an event of its own (a property's getter runs there)."""
-        library = bool(q) and self.is_external(q) and q not in CALLS_ARGUMENT and not self.named_attribute_read(node, q)
+        library = bool(q) and is_external(q) and q not in CALLS_ARGUMENT and not self.named_attribute_read(node, q)
         self._open_calls.append((node, not library))
 
     def _read_by_call(self, node: cst.Attribute) -> bool:
@@ -413,7 +414,7 @@ class FlowsMixin:
             if kind == Kind.TENSOR or (likely_tensor(kind) and func.attr.value in tensors.TENSOR_METHODS):
                 return False
         q = self.scope.resolve(func)
-        return not (q and self.is_external(q))
+        return not (q and is_external(q))
 
 
 def _class_var(annotation: cst.BaseExpression) -> bool:

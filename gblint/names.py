@@ -113,3 +113,37 @@ class ImportTable:
 
     def is_imported(self, name: str) -> bool:
         return self.lookup(name) is not None
+
+
+def module_imports(body, imports: ImportTable, declared: bool = False, conditional: bool = False):
+    """``(statement, conditional)`` for the import statements of a module body that bind its
+    global names: top-level ones, those in ``try:`` bodies and ``else:`` (optional imports; never
+    the ``except`` fallbacks), everything under ``if TYPE_CHECKING:`` (also
+    ``if TYPE_CHECKING or SLOW_IMPORT:``) with nested ``if``s (``declared``): how lazy packages
+    such as transformers and diffusers declare what ``from pkg import Name`` gives,
+    ``_LazyModule`` doing the rest at run time. Imports under any other top-level ``if`` come
+    ``conditional``: they bind only names nothing else binds."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    yield small, conditional
+        elif isinstance(stmt, cst.If):
+            inner = declared or _type_checking(stmt.test, imports)
+            maybe = conditional or not inner
+            yield from module_imports(stmt.body.body, imports, inner, maybe)
+            branch = stmt.orelse
+            while branch is not None:
+                yield from module_imports(branch.body.body, imports, inner, maybe)
+                branch = branch.orelse if isinstance(branch, cst.If) else None
+        elif isinstance(stmt, cst.Try):
+            yield from module_imports(stmt.body.body, imports, declared, conditional)
+            if stmt.orelse is not None:
+                yield from module_imports(stmt.orelse.body.body, imports, declared, conditional)
+
+
+def _type_checking(test, imports: ImportTable) -> bool:
+    """Whether an ``if`` test is ``TYPE_CHECKING``, or an ``or`` with it as one operand."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _type_checking(test.left, imports) or _type_checking(test.right, imports)
+    return imports.resolve(test) in ("typing.TYPE_CHECKING", "TYPE_CHECKING")

@@ -4,25 +4,32 @@ A *value ref* describes what a name is bound to (a context manager's constructor
 instance of some class, an ``nn.ModuleList``, a ``functools.partial``...); a *callee ref*
 describes what a call's function refers to (a function of this file, a dotted name, a method on
 ``self`` or ``super()``, a module attribute...), for :mod:`gblint.index` to resolve across the
-project. :class:`RefsMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+project. :class:`Refs` reads them for :class:`gblint.summary.SummaryBuilder`, which owns one.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
 
-from .model import (Binding, CallResult, CallTarget, CompiledValue, ContainerValue, Dotted, InstanceCall, InstanceValue,
-                    Kind, LayerValue, LocalDefValue, LocalFunction, LoggerValue, ManagerValue, Method, Modules,
-                    OtherValue, PartialValue, SelfAttrMethod, SelfMethod, SuperMethod)
-from .names import dotted
+from .model import (Binding, CallResult, CallTarget, CompiledValue, ContainerValue, Dotted, FileSummary, InstanceCall,
+                    InstanceValue, Kind, LayerValue, LocalDefValue, LocalFunction, LoggerValue, ManagerValue, Method,
+                    Modules, OtherValue, PartialValue, SelfAttrMethod, SelfMethod, SuperMethod)
+from .names import ImportTable, dotted
 from .scope import FunctionScope
 from .semantics import COMPILE_NAMES, CONTAINER_CLASSES, EXTERNAL_HEADS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, \
     SELF_RETURNING_METHODS, UNSUPPORTED_MANAGERS
 
 
-class RefsMixin:
-    """Value refs and callee refs, read against the builder's scopes and imports."""
+class Refs:
+    """Value refs and callee refs of one file, read against the scopes given and the file's own
+    ``summary`` (its classes and module names, filled as the traversal goes), ``imports`` and
+    ``module_now`` (module-level names as bound so far in the traversal), all three the builder's."""
+
+    def __init__(self, summary: FileSummary, imports: ImportTable, module_now: Dict[str, Binding]):
+        self.summary = summary
+        self.imports = imports
+        self.module_now = module_now
 
     def value_ref(self, value: cst.BaseExpression, scope: FunctionScope) -> Binding:
         """What a name assigned ``value`` is bound to (a manager, an instance, a logger...).
@@ -99,9 +106,9 @@ class RefsMixin:
             return bool(cls and any("Module" in b for b in cls.bases))
         return False
 
-    def self_attr(self, node) -> Optional[Binding]:
-        """What ``self.attr`` (``node``) was assigned in the class, or None."""
-        scope = self.scope
+    @staticmethod
+    def self_attr(node, scope: FunctionScope) -> Optional[Binding]:
+        """What ``self.attr`` (``node``, read in ``scope``) was assigned in the class, or None."""
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and scope.self_name \
                 and node.value.value == scope.self_name and scope.class_info is not None:
             return scope.class_info.attrs.get(node.attr.value)
@@ -163,9 +170,10 @@ class RefsMixin:
             return Dotted(q) if q else None
         return None
 
-    def is_external(self, q: str) -> bool:
-        """Whether calls of dotted name ``q`` go into library code gblint does not follow."""
-        return q.split(".")[0] in EXTERNAL_HEADS
+
+def is_external(q: str) -> bool:
+    """Whether calls of dotted name ``q`` go into library code gblint does not follow."""
+    return q.split(".")[0] in EXTERNAL_HEADS
 
 
 def module_itself(expr: cst.BaseExpression) -> cst.BaseExpression:

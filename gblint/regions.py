@@ -2,19 +2,20 @@
 ``torch.compile(Module())``, ``model.compile()``.
 
 Each place becomes a :class:`gblint.model.RegionDecl` naming what is compiled; the engine later
-resolves it to the compiled entry frames. :class:`RegionsMixin` is part of
-:class:`gblint.summary.SummaryBuilder`.
+resolves it to the compiled entry frames. :class:`gblint.summary.SummaryBuilder` owns a
+:class:`Regions` and hands it the calls, assignments, definitions and the module's end it meets.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Protocol, Set, Tuple
 
 import libcst as cst
 
-from .model import (Dotted, Expr, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl, SelfAttrMethod,
-                    SelfMethod)
+from .model import (Binding, Dotted, Expr, FileSummary, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl,
+                    SelfAttrMethod, SelfMethod, Span)
 from .ops import Op
-from .refs import module_itself
+from .refs import Refs, module_itself
+from .scope import FunctionScope
 from .semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
 from .traversal import kwarg, literal
 
@@ -25,17 +26,38 @@ _DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_defaul
 _Name = Tuple[Optional[str], str]  # (the function a name is local to, or None at module level; the name)
 
 
-class RegionsMixin:
+class RegionsHost(Protocol):
+    """What :class:`Regions` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the
+    file's summary, module names as bound so far, the scope being read, positions and values."""
+
+    summary: FileSummary
+    module_now: Dict[str, Binding]
+    scope: Optional[FunctionScope]
+
+    @property
+    def ctx(self) -> FunctionScope: ...
+
+    def in_function(self) -> bool: ...
+
+    def span(self, node: cst.CSTNode) -> Span: ...
+
+    def value_of(self, node: cst.BaseExpression) -> Expr: ...
+
+
+class Regions:
     """Records the compile calls and decorators of a file as :class:`RegionDecl` objects, the
     mode (``.eval()`` / ``.train()``) the code sets on what they compile, and whether it changes
-    the default dtype of the tensors the compiled code makes."""
+    the default dtype of the tensors the compiled code makes; read through ``builder`` (a
+    :class:`RegionsHost`), ``refs`` (what calls refer to) and ``def_quals`` (``id()`` of a ``def``
+    -> the qualified name the traversal gave it)."""
 
     _modes: Dict[_Name, Set[Optional[bool]]]  # a name -> the modes set through it (None: a mode not known)
     _aliases: Dict[_Name, _Name]  # `compiled = torch.compile(model)`: compiled -> model (one module)
     _mode_of: List[Tuple[RegionDecl, _Name, Set[Optional[bool]]]]  # each region: its name, chain modes
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, builder: RegionsHost, refs: Refs, def_quals: Dict[int, str]) -> None:
+        self.builder, self.refs, self._def_quals = builder, refs, def_quals
+        self.summary = builder.summary
         self._modes, self._aliases, self._mode_of = {}, {}, []
         self._all_modes: Set[Optional[bool]] = set()  # every mode the file sets, on anything (None: not known)
         self._escaped: Set[_Name] = set()  # names handed to a call or another name: set elsewhere, maybe
@@ -43,7 +65,7 @@ class RegionsMixin:
 
     def detect_compile(self, node: cst.Call, q) -> None:
         """Record ``node`` when it compiles something; ``q`` is what its function resolves to."""
-        scope = self.ctx
+        scope = self.builder.ctx
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
             modes = _mode_set(node)
@@ -65,18 +87,18 @@ class RegionsMixin:
     def record_compile(self, call: cst.Call, span_node=None) -> None:
         """``torch.compile(x, ...)``: what ``x`` names (a function, a method, a module instance or
         a module built in place); ``span_node`` is where to report it, when not ``call``."""
-        scope = self.ctx
+        scope = self.builder.ctx
         fullgraph = literal(kwarg(call, "fullgraph")) is True
         if literal(kwarg(call, "disable")) is True:
             return
-        span = self.span(span_node or call)
+        span = self.builder.span(span_node or call)
         if not call.args or call.args[0].keyword is not None:
             return  # decorator form with options: handled on the FunctionDef
         target = module_itself(call.args[0].value)  # torch.compile(Net().eval()), torch.compile(model.to(d))
-        fn = self.scope.info.qualname if self.in_function() else None
+        fn = self.builder.scope.info.qualname if self.builder.in_function() else None
         before = len(self.summary.regions)
         self._record_compile_target(call, target, scope, fullgraph, span, fn)
-        value = self.value_of(call.args[0].value)
+        value = self.builder.value_of(call.args[0].value)
         if len(self.summary.regions) > before:
             self.summary.regions[-1].value = value
         else:  # nothing the summary's own refs name: the interpreter may still resolve the value
@@ -85,15 +107,15 @@ class RegionsMixin:
 
     def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):
-            ref = self.callee_ref(target.func, scope)
+            ref = self.refs.callee_ref(target.func, scope)
             if ref:
                 self.summary.regions.append(RegionDecl(ref, True, fullgraph, span, "torch.compile(Module())", fn))
             return
-        ref = self.callee_ref(target, scope)
-        if isinstance(target, cst.Name) and not self.in_function():
+        ref = self.refs.callee_ref(target, scope)
+        if isinstance(target, cst.Name) and not self.builder.in_function():
             # `model = Net(cfg)` then `model = torch.compile(model)`: what the name holds at this
             # statement, not its last binding in the module (which is the compiled model itself)
-            now = self.module_now.get(target.value)
+            now = self.builder.module_now.get(target.value)
             if isinstance(now, InstanceValue):
                 ref = InstanceCall(now.cls)
         if isinstance(target, cst.Name) and ref is not None:
@@ -111,10 +133,10 @@ class RegionsMixin:
         """``self.compile()`` and ``model.compile()``, ``model`` an instance of a known class."""
         func = call.func
         base = func.value
-        scope = self.ctx
-        span = self.span(call)
+        scope = self.builder.ctx
+        span = self.builder.span(call)
         fullgraph = literal(kwarg(call, "fullgraph")) is True
-        fn = self.scope.info.qualname if self.in_function() else None
+        fn = self.builder.scope.info.qualname if self.builder.in_function() else None
         if isinstance(base, cst.Name):
             if scope.self_name and base.value == scope.self_name and scope.class_info:
                 self.summary.regions.append(RegionDecl(Dotted(self.qual(scope.class_info.qualname)), True,
@@ -128,21 +150,21 @@ class RegionsMixin:
             if v is None:
                 v = self.summary.module_names.get(base.value)
             if isinstance(v, InstanceValue):
-                names = (base.value,) if not self.in_function() else ()
+                names = (base.value,) if not self.builder.in_function() else ()
                 self.summary.regions.append(RegionDecl(v.cls, True, fullgraph, span, "model.compile()", fn, names,
-                                                       value=self.value_of(base)))
+                                                       value=self.builder.value_of(base)))
                 self._region_mode(self.summary.regions[-1], base)
                 return
         if isinstance(base, cst.Name) and scope.imports.lookup(base.value) is not None:
             return  # `re.compile(...)`: a module's function, not a model's method
-        self.summary.regions.append(RegionDecl(None, True, fullgraph, span, "model.compile()", fn,
-                                               (base.value,) if isinstance(base, cst.Name) and not self.in_function()
-                                               else (), value=self.value_of(base)))
+        names = (base.value,) if isinstance(base, cst.Name) and not self.builder.in_function() else ()
+        self.summary.regions.append(RegionDecl(None, True, fullgraph, span, "model.compile()", fn, names,
+                                               value=self.builder.value_of(base)))
         self._region_mode(self.summary.regions[-1], base)
 
     # -- the mode: `self.training` in what a region compiles
     def _local_name(self, name: str) -> _Name:
-        return (self.scope.info.qualname if self.in_function() else None, name)
+        return (self.builder.scope.info.qualname if self.builder.in_function() else None, name)
 
     def _note_mode(self, base: cst.BaseExpression, modes: Set[Optional[bool]]) -> None:
         """``x.eval()``, ``x.to(d).train()``: the module ``x`` names is set to ``modes``."""
@@ -162,7 +184,7 @@ class RegionsMixin:
         modes = _chain_modes(node.value)
         root = module_itself(node.value)
         compiled = None
-        if isinstance(root, cst.Call) and root.args and self.ctx.resolve(root.func) in COMPILE_NAMES:
+        if isinstance(root, cst.Call) and root.args and self.builder.ctx.resolve(root.func) in COMPILE_NAMES:
             modes |= _chain_modes(root.args[0].value)
             compiled = self._compiled_key(root.args[0].value)
         for key in keys:
@@ -181,8 +203,8 @@ class RegionsMixin:
     def _region_mode(self, decl: RegionDecl, compiled: cst.BaseExpression) -> None:
         self._mode_of.append((decl, self._compiled_key(compiled), _chain_modes(compiled)))
 
-    def leave_Module(self, node: cst.Module) -> None:
-        """Each region's mode: the one mode the code sets on what it compiles (through its name,
+    def settle_modes(self) -> None:
+        """At the module's end, each region's mode: the one mode the code sets on what it compiles (through its name,
         the compiled object's name or a chain such as ``Net().eval()``), when the file sets only
         that one mode, on nothing else (a submodule's own ``.train()``, ``model.training = x``),
         and the module's names are bound once and handed to no call (which may set it)."""
@@ -200,24 +222,23 @@ class RegionsMixin:
                 continue
             if len(modes) == 1 and None not in modes:
                 decl.training = next(iter(modes))
-        super().leave_Module(node)
 
     def qual(self, name: str) -> str:
         """The dotted name of ``name`` defined in this module."""
         return f"{self.summary.module}.{name}" if self.summary.module else name
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        """``@torch.compile`` and ``@torch.compile(...)`` on a definition."""
+    def note_decorators(self, node: cst.FunctionDef) -> None:
+        """``@torch.compile`` and ``@torch.compile(...)`` on a definition (after its body was read)."""
         for d in node.decorators:
             expr = d.decorator
             call = expr if isinstance(expr, cst.Call) else None
-            q = self.ctx.resolve(call.func if call else expr)
+            q = self.builder.ctx.resolve(call.func if call else expr)
             if q in COMPILE_NAMES:
                 if call is not None and literal(kwarg(call, "disable")) is True:
                     continue
                 fullgraph = call is not None and literal(kwarg(call, "fullgraph")) is True
                 qual = self.function_qual(node)
-                self.summary.regions.append(RegionDecl(LocalFunction(qual), False, fullgraph, self.span(d),
+                self.summary.regions.append(RegionDecl(LocalFunction(qual), False, fullgraph, self.builder.span(d),
                                                        "@torch.compile", None, value=self._wrapped(node, d, qual)))
 
     def _wrapped(self, node: cst.FunctionDef, compile_decorator: cst.Decorator, qual: str):

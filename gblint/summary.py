@@ -26,9 +26,9 @@ from .blocks import BlocksMixin, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
                     EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
                     ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX, param_kind)
-from .names import ImportTable, dotted
-from .refs import RefsMixin
-from .regions import RegionsMixin
+from .names import ImportTable, dotted, module_imports
+from .refs import Refs, is_external
+from .regions import Regions
 from .scope import FunctionScope
 from .semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES
 from .source import describe_exception
@@ -40,7 +40,7 @@ _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
+class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -71,6 +71,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
         self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
         self.rule_notes: Dict[tuple, object] = {}  # what rules noted of names while reading the file (rules.notes)
+        self.refs = Refs(self.summary, self.imports, self.module_now)
+        self.regions = Regions(self, self.refs, self._def_quals)
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -115,9 +117,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                     if isinstance(small, cst.Assign):
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
-                                self.summary.module_names[t.target.value] = self.value_ref(small.value, self.module_scope)
+                                self.summary.module_names[t.target.value] = self.refs.value_ref(small.value,
+                                                                                                self.module_scope)
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value:
-                        self.summary.module_names[small.target.value] = self.value_ref(small.value, self.module_scope)
+                        self.summary.module_names[small.target.value] = self.refs.value_ref(small.value,
+                                                                                            self.module_scope)
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.summary.module_names[stmt.name.value] = Definition()
         self.summary.imports = dict(self.imports.names)
@@ -195,6 +199,10 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.summary.classes[qual] = info
         self.class_stack.append(info)
         return True
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.regions.settle_modes()
+        super().leave_Module(node)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         if id(node) in self._local_classes:
@@ -279,6 +287,9 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None
 
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.regions.note_decorators(node)
+
     def param_kind(self, p: cst.Param, is_forward: bool) -> str:
         """The kind of a parameter before its uses are seen: from its annotation or default;
         ``forward``'s first argument is a tensor; else a tensor only if used as one."""
@@ -350,7 +361,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
             if isinstance(t.target, cst.Subscript) and self.in_function():
                 self.note_item_store(t.target, value)
             self.bind(t.target, node.value, scope)
-        self.note_mode_assign(node)
+        self.regions.note_mode_assign(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.in_function() and not self.scope.info.uses_torch and node.value not in self.scope.env:
@@ -401,7 +412,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 self.note_object_facts(target.value, value)
                 return  # a class-body name (ClassInfo.values), not a module global
             if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
-                self.module_now[target.value] = self.value_ref(value, scope)
+                self.module_now[target.value] = self.refs.value_ref(value, scope)
                 self.note_module_value(target.value, value)
                 return
             scope.env[target.value] = scope.kind(value)
@@ -410,10 +421,11 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 scope.values[target.value] = LocalDefValue(self._lambdas[id(value)])
                 scope.env[target.value] = Kind.UNKNOWN
                 return
-            ref = self.value_ref(value, scope)
+            ref = self.refs.value_ref(value, scope)
             if isinstance(ref, _FOLLOWED_VALUES):
                 scope.values[target.value] = ref
-                if isinstance(ref, ContainerValue) or (isinstance(ref, InstanceValue) and self.is_module_class(ref)):
+                if isinstance(ref, ContainerValue) or (isinstance(ref, InstanceValue)
+                                                       and self.refs.is_module_class(ref)):
                     scope.env[target.value] = Kind.MODULE
             else:
                 scope.values.pop(target.value, None)
@@ -431,7 +443,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
                 and target.value.value == scope.self_name and scope.class_info is not None:
             cls = scope.class_info
             attr = target.attr.value
-            ref = self.value_ref(value, scope)
+            ref = self.refs.value_ref(value, scope)
             if isinstance(ref, ContainerValue):
                 cls.attrs[attr] = ref
             elif isinstance(ref, InstanceValue):
@@ -466,7 +478,7 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.enter_call(node, q)
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.note_grown(node):
             self.note_mutated(func.value)
-        self.detect_compile(node, q)
+        self.regions.detect_compile(node, q)
         self.note_setattr(node, q)
         if not self.in_function():
             return
@@ -495,8 +507,8 @@ class SummaryBuilder(RegionsMixin, BlocksMixin, RefsMixin, ValuesMixin, FlowsMix
         self.record_rules(node)
         self.note_call_flows(node)
         if not self.suppressed():
-            ref = self.callee_ref(node.func, scope)
-            external = isinstance(ref, Dotted) and ref.name and self.is_external(ref.name) \
+            ref = self.refs.callee_ref(node.func, scope)
+            external = isinstance(ref, Dotted) and ref.name and is_external(ref.name) \
                 and ref.name not in CALLS_ARGUMENT and not self.named_attribute_read(node, ref.name)
             if (ref is not None and not external) or (ref is None and id(node) not in self._site_nodes
                                                       and self.may_follow(node)):  # a break site is not inlined
@@ -659,36 +671,3 @@ def _raises_not_implemented(node: cst.Raise) -> bool:
     exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
     return dotted(exc) in ("NotImplementedError", "builtins.NotImplementedError") if exc is not None else False
 
-
-def module_imports(body, imports: ImportTable, declared: bool = False, conditional: bool = False):
-    """``(statement, conditional)`` for the import statements of a module body that bind its
-    global names: top-level ones, those in ``try:`` bodies and ``else:`` (optional imports; never
-    the ``except`` fallbacks), everything under ``if TYPE_CHECKING:`` (also
-    ``if TYPE_CHECKING or SLOW_IMPORT:``) with nested ``if``s (``declared``): how lazy packages
-    such as transformers and diffusers declare what ``from pkg import Name`` gives,
-    ``_LazyModule`` doing the rest at run time. Imports under any other top-level ``if`` come
-    ``conditional``: they bind only names nothing else binds."""
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    yield small, conditional
-        elif isinstance(stmt, cst.If):
-            inner = declared or _type_checking(stmt.test, imports)
-            maybe = conditional or not inner
-            yield from module_imports(stmt.body.body, imports, inner, maybe)
-            branch = stmt.orelse
-            while branch is not None:
-                yield from module_imports(branch.body.body, imports, inner, maybe)
-                branch = branch.orelse if isinstance(branch, cst.If) else None
-        elif isinstance(stmt, cst.Try):
-            yield from module_imports(stmt.body.body, imports, declared, conditional)
-            if stmt.orelse is not None:
-                yield from module_imports(stmt.orelse.body.body, imports, declared, conditional)
-
-
-def _type_checking(test, imports: ImportTable) -> bool:
-    """Whether an ``if`` test is ``TYPE_CHECKING``, or an ``or`` with it as one operand."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
-        return _type_checking(test.left, imports) or _type_checking(test.right, imports)
-    return imports.resolve(test) in ("typing.TYPE_CHECKING", "TYPE_CHECKING")
