@@ -182,7 +182,7 @@ class ValuesMixin:
             tests = tuple(b.test for b in self.scope.blocks if b.test is not None)
             self.scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
             if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
-                self.note_unknown(node)
+                self.flows.note_unknown(node)
             local = self.scope.local_values.get(name)
             if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
                 del self.scope.local_values[name]
@@ -318,26 +318,26 @@ class ValuesMixin:
 
     def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.note_rebound(node.target)
-        self.note_target(node.target, self.value_of(node.value))
+        self.flows.note_target(node.target, self.value_of(node.value))
 
     def leave_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self.note_rebound(node.asname.name)
-            self.note_target(node.asname.name, Expr(Op.ENTER, parts=(self.value_of(node.item),)))
+            self.flows.note_target(node.asname.name, Expr(Op.ENTER, parts=(self.value_of(node.item),)))
 
     def visit_Del(self, node: cst.Del) -> None:
         self.note_rebound(node.target)
-        self.note_unknown(node.target)
+        self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
             self.note_mutated(node.target.value)
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self.note_rebound(node.name.name)
-            self.note_unknown(node.name.name)
+            self.flows.note_unknown(node.name.name)
 
     def leave_Return(self, node: cst.Return) -> None:
-        self.note_return(node)  # after the value was visited: a lambda in it has its name
+        self.flows.note_return(node)  # after the value was visited: a lambda in it has its name
         self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
         self.note_exit()
 

@@ -50,7 +50,8 @@ class BlocksMixin:
         self.push(BlockKind.LOOP, node)
         if self.in_function():
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
-        self.note_iteration(node.iter, at=node)  # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
+        # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
+        self.flows.note_iteration(node.iter, at=node)
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
@@ -59,7 +60,7 @@ class BlocksMixin:
         if self.in_function():
             self.scope.pending_loop = value_syntax.loop_values(node, self.scope)
         self.note_rebound(node.target)
-        self.note_loop(node.target, node.iter)
+        self.flows.note_loop(node.target, node.iter)
         if not self.in_function():
             return
         self.record_rules(node)  # what the loop iterates is read once, before the loop

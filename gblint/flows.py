@@ -10,20 +10,21 @@ what each global is assigned (:attr:`FileSummary.module_values`); and attribute 
 run code (a property, ``__getattribute__``) as events. All of them are
 :class:`gblint.model.Expr` values built by :mod:`gblint.value_syntax`; the interpreter evaluates
 them later, flow-insensitively (a name is any of the values it is ever assigned).
-:class:`FlowsMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+:class:`gblint.summary.SummaryBuilder` owns a :class:`Flows` and hands it what it meets.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import List, Optional, Protocol
 
 import libcst as cst
 
 from . import namespace, tensors, value_syntax
-from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
+from .model import BlockKind, CallArgs, ClassInfo, Event, EventKind, Expr, FileSummary, Kind, Span, TensorAttr
 from .ops import Op
 from .positions import MATCHING
 from .refs import is_external
+from .scope import FunctionScope
 from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
 from .traversal import code_of
@@ -47,16 +48,44 @@ def tensor_constructor(value: cst.BaseExpression, scope) -> bool:
     return isinstance(value, cst.Call) and (scope.resolve(value.func) or "") in TENSOR_CLASSES
 
 
-class FlowsMixin:
-    """Records assignments, returns, class attributes and attribute reads as values."""
+class FlowsHost(Protocol):
+    """What :class:`Flows` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the file's
+    summary, the class bodies and the function being read, and where events go."""
 
-    def value_of(self, node: cst.BaseExpression) -> Expr:
-        """``node`` as a value in the current scope (:func:`gblint.value_syntax.expr_of`)."""
-        return value_syntax.expr_of(node, self.ctx)
+    summary: FileSummary
+    scope: Optional[FunctionScope]
+    class_stack: List[ClassInfo]
 
-    def lambda_qual(self, node: cst.Lambda) -> Optional[str]:
-        """The qualified name the traversal gave the lambda ``node``, or None."""
-        return self._lambdas.get(id(node))
+    @property
+    def ctx(self) -> FunctionScope: ...
+
+    def in_function(self) -> bool: ...
+
+    def suppressed(self) -> bool: ...
+
+    def span(self, node: cst.CSTNode) -> Span: ...
+
+    def value_of(self, node: cst.BaseExpression) -> Expr: ...
+
+    def add_event(self, ev: Event) -> None: ...
+
+
+class Flows:
+    """Records assignments, returns, class attributes and attribute reads as values, read through
+    ``builder`` (a :class:`FlowsHost`). Its own: ``numpy_attrs`` and ``none_buffers`` (``(class
+    qualname, attribute)`` assigned a NumPy array made from Python values, registered as a ``None``
+    buffer), the attributes stored and methods called at module level (as sets), the calls and
+    imports open around the node and the attributes that are the base of a longer read."""
+
+    def __init__(self, builder: FlowsHost):
+        self.builder = builder
+        self.summary = builder.summary
+        self.numpy_attrs, self.none_buffers = set(), set()  # see note_value_facts, note_registered_tensor
+        self._stored: set = set()  # FileSummary.stored_attrs and called_methods as sets
+        self._called: set = set()
+        self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
+        self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
+        self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
 
     def note_registered_tensor(self, node: cst.Call, scope) -> None:
         """``self.register_buffer("name", value)`` / ``self.register_parameter("name", value)`` in a
@@ -72,7 +101,7 @@ class FlowsMixin:
         name = name.evaluated_value if isinstance(name, cst.SimpleString) else None
         value = next((a.value for a in node.args[1:] if a.keyword is None or a.keyword.value in ("tensor", "param")),
                      None)
-        if not isinstance(name, str) or value is None or self.suppressed():
+        if not isinstance(name, str) or value is None or self.builder.suppressed():
             return
         attrs, key = scope.class_info.attrs, (scope.class_info.qualname, name)
         if isinstance(value, cst.Name) and value.value == "None":
@@ -89,7 +118,7 @@ class FlowsMixin:
         """What assigning ``value`` to ``target`` makes known beyond its kind: a local bound to a boolean
         mask (``scope.masks``) or to a NumPy array made from Python values (``scope.numpy_locals``), a
         ``self`` attribute assigned one (``numpy_attrs``: see :func:`gblint.tensors.numpy_made`)."""
-        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
+        if isinstance(target, cst.Name) and self.builder.in_function() and scope is self.builder.scope:
             if tensors.mask_kind(value, scope) is not None:
                 scope.masks.add(target.value)
             if tensors.numpy_made(value, scope):
@@ -115,12 +144,12 @@ class FlowsMixin:
         elif isinstance(target, cst.StarredElement):
             self.note_target(target.value, UNKNOWN, suffix)
         elif isinstance(target, cst.Subscript):
-            self.note_namespace_store(namespace.item_stores(target, self.ctx.resolve))
+            self.note_namespace_store(namespace.item_stores(target, self.builder.ctx.resolve))
         elif isinstance(target, cst.Attribute):
-            scope = self.scope
-            if isinstance(target.value, cst.Name) and self.in_function() and scope.self_name \
+            scope = self.builder.scope
+            if isinstance(target.value, cst.Name) and self.builder.in_function() and scope.self_name \
                     and target.value.value == scope.self_name and scope.class_info is not None:
-                if not self.suppressed():
+                if not self.builder.suppressed():
                     assigned = scope.class_info.assigned
                     assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
                     if not all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
@@ -128,8 +157,9 @@ class FlowsMixin:
             elif target.attr.value in ("__defaults__", "__kwdefaults__"):
                 self._forget_defaults(target)
             else:
-                if isinstance(target.value, cst.Name) and self.in_function() and target.value.value in scope.params \
-                        and not self.suppressed():  # a class decorator's `cls.forward = wrapper`
+                if isinstance(target.value, cst.Name) and self.builder.in_function() \
+                        and target.value.value in scope.params \
+                        and not self.builder.suppressed():  # a class decorator's `cls.forward = wrapper`
                     sure = all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks)
                     scope.info.param_stores += ((target.value.value, target.attr.value, value, sure),)
                     if target.value.value == "self" and scope.info.params[0].name == "self":
@@ -139,9 +169,9 @@ class FlowsMixin:
     def note_attr_store(self, name: str) -> None:
         """The attribute ``name`` is assigned, deleted or ``setattr`` on something other than a
         method's own ``self`` (:attr:`FileSummary.stored_attrs`)."""
-        if self.in_function():
-            if name not in self.scope.info.stores:
-                self.scope.info.stores += (name,)
+        if self.builder.in_function():
+            if name not in self.builder.scope.info.stores:
+                self.builder.scope.info.stores += (name,)
         elif name not in self._stored:
             self._stored.add(name)
             self.summary.stored_attrs += (name,)
@@ -150,8 +180,8 @@ class FlowsMixin:
         """``f.__defaults__ = ...``: the defaults of the function ``f`` defined above (this
         module's, or a class's ``C.f``) are no longer the ones its ``def`` gives."""
         qual = code_of(target.value)
-        if self.in_function() and isinstance(target.value, cst.Name):
-            local = self.scope.info.local_defs.get(target.value.value)
+        if self.builder.in_function() and isinstance(target.value, cst.Name):
+            local = self.builder.scope.info.local_defs.get(target.value.value)
             qual = local if isinstance(local, str) else qual
         info = self.summary.functions.get(qual)
         if info is not None:
@@ -161,10 +191,10 @@ class FlowsMixin:
         """``setattr(obj, "name", value)`` stores ``name`` (:meth:`note_attr_store`); a call at
         module level on an object is recorded by the method's name (:attr:`FileSummary.called_methods`)."""
         func = node.func
-        if isinstance(func, cst.Attribute) and not self.in_function() and func.attr.value not in self._called:
+        if isinstance(func, cst.Attribute) and not self.builder.in_function() and func.attr.value not in self._called:
             self._called.add(func.attr.value)
             self.summary.called_methods += (func.attr.value,)
-        self.note_namespace_store(namespace.call_stores(node, self.ctx.resolve))
+        self.note_namespace_store(namespace.call_stores(node, self.builder.ctx.resolve))
 
     def note_namespace_store(self, found) -> None:
         """Attributes stored on an object by name or through its ``__dict__`` (``found``: what
@@ -175,26 +205,23 @@ class FlowsMixin:
         if found is None:
             return
         owner, names = found
-        own = self.in_function() and self.scope.self_name and (
-            (isinstance(owner, cst.Name) and owner.value == self.scope.self_name)
+        own = self.builder.in_function() and self.builder.scope.self_name and (
+            (isinstance(owner, cst.Name) and owner.value == self.builder.scope.self_name)
             or (isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super"))
         for name in names:
             if name != namespace.ANY or not own:
                 self.note_attr_store(name)
-            elif self.scope.class_info is not None:  # the class's own instances may hold any attribute
-                assigned = self.scope.class_info.assigned
-                assigned[name] = assigned.get(name, ()) + ((self.scope.info.qualname, UNKNOWN),)
+            elif self.builder.scope.class_info is not None:  # the class's own instances may hold any attribute
+                assigned = self.builder.scope.class_info.assigned
+                assigned[name] = assigned.get(name, ()) + ((self.builder.scope.info.qualname, UNKNOWN),)
 
-    def leave_Del(self, node: cst.Del) -> None:
+    def note_del(self, node: cst.Del) -> None:
+        """``del target, ...``: names stored by item or attribute, attributes rebound to nothing followed."""
         targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else ()
         for t in [e.value for e in targets] or [node.target]:
-            self.note_namespace_store(namespace.item_stores(t, self.ctx.resolve))
+            self.note_namespace_store(namespace.item_stores(t, self.builder.ctx.resolve))
             if isinstance(t, cst.Attribute):
                 self.note_unknown(t)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        if self.in_function():
-            self.scope.declared_global.update(item.name.value for item in node.names)
 
     def note_item_store(self, target: cst.Subscript, value: Expr) -> None:
         """``obj[key] = value``: it runs ``type(obj).__setitem__`` (a ``STORE_SUBSCR``). Recorded
@@ -202,43 +229,44 @@ class FlowsMixin:
         unfollowed call when ``obj`` is a plain container); a break in that method resumes after
         the store, as after a call (measured: tests/fixtures/reach/o14_dataclass_output_and_item_store.py).
         A tensor's item store is an op, not code of the program."""
-        scope = self.scope
-        if self.suppressed() or scope.known_tensor(target.value) is not None:
+        scope = self.builder.scope
+        if self.builder.suppressed() or scope.known_tensor(target.value) is not None:
             return
-        item = self.value_of(target)
+        item = self.builder.value_of(target)
         if item.op != Op.SUB or len(item.parts) != 2:
             return
         base, key = item.parts
-        self.add_event(Event(EventKind.CALL, self.span(target), tuple(scope.blocks), scope.ops,
+        self.builder.add_event(Event(EventKind.CALL, self.builder.span(target), tuple(scope.blocks), scope.ops,
                              call_text=code_of(target.value) + ".__setitem__",
                              func=Expr(Op.ATTR, "__setitem__", (base,)), read=True,
                              args=CallArgs(positional=(key, value))))
 
     def _note_name(self, name: str, value: Expr) -> None:
-        if self.in_function():
-            if self.suppressed():
+        scope = self.builder.scope
+        if self.builder.in_function():
+            if self.builder.suppressed():
                 return  # never runs under Dynamo (`if not is_compiling():`)
-            info = self.scope.info
+            info = scope.info
             info.locals[name] = info.locals.get(name, ()) + (value,)
-            self.scope.bound_names.add(name)
-            if name in self.scope.declared_global:  # what a reader elsewhere sees: a literal, else a value not known
+            scope.bound_names.add(name)
+            if name in scope.declared_global:  # what a reader elsewhere sees: a literal, else a value not known
                 stores = self.summary.global_stores
                 stores[name] = stores.get(name, ()) + (value if value.op == Op.CONST else UNKNOWN,)
                 if name not in info.rebinds:
                     info.rebinds += (name,)
-        elif self.scope is None and self.class_stack:
-            cls = self.class_stack[-1]
+        elif scope is None and self.builder.class_stack:
+            cls = self.builder.class_stack[-1]
             cls.values[name] = value
-        elif self.scope is None:
+        elif self.builder.scope is None:
             values = self.summary.module_values
             values[name] = values.get(name, ()) + (value,)
 
     def note_annotated(self, node: cst.AnnAssign) -> None:
         """A class-body ``name: T`` (``= default``): a field of a dataclass-like class, unless ``T`` is
         ``ClassVar[...]`` (``dataclasses._process_class`` leaves those out of the fields and ``__init__``)."""
-        if self.scope is None and self.class_stack and isinstance(node.target, cst.Name) \
-                and not self.in_function() and not _class_var(node.annotation.annotation):
-            cls = self.class_stack[-1]
+        if self.builder.scope is None and self.builder.class_stack and isinstance(node.target, cst.Name) \
+                and not self.builder.in_function() and not _class_var(node.annotation.annotation):
+            cls = self.builder.class_stack[-1]
             if node.target.value not in cls.fields:
                 cls.fields = cls.fields + (node.target.value,)
 
@@ -252,46 +280,51 @@ class FlowsMixin:
         ``len(obj)`` calls ``type(obj).__len__`` (a read event of a ``protocol`` value)."""
         self.note_hook(node)
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
-                and self.scope.imports.lookup("len") is None and "len" not in self.scope.env:
+                and self.builder.scope.imports.lookup("len") is None and "len" not in self.builder.scope.env:
             self.note_iteration(node.args[0].value, "__len__", at=node)
 
     def note_hook(self, node: cst.Call) -> None:
         """``self.register_forward_hook(fn)`` / ``self.child.register_forward_pre_hook(fn)`` in a
         method: calling that module calls ``fn`` too."""
         func = node.func
-        if not (self.in_function() and isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS
-                and node.args and self.scope.class_info is not None and self.scope.self_name):
+        if not (self.builder.in_function() and isinstance(func, cst.Attribute) and func.attr.value in HOOK_METHODS
+                and node.args and self.builder.scope.class_info is not None and self.builder.scope.self_name):
             return
         owner = func.value
         path = []
         while isinstance(owner, cst.Attribute):
             path.append(owner.attr.value)
             owner = owner.value
-        if not (isinstance(owner, cst.Name) and owner.value == self.scope.self_name) or len(path) > 1:
+        scope = self.builder.scope
+        if not (isinstance(owner, cst.Name) and owner.value == scope.self_name) or len(path) > 1:
             return
         key = HOOK_METHODS[func.attr.value] + (path[0] if path else "")
-        assigned = self.scope.class_info.assigned
-        assigned[key] = assigned.get(key, ()) + ((self.scope.info.qualname, self.value_of(node.args[0].value)),)
+        assigned = scope.class_info.assigned
+        assigned[key] = assigned.get(key, ()) + ((scope.info.qualname, self.builder.value_of(node.args[0].value)),)
 
     # -- loops, comprehensions, managers
     def note_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """``for target in iterable`` (a statement or a comprehension's ``for``)."""
-        self.note_target(target, Expr(Op.ITER, parts=(self.value_of(iterable),)))
+        self.note_target(target, Expr(Op.ITER, parts=(self.builder.value_of(iterable),)))
 
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        if self.in_function():
-            with value_syntax.outside_comprehension(node, self.scope):
-                self.note_target(node.target, Expr(Op.ITER, parts=(self.value_of(node.iter),)), value_syntax.COMP)
+    def note_comp_for(self, node: cst.CompFor) -> None:
+        """A comprehension's ``for``: its target is bound to what the iterable yields."""
+        if self.builder.in_function():
+            with value_syntax.outside_comprehension(node, self.builder.scope):
+                self.note_target(node.target, Expr(Op.ITER, parts=(self.builder.value_of(node.iter),)),
+                                 value_syntax.COMP)
 
-    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
-        if self.in_function():  # the first `for`'s iterable is read in the enclosing scope
-            outside = value_syntax.outside_comprehension(node, self.scope)
-            self.scope.outside.append(outside.__enter__())
+    def enter_comp_iter(self, node: cst.CompFor) -> None:
+        """Entering a comprehension's iterable."""
+        if self.builder.in_function():  # the first `for`'s iterable is read in the enclosing scope
+            outside = value_syntax.outside_comprehension(node, self.builder.scope)
+            self.builder.scope.outside.append(outside.__enter__())
 
-    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
-        if self.in_function():
-            self.scope.outside.pop().__exit__(None, None, None)
-        comps = self.scope.comp_names if self.in_function() else None
+    def leave_comp_iter(self, node: cst.CompFor) -> None:
+        """Leaving a comprehension's iterable: iterating it runs ``__iter__`` (:meth:`note_iteration`)."""
+        if self.builder.in_function():
+            self.builder.scope.outside.pop().__exit__(None, None, None)
+        comps = self.builder.scope.comp_names if self.builder.in_function() else None
         at = comps[-1][2] if comps else node.iter
         if isinstance(at, cst.GeneratorExp):  # its span is not one positions.py can give: the iterable's
             at = node.iter if type(node.iter) in MATCHING else None
@@ -305,55 +338,56 @@ class FlowsMixin:
         tensor, a display or a call of a builtin (``range``, ``enumerate``...) is not recorded.
         ``method``: the one called (``__len__`` for ``len(iterable)``); ``at``: the node the event
         is placed at (the ``for`` statement, the comprehension, the ``len`` call)."""
-        scope = self.scope
-        if not self.in_function() or self.suppressed() or scope.known_tensor(iterable) is not None \
+        scope = self.builder.scope
+        if not self.builder.in_function() or self.builder.suppressed() or scope.known_tensor(iterable) is not None \
                 or isinstance(iterable, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.GeneratorExp,
                                          cst.SimpleString, cst.FormattedString)) \
                 or (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
                     and iterable.func.value in _ITERATING_BUILTINS):
             return
-        value = self.value_of(iterable)
+        value = self.builder.value_of(iterable)
         if value.op in (Op.UNKNOWN, Op.CONST, Op.SEQ, Op.DICT):
             return
-        self.add_event(Event(EventKind.CALL, self.span(at if at is not None else iterable), tuple(scope.blocks),
-                             scope.ops, call_text=code_of(iterable) + "." + method, read=True,
-                             func=Expr(Op.PROTOCOL, method, (value,)), args=CallArgs()))
+        self.builder.add_event(Event(EventKind.CALL, self.builder.span(at if at is not None else iterable),
+                                     tuple(scope.blocks), scope.ops, call_text=code_of(iterable) + "." + method,
+                                     read=True, func=Expr(Op.PROTOCOL, method, (value,)), args=CallArgs()))
 
     # -- returns
     def note_return(self, node: cst.Return) -> None:
         """Record what a ``return`` returns."""
-        if self.in_function() and not self.suppressed():  # an eager-only `return` is never taken under Dynamo
-            info = self.scope.info
-            value = self.value_of(node.value) if node.value is not None else const(None)
-            tests = [b.test for b in self.scope.blocks if b.test is not None and b.kind in _GUARDS]
+        # an eager-only `return` is never taken under Dynamo
+        if self.builder.in_function() and not self.builder.suppressed():
+            info = self.builder.scope.info
+            value = self.builder.value_of(node.value) if node.value is not None else const(None)
+            tests = [b.test for b in self.builder.scope.blocks if b.test is not None and b.kind in _GUARDS]
             if tests:  # returned only when the tests around it hold
                 test = tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))
                 value = Expr(Op.IFELSE, parts=(test, value, Expr(Op.UNION)))
             info.results = info.results + (value,)
 
     # -- attribute reads that may run code
-    def leave_Attribute(self, node: cst.Attribute) -> None:
-        """An attribute read outside any call, on an object that is not a tensor or a module
-        path: it may run a property's getter or a ``__getattribute__`` (one event per value
-        and blocks; reads inside calls are followed with the call)."""
-        if not self.in_function() or self._read_by_call(node) or self._in_import or id(node) in self._chained \
-                or id(node) in self.scope.store_targets or id(node) in self.scope.written or self.suppressed():
+    def note_attribute_read(self, node: cst.Attribute) -> None:
+        """After ``node`` was visited: an attribute read outside any call, on an object that is not
+        a tensor or a module path: it may run a property's getter or a ``__getattribute__`` (one
+        event per value and blocks; reads inside calls are followed with the call)."""
+        scope = self.builder.scope
+        if not self.builder.in_function() or self._read_by_call(node) or self._in_import or id(node) in self._chained \
+                or id(node) in scope.store_targets or id(node) in scope.written or self.builder.suppressed():
             return
-        scope = self.scope
         if scope.self_name and isinstance(node.value, cst.Name) and node.value.value == scope.self_name \
                 and scope.class_info is not None and node.attr.value in scope.class_info.assigned:
             return  # an attribute this class assigns: no property of its own class
         known = scope.known_tensor(node.value)
         if known == Kind.TENSOR or (known is not None and node.attr.value in tensors.TENSOR_READS):
             return  # a parameter may hold any object (`cache.is_sliding`), unless this is a tensor's attribute
-        value = self.value_of(node)
+        value = self.builder.value_of(node)
         if value.op != Op.ATTR:
             return
         key = (value, tuple(id(b) for b in scope.blocks))
         if key in scope.read_keys:
             return
         scope.read_keys.add(key)
-        self.add_event(Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops,
+        self.builder.add_event(Event(EventKind.CALL, self.builder.span(node), tuple(scope.blocks), scope.ops,
                              call_text=code_of(node), func=value, read=True))
 
     def enter_call(self, node: cst.Call, q: Optional[str]) -> None:
@@ -372,24 +406,21 @@ class FlowsMixin:
         call, owns_arguments = self._open_calls[-1]
         return owns_arguments or call.func is node
 
-    def leave_Import(self, node: cst.Import) -> None:
-        self._in_import -= 1
+    def leave_call(self) -> None:
+        """Leaving the innermost call entered (:meth:`enter_call`)."""
+        self._open_calls.pop()
 
-    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+    def enter_import(self) -> None:
+        """Entering an import statement: its dotted names are no attribute reads."""
+        self._in_import += 1
+
+    def leave_import(self) -> None:
         self._in_import -= 1
 
     def note_chain(self, node: cst.Attribute) -> None:
         """Mark the attribute under ``node`` (``a.b`` of ``a.b.c``): its read is part of this one."""
         if isinstance(node.value, cst.Attribute):
             self._chained.add(id(node.value))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self.in_function():
-            self.scope.written.add(id(node.target))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if self.in_function():
-            self.scope.written.add(id(node.target))
 
     def named_attribute_read(self, node: cst.Call, name: str) -> bool:
         """Whether ``node`` is ``getattr(obj, "name"[, default])`` on an object not known to be a
@@ -400,7 +431,8 @@ class FlowsMixin:
         key = node.args[1].value
         if not isinstance(key, cst.SimpleString):
             return False
-        return self.scope is None or not likely_tensor(self.scope.kind(node.args[0].value))  # None: module level
+        scope = self.builder.scope
+        return scope is None or not likely_tensor(scope.kind(node.args[0].value))  # None: module level
 
     def may_follow(self, node: cst.Call) -> bool:
         """Whether a call whose function the summary's own refs do not name may still lead into
@@ -408,12 +440,12 @@ class FlowsMixin:
         function of a library gblint does not follow."""
         func = node.func
         if isinstance(func, cst.Attribute):
-            kind = self.scope.kind(func.value)
+            kind = self.builder.scope.kind(func.value)
             # a parameter or a function's result may be any object (`cache.update(...)`,
             # `out.to_tuple()`): only a known tensor, or a tensor method's name, is a tensor's call
             if kind == Kind.TENSOR or (likely_tensor(kind) and func.attr.value in tensors.TENSOR_METHODS):
                 return False
-        q = self.scope.resolve(func)
+        q = self.builder.scope.resolve(func)
         return not (q and is_external(q))
 
 

@@ -20,12 +20,14 @@ import libcst as cst
 
 from . import aliases, tensors, value_syntax, values
 from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
-from .flows import TENSOR_CLASSES, FlowsMixin
+from .flows import TENSOR_CLASSES, Flows
+from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
 from .blocks import BlocksMixin, _exits
-from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Decorator, Definition, Dotted, Event,
-                    EventKind, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue, ManagerValue,
-                    ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX, param_kind)
+from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Definition, Dotted, Event,
+                    EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
+                    ManagerValue, ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX,
+                    param_kind)
 from .names import ImportTable, dotted, module_imports
 from .refs import Refs, is_external
 from .regions import Regions
@@ -40,7 +42,7 @@ _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
+class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -62,17 +64,13 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
         self._def_quals: Dict[int, str] = {}
         self._local_classes: set = set()
         self._lambdas: Dict[int, str] = {}
-        self._stored: set = set()  # FileSummary.stored_attrs and called_methods as sets
-        self._called: set = set()
         self.expr_depth = 0  # gblint.value_syntax.expr_of calls inside one another
-        self.numpy_attrs, self.none_buffers = set(), set()  # see FlowsMixin.note_value_facts, note_registered_tensor
         self._site_nodes: set = set()  # id() of the nodes rules reported as break sites
-        self._in_import = 0  # import statements being visited (their dotted names are no attribute reads)
-        self._open_calls: list = []  # (call, whether reads in its arguments are the call's) around the node
-        self._chained: set = set()  # id() of attributes that are the base of a longer attribute read
         self.rule_notes: Dict[tuple, object] = {}  # what rules noted of names while reading the file (rules.notes)
         self.refs = Refs(self.summary, self.imports, self.module_now)
         self.regions = Regions(self, self.refs, self._def_quals)
+        self.flows = Flows(self)
+        self.numpy_attrs = self.flows.numpy_attrs  # read by gblint.tensors.numpy_made through FunctionScope.builder
 
     # -- helpers
     def config_value(self, name: str, default=None):
@@ -94,6 +92,14 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
     def in_function(self) -> bool:
         """Whether the traversal is inside a function body (events are recorded only there)."""
         return self.scope is not None and self.scope.info is not None
+
+    def value_of(self, node: cst.BaseExpression) -> Expr:
+        """``node`` as a value in the current scope (:func:`gblint.value_syntax.expr_of`)."""
+        return value_syntax.expr_of(node, self.ctx)
+
+    def lambda_qual(self, node: cst.Lambda) -> Optional[str]:
+        """The qualified name the traversal gave the lambda ``node``, or None."""
+        return self._lambdas.get(id(node))
 
     # -- module pre-pass: imports, globals, config set at module level
     def visit_Module(self, node: cst.Module) -> None:
@@ -165,7 +171,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
 
     # -- imports inside functions
     def visit_Import(self, node: cst.Import) -> None:
-        self._in_import += 1
+        self.flows.enter_import()
         if self.in_function():
             self.record_rules(node)
             self.scope.imports.add_import(node)
@@ -175,10 +181,20 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
                 self.scope.env.pop(bound, None)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self._in_import += 1
+        self.flows.enter_import()
         if self.in_function():
             self.record_rules(node)
             self.scope.imports.add_import_from(node)
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self.flows.leave_import()
+
+    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.flows.leave_import()
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if self.in_function():
+            self.scope.declared_global.update(item.name.value for item in node.names)
 
     # -- classes
     def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
@@ -192,7 +208,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
         qual = ".".join([c.name for c in self.class_stack] + [node.name.value])
         bases = [self.imports.resolve(b.value) or "" for b in node.bases]
         info = ClassInfo(node.name.value, qual, bases, {}, {}, self.span(node),
-                         decorators=[self.decorator(d) for d in node.decorators])
+                         decorators=[decorator_of(d, self.ctx) for d in node.decorators])
         for k in node.keywords:
             if k.keyword is not None and k.keyword.value == "metaclass":
                 info.metaclass = self.imports.resolve(k.value) or ""
@@ -232,7 +248,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
                 cls.methods[node.name.value] = qual
         else:
             qual = node.name.value
-        decorators = [self.decorator(d) for d in node.decorators]
+        decorators = [decorator_of(d, self.ctx) for d in node.decorators]
         info = FunctionInfo(qual, node.name.value, cls.qualname if cls else (parent.class_info.qualname if parent and parent.class_info else None),
                             self.span(node), decorators, is_async=node.asynchronous is not None,
                             params=value_syntax.params_of(node.params, self.ctx))
@@ -245,7 +261,8 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
             self_name = all_params[0].name.value
             all_params = all_params[1:]
         for i, p in enumerate(all_params):
-            params[p.name.value] = self.param_kind(p, is_forward=(cls is not None and node.name.value == "forward" and i == 0))
+            params[p.name.value] = declared_kind(p, cls is not None and node.name.value == "forward" and i == 0,
+                                                 self.imports)
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 params[star.name.value] = Kind.UNKNOWN
@@ -290,42 +307,6 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.regions.note_decorators(node)
 
-    def param_kind(self, p: cst.Param, is_forward: bool) -> str:
-        """The kind of a parameter before its uses are seen: from its annotation or default;
-        ``forward``'s first argument is a tensor; else a tensor only if used as one."""
-        name = p.name.value
-        if p.annotation is not None:
-            ann = dotted(p.annotation.annotation) or ""
-            q = self.imports.resolve(p.annotation.annotation) or ann
-            if q.endswith("Tensor") or ann.endswith("Tensor"):
-                return Kind.TENSOR
-            if ann:
-                return Kind.PYTHON if ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple") \
-                    else Kind.UNKNOWN
-            return Kind.UNKNOWN
-        if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
-            return Kind.PYTHON if literal(p.default) is not None else Kind.UNKNOWN
-        if is_forward:
-            return Kind.TENSOR
-        return param_kind(name)
-
-    def decorator(self, d: cst.Decorator) -> Decorator:
-        """A decorator as recorded: what it resolves to, and its literal arguments."""
-        expr = d.decorator
-        called = isinstance(expr, cst.Call)
-        func = expr.func if called else expr
-        q = self.ctx.resolve(func) or (dotted(func) or "")
-        kwargs, args = {}, ()
-        if called:
-            for a in expr.args:
-                val = literal(a.value)
-                text = "" if val is None and not isinstance(a.value, cst.Name) else repr(val)
-                if a.keyword is not None:
-                    kwargs[a.keyword.value] = text
-                else:
-                    args = args + (text,)
-        return Decorator(q, called, kwargs, args, value_syntax.expr_of(expr, self.ctx))
-
     # -- lambdas and nested classes: their bodies do not run where they are defined
     def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
         """A lambda's body runs when it is called, not where it is written: it is a function of
@@ -357,9 +338,9 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
         scope = self.ctx
         value = self.value_of(node.value)
         for t in node.targets:
-            self.note_target(t.target, value)
+            self.flows.note_target(t.target, value)
             if isinstance(t.target, cst.Subscript) and self.in_function():
-                self.note_item_store(t.target, value)
+                self.flows.note_item_store(t.target, value)
             self.bind(t.target, node.value, scope)
         self.regions.note_mode_assign(node)
 
@@ -370,11 +351,31 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
                                        and target.rsplit(".", 1)[-1][:1].islower()):
                 self.scope.info.uses_torch = True  # Dynamo's has_tensor_in_frame: a torch module among the globals
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.in_function():
+            self.scope.written.add(id(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self.in_function():
+            self.scope.written.add(id(node.target))
+
+    def leave_Del(self, node: cst.Del) -> None:
+        self.flows.note_del(node)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.flows.note_comp_for(node)
+
+    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
+        self.flows.enter_comp_iter(node)
+
+    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
+        self.flows.leave_comp_iter(node)
+
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         scope = self.ctx
-        self.note_annotated(node)
+        self.flows.note_annotated(node)
         if node.value is not None:
-            self.note_target(node.target, self.value_of(node.value))
+            self.flows.note_target(node.target, self.value_of(node.value))
             self.bind(node.target, node.value, scope)
         if isinstance(node.target, cst.Name) and self.in_function():
             ann = dotted(node.annotation.annotation) or ""
@@ -383,7 +384,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         self.note_rebound(node.target)
-        self.note_unknown(node.target)
+        self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
             self.note_mutated(node.target.value)
         if self.in_function() and isinstance(node.target, cst.Name):
@@ -403,7 +404,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
             local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
         self.note_rebound(target, local)
-        self.note_value_facts(target, value, scope)
+        self.flows.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
             if local.op != Op.UNKNOWN:  # on every path to what follows
                 scope.local_values[target.value] = local
@@ -475,14 +476,14 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
         scope = self.ctx
         func = node.func
         q = scope.resolve(func)
-        self.enter_call(node, q)
+        self.flows.enter_call(node, q)
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.note_grown(node):
             self.note_mutated(func.value)
         self.regions.detect_compile(node, q)
-        self.note_setattr(node, q)
+        self.flows.note_setattr(node, q)
         if not self.in_function():
             return
-        self.note_registered_tensor(node, scope)
+        self.flows.note_registered_tensor(node, scope)
         if isinstance(func, cst.Attribute) and func.attr.value in tensors.TENSOR_METHODS:
             scope.note_tensor_param(func.value)
         if q and q.startswith("torch.") and node.args and tensors.torch_call_kind(q) == Kind.TENSOR:
@@ -494,7 +495,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
 
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
-        self._open_calls.pop()
+        self.flows.leave_call()
         self._leave_call(node)
         self.note_handed(node)  # after the call's own values are recorded
 
@@ -505,13 +506,13 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
             return
         scope = self.scope
         self.record_rules(node)
-        self.note_call_flows(node)
+        self.flows.note_call_flows(node)
         if not self.suppressed():
             ref = self.refs.callee_ref(node.func, scope)
             external = isinstance(ref, Dotted) and ref.name and is_external(ref.name) \
-                and ref.name not in CALLS_ARGUMENT and not self.named_attribute_read(node, ref.name)
+                and ref.name not in CALLS_ARGUMENT and not self.flows.named_attribute_read(node, ref.name)
             if (ref is not None and not external) or (ref is None and id(node) not in self._site_nodes
-                                                      and self.may_follow(node)):  # a break site is not inlined
+                                                      and self.flows.may_follow(node)):  # a break site is not inlined
                 partial = isinstance(node.func, cst.Name) and isinstance(
                     scope.values.get(node.func.value) or self.summary.module_names.get(node.func.value), PartialValue)
                 ev = Event(EventKind.CALL, self.span(node), tuple(scope.blocks), scope.ops,
@@ -541,7 +542,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
             self.record_rules(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.note_chain(node)
+        self.flows.note_chain(node)
         if self.in_function() and isinstance(node.value, cst.Name) and node.value.value == self.scope.self_name \
                 and node.attr.value not in self.scope.info.self_reads and id(node) not in self.scope.store_targets:
             span = self.span(node)  # Dynamo wraps what `self.x` holds at its first LOAD_ATTR
@@ -551,6 +552,9 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, FlowsMixin, PositionedVisitor):
             self.scope.note_tensor_param(node.value)
         if self.rule_notes:  # only rules that read notes look at attributes (rules/objects.py)
             self.record_rules(node)
+
+    def leave_Attribute(self, node: cst.Attribute) -> None:
+        self.flows.note_attribute_read(node)
 
     def suppressed(self) -> bool:
         """Whether the current statement never runs under Dynamo."""

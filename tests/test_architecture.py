@@ -182,7 +182,7 @@ def test_the_consequence_walk_has_no_mixins():
 MIXIN_BASES_ALLOWED = {
     "gblint.interp.Interpreter": {"gblint.invoke.CallsMixin"},
     "gblint.summary.SummaryBuilder": {"gblint.blocks.BlocksMixin", "gblint.bindings.ValuesMixin",
-                                      "gblint.flows.FlowsMixin", "gblint.traversal.PositionedVisitor"},
+                                      "gblint.traversal.PositionedVisitor"},
 }
 
 

@@ -1,0 +1,53 @@
+"""What a definition's header says before its body is read: the kind of each parameter, from its
+annotation or default (:func:`declared_kind`), and each decorator as the summary records it
+(:func:`decorator_of`). Read by :class:`gblint.summary.SummaryBuilder` on each ``def`` and ``class``.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from . import value_syntax
+from .model import Decorator, Kind, param_kind
+from .names import ImportTable, dotted
+from .scope import FunctionScope
+from .traversal import literal
+
+
+def declared_kind(p: cst.Param, is_forward: bool, imports: ImportTable) -> str:
+    """The kind of the parameter ``p`` before its uses are seen: from its annotation (resolved
+    through ``imports``) or default; ``forward``'s first argument (``is_forward``) is a tensor;
+    else a tensor only if used as one (:func:`gblint.model.param_kind`, by its name)."""
+    name = p.name.value
+    if p.annotation is not None:
+        ann = dotted(p.annotation.annotation) or ""
+        q = imports.resolve(p.annotation.annotation) or ann
+        if q.endswith("Tensor") or ann.endswith("Tensor"):
+            return Kind.TENSOR
+        if ann:
+            return Kind.PYTHON if ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple") \
+                else Kind.UNKNOWN
+        return Kind.UNKNOWN
+    if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
+        return Kind.PYTHON if literal(p.default) is not None else Kind.UNKNOWN
+    if is_forward:
+        return Kind.TENSOR
+    return param_kind(name)
+
+
+def decorator_of(d: cst.Decorator, scope: FunctionScope) -> Decorator:
+    """The decorator ``d`` as recorded, read in ``scope``: what it resolves to, its literal
+    arguments and its value."""
+    expr = d.decorator
+    called = isinstance(expr, cst.Call)
+    func = expr.func if called else expr
+    q = scope.resolve(func) or (dotted(func) or "")
+    kwargs, args = {}, ()
+    if called:
+        for a in expr.args:
+            val = literal(a.value)
+            text = "" if val is None and not isinstance(a.value, cst.Name) else repr(val)
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = text
+            else:
+                args = args + (text,)
+    return Decorator(q, called, kwargs, args, value_syntax.expr_of(expr, scope))
