@@ -1,20 +1,23 @@
 """The summary stage's record of values (:mod:`gblint.values`): what each name is bound to, when a
 parameter or local stops holding what it was bound to (rebound, changed in place, ``nonlocal``),
 module-level driver calls of compiled objects, and one-line helper functions.
-:class:`ValuesMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+:class:`gblint.summary.SummaryBuilder` owns a :class:`Bindings` and hands it what it meets.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
 
 import libcst as cst
 
 from . import aliases, value_syntax, values
-from .model import BlockKind, CallArgs, Expr
+from .model import PARAM_PREFIX, BlockKind, CallArgs, ClassInfo, Expr, FileSummary, Span
 from .ops import Op
-from .names import dotted
+from .names import ImportTable, dotted
 from .scope import FunctionScope
 from .tensors import maybe_tensor
+
+if TYPE_CHECKING:
+    from .flows import Flows
 
 # Methods that change their object in place.
 MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault",
@@ -37,8 +40,40 @@ READERS = frozenset({"len", "isinstance", "issubclass", "print", "str", "repr", 
                      "round", "callable"})
 
 
-class ValuesMixin:
-    """Records, while the traversal reads a file, what :mod:`gblint.values` needs later."""
+class BindingsHost(Protocol):
+    """What :class:`Bindings` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the
+    file's summary and imports, the scopes and class bodies being read, the rules' notes, and
+    the assignments it records through :class:`gblint.flows.Flows`."""
+
+    summary: FileSummary
+    imports: ImportTable
+    scope: Optional[FunctionScope]
+    module_scope: FunctionScope
+    class_stack: List[ClassInfo]
+    rule_notes: Dict[tuple, object]
+    flows: "Flows"
+
+    @property
+    def ctx(self) -> FunctionScope: ...
+
+    def in_function(self) -> bool: ...
+
+    def suppressed(self) -> bool: ...
+
+    def span(self, node: cst.CSTNode) -> Span: ...
+
+    def value_of(self, node: cst.BaseExpression) -> Expr: ...
+
+
+class Bindings:
+    """Records, while the traversal reads a file, what :mod:`gblint.values` needs later, read
+    through ``builder`` (a :class:`BindingsHost`). Its own: ``_module_args``, module name -> the
+    :class:`CallArgs` a tuple or ``dict(...)`` bound to it unpacks to."""
+
+    def __init__(self, builder: BindingsHost):
+        self.builder = builder
+        self.summary, self.imports, self.module_scope = builder.summary, builder.imports, builder.module_scope
+        self._module_args: Dict[str, CallArgs] = {}
 
     def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
         """At module level: a name bound to what a compile call returns holds that region (its
@@ -47,10 +82,11 @@ class ValuesMixin:
         self.note_object_facts(name, value)
         regions = self.summary.regions
         if isinstance(value, cst.Call) and regions and regions[-1].function is None \
-                and regions[-1].span == self.span(value):
+                and regions[-1].span == self.builder.span(value):
             regions[-1].names += (name,)
         if isinstance(value, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in value.elements):
-            self._module_args[name] = CallArgs(tuple(value_syntax.expr_of(e.value, self.module_scope) for e in value.elements))
+            self._module_args[name] = CallArgs(tuple(value_syntax.expr_of(e.value, self.module_scope)
+                                                     for e in value.elements))
         elif isinstance(value, cst.Call) and dotted(value.func) == "dict" and all(a.keyword for a in value.args):
             self._module_args[name] = CallArgs((), tuple(
                 (a.keyword.value, value_syntax.expr_of(a.value, self.module_scope)) for a in value.args))
@@ -66,15 +102,16 @@ class ValuesMixin:
         display holding tensors (iterating it breaks, GB0222), and a class whose ``__getattr__`` is
         bound to a builtin (``__getattr__ = dict.get``: attribute lookups on its instances break,
         GB0256). Class-body assignments come here too: the class scope is the module's."""
-        notes = self.rule_notes
-        if self.class_stack:
+        notes = self.builder.rule_notes
+        if self.builder.class_stack:
             if name == "__getattr__":
                 head = (dotted(value) or "").split(".")[0]
                 if head in BUILTIN_TYPES and not self.imports.is_imported(head):
-                    notes[("builtin-getattr", self.class_stack[-1].qualname)] = dotted(value)
+                    notes[("builtin-getattr", self.builder.class_stack[-1].qualname)] = dotted(value)
             return
-        holds = isinstance(value, cst.Set) and any(
-            not isinstance(e, cst.StarredElement) and maybe_tensor(self.module_scope.kind(e.value)) for e in value.elements)
+        holds = isinstance(value, cst.Set) and any(not isinstance(e, cst.StarredElement)
+                                                   and maybe_tensor(self.module_scope.kind(e.value))
+                                                   for e in value.elements)
         if holds:
             notes[("tensor-set", name)] = True
         else:
@@ -110,10 +147,10 @@ class ValuesMixin:
         keyword, and the called value), so that the walk can tell a callee of the program that
         changes nothing it is handed (:meth:`gblint.handing.Handing.changes`)."""
         func = node.func
-        q = self.ctx.resolve(func)
+        q = self.builder.ctx.resolve(func)
         if not (isinstance(func, cst.Name) and func.value in READERS | ATTRIBUTE_SETTERS) and q not in READER_CALLS \
                 and not (q or "").startswith(("torch.", "inspect.", "math.")):  # these change no Python collection
-            called = value_syntax.expr_of(func, self.scope) if self.in_function() else None
+            called = value_syntax.expr_of(func, self.builder.scope) if self.builder.in_function() else None
             position = 0
             for a in node.args:
                 slot = a.keyword.value if a.keyword is not None else position if position >= 0 else None
@@ -122,8 +159,8 @@ class ValuesMixin:
                 elif a.keyword is None and position >= 0:
                     position += 1
                 if not a.star:
-                    if isinstance(a.value, cst.Name) and self.in_function():  # what the call itself is handed
-                        self.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.scope)
+                    if isinstance(a.value, cst.Name) and self.builder.in_function():  # what the call itself is handed
+                        self.builder.scope.handed[id(a.value)] = value_syntax.expr_of(a.value, self.builder.scope)
                     how = Expr(Op.CHANGES, slot, (called,)) if called is not None and slot is not None else None
                     self.note_mutated(a.value, how, handed=True)
 
@@ -138,12 +175,12 @@ class ValuesMixin:
         want = {"append": 1, "insert": 2, "extend": 1}.get(func.attr.value)
         if want is None or len(node.args) != want or any(a.star or a.keyword for a in node.args):
             return False
-        if self.scope is None and not self.class_stack and isinstance(func.value, cst.Name):
+        if self.builder.scope is None and not self.builder.class_stack and isinstance(func.value, cst.Name):
             return self._module_grown(func.value.value, func.attr.value, node.args[-1].value)
-        if not self.in_function() or self.suppressed():
+        if not self.builder.in_function() or self.builder.suppressed():
             return False
-        scope, base = self.scope, func.value
-        value = self.value_of(node.args[-1].value)
+        scope, base = self.builder.scope, func.value
+        value = self.builder.value_of(node.args[-1].value)
         item = Expr(Op.ITER, parts=(value,)) if func.attr.value == "extend" else value
         if func.attr.value == "extend" or scope.blocks:  # under a branch or loop, or from an iterable: maybe none
             item = Expr(Op.UNION, parts=(item, values.OTHER))
@@ -168,27 +205,28 @@ class ValuesMixin:
         it). An item changed (``held[0]["k"] = v``) is a change of what holds it."""
         while isinstance(node, cst.Subscript):
             node = node.value
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.in_function():
-            scope = self.scope
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.builder.in_function():
+            scope = self.builder.scope
             if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
                     and node.attr.value not in scope.class_info.mutated:
                 scope.class_info.mutated.append(node.attr.value)
             return
         if not isinstance(node, cst.Name):
             return
-        name = node.value
-        if self.in_function():
-            self.scope.mutated.add(name)
-            tests = tuple(b.test for b in self.scope.blocks if b.test is not None)
-            self.scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
-            if name in self.scope.bound_names:  # a local collection changed in place: no longer what it was bound to
-                self.flows.note_unknown(node)
-            local = self.scope.local_values.get(name)
+        name, scope = node.value, self.builder.scope
+        if self.builder.in_function():
+            scope.mutated.add(name)
+            tests = tuple(b.test for b in scope.blocks if b.test is not None)
+            scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
+            if name in scope.bound_names:  # a local collection changed in place: no longer what it was bound to
+                self.builder.flows.note_unknown(node)
+            local = scope.local_values.get(name)
             if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
-                del self.scope.local_values[name]
-        elif self.scope is None:
+                del scope.local_values[name]
+        elif scope is None:
             self._module_args.pop(name, None)
-            if not handed and not self.class_stack and name in self.summary.module_values:  # `CONFIG.update(...)`
+            # `CONFIG.update(...)`
+            if not handed and not self.builder.class_stack and name in self.summary.module_values:
                 self.summary.module_values[name] = tuple(values.changed_in_place(v)
                                                          for v in self.summary.module_values[name])
 
@@ -200,17 +238,18 @@ class ValuesMixin:
         if not found:
             return False
         self._module_args.pop(name, None)
-        value = self.value_of(arg)
+        value = self.builder.value_of(arg)
         item = values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value, values.OTHER))
         self.summary.module_values[name] = tuple(
             Expr(Op.SEQ, values.CHANGED, values.changed_in_place(v).parts + (item,)) if v.op == Op.SEQ
             else values.changed_in_place(v) for v in found)
         return True
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        if not self.in_function():
+    def note_nonlocal(self, node: cst.Nonlocal) -> None:
+        """``nonlocal x``: the enclosing functions' ``x`` is rebound from inside."""
+        if not self.builder.in_function():
             return
-        scope = self.scope.parent
+        scope = self.builder.scope.parent
         while scope is not None:  # the enclosing function's name is rebound from inside
             for n in node.names:
                 scope.rebound.add(n.name.value)
@@ -223,17 +262,17 @@ class ValuesMixin:
         """Record the names ``target`` (an assignment target) binds in the current function;
         ``value``: what a plain name ``target`` is bound to (an ``if`` arm's binding is then
         merged after the statement, see :meth:`enter_if_values`)."""
-        if not self.in_function():
+        if not self.builder.in_function():
             return
         if isinstance(target, cst.Name):
-            for frame in self.scope.arm_stack:
+            for frame in self.builder.scope.arm_stack:
                 frame.note(target.value)
-            self.scope.kind_gates.pop(target.value, None)
+            self.builder.scope.kind_gates.pop(target.value, None)
             self._branch_binding(target.value, value)
-            self.scope.rebound.add(target.value)
-            self.scope.local_values.pop(target.value, None)
-            self.scope.masks.discard(target.value)
-            self.scope.numpy_locals.discard(target.value)
+            self.builder.scope.rebound.add(target.value)
+            self.builder.scope.local_values.pop(target.value, None)
+            self.builder.scope.masks.discard(target.value)
+            self.builder.scope.numpy_locals.discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for e in target.elements:
                 self.note_rebound(e.value)
@@ -247,9 +286,9 @@ class ValuesMixin:
         of an ``if`` tracked the same way), the names its arms bind plainly are merged when it
         ends: ``ifelse(test, value after the body, value after the else)``, an arm that returns
         or raises left out. Any other binding in it leaves the name unknown, as before."""
-        if not self.in_function():
+        if not self.builder.in_function():
             return
-        scope = self.scope
+        scope = self.builder.scope
         frames = scope.if_values
         if frames:
             straight = len(scope.blocks) == frames[-1].depth + 1
@@ -260,20 +299,20 @@ class ValuesMixin:
 
     def note_if_test(self, node: cst.If, test: Optional[Expr]) -> None:
         """The test of ``node`` as a value (the body block's), None when gblint has none."""
-        frames = self.scope.if_values if self.in_function() else None
+        frames = self.builder.scope.if_values if self.builder.in_function() else None
         if frames and frames[-1].node is node:
             frames[-1].test = test
 
     def enter_else_values(self, node: cst.If) -> None:
         """The ``else`` (or ``elif``) arm of ``node`` begins."""
-        frames = self.scope.if_values if self.in_function() else None
+        frames = self.builder.scope.if_values if self.builder.in_function() else None
         if frames and frames[-1].node is node:
             frames[-1].arm = 1
 
     def leave_if_values(self, node: cst.If, flows: Tuple[bool, bool]) -> None:
         """The ``if`` statement ``node`` ends: bind each name its arms bound to the merged value
         (``flows``: whether the body, and the ``else``, may run on to what follows)."""
-        frames = self.scope.if_values if self.in_function() else None
+        frames = self.builder.scope.if_values if self.builder.in_function() else None
         if not frames or frames[-1].node is not node:
             return
         frame = frames.pop()
@@ -283,7 +322,7 @@ class ValuesMixin:
                 ends = [frame.arms[i].get(name, prev) for i in (0, 1) if flows[i]]
                 if all(v is not None for v in ends) and ends and (len(ends) == 1 or frame.test is not None):
                     merged = ends[0] if len(ends) == 1 else Expr(Op.IFELSE, parts=(frame.test, ends[0], ends[1]))
-            scope = self.scope
+            scope = self.builder.scope
             if frames:
                 outer = frames[-1]
                 if merged is not None and len(scope.blocks) == outer.depth + 1:
@@ -298,7 +337,7 @@ class ValuesMixin:
     def _branch_binding(self, name: str, value: Optional[Expr]) -> None:
         """``name`` is bound (to ``value``, None: to something not followed) inside the tracked
         ``if`` statements: note what it held before each, and what the innermost arm binds."""
-        scope = self.scope
+        scope = self.builder.scope
         frames = scope.if_values
         if not frames:
             return
@@ -316,38 +355,44 @@ class ValuesMixin:
         else:
             top.untracked.add(name)
 
-    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.note_rebound(node.target)
-        self.flows.note_target(node.target, self.value_of(node.value))
 
-    def leave_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.note_rebound(node.asname.name)
-            self.flows.note_target(node.asname.name, Expr(Op.ENTER, parts=(self.value_of(node.item),)))
+def constructor_setting(value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    """Whether ``self.attr = value`` in a constructor (``scope``) stores configuration, not a tensor:
+    a value made only from the constructor's arguments (:func:`from_arguments`), or a tensor only
+    if one of them that nothing uses as a tensor is one (:func:`only_config`)."""
+    return from_arguments(value, scope) or only_config(scope.kind(value), scope)
 
-    def visit_Del(self, node: cst.Del) -> None:
-        self.note_rebound(node.target)
-        self.flows.note_unknown(node.target)
-        if isinstance(node.target, cst.Subscript):
-            self.note_mutated(node.target.value)
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self.note_rebound(node.name.name)
-            self.flows.note_unknown(node.name.name)
+def from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
+    """Whether ``value`` is built only from the function's parameters (none seen used as a tensor)
+    and literals, with operators: no call, attribute or subscript that could make a tensor."""
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None") or (
+            value.value in scope.params and value.value not in scope.tensor_params and value.value not in scope.rebound)
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return from_arguments(value.expression, scope)
+    if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation)):
+        return from_arguments(value.left, scope) and from_arguments(value.right, scope)
+    if isinstance(value, cst.Comparison):
+        return from_arguments(value.left, scope) and all(from_arguments(c.comparator, scope)
+                                                         for c in value.comparisons)
+    return False
 
-    def leave_Return(self, node: cst.Return) -> None:
-        self.flows.note_return(node)  # after the value was visited: a lambda in it has its name
-        self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
-        self.note_exit()
 
-    def visit_Return(self, node: cst.Return) -> None:
-        if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
-            self.scope.returned_in_branch = True
+def only_config(kind: str, scope: FunctionScope) -> bool:
+    """Whether a value of ``kind`` in a constructor may be a tensor only because a constructor
+    parameter that nothing uses as a tensor might be one (`patch_size if isinstance(patch_size,
+    Iterable) else (patch_size, patch_size)`, `getattr(config, "flag", False)`): configuration."""
+    if not kind.startswith(PARAM_PREFIX):
+        return False
+    name = kind[len(PARAM_PREFIX):]
+    return name in scope.params and name not in scope.tensor_params
 
 
 class _IfValues:
-    """One tracked ``if`` statement (:meth:`ValuesMixin.enter_if_values`): its test, the
+    """One tracked ``if`` statement (:meth:`Bindings.enter_if_values`): its test, the
     blocks around it (``depth``), what each name held before it (``prev``; None: not known),
     what each arm bound (``arms``), the arm being read, and the names bound in ways not
     followed (``untracked``)."""
@@ -356,7 +401,7 @@ class _IfValues:
 
     def __init__(self, node: cst.If, depth: int):
         self.node, self.depth = node, depth
-        self.test: Optional[Expr] = None  # set when the body begins (ValuesMixin.note_if_test)
+        self.test: Optional[Expr] = None  # set when the body begins (Bindings.note_if_test)
         self.prev: dict = {}
         self.arms = ({}, {})
         self.arm = 0

@@ -59,7 +59,7 @@ class BlocksMixin:
     def visit_For(self, node: cst.For) -> None:
         if self.in_function():
             self.scope.pending_loop = value_syntax.loop_values(node, self.scope)
-        self.note_rebound(node.target)
+        self.bindings.note_rebound(node.target)
         self.flows.note_loop(node.target, node.iter)
         if not self.in_function():
             return
@@ -195,14 +195,14 @@ class BlocksMixin:
         self.pop()
 
     def visit_If(self, node: cst.If) -> None:
-        self.enter_if_values(node)
+        self.bindings.enter_if_values(node)
         if self.in_function():
             self.scope.arm_stack.append(ArmKinds(self.scope))
 
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
         if self.in_function():
-            self.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
+            self.bindings.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
             self._start_arm(node.test, False)
 
     def leave_If_body(self, node: cst.If) -> None:
@@ -210,7 +210,7 @@ class BlocksMixin:
         self.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        self.enter_else_values(node)
+        self.bindings.enter_else_values(node)
         self.push_guard(node, negate=True, suite=node.orelse.body if isinstance(node.orelse, cst.Else) else None)
         if self.in_function():
             self._start_arm(node.test, True)
@@ -248,7 +248,7 @@ class BlocksMixin:
             self._finish_arms(None)
         body_exits = _exits(node.body)
         else_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
-        self.leave_if_values(node, (not body_exits, not else_exits))
+        self.bindings.leave_if_values(node, (not body_exits, not else_exits))
         if not self.in_function() or node.orelse is not None or not body_exits:
             return
         guard = self.ctx.compiling_guard(node.test)
@@ -310,7 +310,7 @@ class BlocksMixin:
         """The names bound anywhere in ``node`` (a ``match`` statement) hold what only one of its cases
         bound, or what they held before: unknown."""
         for name in sorted(value_syntax._names_bound(node)):
-            self.note_rebound(cst.Name(name))
+            self.bindings.note_rebound(cst.Name(name))
 
     def note_exit(self) -> None:
         """A ``return``, ``continue`` or ``break`` read: an event after it in the same block is not met on every

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import aliases, tensors, value_syntax, values
-from .bindings import MUTATORS, ValuesMixin, mutation_places, single_return
+from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, single_return
 from .flows import TENSOR_CLASSES, Flows
 from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
@@ -42,7 +42,7 @@ _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, 
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
+class SummaryBuilder(BlocksMixin, PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -58,7 +58,6 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         self.class_stack: List[ClassInfo] = []
         self.func_stack: List[FunctionScope] = []
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
-        self._module_args: Dict[str, object] = {}  # module name -> the CallArgs a tuple or dict(...) bound to it unpacks to
         self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
         self._def_quals: Dict[int, str] = {}
@@ -70,6 +69,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         self.refs = Refs(self.summary, self.imports, self.module_now)
         self.regions = Regions(self, self.refs, self._def_quals)
         self.flows = Flows(self)
+        self.bindings = Bindings(self)
         self.numpy_attrs = self.flows.numpy_attrs  # read by gblint.tensors.numpy_made through FunctionScope.builder
 
     # -- helpers
@@ -359,8 +359,40 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         if self.in_function():
             self.scope.written.add(id(node.target))
 
+    def visit_Del(self, node: cst.Del) -> None:
+        self.bindings.note_rebound(node.target)
+        self.flows.note_unknown(node.target)
+        if isinstance(node.target, cst.Subscript):
+            self.bindings.note_mutated(node.target.value)
+
     def leave_Del(self, node: cst.Del) -> None:
         self.flows.note_del(node)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bindings.note_rebound(node.target)
+        self.flows.note_target(node.target, self.value_of(node.value))
+
+    def leave_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bindings.note_rebound(node.asname.name)
+            self.flows.note_target(node.asname.name, Expr(Op.ENTER, parts=(self.value_of(node.item),)))
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.bindings.note_rebound(node.name.name)
+            self.flows.note_unknown(node.name.name)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.bindings.note_nonlocal(node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.in_function() and any(b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) for b in self.scope.blocks):
+            self.scope.returned_in_branch = True
+
+    def leave_Return(self, node: cst.Return) -> None:
+        self.flows.note_return(node)  # after the value was visited: a lambda in it has its name
+        self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
+        self.note_exit()
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.flows.note_comp_for(node)
@@ -383,10 +415,10 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
                 scope.env[node.target.value] = Kind.TENSOR
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        self.note_rebound(node.target)
+        self.bindings.note_rebound(node.target)
         self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
-            self.note_mutated(node.target.value)
+            self.bindings.note_mutated(node.target.value)
         if self.in_function() and isinstance(node.target, cst.Name):
             scope = self.scope
             old = scope.lookup(node.target.value) or Kind.UNKNOWN
@@ -403,18 +435,18 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         local = None
         if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
             local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
-        self.note_rebound(target, local)
+        self.bindings.note_rebound(target, local)
         self.flows.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
             if local.op != Op.UNKNOWN:  # on every path to what follows
                 scope.local_values[target.value] = local
         if isinstance(target, cst.Name):
             if scope is self.module_scope and self.class_stack:
-                self.note_object_facts(target.value, value)
+                self.bindings.note_object_facts(target.value, value)
                 return  # a class-body name (ClassInfo.values), not a module global
             if scope is self.module_scope:  # module names are read flow-insensitively, but for compile calls
                 self.module_now[target.value] = self.refs.value_ref(value, scope)
-                self.note_module_value(target.value, value)
+                self.bindings.note_module_value(target.value, value)
                 return
             scope.env[target.value] = scope.kind(value)
             self._note_guess(target.value, value, scope)
@@ -457,7 +489,7 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
             elif scope.info is not None and scope.info.name == "__init__" and (
-                    _from_arguments(value, scope) or _only_config(scope.kind(value), scope)):
+                    constructor_setting(value, scope)):
                 pass  # plain constructor arguments (`self.rate = rate`, `self.res = inp == out`): configuration
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
@@ -477,8 +509,8 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         func = node.func
         q = scope.resolve(func)
         self.flows.enter_call(node, q)
-        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.note_grown(node):
-            self.note_mutated(func.value)
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.bindings.note_grown(node):
+            self.bindings.note_mutated(func.value)
         self.regions.detect_compile(node, q)
         self.flows.note_setattr(node, q)
         if not self.in_function():
@@ -497,12 +529,12 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
         self.flows.leave_call()
         self._leave_call(node)
-        self.note_handed(node)  # after the call's own values are recorded
+        self.bindings.note_handed(node)  # after the call's own values are recorded
 
     def _leave_call(self, node: cst.Call) -> None:
         if not self.in_function():
             if self.scope is None:
-                self.module_call(node)
+                self.bindings.module_call(node)
             return
         scope = self.scope
         self.record_rules(node)
@@ -637,38 +669,10 @@ class SummaryBuilder(BlocksMixin, ValuesMixin, PositionedVisitor):
     def visit_Assign(self, node):
         for t in node.targets:
             if isinstance(t.target, cst.Subscript):
-                self.note_mutated(t.target.value)
+                self.bindings.note_mutated(t.target.value)
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)
-
-
-def _from_arguments(value: cst.BaseExpression, scope: FunctionScope) -> bool:
-    """Whether ``value`` is built only from the function's parameters (none seen used as a tensor)
-    and literals, with operators: no call, attribute or subscript that could make a tensor."""
-    if isinstance(value, cst.Name):
-        return value.value in ("True", "False", "None") or \
-            (value.value in scope.params and value.value not in scope.tensor_params and value.value not in scope.rebound)
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(value, cst.UnaryOperation):
-        return _from_arguments(value.expression, scope)
-    if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation)):
-        return _from_arguments(value.left, scope) and _from_arguments(value.right, scope)
-    if isinstance(value, cst.Comparison):
-        return _from_arguments(value.left, scope) and all(_from_arguments(c.comparator, scope)
-                                                          for c in value.comparisons)
-    return False
-
-
-def _only_config(kind: str, scope: FunctionScope) -> bool:
-    """Whether a value of ``kind`` in a constructor may be a tensor only because a constructor
-    parameter that nothing uses as a tensor might be one (`patch_size if isinstance(patch_size,
-    Iterable) else (patch_size, patch_size)`, `getattr(config, "flag", False)`): configuration."""
-    if not kind.startswith(PARAM_PREFIX):
-        return False
-    name = kind[len(PARAM_PREFIX):]
-    return name in scope.params and name not in scope.tensor_params
 
 
 def _raises_not_implemented(node: cst.Raise) -> bool:

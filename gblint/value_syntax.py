@@ -91,7 +91,7 @@ def name_expr(name: str, scope) -> Expr:
 
 def _bound_value(s, name: str) -> Expr:
     """What the local ``name`` of ``s`` holds here: what the arm of the innermost tracked ``if``
-    bound it to (:meth:`gblint.bindings.ValuesMixin.enter_if_values`), what it was bound to
+    bound it to (:meth:`gblint.bindings.Bindings.enter_if_values`), what it was bound to
     above on every path (outside loops), else any of its bindings (``local``)."""
     frames = s.if_values
     if frames and len(s.blocks) == frames[-1].depth + 1:
