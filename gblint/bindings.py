@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
 import libcst as cst
 
 from . import aliases, value_syntax, values
-from .model import PARAM_PREFIX, BlockKind, CallArgs, ClassInfo, Expr, FileSummary, Span
+from .model import PARAM_PREFIX, BlockKind, CallArgs, ClassInfo, Expr, FileSummary, Kind, Span
 from .ops import Op
 from .names import ImportTable, dotted
 from .scope import FunctionScope
-from .tensors import maybe_tensor
+from .tensors import likely_tensor, maybe_tensor
 
 if TYPE_CHECKING:
     from .flows import Flows
@@ -354,6 +354,14 @@ class Bindings:
             top.arms[top.arm][name] = value
         else:
             top.untracked.add(name)
+
+
+def note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
+    """Record whether local ``name``, just bound from ``value``, is a tensor only by a guess."""
+    if likely_tensor(scope.env.get(name, Kind.UNKNOWN)) and scope.guessed_expr(value):
+        scope.guessed.add(name)
+    else:
+        scope.guessed.discard(name)
 
 
 def constructor_setting(value: cst.BaseExpression, scope: FunctionScope) -> bool:

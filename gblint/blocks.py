@@ -3,11 +3,13 @@
 Loops, ``while`` conditions, ``try``, ``with`` (and what its manager is: resumable, generic or
 unsupported, ``docs/semantics.md`` §2), comprehensions and generator expressions, branches that
 only run in eager mode (``if not torch.compiler.is_compiling():``). Each event records the stack
-of blocks around it. :class:`BlocksMixin` is part of :class:`gblint.summary.SummaryBuilder`.
+of blocks around it. :class:`gblint.summary.SummaryBuilder` owns a :class:`Blocks` and reaches
+its ``visit_*``/``leave_*`` hooks through :func:`gblint.traversal.forward_hooks`.
 """
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Optional, Protocol
 
 import libcst as cst
 
@@ -20,20 +22,69 @@ from .names import dotted
 from .semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
 from .tensors import maybe_tensor
 from .traversal import code_of, literal, names_in
+from .bindings import note_guess
+from .scope import FunctionScope
+
+if TYPE_CHECKING:
+    from .bindings import Bindings
+    from .flows import Flows
+    from .model import FileSummary, Span
+    from .names import ImportTable
+    from .refs import Refs
 
 
-class BlocksMixin:
-    """Pushes and pops the blocks of the current function as the traversal enters and leaves them.
-    ``try_nodes``: the ``try`` statements around the node being read, innermost last (rules read it
-    through ``ctx.builder``)."""
+class BlocksHost(Protocol):
+    """What :class:`Blocks` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the
+    file's summary and imports, the scope being read, its collaborators, positions, the rules,
+    events and the versions' facts."""
 
-    try_nodes: list = []
+    summary: "FileSummary"
+    imports: "ImportTable"
+    scope: Optional[FunctionScope]
+    refs: "Refs"
+    bindings: "Bindings"
+    flows: "Flows"
+
+    @property
+    def ctx(self) -> FunctionScope: ...
+
+    def in_function(self) -> bool: ...
+
+    def span(self, node: cst.CSTNode) -> "Span": ...
+
+    def holds(self, fact: str) -> bool: ...
+
+    def record_rules(self, node) -> None: ...
+
+    def add_event(self, ev: Event) -> None: ...
+
+
+class Blocks:
+    """Pushes and pops the blocks of the current function as the traversal enters and leaves them,
+    read through ``builder`` (a :class:`BlocksHost`). ``try_nodes``: the ``try`` statements around
+    the node being read, innermost last (rules read it through ``ctx.builder``)."""
+
+    def __init__(self, builder: BlocksHost):
+        self.builder = builder
+        self.summary = builder.summary
+        self.try_nodes: list = []
+        self._branch_tests: list = []  # (block, test node or text, negated): see fill_conditions
+        self._match_stack: list = []  # the `match` statements being read, innermost last
+
+    @property
+    def scope(self) -> Optional[FunctionScope]:
+        """The scope the builder is reading."""
+        return self.builder.scope
+
+    def in_function(self) -> bool:
+        """Whether the builder is inside a function body."""
+        return self.builder.in_function()
 
     # -- blocks
     def push(self, kind: BlockKind, node, **kw) -> None:
         """Enter a block of ``kind`` that starts at ``node``."""
         if self.in_function():
-            span = self.span(node)
+            span = self.builder.span(node)
             block = Block(kind, span.line, self.scope.ops, column=span.column, exits_at_entry=self.scope.exits, **kw)
             self.scope.blocks.append(block)
 
@@ -51,7 +102,7 @@ class BlocksMixin:
         if self.in_function():
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
         # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
-        self.flows.note_iteration(node.iter, at=node)
+        self.builder.flows.note_iteration(node.iter, at=node)
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
@@ -59,16 +110,16 @@ class BlocksMixin:
     def visit_For(self, node: cst.For) -> None:
         if self.in_function():
             self.scope.pending_loop = value_syntax.loop_values(node, self.scope)
-        self.bindings.note_rebound(node.target)
-        self.flows.note_loop(node.target, node.iter)
+        self.builder.bindings.note_rebound(node.target)
+        self.builder.flows.note_loop(node.target, node.iter)
         if not self.in_function():
             return
-        self.record_rules(node)  # what the loop iterates is read once, before the loop
+        self.builder.record_rules(node)  # what the loop iterates is read once, before the loop
         if isinstance(node.target, cst.Name):
             k = self.scope.kind(node.iter)
             target = node.target.value
             self.scope.env[target] = Kind.MODULE if k == Kind.MODULE else (Kind.TENSOR if k == Kind.TENSOR else Kind.UNKNOWN)
-            self._note_guess(target, node.iter, self.scope)
+            note_guess(target, node.iter, self.scope)
             self.scope.values.pop(target, None)
         self.bind_loop_target(node.target, node.iter, nested=False)
 
@@ -91,7 +142,7 @@ class BlocksMixin:
             # iterating a tensor gives tensors (its rows), and unpacking a row gives tensors again
             return self.bind_tensor_elements(target, it)
         if isinstance(target, cst.Name):
-            ref = self.refs.self_attr(it, self.scope)
+            ref = self.builder.refs.self_attr(it, self.scope)
             name = target.value
             if isinstance(ref, ContainerValue):
                 self.scope.env[name] = Kind.MODULE
@@ -111,7 +162,7 @@ class BlocksMixin:
         is a tensor only by a guess."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = Kind.TENSOR
-            self._note_guess(target.value, it, self.scope)
+            note_guess(target.value, it, self.scope)
             self.scope.values.pop(target.value, None)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for elt in target.elements:
@@ -122,7 +173,7 @@ class BlocksMixin:
             self.push(BlockKind.WHILE_TEST, node)
 
     def leave_While_test(self, node: cst.While) -> None:
-        self.record_rules(node)
+        self.builder.record_rules(node)
         if not no_backedge(node):
             self.pop()
 
@@ -153,7 +204,7 @@ class BlocksMixin:
     def visit_Try(self, node: cst.Try) -> None:
         self.push(BlockKind.TRY, node)
         self.try_nodes = self.try_nodes + [node]  # the `try` statements around the node being read, innermost last
-        self.record_rules(node)
+        self.builder.record_rules(node)
 
     def leave_Try(self, node: cst.Try) -> None:
         self.pop()
@@ -195,22 +246,22 @@ class BlocksMixin:
         self.pop()
 
     def visit_If(self, node: cst.If) -> None:
-        self.bindings.enter_if_values(node)
+        self.builder.bindings.enter_if_values(node)
         if self.in_function():
             self.scope.arm_stack.append(ArmKinds(self.scope))
 
     def visit_If_body(self, node: cst.If) -> None:
         self.push_guard(node, negate=False, suite=node.body)
         if self.in_function():
-            self.bindings.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
+            self.builder.bindings.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)
             self._start_arm(node.test, False)
 
     def leave_If_body(self, node: cst.If) -> None:
-        self._end_arm(not _exits(node.body) and self.ctx.compiling_guard(node.test) is not False)
+        self._end_arm(not _exits(node.body) and self.builder.ctx.compiling_guard(node.test) is not False)
         self.pop()
 
     def visit_If_orelse(self, node: cst.If) -> None:
-        self.bindings.enter_else_values(node)
+        self.builder.bindings.enter_else_values(node)
         self.push_guard(node, negate=True, suite=node.orelse.body if isinstance(node.orelse, cst.Else) else None)
         if self.in_function():
             self._start_arm(node.test, True)
@@ -218,7 +269,7 @@ class BlocksMixin:
     def leave_If_orelse(self, node: cst.If) -> None:
         if node.orelse is not None:  # (libcst visits the field when it is None too)
             flows = not (_exits(node.orelse.body) if isinstance(node.orelse, cst.Else) else _all_exit(node.orelse))
-            self._end_arm(flows and self.ctx.compiling_guard(node.test) is not True)
+            self._end_arm(flows and self.builder.ctx.compiling_guard(node.test) is not True)
         self.pop()
 
     def _start_arm(self, test_node, negate: bool, text: str = "") -> None:
@@ -240,7 +291,7 @@ class BlocksMixin:
         After any other ``if`` whose body returns, the rest of the enclosing block runs only when
         its test is false: an ``AFTER_RETURN`` block with the negated test, until that block ends."""
         if node.orelse is None and self.in_function() and self.scope.arm_stack:
-            guard = self.ctx.compiling_guard(node.test)
+            guard = self.builder.ctx.compiling_guard(node.test)
             rest = Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),)) if guard is None else \
                 Expr(Op.CONST, value=not guard)
             self._finish_arms((rest, (node.test, True)))
@@ -248,10 +299,10 @@ class BlocksMixin:
             self._finish_arms(None)
         body_exits = _exits(node.body)
         else_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
-        self.bindings.leave_if_values(node, (not body_exits, not else_exits))
+        self.builder.bindings.leave_if_values(node, (not body_exits, not else_exits))
         if not self.in_function() or node.orelse is not None or not body_exits:
             return
-        guard = self.ctx.compiling_guard(node.test)
+        guard = self.builder.ctx.compiling_guard(node.test)
         if guard is True and all(b.kind == BlockKind.AFTER_RETURN for b in self.scope.blocks):
             self.push(BlockKind.EAGER_ONLY, node)  # never popped: it lasts to the end of the function
         elif guard is None and _returns(node.body):
@@ -301,16 +352,13 @@ class BlocksMixin:
             self._finish_arms(None if always else (rest, f"match {_EMPTY.code_for_node(match.subject).strip()}: no case"))
 
     def _matches(self) -> list:
-        matches = getattr(self, "_match_stack", None)
-        if matches is None:
-            matches = self._match_stack = []
-        return matches
+        return self._match_stack
 
     def _forget_bound(self, node) -> None:
         """The names bound anywhere in ``node`` (a ``match`` statement) hold what only one of its cases
         bound, or what they held before: unknown."""
         for name in sorted(value_syntax._names_bound(node)):
-            self.bindings.note_rebound(cst.Name(name))
+            self.builder.bindings.note_rebound(cst.Name(name))
 
     def note_exit(self) -> None:
         """A ``return``, ``continue`` or ``break`` read: an event after it in the same block is not met on every
@@ -336,7 +384,7 @@ class BlocksMixin:
         """``if not torch.compiler.is_compiling():`` bodies run only in eager: ignore them. A
         branch that raises (``suite``'s statements include a ``raise``) is an error path:
         Dynamo traces only the branch the values take, and a normal run does not take it."""
-        value = self.ctx.compiling_guard(node.test) if self.in_function() else None
+        value = self.builder.ctx.compiling_guard(node.test) if self.in_function() else None
         eager_only = value is not None and value == negate
         kind = BlockKind.EAGER_ONLY if eager_only else BlockKind.ERROR_PATH if _raises(suite) else BlockKind.BRANCH
         value = None
@@ -350,19 +398,13 @@ class BlocksMixin:
         self.note_loop_value()
 
     def _pending_tests(self) -> list:
-        pending = getattr(self, "_branch_tests", None)
-        if pending is None:
-            pending = self._branch_tests = []
-        return pending
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self.fill_conditions()
+        return self._branch_tests
 
     def fill_conditions(self) -> None:
         """Give each branch block that an event of the summary holds its test as written
         (``Block.condition``, ``not (...)`` for an ``else``). Only diagnostics read it, through
         the events; libcst's code generation is costly, and most branches hold no event."""
-        pending = getattr(self, "_branch_tests", None)
+        pending = self._branch_tests
         if not pending:
             return
         held = {id(b) for info in self.summary.functions.values() for ev in info.events for b in ev.blocks}
@@ -380,7 +422,7 @@ class BlocksMixin:
 
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)
-        value = self.ctx.compiling_guard(node.left) if self.in_function() else None
+        value = self.builder.ctx.compiling_guard(node.left) if self.in_function() else None
         skip = value is not None and value == isinstance(node.operator, cst.Or)
         if self.in_function():  # no position: nothing reports an operand block's line
             test = None
@@ -400,11 +442,12 @@ class BlocksMixin:
         for item in node.items:  # the managers are built (visited) before the body is entered
             m = self.classify_manager(item.item)
             if m.kind in (ManagerKind.UNSUPPORTED, ManagerKind.FAILS):
-                self.add_event(Event(EventKind.WITH, self.span(item.item), tuple(self.scope.blocks), self.scope.ops,
-                                     manager=m, gb_ids=(m.gb_id,) if m.gb_id else (), detail=f"`with {m.label}`"))
+                self.builder.add_event(Event(EventKind.WITH, self.builder.span(item.item), tuple(self.scope.blocks),
+                                             self.scope.ops, manager=m, gb_ids=(m.gb_id,) if m.gb_id else (),
+                                             detail=f"`with {m.label}`"))
         for item in node.items:
             m = self.classify_manager(item.item)
-            span = self.span(node)
+            span = self.builder.span(node)
             block = Block(BlockKind.WITH, span.line, self.scope.ops, manager=m, column=span.column)
             self.scope.blocks.append(block)
             if m.kind == ManagerKind.RESUMABLE and m.label.startswith(GRAD_MODE_MANAGERS):
@@ -424,7 +467,7 @@ class BlocksMixin:
         label = code_of(expr)
         if isinstance(expr, cst.Call):
             q = scope.resolve(expr.func)
-            if q in FAILING_MANAGERS and self.holds(FAILING_MANAGERS[q]):
+            if q in FAILING_MANAGERS and self.builder.holds(FAILING_MANAGERS[q]):
                 return Manager(ManagerKind.FAILS, label)
             if q in RESUMABLE_MANAGERS:
                 strict = None
@@ -445,7 +488,7 @@ class BlocksMixin:
                     ManagerKind.UNSUPPORTED if q in UNSUPPORTED_MANAGERS else ManagerKind.GENERIC
                 return Manager(kind, label, gb_id="GB0142" if kind == ManagerKind.UNSUPPORTED else "GB0066")
             # a manager object from a global or a closure (what Dynamo reports changed in 2.14)
-            gb = "GB0008" if self.holds("global-manager-gb0008") else "GB0142"
+            gb = "GB0008" if self.builder.holds("global-manager-gb0008") else "GB0142"
             if scope.lookup(name) is None and name in self.summary.module_names:
                 return Manager(ManagerKind.UNSUPPORTED, label, gb_id=gb)
             if scope.lookup(name) is None and scope.parent is not None:
@@ -489,9 +532,9 @@ class BlocksMixin:
                     holds = True
                 elif k == Kind.UNKNOWN:
                     unknown = True
-                elif k is None and (self.imports.lookup(n) or "").split(".")[0] == "torch":
+                elif k is None and (self.builder.imports.lookup(n) or "").split(".")[0] == "torch":
                     holds = True
-        span = self.span(node)
+        span = self.builder.span(node)
         # in its own frame (the code around it runs eagerly) Dynamo iterates a range or a tuple, not a
         # list, zip, enumerate or dict iterator (tests/cases/comprehensions)
         eager_ok = isinstance(it, cst.Tuple) or (isinstance(it, cst.Call) and dotted(it.func) == "range")
@@ -499,7 +542,7 @@ class BlocksMixin:
                       comp_kind=kind, holds_tensor=holds, over_items=over_items, column=span.column, eager_ok=eager_ok,
                       reads_unknown=unknown)
         self.scope.blocks.append(block)
-        self.add_event(Event(EventKind.COMP, span, tuple(self.scope.blocks), self.scope.ops))
+        self.builder.add_event(Event(EventKind.COMP, span, tuple(self.scope.blocks), self.scope.ops))
         self.scope.comp_names.append((node.for_in, frozenset(bound), node))
 
     def leave_comp(self) -> None:
@@ -527,7 +570,7 @@ class BlocksMixin:
         self.leave_comp()
 
     def leave_Assert(self, node):
-        self.record_rules(node)  # rules/control_flow.py: `assert` on a tuple of tensors
+        self.builder.record_rules(node)  # rules/control_flow.py: `assert` on a tuple of tensors
 
     def visit_GeneratorExp(self, node):
         self.comp_block(node, "gen")

@@ -6,11 +6,15 @@ each with the stack of blocks around it (loop, ``try``, ``with`` and its manager
 comprehension, generator expression). The consequence model reads only these records
 (:mod:`gblint.model`); the tree itself is released afterwards.
 
-The builder is assembled from one module per concern: :mod:`gblint.traversal` (hook dispatch
-and positions), :mod:`gblint.scope` (names and tensor kinds), :mod:`gblint.blocks` (the blocks
-around a statement), :mod:`gblint.refs` (what names and calls refer to) and
-:mod:`gblint.regions` (what the file compiles). This module holds the rest: the module
-pre-pass, definitions, bindings, calls and the rules.
+The builder is a :class:`gblint.traversal.PositionedVisitor` (hook dispatch and positions) that
+owns one collaborator per concern, each given what it reads (a ``Protocol`` of the builder, or
+explicit arguments): :class:`gblint.refs.Refs` (what names and calls refer to),
+:class:`gblint.regions.Regions` (what the file compiles), :class:`gblint.flows.Flows` (values
+assigned, returned and read), :class:`gblint.bindings.Bindings` (names rebound or changed in
+place, module-level driver calls) and :class:`gblint.blocks.Blocks` (the blocks around a
+statement, whose hooks :func:`gblint.traversal.forward_hooks` gives the builder); names and
+tensor kinds are :mod:`gblint.scope`'s. This module holds the rest and the hooks that combine
+them: the module pre-pass, definitions, assignments, calls and the rules.
 """
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import aliases, tensors, value_syntax, values
-from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, single_return
+from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, note_guess, single_return
 from .flows import TENSOR_CLASSES, Flows
 from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
-from .blocks import BlocksMixin, _exits
+from .blocks import Blocks, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Definition, Dotted, Event,
                     EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
                     ManagerValue, ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX,
@@ -35,14 +39,14 @@ from .scope import FunctionScope
 from .semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES
 from .source import describe_exception
 from .tensors import join, likely_tensor, maybe_tensor
-from .traversal import PositionedVisitor, code_of, literal
+from .traversal import PositionedVisitor, code_of, forward_hooks, literal
 
 # the bindings a function's scope keeps (anything else is a value gblint does not follow)
 _FOLLOWED_VALUES = (ManagerValue, InstanceValue, ContainerValue, CompiledValue, LoggerValue, PartialValue)
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 
 
-class SummaryBuilder(BlocksMixin, PositionedVisitor):
+class SummaryBuilder(PositionedVisitor):
     """Builds a :class:`FileSummary` in one pass over a libcst module.
 
     ``rules`` maps libcst node types to the rule instances interested in them.
@@ -70,6 +74,7 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
         self.regions = Regions(self, self.refs, self._def_quals)
         self.flows = Flows(self)
         self.bindings = Bindings(self)
+        self.blocks = Blocks(self)  # its hooks: forward_hooks below
         self.numpy_attrs = self.flows.numpy_attrs  # read by gblint.tensors.numpy_made through FunctionScope.builder
 
     # -- helpers
@@ -88,6 +93,11 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
     def ctx(self) -> FunctionScope:
         """The scope rules see: the current function's, or the module's outside functions."""
         return self.scope if self.scope is not None else self.module_scope
+
+    @property
+    def try_nodes(self) -> list:
+        """The ``try`` statements around the node being read, innermost last (rules/language.py)."""
+        return self.blocks.try_nodes
 
     def in_function(self) -> bool:
         """Whether the traversal is inside a function body (events are recorded only there)."""
@@ -218,11 +228,11 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
 
     def leave_Module(self, node: cst.Module) -> None:
         self.regions.settle_modes()
-        super().leave_Module(node)
+        self.blocks.fill_conditions()
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         if id(node) in self._local_classes:
-            self.pop()
+            self.blocks.pop()
             return
         if self.class_stack and self.class_stack[-1].name == node.name.value and not self.in_function():
             aliases.kept_on_self(self.class_stack.pop(), self.summary.functions)
@@ -392,7 +402,7 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
     def leave_Return(self, node: cst.Return) -> None:
         self.flows.note_return(node)  # after the value was visited: a lambda in it has its name
         self.record_rules(node)  # rules/autograd.py: what an autograd.Function's forward returns
-        self.note_exit()
+        self.blocks.note_exit()
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.flows.note_comp_for(node)
@@ -449,7 +459,7 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
                 self.bindings.note_module_value(target.value, value)
                 return
             scope.env[target.value] = scope.kind(value)
-            self._note_guess(target.value, value, scope)
+            note_guess(target.value, value, scope)
             if isinstance(value, cst.Lambda) and id(value) in self._lambdas:
                 scope.values[target.value] = LocalDefValue(self._lambdas[id(value)])
                 scope.env[target.value] = Kind.UNKNOWN
@@ -471,7 +481,7 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
                 for te in target.elements:
                     if isinstance(te.value, cst.Name) and scope is not self.module_scope:
                         scope.env[te.value.value] = vk if maybe_tensor(vk) else Kind.UNKNOWN
-                        self._note_guess(te.value.value, value, scope)
+                        note_guess(te.value.value, value, scope)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and scope.self_name \
                 and target.value.value == scope.self_name and scope.class_info is not None:
             cls = scope.class_info
@@ -494,14 +504,6 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
                 cls.attrs.setdefault(attr, TensorAttr(known=scope.known_tensor(value) == Kind.TENSOR))
-
-    @staticmethod
-    def _note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
-        """Record whether local ``name``, just bound from ``value``, is a tensor only by a guess."""
-        if likely_tensor(scope.env.get(name, Kind.UNKNOWN)) and scope.guessed_expr(value):
-            scope.guessed.add(name)
-        else:
-            scope.guessed.discard(name)
 
     # -- calls: regions, events, tensor evidence
     def visit_Call(self, node: cst.Call) -> None:
@@ -658,10 +660,10 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
         fallback = self.in_function() and (_raises_not_implemented(node) or (
             self.scope.returned_in_branch and not any(b.kind == BlockKind.BRANCH for b in self.scope.blocks)))
         if fallback:
-            self.push(BlockKind.ERROR_PATH, node)
+            self.blocks.push(BlockKind.ERROR_PATH, node)
         self.record_rules(node)
         if fallback:
-            self.pop()
+            self.blocks.pop()
 
     def visit_Subscript(self, node):
         self.record_rules(node)
@@ -675,7 +677,9 @@ class SummaryBuilder(BlocksMixin, PositionedVisitor):
         self.record_rules(node)
 
 
+forward_hooks(SummaryBuilder, "blocks", Blocks)
+
+
 def _raises_not_implemented(node: cst.Raise) -> bool:
     exc = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
     return dotted(exc) in ("NotImplementedError", "builtins.NotImplementedError") if exc is not None else False
-

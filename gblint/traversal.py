@@ -226,6 +226,28 @@ def _own_hook(visitor_type: type, name: str):
     return None if fn is None or getattr(fn, "_is_no_op", False) else fn
 
 
+def forward_hooks(visitor_type: type, attribute: str, part_type: type) -> None:
+    """Give ``visitor_type`` the ``visit_*``/``leave_*`` hooks that ``part_type`` defines, each
+    calling that hook of the visitor's ``attribute`` (a ``part_type`` it owns), so that the
+    visitor's dispatch (:meth:`PositionedVisitor._hook`, the walk's plans) reaches them.
+
+    Raises:
+        TypeError: the visitor already has one of those hooks (the two would not both run)."""
+    for name in vars(part_type):
+        if not (name.startswith(("visit_", "leave_")) and name.split("_")[1][:1].isupper()):
+            continue  # `leave_comp`: a method of the part's own, no hook
+        if _own_hook(visitor_type, name) is not None:
+            raise TypeError(f"{visitor_type.__name__}.{name} is defined; {part_type.__name__}.{name} would not run")
+        setattr(visitor_type, name, _forwarder(attribute, getattr(part_type, name)))
+
+
+def _forwarder(attribute: str, fn):
+    def hook(self, node):
+        return fn(getattr(self, attribute), node)
+    hook.__name__ = hook.__qualname__ = fn.__name__
+    return hook
+
+
 def _inert_for(visitor_type: type) -> frozenset:
     """The node types a walk with ``visitor_type`` skips: whitespace and punctuation on which it
     has no hook."""

@@ -104,3 +104,46 @@ def test_skipped_nodes_hold_only_skipped_nodes():
         for child in node.children:
             check(child, under_inert or type(node) in inert)
     check(tree, False)
+
+
+def test_forwarded_hooks_run_on_the_part_and_may_not_shadow_the_visitor():
+    """:func:`gblint.traversal.forward_hooks` gives a visitor the hooks of a part it owns (the
+    summary builder's :class:`gblint.blocks.Blocks`): both walks reach them, with the part as
+    ``self``; a hook the visitor defines itself is refused, since only one of the two would run."""
+    class Part:
+        def __init__(self):
+            self.seen = []
+
+        def visit_If(self, node):
+            self.seen.append(("visit", type(node).__name__))
+
+        def leave_If_test(self, node):
+            self.seen.append(("leave test", type(node.test).__name__))
+
+        def leave_comp(self):  # no hook: not forwarded
+            raise AssertionError
+
+    class Visitor(traversal.PositionedVisitor):
+        def __init__(self):
+            super().__init__()
+            self.part = Part()
+
+    traversal.forward_hooks(Visitor, "part", Part)
+    assert not hasattr(Visitor, "leave_comp")
+    text = "if a:\n    pass\nif b == 1:\n    pass\n"
+    tree = cst.parse_module(text)
+    visitor = Visitor()
+    cst.MetadataWrapper(tree).visit(visitor)
+    expected = [("visit", "If"), ("leave test", "Name"), ("visit", "If"), ("leave test", "Comparison")]
+    assert visitor.part.seen == expected
+    walker = Visitor()
+    walker.ast_positions = AstPositions(text)
+    walker.walk(tree)
+    assert walker.part.seen == expected
+
+    class Shadowing(traversal.PositionedVisitor):
+        def visit_If(self, node):
+            pass
+
+    with pytest.raises(TypeError, match="visit_If"):
+        traversal.forward_hooks(Shadowing, "part", Part)
