@@ -245,6 +245,28 @@ class Bindings:
             else values.changed_in_place(v) for v in found)
         return True
 
+    def module_item_store(self, target: cst.Subscript, value: cst.BaseExpression) -> bool:
+        """``name[key] = value`` at module level, maybe in a loop or under a branch: the dict (or list) a module
+        global holds may also map ``key`` to ``value`` (opt_einsum's ``_AUTO_CHOICES[i] = optimal`` in a loop
+        after ``_AUTO_CHOICES = {}``), each entry maybe another, maybe more. True when noted."""
+        name = target.value.value if isinstance(target.value, cst.Name) else None
+        found = self.summary.module_values.get(name) if name is not None and not self.builder.class_stack else None
+        if not found or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        self._module_args.pop(name, None)
+        key = self.builder.value_of(target.slice[0].slice.value)
+        item = values.union((self.builder.value_of(value), values.OTHER))
+        out = []
+        for v in found:
+            changed = values.changed_in_place(v)
+            if v.op == Op.DICT:
+                changed = Expr(Op.DICT, values.CHANGED, changed.parts + (Expr(Op.KV, parts=(key, item)),))
+            elif v.op == Op.SEQ:
+                changed = Expr(Op.SEQ, values.CHANGED, changed.parts + (item,))
+            out.append(changed)
+        self.summary.module_values[name] = tuple(out)
+        return True
+
     def note_nonlocal(self, node: cst.Nonlocal) -> None:
         """``nonlocal x``: the enclosing functions' ``x`` is rebound from inside."""
         if not self.builder.in_function():

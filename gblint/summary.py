@@ -670,7 +670,8 @@ class SummaryBuilder(PositionedVisitor):
 
     def visit_Assign(self, node):
         for t in node.targets:
-            if isinstance(t.target, cst.Subscript):
+            if isinstance(t.target, cst.Subscript) and not (self.scope is None and len(node.targets) == 1
+                                                             and self.bindings.module_item_store(t.target, node.value)):
                 self.bindings.note_mutated(t.target.value)
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)

@@ -138,7 +138,13 @@ def evaluate(e: Expr, env: Env) -> Expr:
         if inner.op == Op.DICT:
             key = evaluate(e.parts[1], env)
             found = _lookup(inner, key)
-            return evaluate(e.parts[2], env) if found is None else found
+            if found is None:
+                return evaluate(e.parts[2], env)
+            if found is UNKNOWN and inner.parts and len(inner.parts) <= _MAX_ENTRIES:
+                # a key not decided: one of the entries or the default (`CHOICES.get(len(inputs), greedy)`)
+                more = (UNKNOWN,) if inner.value in OPEN else ()
+                return union(tuple(kv.parts[1] for kv in inner.parts) + (evaluate(e.parts[2], env),) + more)
+            return found
         return UNKNOWN
     if op == Op.LEN:
         inner = evaluate(e.parts[0], env)
@@ -201,6 +207,9 @@ def union(values: Iterable[Expr]) -> Expr:
             if p not in out:
                 out.append(p)
     return out[0] if len(out) == 1 else Expr(Op.UNION, parts=tuple(out))
+
+
+_MAX_ENTRIES = 16  # a dict read with a key not decided: one of at most this many entries, else not known
 
 
 def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
