@@ -28,15 +28,20 @@ from .notes import forget_local, note_local
 FROM_VALUES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor", "torch.asarray"})
 
 
-def _noted(ctx, what: str, name: str) -> Optional[object]:
-    """What was noted of local ``name`` of this function as ``what``. Data holds where the binding's blocks surround
-    the current statement and no break or call came between: after a break the local is an input of the frame
-    Dynamo resumes in, and an input tensor is no data (``torch.randn(rows, 2)`` after a break on ``rows``: no
-    break measured, tests/cases/kinds ka9). A tensor built from Python values on some path holds everywhere after."""
-    note = ctx.notes.get((what, name))
-    if note is None or what != "data":
+def _noted(ctx, what: str, name: cst.Name) -> Optional[object]:
+    """What was noted of the local ``name`` reads, in this function, as ``what``. Data holds where the binding's
+    blocks surround the current statement and no break or call came between: after a break the local is an input
+    of the frame Dynamo resumes in, and an input tensor is no data (``torch.randn(rows, 2)`` after a break on
+    ``rows``: no break measured, tests/cases/kinds ka9). A tensor built from Python values on some path holds
+    everywhere after."""
+    note = ctx.notes.get((what, name.value))
+    if what != "data":
         return note
-    kind, blocks, seen = note
+    while note is not None and id(name) in note[3]:
+        note = note[4]  # ``n = torch.zeros(n)``: the value reads the binding before this one
+    if note is None or note[0] is None:
+        return None
+    kind, blocks, seen = note[:3]
     here = ctx.blocks
     if len(blocks) > len(here) or any(a is not b for a, b in zip(blocks, here)):
         return None
@@ -51,7 +56,7 @@ def python_made(node: cst.BaseExpression, ctx) -> bool:
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and ctx.resolve(node.func) is None:
         node = node.func.value
     if isinstance(node, cst.Name):
-        return _noted(ctx, "python-made", node.value) is not None
+        return _noted(ctx, "python-made", node) is not None
     if isinstance(node, cst.Call) and ctx.resolve(node.func) in FROM_VALUES:
         return not any(maybe_tensor(ctx.kind(a.value)) for a in node.args)
     return False
@@ -61,7 +66,7 @@ def data_kind(node: cst.BaseExpression, ctx) -> Optional[str]:
     """The kind token of ``node`` (``"T"``, or ``"p:NAME"``: data if parameter NAME is a tensor) when it is a
     value read out of tensor data (see the module docstring); None when it is not, or may not be."""
     if isinstance(node, cst.Name):
-        return _noted(ctx, "data", node.value)
+        return _noted(ctx, "data", node)
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
         kinds = [k for k in (data_kind(node.left, ctx), data_kind(node.right, ctx)) if k is not None]
         return _strongest(kinds)
@@ -103,12 +108,22 @@ def note_binding(node: cst.Assign, ctx) -> None:
         if not isinstance(t.target, cst.Name):
             continue
         name = t.target.value
+        before = ctx.notes.get(("data", name))
         kind = data_kind(node.value, ctx)
-        if kind is None:
-            forget_local(ctx, "data", name)
-        else:
-            note_local(ctx, "data", name, (kind, tuple(ctx.blocks), len(ctx.pending)))
+        if kind is not None or before is not None:
+            # rules see the statement before the calls in its value: those read the binding before it
+            note_local(ctx, "data", name, (kind, tuple(ctx.blocks), len(ctx.pending), _ids(node.value), before))
         if python_made(node.value, ctx):
             note_local(ctx, "python-made", name)
         elif not ctx.blocks:  # rebound on every path
             forget_local(ctx, "python-made", name)
+
+
+def _ids(node: cst.CSTNode) -> frozenset:
+    """The ``id`` of ``node`` and of every node inside it."""
+    out, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        out.add(id(n))
+        todo.extend(n.children)
+    return frozenset(out)

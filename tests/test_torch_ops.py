@@ -142,3 +142,23 @@ def test_data_of_a_parameter_is_conditional():
             return helper(idx, n)
         """, torch_version="2.13.0", python_version=(3, 11))
     assert [(d.code, d.line, d.certainty) for d in got] == [("GBL301", 6, "conditional")], triples(got)
+
+
+def test_a_rebinding_reads_the_binding_before_it():
+    """The value of ``n = torch.zeros(n)`` reads the ``n`` bound before (data: breaks); einops' ``tensor =
+    backend.reshape(tensor, shape)`` with an unknown ``backend`` does not make its own argument data (before this
+    was kept apart, every einops call was a conditional false break)."""
+    got = lint("""
+        import torch
+        def apply(backend, tensor, shapes):
+            a, b = shapes
+            if a is not None:
+                tensor = backend.reshape(tensor, a)
+            return tensor
+        @torch.compile(backend="eager")
+        def f(x, backend):
+            n = x.max()
+            n = torch.zeros(n)
+            return apply(backend, x, ((2, 3), None)) + n
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert [(d.code, d.line) for d in got] == [("GBL139", 11)], triples(got)
