@@ -102,10 +102,26 @@ def _strongest(kinds) -> Optional[str]:
     return "T" if "T" in kinds else (kinds[0] if kinds else None)
 
 
-def note_binding(node: cst.Assign, ctx) -> None:
-    """Note (or forget) the names ``node`` binds as data or as tensors built from Python values."""
+def forget_names(target: cst.BaseExpression, ctx) -> None:
+    """``target`` (of a ``for``, an unpacking) rebinds the names in it: no note holds."""
+    if isinstance(target, cst.Name):
+        ctx.notes.pop(("data", target.value), None)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for e in target.elements:
+            forget_names(e.value, ctx)
+    elif isinstance(target, cst.StarredElement):
+        forget_names(target.value, ctx)
+
+
+def note_binding(node, ctx) -> None:
+    """Note (or forget) the names ``node`` (an ``Assign``; a ``for``: forgotten) binds as data or as tensors built
+    from Python values."""
+    if not isinstance(node, cst.Assign):
+        forget_names(node.target, ctx)
+        return
     for t in node.targets:
         if not isinstance(t.target, cst.Name):
+            forget_names(t.target, ctx)
             continue
         name = t.target.value
         before = ctx.notes.get(("data", name))

@@ -167,7 +167,7 @@ class DataDependentIndex(Rule):
     code = "GBL139"
     name = "data-dependent-index"
     gb_ids = ("GB0033",)
-    node_types = (cst.Subscript, cst.Call, cst.Assign)
+    node_types = (cst.Subscript, cst.Call, cst.Assign, cst.For)
     summary = ("An index that is a traced `random` int (`x[random.randint(0, 2)]`), a value read out of tensor data "
                "where a torch op wants an int (`F.one_hot(x, x.max() + 1)`, `torch.arange(n.max())`), or an op "
                "whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`).")
@@ -226,7 +226,7 @@ class DataDependentIndex(Rule):
     )
 
     def check(self, node, ctx):
-        if isinstance(node, cst.Assign):
+        if isinstance(node, (cst.Assign, cst.For)):
             note_binding(node, ctx)
             return None
         if isinstance(node, cst.Call):

@@ -162,3 +162,22 @@ def test_a_rebinding_reads_the_binding_before_it():
             return apply(backend, x, ((2, 3), None)) + n
         """, torch_version="2.13.0", python_version=(3, 11))
     assert [(d.code, d.line) for d in got] == [("GBL139", 11)], triples(got)
+
+
+def test_a_data_local_rebound_is_no_data():
+    """Rebinding a data local by unpacking or as a ``for`` target ends its note."""
+    got = lint("""
+        import torch
+        @torch.compile(backend="eager")
+        def f(x):
+            n = x.max()
+            n, m = 3, 4
+            j = x.max()
+            out = torch.zeros(n)
+            for j in range(2):
+                out = out + torch.zeros(j + 1).sum()
+            return out
+        def main():
+            f(torch.tensor([1, 2]))
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert got == [], triples(got)
