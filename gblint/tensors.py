@@ -107,6 +107,9 @@ NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))
 DATA_DEPENDENT_METHODS = frozenset(_DATA_DEPENDENT.get("methods", ()))
+#: where the stubs type a parameter as an int or ints: ``{"functions" | "functional" | "methods": {name: {"pos": [...],
+#: "rest": n, "kw": [...]}}}`` (scripts/update_torch_ops.py ``int_params``)
+INT_PARAMS = {k: _TORCH_OPS.get("int_params", {}).get(k, {}) for k in ("functions", "functional", "methods")}
 
 # NumPy under Dynamo (``config.trace_numpy``, on by default): a call of a ``numpy``/``numpy.fft``/
 # ``numpy.linalg``/``numpy.random`` function is traced as its ``torch._numpy`` counterpart and its

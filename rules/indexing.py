@@ -13,9 +13,10 @@ tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); 
 import libcst as cst
 
 from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, TENSOR_METHODS, maybe_tensor
+from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHODS, maybe_tensor
 
 from .base import Rule
+from .data_values import data_kind, note_binding
 from .notes import forget_local, instance_classes, local_note, note_local
 
 
@@ -166,13 +167,16 @@ class DataDependentIndex(Rule):
     code = "GBL139"
     name = "data-dependent-index"
     gb_ids = ("GB0033",)
-    node_types = (cst.Subscript, cst.Call)
-    summary = ("An index that is a traced `random` int (`x[random.randint(0, 2)]`), `torch.arange` of a tensor, or an "
-               "op whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`).")
+    node_types = (cst.Subscript, cst.Call, cst.Assign, cst.For)
+    summary = ("An index that is a traced `random` int (`x[random.randint(0, 2)]`), a value read out of tensor data "
+               "where a torch op wants an int (`F.one_hot(x, x.max() + 1)`, `torch.arange(n.max())`), or an op "
+               "whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`).")
     why = "All need a Python value that is data (GB0033 Data dependent operator): the graph breaks and resumes."
-    hint = "Draw the index outside the compiled function, or use a size known before the run for `torch.arange`."
+    hint = ("Draw the index outside the compiled function; pass sizes known before the run (shapes, arguments, "
+            "`num_classes` as a constant) instead of one computed from tensor values.")
     source = ("torch/_dynamo/variables/tensor.py; torch/_dynamo/variables/misc.py: RandomVariable; semantics.md §8.4; "
-              "torch/_subclasses/fake_tensor.py (ops tagged data_dependent_output: gblint/data/torch_ops-*.json)")
+              "torch/_subclasses/fake_tensor.py (ops tagged data_dependent_output, parameters typed as ints: "
+              "gblint/data/torch_ops-*.json)")
     use_instead = (
         'import random\n'
         'import torch\n'
@@ -200,22 +204,41 @@ class DataDependentIndex(Rule):
         "    if torch.equal(x, ref):  # expect: GBL139\n"
         "        return x\n"
         "    return x * 2\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    idx = x.argmax(-1)\n"
+        "    n = idx.max() + 1\n"
+        "    return F.one_hot(idx, max(n, 4))  # expect: GBL139\n",
     )
     examples_clean = (
         "import torch\n"
         "@torch.compile\n"
         "def f(x, n: int):\n"
         "    return x[0] + torch.arange(n) + torch.arange(x.shape[0])\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "@torch.compile\n"
+        "def f(idx, q, k):\n"
+        "    span = torch.tensor(min(q.size(0), k.size(0)))\n"
+        "    return F.one_hot(idx, idx.shape[-1] + 1).sum() + torch.zeros(span.max()).sum()\n",
     )
 
     def check(self, node, ctx):
+        if isinstance(node, (cst.Assign, cst.For)):
+            note_binding(node, ctx)
+            return None
         if isinstance(node, cst.Call):
             q = ctx.resolve(node.func)
             if q in ("torch.arange", "torch.range"):
                 for a in node.args:
-                    k = tensor_size(a.value, ctx)
+                    k = data_kind(a.value, ctx)
                     if a.keyword is None and k is not None:
                         return self.site(node, f"`{q}(...)` of a tensor: its length is data", needs=k)
+            found = int_argument(node, q, ctx)
+            if found is not None:
+                return self.site(node, f"`{found[0]}(...)` gets an int read out of tensor data", needs=found[1])
             if q in DATA_DEPENDENT_FUNCS:
                 kinds = [ctx.kind(a.value) for a in node.args if a.keyword is None and not a.star]
                 k = next((k for k in kinds if k == "T"), next((k for k in kinds if maybe_tensor(k)), None))
@@ -234,3 +257,42 @@ class DataDependentIndex(Rule):
             if isinstance(element.slice, cst.Index) and random_value(element.slice.value, ctx):
                 return self.site(node, "an index that is a traced `random` int")
         return None
+
+
+def int_argument(node: cst.Call, q, ctx):
+    """``(name, kind token)`` when the call ``node`` (of ``q``, its resolved name, None for a method) hands a
+    value read out of tensor data (:func:`rules.data_values.data_kind`) to a parameter torch's stub types as an
+    int or ints (``INT_PARAMS``, scripts/update_torch_ops.py), alone or in a tuple or list; None otherwise."""
+    func = node.func
+    if q is not None:
+        if q.startswith("torch.nn.functional."):
+            places, name = INT_PARAMS["functional"].get(q[len("torch.nn.functional."):]), q
+        else:
+            places, name = INT_PARAMS["functions"].get(q[len("torch."):]) if q.startswith("torch.") else None, q
+        receiver = "T"
+    elif isinstance(func, cst.Attribute):
+        receiver = ctx.kind(func.value)
+        if not maybe_tensor(receiver):
+            return None
+        places, name = INT_PARAMS["methods"].get(func.attr.value), f".{func.attr.value}"
+    else:
+        return None
+    if not places:
+        return None
+    position = 0
+    for a in node.args:
+        if a.star:
+            return None  # the positions after it are not known
+        if a.keyword is None:
+            wanted = position in places.get("pos", ()) or position >= places.get("rest", float("inf"))
+            position += 1
+        else:
+            wanted = a.keyword.value in places.get("kw", ())
+        if not wanted:
+            continue
+        values = [e.value for e in a.value.elements] if isinstance(a.value, (cst.Tuple, cst.List)) else [a.value]
+        for v in values:
+            k = data_kind(v, ctx)
+            if k is not None:
+                return name, receiver if k == "T" and maybe_tensor(receiver) else k
+    return None

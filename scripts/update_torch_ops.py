@@ -49,6 +49,16 @@ call returns is a Python value, not a tensor.
 ``torch/_dynamo/utils.py``: ``get_np_to_tnp_map``) whose every ``return`` in ``torch/_numpy/_funcs_impl.py`` or
 ``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
 (GB0208, as ``np.isscalar(k)`` does; measured: ``iscomplexobj``, ``isrealobj`` too).
+``int_params``: for the ``torch.*`` functions (``torch/_C/_VariableFunctions.pyi``), the ``torch.nn.functional``
+functions (``torch/nn/functional.pyi``, and the ``torch._C._nn`` functions it re-exports, ``torch/_C/_nn.pyi``) and
+the Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``), the parameters typed as an int or a
+sequence of ints (``_int``, ``SymInt``, ``_size``, ``Sequence[_int | SymInt]``, ``Optional[...]`` of those,
+``*size: _int``): ``{"pos": [positions], "rest": first position of an int ``*args``, "kw": [keywords]}`` (positions
+after ``self`` for methods). Merged over the overloads: a place counts only where no overload types it as
+something a tensor may be passed as (``Tensor``, ``Number``, ``_float``, ``_bool``, ``Any``, unannotated), and one
+types it as ints; an overload taking a dtype or named dimensions (``str``) there is never the one a tensor picks.
+A tensor read out of data passed there makes Dynamo read the int out of it (``aten._local_scalar_dense``: GB0033,
+rules/indexing.py ``DataDependentIndex``).
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
@@ -371,6 +381,105 @@ def _own_nodes(func):
             todo.extend(ast.iter_child_nodes(node))
 
 
+INT_NAMES = {"_int", "int", "builtins.int", "SymInt", "torch.SymInt"}
+SEQUENCES = {"Sequence", "list", "tuple", "List", "Tuple", "typing.Sequence", "collections.abc.Sequence"}
+UNIONS = {"Optional", "Union", "typing.Optional", "typing.Union"}
+#: types no tensor is taken as (a dtype, a layout, a device, a str naming a dimension): an overload typing a place
+#: as one of these never decides what a tensor passed there is
+NOT_TENSORS = {"str", "_dtype", "_layout", "DeviceLikeType", "_device", "memory_format", "torch.memory_format",
+               "Generator", "EllipsisType", "ellipsis", "None"}
+
+
+def _atoms(node):
+    """The members of the union annotation ``node`` (``A | B``, ``Optional[A]``, ``Union[A, B]``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _atoms(node.left) + _atoms(node.right)
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in UNIONS:
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return [a for e in elts for a in _atoms(e)]
+    return [node]
+
+
+def _made_of(node, names):
+    """Whether every member of the annotation ``node`` is ``None``, ``...``, a name of ``names`` (or of torch's
+    ``_size`` aliases, when ``names`` is :data:`INT_NAMES`) or a sequence of such."""
+    for a in _atoms(node):
+        text = ast.unparse(a)
+        if text in ("None", "...") or text in names or (names is INT_NAMES and re.fullmatch(r"_size(_\w+)?", text)):
+            continue
+        if isinstance(a, ast.Subscript) and ast.unparse(a.value) in SEQUENCES:
+            elts = a.slice.elts if isinstance(a.slice, ast.Tuple) else [a.slice]
+            if all(_made_of(e, names) for e in elts):
+                continue
+        if isinstance(a, ast.Subscript) and ast.unparse(a.value) == "Literal" and names is NOT_TENSORS:
+            continue
+        return False
+    return True
+
+
+def _place(annotations):
+    """Whether a place typed ``annotations`` (one per overload having it; None: unannotated) wants an int: one
+    overload types it as ints and every other as ints or as something no tensor is taken as."""
+    ints = [a is not None and _made_of(a, INT_NAMES) for a in annotations]
+    return any(ints) and all(i or (a is not None and _made_of(a, NOT_TENSORS)) for i, a in zip(ints, annotations))
+
+
+def int_places(overloads, method=False):
+    """``{"pos": [...], "rest": n, "kw": [...]}`` (empty parts left out) for the ``def`` nodes ``overloads`` of one
+    name: see the module docstring; ``method``: the first parameter is ``self``."""
+    fixed = []  # per overload: its positional parameters
+    for d in overloads:
+        params = d.args.posonlyargs + d.args.args
+        fixed.append(params[1:] if method else params)
+    width = max(len(p) for p in fixed)
+    out = {}
+    pos = []
+    for i in range(width + 1):
+        anns = [p[i].annotation for p in fixed if i < len(p)]
+        anns += [d.args.vararg.annotation for d, p in zip(overloads, fixed) if d.args.vararg and len(p) <= i]
+        if anns and _place(anns):
+            if i < width:
+                pos.append(i)
+            else:
+                out["rest"] = i
+    if pos:
+        out["pos"] = pos
+    by_name = {}
+    for d, params in zip(overloads, fixed):
+        for p in params + d.args.kwonlyargs:
+            by_name.setdefault(p.arg, []).append(p.annotation)
+    kw = sorted(n for n, anns in by_name.items() if _place(anns))
+    if kw:
+        out["kw"] = kw
+    return out
+
+
+def _defs(body):
+    """``{name: [def, ...]}`` of the function definitions in ``body``."""
+    found = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            found.setdefault(node.name, []).append(node)
+    return found
+
+
+def int_params(torch_dir):
+    """``{"functions": {...}, "functional": {...}, "methods": {...}}``: see the module docstring."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    functions = _defs(ast.parse(read("_C", "_VariableFunctions.pyi")).body)
+    functional_tree = ast.parse(read("nn", "functional.pyi"))
+    functional = _defs(functional_tree.body)
+    c_nn = _defs(ast.parse(read("_C", "_nn.pyi")).body)
+    for node in functional_tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "torch._C._nn":
+            functional.update({a.asname or a.name: c_nn[a.name] for a in node.names if a.name in c_nn})
+    init = ast.parse(read("_C", "__init__.pyi")).body
+    methods = _defs(next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body)
+    table = lambda defs, method=False: {n: p for n, p in sorted(  # noqa: E731
+        (n, int_places(d, method)) for n, d in defs.items() if not n.startswith("__")) if p}
+    return {"functions": table(functions), "functional": table(functional), "methods": table(methods, True)}
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -390,7 +499,8 @@ def main():
            "c_functions": c_functions(os.path.join(torch_dir, "_C")),
            "python_results": python_results(torch_dir),
            "python_valued": sorted(python_results(torch_dir, folded=True)),
-           "numpy_python_results": numpy_python_results(torch_dir, tags)}
+           "numpy_python_results": numpy_python_results(torch_dir, tags),
+           "int_params": int_params(torch_dir)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

@@ -44,6 +44,12 @@ something else, or the reverse (a guard that must stay clean):
   (``torch.get_num_threads()``, ``torch._C._get_cpu_capability()``, ``torch.is_anomaly_enabled()``); those it
   folds or handles stay clean and are Python values, never tensors (k88); NumPy functions whose ``torch._numpy``
   counterpart surely returns a Python bool break the same way (k89: ``np.isscalar(k)``, ``np.isrealobj``).
+- a value read out of tensor data (a tensor method's result, arithmetic or builtin ``max`` with one, a local bound
+  to one) handed where torch's stub types a parameter as ints (``F.one_hot``'s ``num_classes``, ``torch.zeros``'s
+  sizes, ``.repeat``, ``.topk``, ``.narrow``, ``.roll``, ``.sum(dim=)``, ``.view``...) makes Dynamo read the int
+  out of it: GB0033 at the call (ka0-ka5, ka9; in a loop the frame is skipped, ka3); sizes from shapes, a tensor
+  built from Python sizes and int parameters stay clean (ka6-ka8), and so does a data local used again after the
+  break it caused (an input of the resumed frame, ka9).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -425,3 +431,18 @@ def test_layers_appended_at_module_level_are_not_an_empty_list():
         text = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", os.path.join(FOLDER, name)],
                               capture_output=True, text=True, cwd=ROOT).stdout
         assert "All checks passed" not in text, (name, text)
+
+
+def test_data_where_an_int_is_wanted():
+    """ka0-ka5 and ka9 hand a value read out of tensor data to a parameter torch's stubs type as ints: each break
+    Dynamo made (GB0033) is reported, definite, by GBL139 at the call (GBL301 where it splits a caller, GBL201
+    where a loop skips the frame); before, none was (not even with ``--conditional all``). The guards are clean."""
+    for name in ("ka6_sizes_from_shape_clean.py", "ka7_tensor_of_sizes_clean.py", "ka8_int_parameter_clean.py"):
+        assert predicted()[name] == [] and DOC["programs"][name]["breaks"] == [], name
+    for name in FILES:
+        if not name.startswith("ka") or not DOC["programs"][name]["breaks"]:
+            continue
+        measured = {b["line"] for b in DOC["programs"][name]["breaks"]}
+        got = {d["line"] for d in predicted()[name] if d["code"] in ("GBL139", "GBL301", "GBL201")
+               and d["certainty"] == "definite"}
+        assert got == measured, (name, got, measured)

@@ -11,9 +11,11 @@ Measured on torch 2.13.0, Python 3.11, CPU, ``backend="eager"``, TORCH_LOGS=grap
   ``cudnn_is_acceptable``, ``is_distributed``, ``_is_zerotensor``: a break of another kind ("torch.* op
   returned non-Tensor"), not this one; ``torch.numel(t) > 3``: no break (metadata).
 """
+import os
+
 from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS
 
-from .conftest import lint, triples
+from .conftest import ROOT, lint, triples
 
 
 def test_ops_read_from_torch_files():
@@ -96,3 +98,86 @@ def test_layer_results_are_tensors_by_torchs_annotations():
             torch.compile(Net(), backend="eager")(torch.tensor([1, 2]))
         """, torch_version="2.13.0", python_version=(3, 11))
     assert [(d.code, d.line, d.certainty) for d in got] == [("GBL301", 5, "definite")], triples(got)
+
+
+def test_int_parameters_read_from_stubs():
+    """Where torch's stubs type a parameter as ints, merged over the overloads (scripts/update_torch_ops.py
+    ``int_params``): ``torch.zeros(*size)`` from its first position on, ``F.one_hot``'s ``num_classes``; a place an
+    overload types as a Tensor (``x.max(other)``, ``x.narrow(dim, start: Tensor, length)``) is left out, one an
+    overload types as a dtype (``x.view(dtype)``) is not."""
+    from gblint.tensors import INT_PARAMS
+    assert INT_PARAMS["functions"]["zeros"]["rest"] == 1 and "size" in INT_PARAMS["functions"]["zeros"]["kw"]
+    assert INT_PARAMS["functional"]["one_hot"] == {"pos": [1], "kw": ["num_classes"]}
+    assert 0 not in INT_PARAMS["methods"]["max"].get("pos", ())
+    assert INT_PARAMS["methods"]["narrow"]["pos"] == [0, 2]
+    assert 0 in INT_PARAMS["methods"]["view"]["pos"]
+    assert "arange" not in INT_PARAMS["functions"]  # typed Number: GBL139 knows it from its own measurement
+
+
+def test_int_places_merge_conservatively():
+    """A synthetic stub: a place counts only where no overload may take a tensor there."""
+    import ast
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("update_torch_ops", os.path.join(ROOT, "scripts", "update_torch_ops.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    defs = ast.parse("def f(a: _int, b: Tensor, *, k: Optional[_int] = None) -> Tensor: ...\n"
+                     "def f(a: str, b: _int, *rest: _int | SymInt) -> Tensor: ...\n"
+                     "def f(a: Sequence[_int | SymInt], b: Number, c: _size) -> Tensor: ...\n").body
+    assert mod.int_places(defs) == {"pos": [0, 2], "rest": 3, "kw": ["a", "c", "k"]}
+    assert mod.int_places(defs[1:2]) == {"pos": [1], "rest": 2, "kw": ["b"]}
+
+
+def test_data_of_a_parameter_is_conditional():
+    """``idx.max() + 1`` of a parameter nobody proves a tensor is data only if it is one: the one-hot's break is
+    conditional; the int parameter ``n`` handed to ``torch.zeros`` is no data at all."""
+    got = lint("""
+        import torch
+        import torch.nn.functional as F
+        def helper(idx, n):
+            top = idx.max() + 1
+            return F.one_hot(idx, top) + torch.zeros(n)
+        @torch.compile(backend="eager")
+        def f(idx, n):
+            return helper(idx, n)
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert [(d.code, d.line, d.certainty) for d in got] == [("GBL301", 6, "conditional")], triples(got)
+
+
+def test_a_rebinding_reads_the_binding_before_it():
+    """The value of ``n = torch.zeros(n)`` reads the ``n`` bound before (data: breaks); einops' ``tensor =
+    backend.reshape(tensor, shape)`` with an unknown ``backend`` does not make its own argument data (before this
+    was kept apart, every einops call was a conditional false break)."""
+    got = lint("""
+        import torch
+        def apply(backend, tensor, shapes):
+            a, b = shapes
+            if a is not None:
+                tensor = backend.reshape(tensor, a)
+            return tensor
+        @torch.compile(backend="eager")
+        def f(x, backend):
+            n = x.max()
+            n = torch.zeros(n)
+            return apply(backend, x, ((2, 3), None)) + n
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert [(d.code, d.line) for d in got] == [("GBL139", 11)], triples(got)
+
+
+def test_a_data_local_rebound_is_no_data():
+    """Rebinding a data local by unpacking or as a ``for`` target ends its note."""
+    got = lint("""
+        import torch
+        @torch.compile(backend="eager")
+        def f(x):
+            n = x.max()
+            n, m = 3, 4
+            j = x.max()
+            out = torch.zeros(n)
+            for j in range(2):
+                out = out + torch.zeros(j + 1).sum()
+            return out
+        def main():
+            f(torch.tensor([1, 2]))
+        """, torch_version="2.13.0", python_version=(3, 11))
+    assert got == [], triples(got)
