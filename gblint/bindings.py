@@ -5,15 +5,15 @@ module-level driver calls of compiled objects, and one-line helper functions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Protocol, Tuple
 
 import libcst as cst
 
 from . import aliases, value_syntax, values
-from .model import PARAM_PREFIX, BlockKind, CallArgs, ClassInfo, Expr, FileSummary, Kind, Span
+from .model import PARAM_PREFIX, BlockKind, CallArgs, Expr, Kind
 from .ops import Op
 from .names import ImportTable, dotted
-from .scope import FunctionScope
+from .scope import FunctionScope, ReadingHost
 from .tensors import likely_tensor, maybe_tensor
 
 if TYPE_CHECKING:
@@ -40,29 +40,15 @@ READERS = frozenset({"len", "isinstance", "issubclass", "print", "str", "repr", 
                      "round", "callable"})
 
 
-class BindingsHost(Protocol):
-    """What :class:`Bindings` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the
-    file's summary and imports, the scopes and class bodies being read, the rules' notes, and
-    the assignments it records through :class:`gblint.flows.Flows`."""
+class BindingsHost(ReadingHost, Protocol):
+    """What :class:`Bindings` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): what every
+    collaborator reads (:class:`gblint.scope.ReadingHost`), the file's imports, the module scope, the rules'
+    notes, and the assignments it records through :class:`gblint.flows.Flows`."""
 
-    summary: FileSummary
     imports: ImportTable
-    scope: Optional[FunctionScope]
     module_scope: FunctionScope
-    class_stack: List[ClassInfo]
     rule_notes: Dict[tuple, object]
     flows: "Flows"
-
-    @property
-    def ctx(self) -> FunctionScope: ...
-
-    def in_function(self) -> bool: ...
-
-    def suppressed(self) -> bool: ...
-
-    def span(self, node: cst.CSTNode) -> Span: ...
-
-    def value_of(self, node: cst.BaseExpression) -> Expr: ...
 
 
 class Bindings:

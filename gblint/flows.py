@@ -15,16 +15,16 @@ them later, flow-insensitively (a name is any of the values it is ever assigned)
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Protocol
+from typing import Optional, Protocol
 
 import libcst as cst
 
 from . import namespace, tensors, value_syntax
-from .model import BlockKind, CallArgs, ClassInfo, Event, EventKind, Expr, FileSummary, Kind, Span, TensorAttr
+from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
 from .ops import Op
 from .positions import MATCHING
 from .refs import is_external
-from .scope import FunctionScope
+from .scope import ReadingHost
 from .semantics import CALLS_ARGUMENT
 from .tensors import likely_tensor
 from .traversal import code_of
@@ -48,24 +48,9 @@ def tensor_constructor(value: cst.BaseExpression, scope) -> bool:
     return isinstance(value, cst.Call) and (scope.resolve(value.func) or "") in TENSOR_CLASSES
 
 
-class FlowsHost(Protocol):
-    """What :class:`Flows` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): the file's
-    summary, the class bodies and the function being read, and where events go."""
-
-    summary: FileSummary
-    scope: Optional[FunctionScope]
-    class_stack: List[ClassInfo]
-
-    @property
-    def ctx(self) -> FunctionScope: ...
-
-    def in_function(self) -> bool: ...
-
-    def suppressed(self) -> bool: ...
-
-    def span(self, node: cst.CSTNode) -> Span: ...
-
-    def value_of(self, node: cst.BaseExpression) -> Expr: ...
+class FlowsHost(ReadingHost, Protocol):
+    """What :class:`Flows` asks of the traversal (:class:`gblint.summary.SummaryBuilder`): what every
+    collaborator reads (:class:`gblint.scope.ReadingHost`), and where events go."""
 
     def add_event(self, ev: Event) -> None: ...
 

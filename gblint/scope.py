@@ -7,13 +7,13 @@ the stack of blocks around the current statement and the events found in the fun
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Protocol
 
 import libcst as cst
 
 from . import tensors
-from .model import (PARAM_PREFIX, Binding, Block, ClassInfo, ContainerValue, Event, FunctionInfo, Kind, ModuleAttr,
-                    NnModuleAttr, TensorAttr)
+from .model import (PARAM_PREFIX, Binding, Block, ClassInfo, ContainerValue, Event, Expr, FileSummary, FunctionInfo, Kind,
+                    ModuleAttr, NnModuleAttr, Span, TensorAttr)
 from .names import ImportTable, dotted
 from .semantics import COMPILING_PREDICATES, IS_COMPILING
 from .tensors import join, likely_tensor, maybe_tensor
@@ -360,3 +360,24 @@ class FunctionScope:
         if token.startswith(PARAM_PREFIX):
             return token[len(PARAM_PREFIX):] in self.tensor_params
         return False
+
+
+class ReadingHost(Protocol):
+    """What the summary builder's collaborators (:class:`gblint.flows.Flows`, :class:`gblint.bindings.Bindings`)
+    read of the traversal (:class:`gblint.summary.SummaryBuilder`): the file's summary, the class bodies and the
+    function being read, where a node is, and what a node's value is."""
+
+    summary: FileSummary
+    scope: Optional[FunctionScope]
+    class_stack: List[ClassInfo]
+
+    @property
+    def ctx(self) -> FunctionScope: ...
+
+    def in_function(self) -> bool: ...
+
+    def suppressed(self) -> bool: ...
+
+    def span(self, node: cst.CSTNode) -> Span: ...
+
+    def value_of(self, node: cst.BaseExpression) -> Expr: ...
