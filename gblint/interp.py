@@ -53,8 +53,7 @@ class Interpreter(CallsMixin):
     def __init__(self, project):
         self.project = project
         self._memo: Dict[tuple, tuple] = {}
-        self._active: Dict[tuple, int] = {}  # evaluations in progress -> their depth
-        self._low = _NO_CUT  # the least depth a cycle cut reached while the current evaluation ran
+        self._active: set = set()
         self._globals: Dict[str, Expr] = {}
         self._defined: Dict[Obj, Expr] = {}
         self._module_envs: Dict[str, values.Env] = {}
@@ -122,22 +121,15 @@ class Interpreter(CallsMixin):
             if calls is not None:
                 calls.extend(found[1])
             return found[0]
-        active = self._active
-        depth = active.get(key)
-        if depth is not None:  # a cycle: cut here; what the evaluations above it compute is partial
-            if depth < self._low:
-                self._low = depth
+        if key in self._active:
             return BOTTOM
-        depth = active[key] = len(active)
-        low, self._low = self._low, _NO_CUT
+        self._active.add(key)
         mine: Optional[list] = [] if calls is not None else None
         try:
             value = self._eval_op(e, env, mine)
         finally:
-            del active[key]
-            cut, self._low = self._low, min(low, self._low)
-        if cut >= depth:  # no cut reached an evaluation still in progress below this one: the value is final
-            self._memo[key] = (value, tuple(mine or ()))
+            self._active.discard(key)
+        self._memo[key] = (value, tuple(mine or ()))
         if calls is not None:
             calls.extend(mine)
         return value
@@ -657,7 +649,6 @@ def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
     return value
 
 
-_NO_CUT = 1 << 30
 _GLOBALS = Ext("builtins.globals")
 _MAX_NESTED_READS = 16  # reads of one attribute of one class evaluated inside one another, at most
 
