@@ -12,14 +12,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-import libcst as cst
-
 from .model import Block, BlockKind, Expr, Kind
 from .ops import Op
 from .tensors import maybe_tensor
-from .traversal import names_in
-
-_EMPTY = cst.Module(body=[])
+from .traversal import code_of, names_in
 
 # a name's kind is a tensor only when ``gate`` holds (``text`` in words); ``other``: its kind otherwise
 Gate = Tuple[Expr, str, str]
@@ -27,8 +23,8 @@ Gate = Tuple[Expr, str, str]
 
 class ArmKinds:
     """One ``if``/``match`` statement being read in ``scope`` (a :class:`gblint.scope.FunctionScope`):
-    the names it binds (``names``), their kinds and gates before it, and those at the end of each arm read
-    so far that runs on to what follows."""
+    the kinds and gates before it of the names it binds (``before``, filled as they are bound), and those at the
+    end of each arm read so far that runs on to what follows (``arms``)."""
 
     __slots__ = ("scope", "before", "arms", "test", "text")
 
@@ -119,7 +115,7 @@ def words(text) -> str:
     if isinstance(text, str):
         return text
     node, negate = text
-    code = _EMPTY.code_for_node(node).strip()
+    code = code_of(node).strip()
     return f"not ({code})" if negate else code
 
 

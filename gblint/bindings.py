@@ -213,8 +213,7 @@ class Bindings:
             self._module_args.pop(name, None)
             # `CONFIG.update(...)`
             if not handed and not self.builder.class_stack and name in self.summary.module_values:
-                self.summary.module_values[name] = tuple(values.changed_in_place(v)
-                                                         for v in self.summary.module_values[name])
+                self._module_changed(name)
 
     def _module_grown(self, name: str, method: str, arg: cst.BaseExpression) -> bool:
         """``name.append(v)`` (``insert``, ``extend``) at module level, maybe in a loop or under a branch: the
@@ -223,12 +222,9 @@ class Bindings:
         found = self.summary.module_values.get(name)
         if not found:
             return False
-        self._module_args.pop(name, None)
         value = self.builder.value_of(arg)
-        item = values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value, values.OTHER))
-        self.summary.module_values[name] = tuple(
-            Expr(Op.SEQ, values.CHANGED, values.changed_in_place(v).parts + (item,)) if v.op == Op.SEQ
-            else values.changed_in_place(v) for v in found)
+        self._module_changed(name, values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value,
+                                                 values.OTHER)))
         return True
 
     def module_item_store(self, target: cst.Subscript, value: cst.BaseExpression) -> bool:
@@ -239,19 +235,23 @@ class Bindings:
         found = self.summary.module_values.get(name) if name is not None and not self.builder.class_stack else None
         if not found or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
             return False
-        self._module_args.pop(name, None)
-        key = self.builder.value_of(target.slice[0].slice.value)
         item = values.union((self.builder.value_of(value), values.OTHER))
+        self._module_changed(name, item, Expr(Op.KV, parts=(self.builder.value_of(target.slice[0].slice.value), item)))
+        return True
+
+    def _module_changed(self, name: str, item: Optional[Expr] = None, entry: Optional[Expr] = None) -> None:
+        """What the module global ``name`` may hold after code at module level changed it in place
+        (:func:`gblint.values.changed_in_place`), a list with ``item`` besides, a dict with ``entry`` (a ``kv``)."""
+        self._module_args.pop(name, None)
         out = []
-        for v in found:
+        for v in self.summary.module_values[name]:
             changed = values.changed_in_place(v)
-            if v.op == Op.DICT:
-                changed = Expr(Op.DICT, values.CHANGED, changed.parts + (Expr(Op.KV, parts=(key, item)),))
-            elif v.op == Op.SEQ:
+            if v.op == Op.SEQ and item is not None:
                 changed = Expr(Op.SEQ, values.CHANGED, changed.parts + (item,))
+            elif v.op == Op.DICT and entry is not None:
+                changed = Expr(Op.DICT, values.CHANGED, changed.parts + (entry,))
             out.append(changed)
         self.summary.module_values[name] = tuple(out)
-        return True
 
     def note_nonlocal(self, node: cst.Nonlocal) -> None:
         """``nonlocal x``: the enclosing functions' ``x`` is rebound from inside."""

@@ -15,7 +15,7 @@ import libcst as cst
 
 from . import value_syntax
 from .arm_kinds import ArmKinds
-from .suites import _EMPTY, _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
+from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
 from .names import dotted
@@ -198,7 +198,7 @@ class Blocks:
             return
         value = value_syntax.expr_of(node.test, self.scope)
         self.push(BlockKind.BRANCH, node, test=value)
-        self._pending_tests().append((self.scope.blocks[-1], node.test, False))
+        self._branch_tests.append((self.scope.blocks[-1], node.test, False))
         self.note_loop_value()
 
     def visit_Try(self, node: cst.Try) -> None:
@@ -308,51 +308,48 @@ class Blocks:
         elif guard is None and _returns(node.body):
             test = Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),))
             self.push(BlockKind.AFTER_RETURN, node, test=test)
-            self._pending_tests().append((self.scope.blocks[-1], node.test, True))
+            self._branch_tests.append((self.scope.blocks[-1], node.test, True))
 
     # -- `match`: each case's body runs only when its pattern matches and no earlier case did
     def visit_Match(self, node) -> None:
         if self.in_function():
             self._forget_bound(node)
-            self._matches().append((node, value_syntax.expr_of(node.subject, self.scope), []))
+            self._match_stack.append((node, value_syntax.expr_of(node.subject, self.scope), [],
+                                      f"match {code_of(node.subject).strip()}"))
             self.scope.arm_stack.append(ArmKinds(self.scope))
 
     def visit_MatchCase(self, node) -> None:
-        if not self.in_function() or not self._matches():
+        if not self.in_function() or not self._match_stack:
             return
-        match, subject, earlier = self._matches()[-1]
+        match, subject, earlier, said = self._match_stack[-1]
         self._forget_bound(match)  # each case starts from the values before the statement: one case runs
         this = _pattern_test(node.pattern, subject, self.scope)
         if node.guard is not None:
             this = Expr(Op.AND, parts=(this, value_syntax.expr_of(node.guard, self.scope)))
-        test = Expr(Op.AND, parts=tuple(Expr(Op.NOT, parts=(e,)) for e in earlier) + (this,)) if earlier else this
+        test = Expr(Op.AND, parts=_none_of(earlier) + (this,)) if earlier else this
         earlier.append(this)
         kind = BlockKind.ERROR_PATH if _raises(node.body) else BlockKind.BRANCH
         self.push(kind, node, test=test)
-        text = f"match {_EMPTY.code_for_node(match.subject).strip()}: case {_EMPTY.code_for_node(node.pattern).strip()}"
+        text = f"{said}: case {code_of(node.pattern).strip()}"
         if node.guard is not None:
-            text += f" if {_EMPTY.code_for_node(node.guard).strip()}"
+            text += f" if {code_of(node.guard).strip()}"
         if kind == BlockKind.BRANCH:
-            self._pending_tests().append((self.scope.blocks[-1], text, False))
+            self._branch_tests.append((self.scope.blocks[-1], text, False))
         self._start_arm(None, False, text)
         self.note_loop_value()
 
     def leave_MatchCase(self, node) -> None:
-        if self.in_function() and self._matches():
+        if self.in_function() and self._match_stack:
             self._end_arm(not _exits(node.body))
             self.pop()
 
     def leave_Match(self, node) -> None:
-        if self.in_function() and self._matches():
-            match, subject, earlier = self._matches().pop()
+        if self.in_function() and self._match_stack:
+            _match, _subject, earlier, said = self._match_stack.pop()
             self._forget_bound(node)
             always = any(isinstance(c.pattern, cst.MatchAs) and c.pattern.pattern is None and c.guard is None
                          for c in node.cases)
-            rest = Expr(Op.AND, parts=tuple(Expr(Op.NOT, parts=(e,)) for e in earlier))
-            self._finish_arms(None if always else (rest, f"match {_EMPTY.code_for_node(match.subject).strip()}: no case"))
-
-    def _matches(self) -> list:
-        return self._match_stack
+            self._finish_arms(None if always else (Expr(Op.AND, parts=_none_of(earlier)), f"{said}: no case"))
 
     def _forget_bound(self, node) -> None:
         """The names bound anywhere in ``node`` (a ``match`` statement) hold what only one of its cases
@@ -394,11 +391,8 @@ class Blocks:
         self.push(kind, node, test=value)
         if kind == BlockKind.BRANCH and self.in_function():
             # the test as written (``condition``) is generated at the end, for the blocks an event holds
-            self._pending_tests().append((self.scope.blocks[-1], node.test, negate))
+            self._branch_tests.append((self.scope.blocks[-1], node.test, negate))
         self.note_loop_value()
-
-    def _pending_tests(self) -> list:
-        return self._branch_tests
 
     def fill_conditions(self) -> None:
         """Give each branch block that an event of the summary holds its test as written
@@ -410,7 +404,7 @@ class Blocks:
         held = {id(b) for info in self.summary.functions.values() for ev in info.events for b in ev.blocks}
         for block, test_node, negate in pending:
             if id(block) in held:
-                test = test_node if isinstance(test_node, str) else _EMPTY.code_for_node(test_node).strip()
+                test = test_node if isinstance(test_node, str) else code_of(test_node).strip()
                 block.condition = f"not ({test})" if negate and test else test
         self._branch_tests = []
 
@@ -582,3 +576,8 @@ class Blocks:
     def visit_Yield(self, node: cst.Yield) -> None:
         if self.in_function():
             self.scope.is_generator = True
+
+
+def _none_of(tests) -> tuple:
+    """``not t`` for each test of ``tests`` (the earlier cases of a ``match``: none of them matched)."""
+    return tuple(Expr(Op.NOT, parts=(t,)) for t in tests)

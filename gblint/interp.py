@@ -449,8 +449,7 @@ class Interpreter(CallsMixin):
         stored = self._facts()[1]
         if value.op == Op.UNKNOWN:
             return value
-        if name in stored or (self._stored_by_name(stored, path) and all(
-                values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,)))):
+        if name in stored or (self._stored_by_name(stored, path) and _a_setting(value)):
             return union((value, UNKNOWN))
         return value
 
@@ -644,9 +643,13 @@ def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
     if value.op == Op.UNKNOWN or not any(ANY in info.assigned for _summary, info in mro) \
             or any(name in info.methods for _summary, info in mro):
         return value
-    if all(values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,))):
-        return union((value, UNKNOWN))
-    return value
+    return union((value, UNKNOWN)) if _a_setting(value) else value
+
+
+def _a_setting(value: Expr) -> bool:
+    """Whether every value ``value`` may be is a constant (a setting that picks a class or a branch), not an
+    object (the submodules and functions an object holds, which stores by a computed name leave alone)."""
+    return all(values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,)))
 
 
 _GLOBALS = Ext("builtins.globals")

@@ -13,7 +13,6 @@ from .model import Expr
 from .names import dotted
 from .ops import Op
 
-_EMPTY = cst.Module(body=[])  # renders an expression's source for a condition
 
 
 def no_backedge(node: cst.While) -> bool:
