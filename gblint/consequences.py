@@ -33,6 +33,7 @@ from .compile_errors import CompileErrors, call_trace, join_hint
 from .frame_context import FrameContext, certainty_under, eogb_value
 from .frame_report import FrameReport
 from .comp_frames import CompFrames, star_generator
+from .fixpoint import CutMemo
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 
@@ -70,7 +71,7 @@ class Consequences(CallValues):
         self.project = project
         self.rnn_calls_resume = versions.holds("rnn-call-resumes", torch_version or versions.NEWEST_TORCH, (3, 11))
         self.error_paths = error_paths  # also walk code that runs only when an exception is raised
-        self._inner: Dict[tuple, List[InnerBreak]] = {}
+        self._inner = CutMemo()  # what inner_breaks found, per frame and relevant values
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
@@ -85,38 +86,40 @@ class Consequences(CallValues):
         caller (memoised per frame and relevant values, cycle-safe)."""
         env = self.project.interp.frame_env(frame, env)
         key = (frame.path, frame.name, values.env_key(env))
-        if key in self._inner:
-            return self._inner[key]
+        known = self._inner.get(key)
+        if known is not None:
+            return known
         # a closure is a different function for each frame that made it (a decorator's wrapper
         # around each method it wraps): recursion is the same function made in the same frame
         here = key[:2] + (env.outer,)
-        if here in stack or len(stack) > _MAX_CHAIN:
+        if here in stack:
+            return self._inner.cut(stack.index(here))
+        if len(stack) > _MAX_CHAIN:
             return []
-        stack = stack + (here,)
-        self.visited.setdefault(key[:2], frame)
-        out: List[InnerBreak] = []
-        ends: List[Optional[Way]] = []  # the ways to breaks that end the frame's tracing when their arm runs
-        for ev in frame.info.events:
-            if self.skips(ev, env):
-                continue
-            found: List[InnerBreak] = []
-            if ev.kind == EventKind.BREAK:
-                if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
+        with self._inner.entered(key, len(stack)) as out:
+            stack = stack + (here,)
+            self.visited.setdefault(key[:2], frame)
+            ends: List[Optional[Way]] = []  # the ways to breaks that end the frame's tracing when their arm runs
+            for ev in frame.info.events:
+                if self.skips(ev, env):
                     continue
-                found = [InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env),  # capture: per region
-                                    way=self.way(frame, ev, env))]
-            elif ev.kind == EventKind.WITH:
-                out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env),
-                                      way=way_to(ev, env, frame.path)))
-            elif ev.kind == EventKind.CALL:
-                for target, callee_env, _flat in self.call_targets(frame, ev, env):
-                    found.extend(self._through_call(frame, ev, target, stack, env, callee_env))
-            out.extend(found)
-            if self.may_skip_frame(ev) and any(ib.conditions for ib in found):
-                ends.extend(ib.way for ib in found if ib.conditions)
-                if covering(ends) is not None:
-                    break  # a break in each arm: what follows is never traced in this frame (k66, k80-k84)
-        self._inner[key] = out
+                found: List[InnerBreak] = []
+                if ev.kind == EventKind.BREAK:
+                    if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
+                        continue
+                    found = [InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env),  # capture: per region
+                                        way=self.way(frame, ev, env))]
+                elif ev.kind == EventKind.WITH:
+                    out.append(InnerBreak(frame, ev, (), conditions=self.residual(ev.blocks, env),
+                                          way=way_to(ev, env, frame.path)))
+                elif ev.kind == EventKind.CALL:
+                    for target, callee_env, _flat in self.call_targets(frame, ev, env):
+                        found.extend(self._through_call(frame, ev, target, stack, env, callee_env))
+                out.extend(found)
+                if self.may_skip_frame(ev) and any(ib.conditions for ib in found):
+                    ends.extend(ib.way for ib in found if ib.conditions)
+                    if covering(ends) is not None:
+                        break  # a break in each arm: what follows is never traced in this frame (k66, k80-k84)
         return out
 
     def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack,

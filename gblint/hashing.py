@@ -4,7 +4,7 @@ The dataclass-generated ``__hash__`` hashes every field again on each call, all 
 value's parts: the interpreter's memo keys (:mod:`gblint.interp`) hash the same values many
 thousands of times. These replace it with the same hash (``hash((field, ...))``, so sets and
 dicts order as before), computed once per object and kept in its ``__dict__``; equality first
-compares identity and the cached hashes. Pickling rebuilds from the fields (a hash is per process).
+compares identity and the hashes. Pickling rebuilds from the fields (a hash is per process).
 """
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ def cached_eq(self, other) -> bool:
         return True
     if other.__class__ is not self.__class__:
         return NotImplemented
-    mine, theirs = self.__dict__.get("_hash"), other.__dict__.get("_hash")
-    if mine is not None and theirs is not None and mine != theirs:
+    if cached_hash(self) != cached_hash(other):  # computed once per object, so cheaper than comparing the parts
         return False
     return (self.op, self.value, self.parts) == (other.op, other.value, other.parts)
 

@@ -27,6 +27,7 @@ from . import nn_overlay, tensors, values
 from .changes import ProgramChanges, import_groups
 from .building import Building
 from .class_effects import ClassEffects, on_class
+from .fixpoint import Fixpoint
 from .gaps import Gaps
 from .handing import Handing
 from .items import Items
@@ -52,8 +53,7 @@ class Interpreter(CallsMixin):
 
     def __init__(self, project):
         self.project = project
-        self._memo: Dict[tuple, tuple] = {}
-        self._active: set = set()
+        self._evals = Fixpoint(BOTTOM, lambda v: union((v, UNKNOWN)))
         self._globals: Dict[str, Expr] = {}
         self._defined: Dict[Obj, Expr] = {}
         self._module_envs: Dict[str, values.Env] = {}
@@ -116,23 +116,12 @@ class Interpreter(CallsMixin):
         if op in _AS_IS:  # a set, not a tuple of members: on the hot path (3.11 looks an enum member up slowly)
             return e
         key = (e, self._key(env), calls is not None)
-        found = self._memo.get(key)
-        if found is not None:
-            if calls is not None:
-                calls.extend(found[1])
-            return found[0]
-        if key in self._active:
-            return BOTTOM
-        self._active.add(key)
-        mine: Optional[list] = [] if calls is not None else None
-        try:
-            value = self._eval_op(e, env, mine)
-        finally:
-            self._active.discard(key)
-        self._memo[key] = (value, tuple(mine or ()))
+        found = self._evals.get(key)
+        if found is None:
+            found = self._evals.compute(key, lambda mine: self._eval_op(e, env, mine), calls is not None)
         if calls is not None:
-            calls.extend(mine)
-        return value
+            calls.extend(found[1])
+        return found[0]
 
     def _eval_op(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr:
         op = e.op

@@ -201,12 +201,15 @@ def named_module(v: Expr) -> Optional[str]:
 def union(values: Iterable[Expr]) -> Expr:
     """One of ``values`` (flattened, each once): the value itself when there is one, an
     empty ``union`` when there is none (nothing reaches here)."""
-    out = []
+    out: Dict[Expr, None] = {}  # insertion-ordered; hashing beats comparing each new part with each kept one
     for v in values:
-        for p in (v.parts if v.op == Op.UNION else (v,)):
-            if p not in out:
-                out.append(p)
-    return out[0] if len(out) == 1 else Expr(Op.UNION, parts=tuple(out))
+        if v.op == Op.UNION:
+            out.update(dict.fromkeys(v.parts))
+        else:
+            out[v] = None
+    if len(out) == 1:
+        return next(iter(out))
+    return Expr(Op.UNION, parts=tuple(out))
 
 
 _MAX_ENTRIES = 16  # a dict read with a key not decided: one of at most this many entries, else not known

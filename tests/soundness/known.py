@@ -27,19 +27,6 @@ class Kind(NamedTuple):
 
 
 KNOWN: Dict[str, Kind] = {
-    "memo_after_cut_cycle": Kind(
-        Spec(kind="float", truthy=False, arrival="tuple_unpack", form="rebind", body="graph_break", else_body="item",
-             places=("loop",), fullgraph=True),
-        {"false break sites": [17]},
-        lambda spec, item, diags, obs: spec.form == "rebind" and spec.arrival == "tuple_unpack"
-        and item[0] == "false break sites",
-        "found by the `rebind` form (2026-12-05; the 10,000-program run at f57da71 had 2 programs of it): `x, v = "
-        "split(x)` then `w = x.sum()` and, in the loop, `x = x - x.sum().item()`. The interpreter (gblint.interp."
-        "Interpreter.evaluate) cuts a cycle (`x` read while `x.sum()` is being evaluated) with the empty value and "
-        "memoises what it computed meanwhile; a later read of `w` finds `x.sum()` empty, so `w` is only `3`, "
-        "`if w > 1:` is decided true, the break under it definite and the `else` arm's `.item()` dropped. With the "
-        "memo cleared the same reads give `w` = `3` or not known. Fix to come: do not memoise a value computed "
-        "while a cut reached an evaluation still in progress (its result is partial)."),
 }
 
 
@@ -56,6 +43,18 @@ class Fixed(NamedTuple):
 #: the kinds fixed since they were found: ``tests/test_soundness.py`` runs each minimal program and fails when a
 #: wrong definite diagnostic comes back on it or what gblint misses there changes.
 FIXED: Dict[str, Fixed] = {
+    "memo_after_cut_cycle": Fixed(
+        Spec(kind="float", truthy=False, arrival="tuple_unpack", form="rebind", body="graph_break", else_body="item",
+             places=("loop",), fullgraph=True),
+        {"missed break sites": [16]},
+        "found by the `rebind` form (2026-12-05; the 10,000-program run at f57da71 had 2 programs of it): `x, v = "
+        "split(x)` then `w = x.sum()` and, in the loop, `x = x - x.sum().item()`. The interpreter cut the cycle (`x` "
+        "read while `x.sum()` was being evaluated) with the empty value and memoised what it computed meanwhile; a "
+        "later read of `w` found `x.sum()` empty, so `w` was only `3`, `if w > 1:` decided true, the break under it "
+        "definite and the `else` arm's `.item()` dropped. Fixed (gblint.fixpoint.Fixpoint): a value resting on an "
+        "evaluation still in progress is kept only while that evaluation runs, and the evaluation a cycle closes on "
+        "runs again from its last value until it settles (else it is widened with `not known`); the consequence "
+        "walk's inner breaks are memoised the same way (gblint.fixpoint.CutMemo)."),
     "while_body_not_entered": Fixed(
         Spec(truthy=False, form="while_loop", body="graph_break"),
         {},
