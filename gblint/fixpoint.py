@@ -10,8 +10,8 @@ a tensor taken for a plain ``int``: a false definite break). So:
 - a value that rests on an evaluation still in progress below it is kept only while that evaluation
   runs (one pass over the cycle, not one per read) and dropped after;
 - the evaluation a cycle closes on (the lowest one it reached) runs again, each read of an evaluation of
-  the cycle giving what that evaluation gave in the pass before, until no value of the cycle changes; then
-  what rests on it is final and memoised. After
+  the cycle giving what that evaluation gave in the pass before, until each such read was given the value
+  its evaluation then computed; then what rests on it is final and memoised. After
   :data:`MAX_PASSES` passes without that, each value of the cycle is widened with "not known" and memoised.
 """
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Fixpoint:
         self._memo: Dict[Hashable, tuple] = {}  # key -> (value, calls): final
         self._active: Dict[Hashable, int] = {}  # evaluations in progress -> their depth
         self._seeds: Dict[Hashable, Any] = {}  # an evaluation in progress -> what reading it gives
+        self._given: Dict[Hashable, Any] = {}  # what reads of evaluations in progress were given, this pass
         self._low = _NONE  # the least depth a read of an evaluation in progress reached in the current one
         self._partial: Dict[Hashable, tuple] = {}  # key -> (value, calls, depth of the evaluation it rests on)
         self._resting: Dict[int, List[Hashable]] = {}  # depth -> the keys of _partial resting on it
@@ -61,7 +62,9 @@ class Fixpoint:
         if depth is not None:  # a cycle
             if depth < self._low:
                 self._low = depth
-            return self._seeds.get(key, self._bottom), ()
+            given = self._seeds.get(key, self._bottom)
+            self._given[key] = given
+            return given, ()
         depth = active[key] = len(active)
         outer = self._low
         cut = _NONE
@@ -81,11 +84,12 @@ class Fixpoint:
                     break
                 if cut > depth:  # no cycle through it: final
                     break
-                # a cycle closes here: settled when every value of it is what the reads in this pass were given
+                # a cycle closes here: settled when each read of an evaluation in progress was given its value
                 now = {k: self._partial[k][0] for k in resting if k in self._partial}
                 now[key] = value
+                given = self._given
+                settled = all([given.pop(k) == v for k, v in now.items() if k in given])
                 seeds = self._seeds
-                settled = all(seeds.get(k, self._bottom) == v for k, v in now.items())
                 if settled or passes == MAX_PASSES:
                     widen = (lambda v: v) if settled else self._widen
                     value = self._values.setdefault(*(widen(value),) * 2)
