@@ -236,8 +236,11 @@ class CallValues:
                    for t, e, f in out]
         if out or not ev.read:  # recorded for the call tree (gblint.calltree); no target: not followed
             self.calls.setdefault((frame.path, frame.name), {})[id(ev)] = (ev, tuple(t for t, _, _ in out))
-        if not out and not ev.read and (key := call_key(frame, ev)) not in self.reasons:
-            self.reasons[key] = self.project.interp.gaps.unfollowed(frame, ev, env)
+        if not ev.read and (key := call_key(frame, ev)) not in self.reasons:
+            if not out:
+                self.reasons[key] = self.project.interp.gaps.unfollowed(frame, ev, env)
+            elif (partly := self.project.interp.gaps.partly_unfollowed(frame, ev, env)) is not None:
+                self.reasons[key] = partly
         return out
 
     @staticmethod

@@ -27,7 +27,7 @@ from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
                     ManagerKind, Outcome, Region)
 from .branch_cover import Way, below, covering, way_to
-from .calls import CallValues
+from .calls import CallValues, call_key
 from .skip_cover import SkipWay, covered_skip
 from .compile_errors import CompileErrors, call_trace, join_hint
 from .frame_context import FrameContext, certainty_under, eogb_value
@@ -76,7 +76,7 @@ class Consequences(CallValues):
         self._entry_envs: Dict[Tuple[str, str], values.Env] = {}
         self.visited: Dict[Tuple[str, str], Frame] = {}  # every frame a walk traced into (coverage)
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
-        self.reasons = {}  # why a call resolved to nothing, per calls.call_key
+        self.reasons = {}  # why a call was not followed (wholly or in part), per calls.call_key
         self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
 
     # ------------------------------------------------------------------ inner breaks
@@ -92,10 +92,8 @@ class Consequences(CallValues):
         # a closure is a different function for each frame that made it (a decorator's wrapper
         # around each method it wraps): recursion is the same function made in the same frame
         here = key[:2] + (env.outer,)
-        if here in stack:
-            return self._inner.cut(stack.index(here))
-        if len(stack) > _MAX_CHAIN:
-            return []
+        if here in stack or len(stack) > _MAX_CHAIN:
+            return self._inner.cut(stack.index(here)) if here in stack else []
         with self._inner.entered(key, len(stack)) as out:
             stack = stack + (here,)
             self.visited.setdefault(key[:2], frame)
@@ -202,9 +200,10 @@ class _RegionWalk:
 
     @property
     def unresolved(self) -> List[Tuple[Frame, Event]]:
-        """The calls this region reaches that gblint could not follow (no target resolved):
+        """The calls this region reaches that gblint could not follow, wholly or in part (Gaps.partly_unfollowed):
         ``(caller frame, call event)``, in the order of :meth:`Consequences.reached_calls`."""
-        return [(f, ev) for f, ev, targets in self.owner.reached_calls(self.region.entry) if not targets]
+        return [(f, ev) for f, ev, targets in self.owner.reached_calls(self.region.entry)
+                if not targets or self.owner.reasons.get(call_key(f, ev))]
 
     def report_for(self, frame: Frame) -> FrameReport:
         """The report of ``frame`` in this walk, created on first use."""

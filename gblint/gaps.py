@@ -79,6 +79,19 @@ class Gaps:
             return None
         return f"what `{ev.call_text}` is depends on values known only when the code runs"
 
+    def partly_unfollowed(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
+        """Why the call ``ev`` of ``frame`` (its parameters holding ``env``), followed to what its function
+        may be, may also run code that was not followed: that function may also be a value known only when
+        the code runs (a layer picked by a name, an item of a list filled at run time, a cycle of values
+        gblint widened); None when every value it may be was followed."""
+        if ev.func is None:
+            return None
+        fn = self.interp.value(ev.func, self.interp.frame_env(frame, env))
+        if fn.op != Op.UNION or not any(p.op == Op.UNKNOWN for p in fn.parts):
+            return None
+        return f"what `{ev.call_text}` is depends in part on values known only when the code runs " \
+               "(only its known values were followed)"
+
     def library_name(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
         """The dotted name of the library class (or its method) that the call ``ev`` of ``frame``
         (its parameters holding ``env``) runs, when that is all it may run: an instance of a class of

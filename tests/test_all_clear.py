@@ -279,3 +279,45 @@ def test_flake8_notes_follow_noqa_and_the_files_given_together(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.gblint]\nselect = ["GBL2"]\n')
     (tmp_path / "model.py").write_text(NO_REGION)
     assert "GBL005" in flake8("model.py", cwd=tmp_path).stdout  # reported whatever the table selects
+
+
+# a layer class picked by a name the caller passes: one of the table's classes, or what `getattr` finds
+PICKED = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+
+    class Small(nn.Module):
+        def forward(self, x):
+            return x * 2
+
+
+    LAYERS = {"small": Small}
+
+
+    class Net(nn.Module):
+        def __init__(self, kind):
+            super().__init__()
+            cls = LAYERS.get(kind) or getattr(nn, kind)
+            self.layer = cls()
+
+        def forward(self, x):
+            return self.layer(x)
+
+
+    def build(kind):
+        return torch.compile(Net(kind))
+    """)
+
+
+def test_a_call_followed_to_only_some_of_its_targets_is_listed(tmp_path):
+    """`self.layer(x)` runs `Small.forward` (followed) or a class known only at run time: the
+    analysis is incomplete and the call is listed as one whose target is known only at run time."""
+    proc = check(tmp_path, "m.py", text=PICKED)
+    assert "All checks passed" not in proc.stdout, proc.stdout
+    cov = coverage(tmp_path, "m.py")
+    assert cov["complete"] is False
+    listed = [(u["call"], u["undecided"]) for u in cov["unfollowed"]]
+    assert listed == [("self.layer", True)], listed
+    assert "in part" in cov["unfollowed"][0]["reason"]
+    assert "Small.forward" in {f["function"] for f in cov["functions"]}
