@@ -11,7 +11,8 @@ parameters hold (the instance as ``self``, a closure's frame), or a break the ca
 It is an abstract interpreter, flow-insensitive and bounded: a name is any of the values it is
 ever assigned, an attribute any value any method assigns it (those of ``__init__`` evaluated
 with the arguments the instance was built with), a call's result any of the callee's
-``return`` values for the arguments passed. What it cannot follow is ``unknown``, never a
+``return`` values for the arguments passed; a value that rests on itself is solved as a cycle
+(:mod:`gblint.fixpoint`). What it cannot follow is ``unknown``, never a
 guess: reach may stop there, but no frame is invented. Python's rules it follows: method
 resolution through the bases, ``super()``, bound methods, classmethods and staticmethods,
 properties, ``__getattribute__``/``__getattr__``/``__getitem__``/``__call__``, dataclass
