@@ -24,8 +24,57 @@ MAX_PASSES = 2  # passes over one cycle, at most; the last widens instead of goi
 _NONE = 1 << 30  # no evaluation in progress was reached
 
 
-class Fixpoint:
-    """The memo of one interpreter run.
+class _Resting:
+    """What both memos keep: final results (``_memo``), partial ones (``_partial``: key -> ``(result, depth of
+    the computation in progress it rests on)``, listed by that depth in ``_resting``), and ``_low``, the least
+    depth a cut reached in the computation under way."""
+
+    def __init__(self):
+        self._memo: Dict[Hashable, Any] = {}
+        self._partial: Dict[Hashable, Tuple[Any, int]] = {}
+        self._resting: Dict[int, List[Hashable]] = {}
+        self._low = _NONE
+
+    def _lookup(self, key: Hashable) -> Any:
+        """The result known for ``key`` (final, or partial: then what is computed with it rests where it does), or
+        None."""
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        hit = self._partial.get(key)
+        if hit is None:
+            return None
+        self._reach(hit[1])
+        return hit[0]
+
+    def _reach(self, depth: int) -> None:
+        if depth < self._low:
+            self._low = depth
+
+    def _pass_down(self, depth: int, low: int) -> None:
+        """The computation at ``depth`` ended partial, resting on the one at ``low``: so do the results resting on it."""
+        resting = self._resting.pop(depth, ())
+        for k in resting:
+            if k in self._partial:
+                self._partial[k] = (self._partial[k][0], low)
+        self._resting.setdefault(low, []).extend(resting)
+
+    def _drop(self, depth: int) -> None:
+        """Forget the partial results resting on the computation at ``depth`` (computed again when read)."""
+        for k in self._resting.pop(depth, ()):
+            self._partial.pop(k, None)
+
+    def _keep(self, key: Hashable, result: Any, low: int, depth: int) -> None:
+        """``result`` of the computation of ``key`` at ``depth``: partial when a cut reached ``low`` below it."""
+        if low < depth:
+            self._partial[key] = (result, low)
+            self._resting.setdefault(low, []).append(key)
+        else:
+            self._memo[key] = result
+
+
+class Fixpoint(_Resting):
+    """The memo of one interpreter run; results are ``(value, calls)``.
 
     :param bottom: what reading an evaluation in progress gives on the first pass (the empty value).
     :param widen: ``widen(value)``: a value that holds ``value`` and anything else (for a cycle whose value
@@ -33,26 +82,20 @@ class Fixpoint:
     """
 
     def __init__(self, bottom: Any, widen: Callable[[Any], Any]):
+        super().__init__()
         self._bottom = bottom
         self._widen = widen
-        self._memo: Dict[Hashable, tuple] = {}  # key -> (value, calls): final
         self._active: Dict[Hashable, int] = {}  # evaluations in progress -> their depth
         self._seeds: Dict[Hashable, Any] = {}  # an evaluation in progress -> what reading it gives
         self._given: Dict[Hashable, Any] = {}  # what reads of evaluations in progress were given, this pass
-        self._low = _NONE  # the least depth a read of an evaluation in progress reached in the current one
-        self._partial: Dict[Hashable, tuple] = {}  # key -> (value, calls, depth of the evaluation it rests on)
-        self._resting: Dict[int, List[Hashable]] = {}  # depth -> the keys of _partial resting on it
         self._values: Dict[Any, Any] = {}  # one object per value, so that comparing values seldom goes deep
 
     def get(self, key: Hashable) -> Optional[tuple]:
         """``(value, calls)`` known for ``key`` (final, or partial within the evaluation it rests on), or None."""
-        found = self._memo.get(key)
-        if found is not None:
-            return found
-        found = self._partial.get(key)
-        if found is not None and found[2] < self._low:
-            self._low = found[2]
-        return found
+        return self._lookup(key)
+
+    def _intern(self, value: Any) -> Any:
+        return self._values.setdefault(value, value)
 
     def compute(self, key: Hashable, run: Callable[[Optional[list]], Any], with_calls: bool) -> tuple:
         """``(value, calls)`` of ``key`` from ``run(calls)`` (which appends the calls it makes to ``calls``, a
@@ -60,8 +103,7 @@ class Fixpoint:
         active = self._active
         depth = active.get(key)
         if depth is not None:  # a cycle
-            if depth < self._low:
-                self._low = depth
+            self._reach(depth)
             given = self._seeds.get(key, self._bottom)
             self._given[key] = given
             return given, ()
@@ -73,30 +115,27 @@ class Fixpoint:
             for passes in range(1, MAX_PASSES + 1):
                 self._low = _NONE
                 mine: Optional[list] = [] if with_calls else None
-                value = self._values.setdefault(*(run(mine),) * 2)
+                value = self._intern(run(mine))
                 cut = self._low
-                resting = self._resting.pop(depth, ())
                 if cut < depth:  # partial itself: what rests on it rests on the evaluation it rests on
-                    for k in resting:
-                        if k in self._partial:
-                            self._partial[k] = self._partial[k][:2] + (cut,)
-                    self._resting.setdefault(cut, []).extend(resting)
+                    self._pass_down(depth, cut)
                     break
-                if cut > depth:  # no cycle through it: final
+                if cut > depth:  # no cycle through it: final (nothing rests on it)
                     break
                 # a cycle closes here: settled when each read of an evaluation in progress was given its value
-                now = {k: self._partial[k][0] for k in resting if k in self._partial}
+                resting = self._resting.pop(depth, ())
+                now = {k: self._partial[k][0][0] for k in resting if k in self._partial}
                 now[key] = value
                 given = self._given
-                settled = all([given.pop(k) == v for k, v in now.items() if k in given])
+                settled = all([given.pop(k) == v for k, v in now.items() if k in given])  # a list: pop every one
                 seeds = self._seeds
                 if settled or passes == MAX_PASSES:
                     widen = (lambda v: v) if settled else self._widen
-                    value = self._values.setdefault(*(widen(value),) * 2)
+                    value = self._intern(widen(value))
                     for k in resting:
                         found = self._partial.pop(k, None)
                         if found is not None:
-                            self._memo[k] = (self._values.setdefault(*(widen(found[0]),) * 2), found[1])
+                            self._memo[k] = (self._intern(widen(found[0][0])), found[0][1])
                     break
                 for k in resting:
                     self._partial.pop(k, None)
@@ -106,46 +145,26 @@ class Fixpoint:
             del active[key]
             for k in seeded:
                 self._seeds.pop(k, None)
-            for k in self._resting.pop(depth, ()):  # left by a pass an exception ended
-                self._partial.pop(k, None)
+            self._drop(depth)  # left by a pass an exception ended
             self._low = min(outer, cut) if cut < depth else outer
         found = (value, tuple(mine or ()))
-        if cut < depth:
-            self._partial[key] = found + (cut,)
-            self._resting.setdefault(cut, []).append(key)
-        else:
-            self._memo[key] = found
+        self._keep(key, found, cut, depth)
         return found
 
 
-class CutMemo:
+class CutMemo(_Resting):
     """The memo of a recursive walk that cuts its cycles (a call back into a function whose walk is still in
     progress gives nothing, :meth:`gblint.consequences.Consequences.inner_breaks`): a result computed while a cut
     reached a walk in progress below it is partial, kept only until that walk ends, as in :class:`Fixpoint` (no
     passes again: a walk's results are lists, cut cycles add nothing to them)."""
 
-    def __init__(self):
-        self._memo: Dict[Hashable, list] = {}
-        self._partial: Dict[Hashable, Tuple[list, int]] = {}
-        self._resting: Dict[int, List[Hashable]] = {}
-        self._low = _NONE
-
     def get(self, key: Hashable) -> Optional[list]:
         """What the walk of ``key`` found, or None when it has to be walked (again)."""
-        found = self._memo.get(key)
-        if found is not None:
-            return found
-        hit = self._partial.get(key)
-        if hit is None:
-            return None
-        if hit[1] < self._low:
-            self._low = hit[1]
-        return hit[0]
+        return self._lookup(key)
 
     def cut(self, depth: int) -> list:
         """A cycle back into the walk entered at ``depth``: nothing (what is computed above it is partial)."""
-        if depth < self._low:
-            self._low = depth
+        self._reach(depth)
         return []
 
     @contextlib.contextmanager
@@ -160,21 +179,13 @@ class CutMemo:
             done = True
         finally:
             low = self._low
-            resting = self._resting.pop(depth, ())
             if done and low < depth:  # partial itself: what rests on it rests on the walk it rests on
-                for k in resting:
-                    if k in self._partial:
-                        self._partial[k] = (self._partial[k][0], low)
-                self._resting.setdefault(low, []).extend(resting)
+                self._pass_down(depth, low)
             else:  # walked again when read: the walk they rest on is now known whole
-                for k in resting:
-                    self._partial.pop(k, None)
+                self._drop(depth)
             self._low = min(outer, low) if low < depth else outer
-            if done and low < depth:
-                self._partial[key] = (out, low)
-                self._resting.setdefault(low, []).append(key)
-            elif done:
-                self._memo[key] = out
+            if done:
+                self._keep(key, out, low, depth)
 
 
 __all__: Tuple[str, ...] = ("CutMemo", "Fixpoint", "MAX_PASSES")
