@@ -205,7 +205,7 @@ class Bindings:
             tests = tuple(b.test for b in scope.blocks if b.test is not None)
             scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
             if name in scope.bound_names:  # a local collection changed in place: no longer what it was bound to
-                self.builder.flows.note_unknown(node)
+                self.builder.flows.note_target(node, values.INPLACE)
             local = scope.local_values.get(name)
             if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
                 del scope.local_values[name]

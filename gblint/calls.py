@@ -115,8 +115,10 @@ class CallValues:
     @staticmethod
     def residual(blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
         """The tests around an event that ``env`` does not make true, as written (an error path
-        as :data:`gblint.values.ERROR_PATH`)."""
-        return tuple(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH else b.condition
+        as :data:`gblint.values.ERROR_PATH`, a test the module's mode alone decides as
+        :data:`gblint.values.TRAIN_MODE` or :data:`gblint.values.EVAL_MODE`)."""
+        return tuple(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH
+                     else (b.test is not None and values.mode_condition(b.test, env)) or b.condition
                      for b in blocks if _undecided(b, env))
 
     @staticmethod
@@ -334,8 +336,7 @@ class CallValues:
         envs.extend(self._site_calls(region, key))
         env = values.merge(envs) if envs else (region.env.replace() if region.env else Env())
         env = interp.frame_env(entry, env)
-        if region.training is not None:
-            env.mode = values.const(region.training)
+        env.mode = values.const(region.training) if region.training is not None else values.EITHER_MODE
         self._entry_envs[key] = env
         return env
 

@@ -214,15 +214,19 @@ class Interpreter(CallsMixin):
         if info is None:
             return UNKNOWN
         bindings = info.locals.get(name, ())
-        found = [self.evaluate(v, env, None) for v in bindings]
+        plain = tuple(v for v in bindings if v.op != Op.INPLACE)
+        found = [self.evaluate(v, env, None) for v in plain]
         if any(p.name == name for p in info.params):
             found.append(self._param(name, env))
         if not found:
             return UNKNOWN
         if len(found) > 1:  # each binding an alternative; one gblint records as not followed is none
-            recorded = [v.op for v in bindings] + [Op.PARAM]
+            recorded = [v.op for v in plain] + [Op.PARAM]
             found = [values.OTHER if got.op == Op.UNKNOWN and op != Op.UNKNOWN else got
                      for got, op in zip(found, recorded)]
+        if len(plain) < len(bindings):  # handed to a call that may change it in place: what that leaves of it
+            changed = values.changed_object(union(found))
+            found.append(values.OTHER if changed.op == Op.UNKNOWN else changed)
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:

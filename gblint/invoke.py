@@ -513,6 +513,10 @@ class CallsMixin:
             return type_tests.isinstance_of(first, args.positional[1], self._base_names)
         if name == "inspect.isclass" and len(args.positional) == 1:
             return type_tests.isclass_of(first)
+        if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
+            return type_tests.isinstance_of(first, Ext("torch.Tensor"), self._base_names)
+        if name == "inspect.isfunction" and len(args.positional) == 1:
+            return type_tests.isfunction_of(first)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):

@@ -76,6 +76,8 @@ class Items:
             return union(self.subscript(p, key, calls) for p in base.parts)
         if base == values.OTHER:
             return base
+        if base.op == Op.TENSOR:  # torch/_C/__init__.pyi: TensorBase.__getitem__ -> Tensor
+            return Expr(Op.TENSOR, parts=values.method_grad("__getitem__", base, (key,)))
         if key.op == Op.UNION and key.parts and all(p.op == Op.CONST for p in key.parts):
             return values.alternatives([self.subscript(base, k, calls) for k in key.parts])  # one of these keys
         if isinstance(base, Ext) and base.name == "sys.modules":

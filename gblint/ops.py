@@ -70,6 +70,7 @@ class Op(str, enum.Enum):
     DEF = "def"  # the function of this file whose qualified name is ``value``
     SUPER = "super"  # ``super()`` in a method of class ``value``, ``parts[0]`` the method's first parameter
     ENTER = "enter"  # what ``with parts[0] as x`` binds
+    INPLACE = "inplace"  # what a local holds after a call it was handed may have changed it in place (gblint.values)
     OBJ = "obj"  # an object the interpreter made (gblint.objects.Obj): not None
 
     # added by the catalogue rules

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Tuple
 
-from . import messages
+from . import messages, values
 from .codes import ALWAYS_REPORTED, CODES
 from .diagnostics import Diagnostic, link_related
 from .entries import certainty, excluded_target, unresolved_reason, unresolved_regions
@@ -108,20 +108,24 @@ def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reach
     return out
 
 
+_MODE_ONLY = frozenset(values.MODE_CONDITIONS.values())
+
+
 def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tuple[List[Diagnostic], int]:
     """``(kept, hidden)``: ``diagnostics`` without the conditional ones ``which`` leaves out:
     ``"all"`` keeps them, ``"none"`` drops every conditional diagnostic, ``"checked"`` those whose
     break (the last frame of the trace, else the diagnostic's own line) lies in a file of
     ``followed`` (paths read from packages followed with ``--follow-imports``): a branch on a
-    library's configuration the user did not write and cannot decide here. Definite and
-    information diagnostics are always kept; ``hidden`` counts what was left out."""
+    library's configuration the user did not write and cannot decide here, except a break that
+    depends on the module's mode alone ("in training mode", "in eval mode": a model runs in both).
+    Definite and information diagnostics are always kept; ``hidden`` counts what was left out."""
     if which == "all":
         return diagnostics, 0
     kept = []
     for d in diagnostics:
         if d.certainty == "conditional":
             origin = d.trace[-1].path if d.trace else d.path
-            if which == "none" or origin in followed:
+            if which == "none" or (origin in followed and d.condition not in _MODE_ONLY):
                 continue
         kept.append(d)
     return kept, len(diagnostics) - len(kept)

@@ -1,4 +1,4 @@
-"""What ``isinstance``, ``callable`` and ``inspect.isclass`` decide about the program's values
+"""What ``isinstance``, ``callable``, ``inspect.isclass`` and ``inspect.isfunction`` decide about the program's values
 (:mod:`gblint.objects`, constants and displays), before the run: Dynamo evaluates these on the
 real objects and traces only the branch they select (``torch/_dynamo/variables/builtin.py``
 ``call_isinstance``)."""
@@ -41,6 +41,16 @@ def isclass_of(v: Expr) -> Expr:
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
+def isfunction_of(v: Expr) -> Expr:
+    """``inspect.isfunction(v)`` (``isinstance(v, types.FunctionType)``): True for a ``def`` or
+    ``lambda`` of the program, False for bound methods, partials, classes, instances and constants
+    (``default_val() if isfunction(default_val) else default_val``), else not known."""
+    found = {True if isinstance(p, (Func, Closure)) else False if isinstance(p, (Bound, Partial, Cls, Inst))
+             or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET) else None
+             for p in (v.parts if v.op == Op.UNION else (v,))}
+    return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
+
+
 def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
     """``isinstance(v, types)`` where ``v`` is a function object of the program, None, a
     constant, a tuple or list, a plain dict, or an instance of a class of the program (with
@@ -65,6 +75,8 @@ def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
             found.add(_isinstance_value(p, names))
         elif isinstance(p, Inst) and bases_of is not None:
             found.add(_isinstance_inst(p, types, bases_of))
+        elif p.op == Op.TENSOR:
+            found.add(_isinstance_tensor(names))
         else:
             return UNKNOWN
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
@@ -94,6 +106,21 @@ def _isinstance_value(p: Expr, names) -> Optional[bool]:
             hit = hit or any(issubclass(kind, t) for t in types)
         answers.add(hit)
     return answers.pop() if len(answers) == 1 else None
+
+
+# what a value torch made (a tensor, maybe a Parameter) is an instance of, and what it is surely not
+_TENSOR_TYPES = frozenset({"torch.Tensor", "torch._tensor.Tensor", "torch._C.TensorBase", "builtins.object"})
+_NOT_TENSOR_TYPES = frozenset(n for n in _VALUE_TYPES if n not in _TENSOR_TYPES) | {"types.NoneType"}
+
+
+def _isinstance_tensor(names) -> Optional[bool]:
+    """``isinstance(t, names)`` for a tensor ``t`` (Dynamo answers it from the value's type,
+    torch/_dynamo/variables/builtin.py ``call_isinstance``): True when one of ``names`` is
+    ``torch.Tensor`` or a base of it, False when each is a Python value type or ``nn.Module``,
+    else (a subclass such as ``nn.Parameter``, a class of the program) not known."""
+    if any(n in _TENSOR_TYPES for n in names):
+        return True
+    return False if all(n in _NOT_TENSOR_TYPES for n in names) else None
 
 
 def _isinstance_inst(p: Inst, types: Expr, bases_of) -> Optional[bool]:

@@ -66,7 +66,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == Op.PARAM:
         return env.bindings.get(e.value, UNKNOWN)
     if op == Op.TRAINING:  # known when the code sets the compiled module's mode (gblint.regions)
-        return env.mode or UNKNOWN
+        return env.mode if env.mode is not None and env.mode is not EITHER_MODE else UNKNOWN
     if op in OBJECT_OPS:
         interp = env.resolver
         return interp.value(e, env) if interp is not None else UNKNOWN
@@ -77,6 +77,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
                                            for kv in e.parts))
     if op == Op.UNION:
         return union(evaluate(p, env) for p in e.parts)
+    if op == Op.INPLACE:  # alone, without the local's other bindings (gblint.interp reads them): not known
+        return UNKNOWN
     if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         return Expr(Op.TENSOR) if any(p.op == Op.TENSOR for p in parts) else NOTNONE
@@ -438,6 +440,27 @@ def changed_in_place(v: Expr) -> Expr:
     return v
 
 
+#: a binding of a local (``FunctionInfo.locals``): a call it was handed may have changed what it holds in
+#: place (gblint.bindings), so it may hold what :func:`changed_object` makes of its other bindings
+INPLACE = Expr(Op.INPLACE)
+
+
+def changed_object(v: Expr) -> Expr:
+    """What the object ``v`` may be after a callee it was handed changed it in place (:data:`INPLACE`):
+    the same tensor (an in-place op keeps it one, of a dtype, shape or grad
+    not known), the same immutable constant or not-None object, a collection :func:`changed_in_place`;
+    anything else (an instance whose attributes may change) not known."""
+    if v.op == Op.UNION:
+        return union(changed_object(p) for p in v.parts)
+    if v.op == Op.TENSOR:
+        return Expr(Op.TENSOR)
+    if v.op in (Op.CONST, Op.DTYPE, Op.NOTNONE):
+        return v
+    if v.op in (Op.SEQ, Op.DICT):
+        return changed_in_place(v)
+    return UNKNOWN
+
+
 def env_key(env: Env) -> tuple:
     """A hashable form of ``env`` (for memoising per call context; the resolver left out): its
     bindings as sorted ``(name, value)`` pairs, then :meth:`Env.context`."""
@@ -579,6 +602,29 @@ def is_constant(v: Expr) -> bool:
 
 
 ERROR_PATH = "\0error-path"  # in a list of conditions: the site lies on an error path
+#: ``Env.mode`` of a module method whose region's code never sets the mode: a model runs in both
+#: (``model.train()`` is ``nn.Module``'s default, ``model.eval()`` for inference), so a test that the
+#: mode alone decides is a condition on the mode (:data:`TRAIN_MODE`, :data:`EVAL_MODE`), not on the code
+EITHER_MODE = Expr(Op.TRAINING)
+TRAIN_MODE = "\0train-mode"  # in a list of conditions: a test that holds exactly when `self.training`
+EVAL_MODE = "\0eval-mode"  # ... exactly when `not self.training`
+#: a diagnostic's ``condition`` when the mode is all it depends on (gblint.reporting shows it by default)
+MODE_CONDITIONS = {TRAIN_MODE: "in training mode", EVAL_MODE: "in eval mode"}
+_MODE_TESTS = {TRAIN_MODE: "self.training", EVAL_MODE: "not self.training"}
+
+
+def mode_condition(test: Expr, env: Env) -> Optional[str]:
+    """:data:`TRAIN_MODE` or :data:`EVAL_MODE` when ``env``'s mode is :data:`EITHER_MODE` and the
+    test ``test`` holds in exactly that mode (the rest of it decided by ``env``), else None."""
+    if env.mode is not EITHER_MODE:
+        return None
+    train = decide(test, env.replace(mode=const(True)))
+    evaluated = decide(test, env.replace(mode=const(False)))
+    if train is True and evaluated is False:
+        return TRAIN_MODE
+    if train is False and evaluated is True:
+        return EVAL_MODE
+    return None
 
 
 def certainty_of(conditions: Sequence[str]) -> Tuple[str, str]:
@@ -591,7 +637,9 @@ def certainty_of(conditions: Sequence[str]) -> Tuple[str, str]:
     conditions = tuple(dict.fromkeys(conditions))  # one test met again through the calls on the way is one
     if not conditions:
         return "definite", ""
-    named = [c for c in conditions if c]
+    if len(conditions) == 1 and conditions[0] in MODE_CONDITIONS:
+        return "conditional", MODE_CONDITIONS[conditions[0]]
+    named = [_MODE_TESTS.get(c, c) for c in conditions if c]
     text = f"when `{named[-1]}`" if named else "under a condition"
     if len(conditions) > 1:
         text += f" (and {len(conditions) - 1} more condition{'s' if len(conditions) > 2 else ''})"

@@ -22,7 +22,8 @@ sets to a ``Parameter(...)`` and never to ``None`` (``Linear.weight``; not ``Lin
 ``bias=False`` registers as ``None``): reading one gives a tensor.
 
 ``tensor_functions`` / ``functional`` / ``tensor_methods``: the ``torch.*`` functions
-(``torch/_C/_VariableFunctions.pyi``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``)
+(``torch/_C/_VariableFunctions.pyi``, and those of ``torch/functional.py`` annotated ``-> Tensor``: ``einsum``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``, with what it
+re-exports from ``torch`` and ``torch._C._nn``: ``pad``, ``one_hot``, ``linear``)
 and Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub
 returns ``Tensor`` (or ``Self``): what a call of one returns is a tensor, a fact (issue 38).
 
@@ -203,6 +204,34 @@ def tensor_returning(text, want_class=None):
         if isinstance(node, ast.FunctionDef):
             found.setdefault(node.name, set()).add(ast.unparse(node.returns) if node.returns is not None else None)
     return {name for name, returns in found.items() if returns <= {"Tensor", "Self"}}
+
+
+def python_tensor_returning(text):
+    """Names in ``__all__`` of the Python module ``text`` (``torch/functional.py``, whose names ``torch``
+    exports: ``torch.einsum``) whose ``def`` is annotated to return ``Tensor``."""
+    body = ast.parse(text).body
+    exported = set()
+    for node in body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            exported = set(ast.literal_eval(node.value))
+    return {n.name for n in body if isinstance(n, ast.FunctionDef) and n.name in exported
+            and n.returns is not None and ast.unparse(n.returns) == "Tensor"}
+
+
+def functional_tensor_returning(torch_dir):
+    """Names of the ``torch.nn.functional`` functions whose stub returns ``Tensor``: the ``def``s of
+    ``torch/nn/functional.pyi`` (:func:`tensor_returning`) and the names it re-exports from ``torch``
+    (``from torch import conv2d as conv2d``: ``torch/_C/_VariableFunctions.pyi``) and ``torch._C._nn``
+    (``one_hot``, ``pad``, ``gelu``: ``torch/_C/_nn.pyi``), under the name they are exported as."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    text = read("nn", "functional.pyi")
+    found = tensor_returning(text)
+    sources = {"torch": tensor_returning(read("_C", "_VariableFunctions.pyi")),
+               "torch._C._nn": tensor_returning(read("_C", "_nn.pyi"))}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ImportFrom) and node.module in sources:
+            found.update(a.asname or a.name for a in node.names if a.name in sources[node.module])
+    return found
 
 
 def c_functions(folder):
@@ -493,8 +522,9 @@ def main():
            "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules"))),
            "forward_calls": forward_calls(os.path.join(torch_dir, "nn", "modules")),
            "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
-           "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))),
-           "functional": sorted(tensor_returning(read(torch_dir, "nn", "functional.pyi"))),
+           "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))
+                                     | python_tensor_returning(read(torch_dir, "functional.py"))),
+           "functional": sorted(functional_tensor_returning(torch_dir)),
            "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase")),
            "c_functions": c_functions(os.path.join(torch_dir, "_C")),
            "python_results": python_results(torch_dir),

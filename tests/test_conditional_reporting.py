@@ -110,3 +110,43 @@ def test_the_setting_comes_from_pyproject_and_is_validated(project):
                           cwd=cwd, capture_output=True, text=True, env=env)
     assert proc.returncode == 2 and "report-conditional" in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+MODE_LIBRARY = '''\
+import torch
+
+
+class Head(torch.nn.Module):
+    def forward(self, x):
+        if self.training:
+            print("train step", x.shape)
+        if not self.training:
+            print("eval step", x.shape)
+        return x * 2
+'''
+
+
+@pytest.mark.parametrize("driver, expected", [
+    # the driver never sets the mode: each branch breaks in one of the two modes a model runs in
+    ("model = torch.compile(Head())", {(7, "in training mode"), (9, "in eval mode")}),
+    # the mode the driver sets is a fact: only that branch, definite
+    ("model = Head().eval()\nmodel = torch.compile(model)", {(9, None)}),
+])
+def test_a_break_that_depends_only_on_the_mode_is_shown_in_a_followed_package(tmp_path, driver, expected):
+    """A test on ``self.training`` alone is no library configuration: a model runs in training and
+    in eval mode, so the break is shown by default with the mode as its condition (GB0025 ``print``,
+    measured with the mode in tests/test_known_values.py)."""
+    site = tmp_path / "site"
+    (site / "modelib").mkdir(parents=True)
+    (site / "modelib" / "__init__.py").write_text(MODE_LIBRARY)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(f"import torch\nfrom modelib import Head\n\n{driver}\nmodel(torch.ones(2))\n")
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "--format", "json",
+                           "--exit-zero", "--follow-imports", "modelib", "main.py"],
+                          cwd=str(work), capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(site)))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    got = {(d["line"], d["condition"]) for d in doc["diagnostics"] if d["effect"] != "info"}
+    assert got == expected
+    assert all(d["certainty"] == ("conditional" if d["condition"] else "definite") for d in doc["diagnostics"])

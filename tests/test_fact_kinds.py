@@ -50,6 +50,12 @@ something else, or the reverse (a guard that must stay clean):
   out of it: GB0033 at the call (ka0-ka5, ka9; in a loop the frame is skipped, ka3); sizes from shapes, a tensor
   built from Python sizes and int parameters stay clean (ka6-ka8), and so does a data local used again after the
   break it caused (an input of the resumed frame, ka9).
+- what the stubs say a call returns is a tensor wherever it goes: the ``torch.nn.functional`` functions
+  ``functional.pyi`` re-exports from ``torch._C._nn`` and ``torch`` (``one_hot``, ``pad``, kb0), an item of a
+  tensor (``ts[0]``, ``TensorBase.__getitem__``, kb1); ``isinstance(v, Tensor)`` and ``torch.is_tensor(v)`` of a
+  tensor are True and a number test False (kb2); ``inspect.isfunction`` of a ``lambda`` default is True, so the
+  layer the factory builds is the one followed (kb3); a tensor local handed to a helper that changes it in place
+  is still a tensor after the call (kb4).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

@@ -29,26 +29,11 @@ FILES = sorted(n for n in os.listdir(HARNESS) if n.endswith(".py"))
 
 #: program -> (its difference today, as :func:`differences` reports it; the fault kind and where it was found)
 KNOWN = {
-    "h01_selected_subclass_step.py": (
-        {"false break sites": [27, 28], "false skipped frames": ["integrate"]},
-        "a stepper class is picked by an if/elif selector from a value returned through a tuple by a checking "
-        "helper, and the base class's `self.step(...)` is followed into every subclass the selector may return, so "
-        "the `requires_grad_`/`torch.autograd.grad` of a subclass never constructed at run time is reported as a "
-        "nested break and loop skip, conditional since the frame every alternative runs is analysed once with "
-        "`self` one of them (`when self.step is GradientStep.step`; it was definite) (torchsde: sdeint.py:93-110 "
-        "selects the solver, base_solver.py:145 `self.step`, reported in reversible_heun.py:124 -> misc.py:80 "
-        "for method='euler')."),
     "h03_tensor_arg_compared_in_helper.py": (
         {"missed break sites": [6]},
         "a constructor/helper compares two 0-d tensors it receives as arguments (`if start > end: raise`, GB0170) "
         "but never uses them in a tensor op, and gblint does not carry the arguments' tensor kind into the "
         "comparison (torchsde: _brownian/brownian_interval.py:470)."),
-    "h05_float_of_tensor_times.py": (
-        {"missed break sites": [8, 9, 15, 16], "missed skipped frames": ["integrate"]},
-        "`float(t)` of 0-d tensors received as parameters (the times `ts[i]` handed to a helper object) is a "
-        "`.item()` (GB0124), and in the time loop it skips the compiled frame (GB7000); gblint reports `float()` "
-        "only of values it knows are tensors where the call is written, never of a parameter (torchsde: "
-        "_brownian/brownian_interval.py:472-473, 596-597)."),
     "h06_all_genexpr_equal.py": (
         {"missed break sites": [17, 18], "missed skipped frames": ["forward"]},
         "`all(torch.equal(a, b) for a, b in zip(...))` breaks inside the generator (GB0033) and Dynamo then "

@@ -287,9 +287,14 @@ def predicted_graphs(doc: Dict[str, Any], key: str = "graphs") -> Optional[int]:
     return sum(counts)
 
 
+#: the conditions of a diagnostic that depends on the module's mode alone: the default output shows
+#: it wherever its break lies (gblint.values.MODE_CONDITIONS, gblint.reporting.conditional_shown)
+MODE_ONLY = ("in training mode", "in eval mode")
+
+
 def _shown(d: Dict[str, Any], driver: str) -> bool:
     """Whether gblint's default output shows the diagnostic ``d`` (JSON) of a run on ``driver``."""
-    if d.get("certainty") != "conditional":
+    if d.get("certainty") != "conditional" or d.get("condition") in MODE_ONLY:
         return True
     trace = d.get("trace") or []
     return site_relative(trace[-1]["path"] if trace else d["path"], driver) == "<driver>"
