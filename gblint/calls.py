@@ -112,14 +112,25 @@ class CallValues:
             return ()
         return (f"{ev.tensor_param} is a tensor",)
 
-    @staticmethod
-    def residual(blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
+    def residual(self, blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
         """The tests around an event that ``env`` does not make true, as written (an error path
-        as :data:`gblint.values.ERROR_PATH`, a test the module's mode alone decides as
-        :data:`gblint.values.TRAIN_MODE` or :data:`gblint.values.EVAL_MODE`)."""
+        as :data:`gblint.values.ERROR_PATH`; in a method of an ``nn.Module`` class whose mode the
+        code does not set, a test the mode alone decides as :data:`gblint.values.TRAIN_MODE` or
+        :data:`gblint.values.EVAL_MODE`)."""
+        found = tuple(b for b in blocks if _undecided(b, env))
+        mode = env.mode is None and any(b.test is not None and values.mentions(b.test, Op.TRAINING) for b in found) \
+            and self._in_module_method(env)
         return tuple(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH
-                     else (b.test is not None and values.mode_condition(b.test, env)) or b.condition
-                     for b in blocks if _undecided(b, env))
+                     else (mode and b.test is not None and values.mode_condition(b.test, env)) or b.condition
+                     for b in found)
+
+    def _in_module_method(self, env: values.Env) -> bool:
+        """Whether ``env`` is the frame of a method of an ``nn.Module`` class (``self.training`` is its mode)."""
+        here = env.frame
+        summary = self.project.by_path.get(here.path) if here is not None else None
+        info = summary.functions.get(here.qualname) if summary is not None else None
+        cls = summary.classes.get(info.class_name) if info is not None and info.class_name else None
+        return cls is not None and self.project.is_module_class(summary, cls)
 
     @staticmethod
     def via(callee_env: Optional[values.Env]) -> Tuple[str, ...]:
@@ -336,7 +347,8 @@ class CallValues:
         envs.extend(self._site_calls(region, key))
         env = values.merge(envs) if envs else (region.env.replace() if region.env else Env())
         env = interp.frame_env(entry, env)
-        env.mode = values.const(region.training) if region.training is not None else values.EITHER_MODE
+        if region.training is not None:
+            env.mode = values.const(region.training)
         self._entry_envs[key] = env
         return env
 

@@ -220,13 +220,13 @@ class Interpreter(CallsMixin):
             found.append(self._param(name, env))
         if not found:
             return UNKNOWN
-        if len(found) > 1:  # each binding an alternative; one gblint records as not followed is none
+        changed = len(plain) < len(bindings)  # handed to a call that may change it in place
+        if len(found) + changed > 1:  # each binding an alternative; one gblint records as not followed is none
             recorded = [v.op for v in plain] + [Op.PARAM]
             found = [values.OTHER if got.op == Op.UNKNOWN and op != Op.UNKNOWN else got
                      for got, op in zip(found, recorded)]
-        if len(plain) < len(bindings):  # handed to a call that may change it in place: what that leaves of it
-            changed = values.changed_object(union(found))
-            found.append(values.OTHER if changed.op == Op.UNKNOWN else changed)
+        if changed:  # what a change in place leaves of it (unknown where it may be anything, as recorded)
+            found.append(values.changed_object(union(found)))
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:

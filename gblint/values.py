@@ -66,7 +66,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == Op.PARAM:
         return env.bindings.get(e.value, UNKNOWN)
     if op == Op.TRAINING:  # known when the code sets the compiled module's mode (gblint.regions)
-        return env.mode if env.mode is not None and env.mode is not EITHER_MODE else UNKNOWN
+        return env.mode or UNKNOWN
     if op in OBJECT_OPS:
         interp = env.resolver
         return interp.value(e, env) if interp is not None else UNKNOWN
@@ -447,17 +447,15 @@ INPLACE = Expr(Op.INPLACE)
 
 def changed_object(v: Expr) -> Expr:
     """What the object ``v`` may be after a callee it was handed changed it in place (:data:`INPLACE`):
-    the same tensor (an in-place op keeps it one, of a dtype, shape or grad
-    not known), the same immutable constant or not-None object, a collection :func:`changed_in_place`;
-    anything else (an instance whose attributes may change) not known."""
+    the same tensor (an in-place op keeps it one, of a dtype, shape or grad not known), the same
+    immutable constant or not-None object; anything else (a collection, an instance whose attributes
+    may change) not known."""
     if v.op == Op.UNION:
         return union(changed_object(p) for p in v.parts)
     if v.op == Op.TENSOR:
         return Expr(Op.TENSOR)
     if v.op in (Op.CONST, Op.DTYPE, Op.NOTNONE):
         return v
-    if v.op in (Op.SEQ, Op.DICT):
-        return changed_in_place(v)
     return UNKNOWN
 
 
@@ -602,10 +600,9 @@ def is_constant(v: Expr) -> bool:
 
 
 ERROR_PATH = "\0error-path"  # in a list of conditions: the site lies on an error path
-#: ``Env.mode`` of a module method whose region's code never sets the mode: a model runs in both
-#: (``model.train()`` is ``nn.Module``'s default, ``model.eval()`` for inference), so a test that the
-#: mode alone decides is a condition on the mode (:data:`TRAIN_MODE`, :data:`EVAL_MODE`), not on the code
-EITHER_MODE = Expr(Op.TRAINING)
+# a model runs in both modes (``model.train()`` is ``nn.Module``'s default, ``model.eval()`` for
+# inference): where the code does not set it, a test that the mode alone decides is a condition on the
+# mode (:data:`TRAIN_MODE`, :data:`EVAL_MODE`), not on the code
 TRAIN_MODE = "\0train-mode"  # in a list of conditions: a test that holds exactly when `self.training`
 EVAL_MODE = "\0eval-mode"  # ... exactly when `not self.training`
 #: a diagnostic's ``condition`` when the mode is all it depends on (gblint.reporting shows it by default)
@@ -613,10 +610,15 @@ MODE_CONDITIONS = {TRAIN_MODE: "in training mode", EVAL_MODE: "in eval mode"}
 _MODE_TESTS = {TRAIN_MODE: "self.training", EVAL_MODE: "not self.training"}
 
 
+def mentions(e: Expr, op: Op) -> bool:
+    """Whether the value ``e`` has a part of op ``op`` (at any depth)."""
+    return e.op == op or any(mentions(p, op) for p in e.parts)
+
+
 def mode_condition(test: Expr, env: Env) -> Optional[str]:
-    """:data:`TRAIN_MODE` or :data:`EVAL_MODE` when ``env``'s mode is :data:`EITHER_MODE` and the
-    test ``test`` holds in exactly that mode (the rest of it decided by ``env``), else None."""
-    if env.mode is not EITHER_MODE:
+    """:data:`TRAIN_MODE` or :data:`EVAL_MODE` when ``env`` (of a module's method) leaves the mode
+    open and the test ``test`` holds in exactly that mode (the rest of it decided by ``env``), else None."""
+    if env.mode is not None:
         return None
     train = decide(test, env.replace(mode=const(True)))
     evaluated = decide(test, env.replace(mode=const(False)))
