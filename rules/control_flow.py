@@ -7,7 +7,7 @@ not breaks; ``assert`` on a tensor is rewritten to ``torch._assert`` (semantics.
 import libcst as cst
 
 from gblint import value_syntax
-from gblint.model import Expr
+from gblint.model import Expr, Kind
 from gblint.ops import Op
 from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
@@ -36,6 +36,18 @@ class DataDependentBranch(Rule):
     )
     measured = "tests/cases/examples/057_tensor_if_branch.py"
     examples_fire = (
+        "import torch\n"
+        "class Acc:\n"
+        "    def total(self, x):\n"
+        "        return x.sum()\n"
+        "acc = Acc()\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    t = acc.total(x)\n"
+        "    if t > 1:  # expect: GBL105\n"
+        "        return x\n"
+        "    return -x\n"
+        "f(torch.ones(3))\n",
         "import torch\n"
         "@torch.compile\n"
         "def f(g, max_norm):\n"
@@ -74,6 +86,18 @@ class DataDependentBranch(Rule):
         "    return y\n",
     )
     examples_clean = (
+        "import torch\n"
+        "class Acc:\n"
+        "    def rank(self, x):\n"
+        "        return len(x.shape)\n"
+        "acc = Acc()\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    n = acc.rank(x)\n"
+        "    if n > 1:\n"
+        "        return x.flatten()\n"
+        "    return x\n"
+        "f(torch.ones(3))\n",
         "import random\n"
         "import torch\n"
         "@torch.compile\n"
@@ -146,6 +170,13 @@ class DataDependentBranch(Rule):
                 what = f"`{op}`"
             return self.site(test, f"{what} on a tensor value (data-dependent branching)", needs=k,
                              python_value=True, fix_needs=self.where_needs(node, ctx) or guard_needs(node, ctx))
+        if k in (Kind.UNKNOWN, Kind.PROBABLE) and isinstance(node, (cst.If, cst.While, cst.IfExp)):
+            # how the test is written does not tell its kind (`t = acc.add(x)`, then `if t > 1:`): a break
+            # only where the walk proves the value it computes for the test to be a tensor (a gate)
+            what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
+            return self.site(test, f"{what} on a tensor value (data-dependent branching)", python_value=True,
+                             gate=Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(test, ctx),)),
+                             gate_text=f"`{code_of(test)}` is a tensor")
         return None
 
     @staticmethod
