@@ -5,7 +5,7 @@ node types they inspect and runs them all in a single traversal.
 """
 from .autograd import BackwardCall, DataAssignment, MarkDirty, TensorHook
 from .base import BreakSite, Rule
-from .builtins import DeepcopyTensor, LoggingCall, PrintCall, ReprOfTensor, SkippedModuleCall
+from .builtins import DeepcopyTensor, LoggingCall, PrintCall, RangeOfTensor, ReprOfTensor, SkippedModuleCall
 from .control_flow import AssertTensorContainer, DataDependentBranch
 from .dynamic_shape import DynamicShapeOp
 from .dynamo_api import DynamoApiInRegion
@@ -28,6 +28,7 @@ ALL_RULES = [
     ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
     BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
     DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(), MarkDirty(),
+    RangeOfTensor(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

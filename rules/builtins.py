@@ -178,6 +178,63 @@ class ReprOfTensor(Rule):
         return None
 
 
+class RangeOfTensor(Rule):
+    code = "GBL143"
+    name = "range-of-tensor"
+    gb_ids = ("GB0059",)
+    node_types = (cst.Call,)
+    summary = ("`range(n)` where `n` is a tensor, or a NumPy value Dynamo traces as one "
+               "(`range(np.prod(x.shape[1:]))`).")
+    why = "Dynamo fails to trace the builtin `range` of a tensor: the graph ends here (a frame skip inside a loop)."
+    hint = ("Hand `range` a Python int: a size from `x.shape`, `math.prod(x.shape[1:])` instead of `np.prod`, "
+            "or a count computed outside the compiled region.")
+    source = ("torch/_dynamo/variables/builtin.py: BuiltinVariable.call_function ('Failed to trace builtin "
+              "operator', GB0059); measured on torch 2.13 (tests/cases/kinds/kb6_range_of_a_tensor.py)")
+    torch_versions = ">=2.6,<2.14"  # measured on 2.13; later releases not measured
+    measured = "tests/cases/kinds/kb6_range_of_a_tensor.py"
+    use_instead = (
+        "import math\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    for _ in range(math.prod(x.shape[1:])):\n"
+        "        x = x * 0.5\n"
+        "    return x\n"
+    )
+    examples_fire = (
+        "import numpy as np\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    for _ in range(np.prod(x.shape[1:])):  # expect: GBL143\n"
+        "        x = x * 0.5\n"
+        "    return x\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, n):\n"
+        "    for _ in range(n.sum().long()):  # expect: GBL143\n"
+        "        x = x * 2\n"
+        "    return x\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    for _ in range(x.shape[0]):\n"
+        "        x = x * 2\n"
+        "    return x\n",
+    )
+
+    def check(self, node, ctx):
+        if ctx.resolve(node.func) != "range" or not node.args:
+            return None
+        for a in node.args:
+            k = ctx.kind(a.value)
+            if maybe_tensor(k):
+                return self.site(node, "`range()` of a tensor", needs=k)
+        return None
+
+
 class LoggingCall(Rule):
     code = "GBL109"
     name = "logging-call"

@@ -56,7 +56,9 @@ something else, or the reverse (a guard that must stay clean):
   tensor are True and a number test False (kb2); ``inspect.isfunction`` of a ``lambda`` default is True, so the
   layer the factory builds is the one followed (kb3); a tensor local handed to a helper that changes it in place
   is still a tensor after the call (kb4); a test whose kind the code does not show (a helper object's method
-  result) breaks where the walk proves its value a tensor, and not where it proves a Python number (kb5).
+  result) breaks where the walk proves its value a tensor, and not where it proves a Python number (kb5);
+  ``range()`` of a tensor, or of a NumPy value Dynamo traces as one (``np.prod`` of a shape), breaks (GB0059,
+  GBL143), ``range()`` of a shape's int or ``math.prod`` does not (kb6).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
