@@ -62,6 +62,18 @@ def test_gate_detects_a_drop():
     assert gate.drops(halves, halves) == []
 
 
+def test_the_scorer_shows_what_the_default_output_shows():
+    """The harness scores the default output as gblint.reporting.conditional_shown keeps it: a conditional
+    diagnostic whose break lies in a followed package only when the module's mode is all it depends on."""
+    from gblint import values
+    from score import MODE_ONLY, _shown
+    assert set(MODE_ONLY) == set(values.MODE_CONDITIONS.values())
+    inside = {"certainty": "conditional", "path": "/site/pkg/m.py", "trace": []}
+    assert not _shown(dict(inside, condition="when `flag`"), "/tmp/drv.py")
+    assert _shown(dict(inside, condition="in training mode"), "/tmp/drv.py")
+    assert _shown(dict(inside, certainty="definite", condition=None), "/tmp/drv.py")
+
+
 def test_halves_are_stable_and_split_each_package():
     """A model's half depends on its package and name alone, and each big package has both."""
     from measure import load_truth

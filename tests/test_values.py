@@ -11,6 +11,7 @@ import pytest
 
 from gblint import values
 from gblint.model import CallArgs, Expr, Param
+from gblint.ops import Op
 
 from .conftest import run_cli
 
@@ -792,3 +793,25 @@ def test_a_parenthesised_test_of_a_conditional_expression_short_circuits_too(tmp
     """
     # (and when `x` is a tensor: nothing says what `f` is called with)
     assert check(tmp_path, src) == [(6, "GBL301", "conditional", "when `flag` (and 1 more condition)")]
+
+
+def test_what_an_in_place_change_leaves_of_a_value():
+    """A callee handed a local may change the object in place, never rebind the caller's name: a tensor stays
+    a tensor (of a dtype, shape or grad not known), an immutable constant or a not-None object stays what it
+    was; a collection or anything else is no longer known (gblint.values.changed_object, Op.INPLACE)."""
+    from gblint.values import NOTNONE, UNKNOWN, changed_object, const, union
+    grad = Expr(Op.TENSOR, "float32", (Expr(Op.GRAD, False),))
+    assert changed_object(grad) == Expr(Op.TENSOR)
+    assert changed_object(const(3)) == const(3) and changed_object(const(None)) == const(None)
+    assert changed_object(NOTNONE) == NOTNONE
+    assert changed_object(Expr(Op.SEQ, parts=(const(1),))) == UNKNOWN
+    assert changed_object(Expr(Op.DICT)) == UNKNOWN
+    assert changed_object(union((grad, const(None)))) == union((Expr(Op.TENSOR), const(None)))
+
+
+def test_a_condition_on_the_mode_alone_reads_as_the_mode():
+    from gblint.values import EVAL_MODE, TRAIN_MODE, certainty_of
+    assert certainty_of([TRAIN_MODE]) == ("conditional", "in training mode")
+    assert certainty_of([EVAL_MODE, EVAL_MODE]) == ("conditional", "in eval mode")
+    assert certainty_of([TRAIN_MODE, "flag"]) == ("conditional", "when `flag` (and 1 more condition)")
+    assert certainty_of(["flag", TRAIN_MODE]) == ("conditional", "when `self.training` (and 1 more condition)")
