@@ -172,7 +172,7 @@ def gate_blocks(scope, site, line: int, node) -> tuple:
     def rerun() -> bool:
         found = site.rule.check(node, scope)
         found = found if isinstance(found, (list, tuple)) else (found,) if found is not None else ()
-        # a break found there only under a gate of its own (a value the walk must prove a tensor) is not a break for sure
+        # a break found there only under a gate of its own (a value the walk must prove a tensor) is not sure
         return any(f.node is site.node and (f.gate is None or f.gate == site.gate) for f in found)
 
     arms = site_gate(scope, node, rerun) if site.needs is not None else None
