@@ -9,6 +9,7 @@ import libcst as cst
 from gblint import value_syntax
 from gblint.model import Expr, Kind
 from gblint.ops import Op
+from gblint.positions import INDEXED
 from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
 
@@ -174,7 +175,9 @@ class DataDependentBranch(Rule):
             # how the test is written does not tell its kind (`t = acc.add(x)`, then `if t > 1:`): a break
             # only where the walk proves the value it computes for the test to be a tensor (a gate)
             what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
-            return self.site(test, f"{what} on a tensor value (data-dependent branching)", python_value=True,
+            # at the test where gblint.positions places it as libcst does (not `(a\n and b)`): else the statement
+            where = test if type(test) in INDEXED else node
+            return self.site(where, f"{what} on a tensor value (data-dependent branching)", python_value=True,
                              gate=Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(test, ctx),)),
                              gate_text=f"`{code_of(test)}` is a tensor")
         return None
