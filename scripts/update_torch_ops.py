@@ -22,8 +22,9 @@ sets to a ``Parameter(...)`` and never to ``None`` (``Linear.weight``; not ``Lin
 ``bias=False`` registers as ``None``): reading one gives a tensor.
 
 ``tensor_functions`` / ``functional`` / ``tensor_methods``: the ``torch.*`` functions
-(``torch/_C/_VariableFunctions.pyi``, and those of ``torch/functional.py`` annotated ``-> Tensor``: ``einsum``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``, with what it
-re-exports from ``torch`` and ``torch._C._nn``: ``pad``, ``one_hot``, ``linear``)
+(``torch/_C/_VariableFunctions.pyi``, and those of ``torch/functional.py`` annotated ``-> Tensor``:
+``einsum``), ``torch.nn.functional`` functions (``torch/nn/functional.pyi``, with what it re-exports from
+``torch`` and ``torch._C._nn``: ``pad``, ``one_hot``, ``linear``)
 and Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub
 returns ``Tensor`` (or ``Self``): what a call of one returns is a tensor, a fact (issue 38).
 
