@@ -515,8 +515,8 @@ class CallsMixin:
             return type_tests.isclass_of(first)
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
             return type_tests.isinstance_of(first, Ext("torch.Tensor"), self._base_names)
-        if name == "inspect.isfunction" and len(args.positional) == 1:
-            return type_tests.isfunction_of(first)
+        if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
+            return UNKNOWN if self._decorated(first) else type_tests.isfunction_of(first)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
@@ -627,6 +627,18 @@ class CallsMixin:
             held.add((summary.path, info.qualname))
             outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
         return held, outside
+
+    def _decorated(self, v: Expr) -> bool:
+        """Whether ``v`` is (or may be) a function of the program written with decorators (a ``@staticmethod``
+        at module level is a staticmethod object, not a function)."""
+        for p in (v.parts if v.op == Op.UNION else (v,)):
+            if isinstance(p, (Func, Closure)):
+                fn = p if isinstance(p, Func) else p.func
+                summary = self.project.by_path.get(fn.path)
+                info = summary.functions.get(fn.qualname) if summary is not None else None
+                if info is None or info.decorators:
+                    return True
+        return False
 
     def is_module(self, inst: Inst) -> bool:
         summary = self.project.by_path.get(inst.cls.path)

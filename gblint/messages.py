@@ -125,6 +125,9 @@ def fit(text: str, limit: int = LIMIT) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+_WHOLE = 16  # the longest condition that names no test ("in training mode") headline keeps whole
+
+
 def headline(message: str, condition: Optional[str], limit: int = LIMIT) -> str:
     """The message as front ends show it on one line: with its condition (``(when `x`)``) when
     it has one, in at most ``limit`` characters. A condition that does not fit makes the message
@@ -138,7 +141,9 @@ def headline(message: str, condition: Optional[str], limit: int = LIMIT) -> str:
         if head.count("`") % 2 or head.count("(") != head.count(")"):
             break
         message = head
-    least = f" (when {_ELLIPSIS})"
+    # a short condition ("in training mode") is kept whole: the message gives way instead
+    least = f" ({condition})" if len(condition) <= _WHOLE and not condition.startswith("when") \
+        else f" (when {_ELLIPSIS})"
     if len(message) + len(least) > limit:  # no room for the condition at all: the message's middle gives way
         message = clip(message, limit - len(least))
     return f"{message} ({clip(condition, limit - len(message) - 3)})"

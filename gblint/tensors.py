@@ -172,8 +172,8 @@ def torch_call_kind(qualname: str) -> str:
         # the binding's own stub, never a guess from the name: a private C function is no tensor op by default
         return {"tensor": Kind.TENSOR, "python": Kind.PYTHON}.get(C_FUNCTIONS.get(qualname, ""), Kind.UNKNOWN)
     last = qualname.rsplit(".", 1)[-1]
-    if qualname.startswith("torch.nn.functional."):
-        return Kind.TENSOR
+    if qualname.startswith("torch.nn.functional."):  # as its stub says (max_pool2d may return a tuple)
+        return Kind.TENSOR if qualname in TENSOR_FUNCTIONS else Kind.UNKNOWN
     if qualname.startswith("torch.nn.") and last[:1].isupper():
         return Kind.PYTHON if last in ("Parameter", "Buffer") else Kind.MODULE
     if qualname.startswith("torch.nn.Parameter") or qualname == "torch.nn.parameter.Parameter":

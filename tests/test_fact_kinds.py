@@ -58,7 +58,9 @@ something else, or the reverse (a guard that must stay clean):
   is still a tensor after the call (kb4); a test whose kind the code does not show (a helper object's method
   result) breaks where the walk proves its value a tensor, and not where it proves a Python number (kb5);
   ``range()`` of a tensor, or of a NumPy value Dynamo traces as one (``np.prod`` of a shape), breaks (GB0059,
-  GBL143), ``range()`` of a shape's int or ``math.prod`` does not (kb6).
+  GBL143), ``range()`` of a shape's int or ``math.prod`` does not (kb6); a ``torch.nn.functional`` function whose
+  stub does not say ``Tensor`` (``max_pool1d(..., return_indices=True)``, ``has_torch_function``) is no tensor (kb7);
+  ``inspect.isfunction`` of a decorated def is not decided (a module-level ``@staticmethod`` is no function, kb8).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -81,6 +83,7 @@ FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
 
 #: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
 CONDITIONAL = {
+    "kb8_isfunction_of_decorated_def.py": {16: "when `inspect.isfunction(scale)`"},
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},
