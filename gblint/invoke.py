@@ -65,7 +65,6 @@ class Args:
 UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known (the compiled entry's)
 
 
-
 class CallsMixin:
     """Calling objects. Still a mixin (issue 39): needs the :class:`gblint.interp.Interpreter` it is part
     of: ``project``, ``evaluate``, ``attribute``, ``class_attr``, ``instance_attr``, ``frame_env``,
@@ -516,7 +515,7 @@ class CallsMixin:
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
             return type_tests.isinstance_of(first, Ext("torch.Tensor"), self._base_names)
         if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
-            return UNKNOWN if self._decorated(first) else type_tests.isfunction_of(first)
+            return type_tests.isfunction_of(first, self.project)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):
@@ -628,18 +627,6 @@ class CallsMixin:
             outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
         return held, outside
 
-    def _decorated(self, v: Expr) -> bool:
-        """Whether ``v`` is (or may be) a function of the program written with decorators (a ``@staticmethod``
-        at module level is a staticmethod object, not a function)."""
-        for p in (v.parts if v.op == Op.UNION else (v,)):
-            if isinstance(p, (Func, Closure)):
-                fn = p if isinstance(p, Func) else p.func
-                summary = self.project.by_path.get(fn.path)
-                info = summary.functions.get(fn.qualname) if summary is not None else None
-                if info is None or info.decorators:
-                    return True
-        return False
-
     def is_module(self, inst: Inst) -> bool:
         summary = self.project.by_path.get(inst.cls.path)
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
@@ -708,4 +695,3 @@ def _label(v: Expr) -> str:
     if isinstance(v, Inst):
         return v.cls.qualname
     return "object"
-
