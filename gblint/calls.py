@@ -129,8 +129,7 @@ class CallValues:
         here = env.frame
         summary = self.project.by_path.get(here.path) if here is not None else None
         info = summary.functions.get(here.qualname) if summary is not None else None
-        cls = summary.classes.get(info.class_name) if info is not None and info.class_name else None
-        return cls is not None and self.project.is_module_class(summary, cls)
+        return info is not None and info.class_name is not None and self._module_method(Frame(here.path, info))
 
     @staticmethod
     def via(callee_env: Optional[values.Env]) -> Tuple[str, ...]:

@@ -515,7 +515,7 @@ class CallsMixin:
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
             return type_tests.isinstance_of(first, Ext("torch.Tensor"), self._base_names)
         if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
-            return type_tests.isfunction_of(first, self.project)
+            return type_tests.isfunction_of(first, self.program_function)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
             return Super(first, args.positional[1])
         if name == "builtins.type" and isinstance(first, Inst):

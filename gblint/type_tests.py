@@ -41,25 +41,23 @@ def isclass_of(v: Expr) -> Expr:
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
-def isfunction_of(v: Expr, project) -> Expr:
+def isfunction_of(v: Expr, program_function) -> Expr:
     """``inspect.isfunction(v)`` (``isinstance(v, types.FunctionType)``): True for a ``def`` or
     ``lambda`` of the program written without decorators (a module-level ``@staticmethod`` is a
     staticmethod object), False for bound methods, partials, classes, instances and constants
-    (``default_val() if isfunction(default_val) else default_val``), else not known. ``project``
-    (a :class:`gblint.index.Project`) holds the functions' summaries."""
-    found = {(not _decorated(p, project) or None) if isinstance(p, (Func, Closure))
-             else False if isinstance(p, (Bound, Partial, Cls, Inst)) or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET)
-             else None for p in (v.parts if v.op == Op.UNION else (v,))}
+    (``default_val() if isfunction(default_val) else default_val``), else not known.
+    ``program_function`` is :meth:`gblint.invoke.CallsMixin.program_function` (a function object to its
+    frame)."""
+    found = set()
+    for p in (v.parts if v.op == Op.UNION else (v,)):
+        if isinstance(p, (Func, Closure)):
+            frame, _ = program_function(p)
+            found.add(None if frame is None or frame.info.decorators else True)
+        elif isinstance(p, (Bound, Partial, Cls, Inst)) or p.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET):
+            found.add(False)
+        else:
+            found.add(None)
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
-
-
-def _decorated(fn, project) -> bool:
-    """Whether the function object ``fn`` (a :class:`Func` or :class:`Closure`) was written with decorators,
-    or is not in ``project``."""
-    fn = fn if isinstance(fn, Func) else fn.func
-    summary = project.by_path.get(fn.path)
-    info = summary.functions.get(fn.qualname) if summary is not None else None
-    return info is None or bool(info.decorators)
 
 
 def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:

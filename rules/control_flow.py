@@ -18,6 +18,10 @@ from .check_rewrite import guard_needs
 from .indexing import random_value
 
 
+# how a message names the statement whose test branches
+_WHAT = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}
+
+
 class DataDependentBranch(Rule):
     code = "GBL105"
     name = "data-dependent-branch"
@@ -142,7 +146,7 @@ class DataDependentBranch(Rule):
             test = node.left
         k = ctx.kind(test)
         if _random_test(test, ctx):
-            what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}.get(type(node), "`and`/`or`")
+            what = _WHAT.get(type(node), "`and`/`or`")
             return self.site(test, f"{what} on a traced `random` value (data-dependent branching)")
         if k == "S":
             # a branch on `.item()`: a real Python value after the `.item()` break, but a data-dependent
@@ -150,7 +154,7 @@ class DataDependentBranch(Rule):
             captured = bool(ctx.config("capture_scalar_outputs", False))
             return self.site(test, "branch on a scalar read from a tensor (data-dependent guard)",
                              needs_capture=not captured, gb_ids=("GB0170",))
-        if maybe_tensor(k) and isinstance(node, (cst.If, cst.While, cst.IfExp)) \
+        if maybe_tensor(k) and isinstance(node, tuple(_WHAT)) \
                 and isinstance(test, cst.BooleanOperation):
             late = _late_tensor_operand(test, ctx)
             if late is not None:  # `flag and t.any()`: the jump on the tensor runs only when `flag` lets it
@@ -160,21 +164,21 @@ class DataDependentBranch(Rule):
                     gate = Expr(Op.NOT, parts=(Expr(Op.OR, parts=tuple(value_syntax.expr_of(b, ctx) for b in before)),))
                 text = " and ".join(code_of(b) for b in before) if is_and else \
                     "not (" + " or ".join(code_of(b) for b in before) + ")"
-                what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
+                what = _WHAT[type(node)]
                 return self.site(operand, f"{what} on a tensor value (data-dependent branching)",
                                  needs=ctx.kind(operand), python_value=True, fix_needs=self.where_needs(node, ctx),
                                  gate=gate, gate_kind="branch", gate_text=text)
         if maybe_tensor(k):
-            what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}.get(type(node))
+            what = _WHAT.get(type(node))
             if what is None:
                 op = "and" if isinstance(node.operator, cst.And) else "or"
                 what = f"`{op}`"
             return self.site(test, f"{what} on a tensor value (data-dependent branching)", needs=k,
                              python_value=True, fix_needs=self.where_needs(node, ctx) or guard_needs(node, ctx))
-        if k in (Kind.UNKNOWN, Kind.PROBABLE) and isinstance(node, (cst.If, cst.While, cst.IfExp)):
+        if k in (Kind.UNKNOWN, Kind.PROBABLE) and isinstance(node, tuple(_WHAT)):
             # how the test is written does not tell its kind (`t = acc.add(x)`, then `if t > 1:`): a break
             # only where the walk proves the value it computes for the test to be a tensor (a gate)
-            what = {cst.If: "`if`", cst.While: "`while`", cst.IfExp: "conditional expression"}[type(node)]
+            what = _WHAT[type(node)]
             # at the test where gblint.positions places it as libcst does (not `(a\n and b)`): else the statement
             where = test if type(test) in INDEXED else node
             return self.site(where, f"{what} on a tensor value (data-dependent branching)", python_value=True,

@@ -229,10 +229,17 @@ def functional_tensor_returning(torch_dir):
     found = tensor_returning(text)
     sources = {"torch": tensor_returning(read("_C", "_VariableFunctions.pyi")),
                "torch._C._nn": tensor_returning(read("_C", "_nn.pyi"))}
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.ImportFrom) and node.module in sources:
-            found.update(a.asname or a.name for a in node.names if a.name in sources[node.module])
+    tree = ast.parse(text)
+    for module, returning in sources.items():
+        found.update(exported for exported, name in reexports(tree, module) if name in returning)
     return found
+
+
+def reexports(tree, module):
+    """``(exported name, name in module)`` for each ``from module import name as exported`` at the top
+    level of the stub ``tree`` (``torch/nn/functional.pyi`` re-exports ``torch._C._nn.one_hot``)."""
+    return [(a.asname or a.name, a.name) for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module == module for a in node.names]
 
 
 def c_functions(folder):
@@ -500,9 +507,8 @@ def int_params(torch_dir):
     functional_tree = ast.parse(read("nn", "functional.pyi"))
     functional = _defs(functional_tree.body)
     c_nn = _defs(ast.parse(read("_C", "_nn.pyi")).body)
-    for node in functional_tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "torch._C._nn":
-            functional.update({a.asname or a.name: c_nn[a.name] for a in node.names if a.name in c_nn})
+    functional.update({exported: c_nn[name] for exported, name in reexports(functional_tree, "torch._C._nn")
+                       if name in c_nn})
     init = ast.parse(read("_C", "__init__.pyi")).body
     methods = _defs(next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body)
     table = lambda defs, method=False: {n: p for n, p in sorted(  # noqa: E731
@@ -524,7 +530,7 @@ def main():
            "forward_calls": forward_calls(os.path.join(torch_dir, "nn", "modules")),
            "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
            "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))
-                                     | python_tensor_returning(read(torch_dir, "functional.py"))),
+                                      | python_tensor_returning(read(torch_dir, "functional.py"))),
            "functional": sorted(functional_tensor_returning(torch_dir)),
            "tensor_methods": sorted(tensor_returning(read(torch_dir, "_C", "__init__.pyi"), "TensorBase")),
            "c_functions": c_functions(os.path.join(torch_dir, "_C")),
