@@ -25,6 +25,7 @@ import dataclasses
 from typing import Dict, List, Optional, Set, Tuple
 
 from .calls import call_key
+from .gaps import partly
 from .model import ContainerValue, Dotted, Event, Frame, ModuleAttr, NnModuleAttr
 from .ops import Op
 from .semantics import DISABLE, EXTERNAL_HEADS
@@ -310,7 +311,8 @@ def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:
                 continue
             seen.add(key)
             reason = model.reasons.get(call_key(frame, ev))
-            if reason is not None and _library_name(model.project, frame, ev) is None:
+            # a library layer the class assigns is no gap, unless the code may put something else there
+            if reason is not None and (partly(reason) or _library_name(model.project, frame, ev) is None):
                 out.append((frame, ev, reason))
     for frame, ev, reason in model.cut.values():  # followed, but too deep in a chain of calls to analyse
         if (frame.path, ev.span.line, ev.call_text) not in seen:

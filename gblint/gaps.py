@@ -37,6 +37,14 @@ class GapsHost(Protocol):
     def class_mro(self, cls: Cls) -> list: ...  # for gblint.nn_overlay.torch_base
 
 
+PARTLY = "(only its known values were followed)"  # the end of the reason of a call followed in part
+
+
+def partly(reason: str) -> bool:
+    """Whether a call not followed for ``reason`` was followed to some of the values it may be, not all."""
+    return reason.endswith(PARTLY)
+
+
 class Gaps:
     """Why calls were not followed, asked of ``interp`` (a :class:`GapsHost`); caches, per ``(path,
     class qualname)``, the buffers a class registers (:meth:`_buffers`)."""
@@ -72,6 +80,8 @@ class Gaps:
                 if head not in LIBRARY_HEADS and self.project.loader is not None \
                         and head not in self.project.loader.followed and self.project.by_module.get(head) is None:
                     return f"package `{head}` is not followed: pass --follow-imports {head}"
+        if len(parts) > 1 and any(p.op == Op.UNKNOWN for p in parts):
+            return self._partly(ev)  # its known values are the library's, but the code may put another there
         if any(isinstance(p, Inst) and nn_overlay.torch_base(self.interp, p.cls) is not None for p in parts):
             return None  # a subclass of a torch.nn class that keeps torch's forward: torch's own code runs
         # a class of the project whose building runs no code of it (no __init__ of its own) is no gap either
@@ -89,8 +99,11 @@ class Gaps:
         fn = self.interp.value(ev.func, self.interp.frame_env(frame, env))
         if fn.op != Op.UNION or not any(p.op == Op.UNKNOWN for p in fn.parts):
             return None
-        return f"what `{ev.call_text}` is depends in part on values known only when the code runs " \
-               "(only its known values were followed)"
+        return self._partly(ev)
+
+    @staticmethod
+    def _partly(ev) -> str:
+        return f"what `{ev.call_text}` is depends in part on values known only when the code runs {PARTLY}"
 
     def library_name(self, frame: Frame, ev, env: Optional[values.Env] = None) -> Optional[str]:
         """The dotted name of the library class (or its method) that the call ``ev`` of ``frame``

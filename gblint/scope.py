@@ -17,6 +17,7 @@ from .model import (PARAM_PREFIX, Binding, Block, ClassInfo, ContainerValue, Eve
 from .names import ImportTable, dotted
 from .semantics import COMPILING_PREDICATES, IS_COMPILING
 from .tensors import join, likely_tensor, maybe_tensor
+from .cells import unstable_cells
 
 _Attribute, _Name = cst.Attribute, cst.Name
 
@@ -102,6 +103,8 @@ class FunctionScope:
         self.bound_names: set = set()  # names the body assigns (FunctionInfo.locals), so far in the traversal
         self.written: set = set()  # id() of augmented and annotated assignment targets (no attribute read event)
         self.read_keys: set = set()  # attribute reads recorded as events (one per value and blocks)
+        self.def_node: Optional[cst.FunctionDef] = None  # the def read (None for a lambda, the module)
+        self._unstable: Optional[set] = None  # value_syntax.unstable_cells of def_node, when first asked
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
@@ -180,9 +183,18 @@ class FunctionScope:
         scope = self
         while scope is not None:
             if name in scope.env:
+                if scope is not self and name in scope.unstable_cells():
+                    return Kind.UNKNOWN  # the nested function reads whichever binding ran last
                 return scope.env[name]
             scope = scope.parent
         return None
+
+    def unstable_cells(self) -> set:
+        """Names of this function a nested function cannot take from one binding
+        (:func:`gblint.value_syntax.unstable_cells`)."""
+        if self._unstable is None:
+            self._unstable = unstable_cells(self.def_node, self.params) if self.def_node is not None else set()
+        return self._unstable
 
     def kind(self, node: cst.BaseExpression) -> str:
         """Kind token of an expression (see :mod:`gblint.tensors`), memoised until a binding

@@ -280,6 +280,7 @@ class SummaryBuilder(PositionedVisitor):
                               parent if parent is not None and parent.info is not None else None,
                               cls or (parent.class_info if parent else None))
         scope.self_name = self_name or (parent.self_name if parent else None)
+        scope.def_node = node
         if self_name:
             scope.env[self_name] = Kind.SELF
         self.func_stack.append(scope)

@@ -140,15 +140,25 @@ NUMPY_TYPES = frozenset({
 })
 
 
+# The concrete numeric scalar types: a call of one (``np.int64(n)``, ``np.float32(2.0)``) makes a NumPy
+# scalar, which Dynamo traces as a 0-d ndarray (torch/_dynamo/variables/misc.py NumpyVariable; measured on
+# 2.13: ``range(np.int64(3))`` breaks on an ndarray argument, ``if np.bool_(True):`` is a generic_jump on one).
+NUMPY_SCALARS = frozenset({
+    "bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
+    "float16", "float32", "float64", "half", "single", "double", "complex64", "complex128", "csingle", "cdouble",
+    "int_", "float_", "complex_", "short", "ushort", "intc", "uintc", "longlong", "ulonglong", "byte", "ubyte",
+})
+
+
 def numpy_array_call(qualname: str) -> bool:
     """Whether calling ``qualname`` (a resolved dotted name) is a NumPy function whose result Dynamo
-    traces as an ndarray, a tensor (see :data:`NUMPY_MODULES`)."""
+    traces as an ndarray, a tensor (see :data:`NUMPY_MODULES`; a scalar type, :data:`NUMPY_SCALARS`, too)."""
     if not qualname.startswith("numpy."):
         return False
     head, _, last = qualname.rpartition(".")
     if head + "." not in NUMPY_MODULES or not last or last.startswith("_") or not last[0].islower():
         return False
-    return last not in NUMPY_PY_FUNCS and last not in NUMPY_TYPES
+    return last not in NUMPY_PY_FUNCS and (last not in NUMPY_TYPES or last in NUMPY_SCALARS)
 
 
 # torch.* namespaces whose members are not tensor ops.

@@ -635,3 +635,4 @@ def params_of(params: cst.Parameters, scope=None) -> Tuple[Param, ...]:
     if params.star_kwarg is not None:
         out.append(Param(params.star_kwarg.name.value, "starstar"))
     return tuple(out)
+

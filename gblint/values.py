@@ -532,6 +532,9 @@ def holds_tensor(v: Expr) -> Optional[bool]:
     one inside, False for constants and displays of them, None when gblint cannot tell."""
     if v.op == Op.TENSOR:
         return True
+    if v.op == Op.UNION and v.parts:  # one of several values: decided only where they all agree
+        found = {holds_tensor(p) for p in v.parts}
+        return found.pop() if len(found) == 1 else None
     if is_constant(v):
         return False
     if v.op in (Op.SEQ, Op.SET):
@@ -642,7 +645,9 @@ def certainty_of(conditions: Sequence[str]) -> Tuple[str, str]:
     if len(conditions) == 1 and conditions[0] in MODE_CONDITIONS:
         return "conditional", MODE_CONDITIONS[conditions[0]]
     named = [_MODE_TESTS.get(c, c) for c in conditions if c]
-    text = f"when `{named[-1]}`" if named else "under a condition"
+    last = named[-1] if named else ""
+    # a test as written is shown as code; a condition in words that quotes its code already is not
+    text = (f"when {last}" if "`" in last else f"when `{last}`") if named else "under a condition"
     if len(conditions) > 1:
         text += f" (and {len(conditions) - 1} more condition{'s' if len(conditions) > 2 else ''})"
     return "conditional", text

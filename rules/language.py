@@ -6,8 +6,11 @@ Source: ``torch/_dynamo/symbolic_convert.py`` (LOAD_BUILD_CLASS, RAISE_VARARGS),
 """
 import libcst as cst
 
-from gblint.model import BlockKind
-from gblint.tensors import maybe_tensor
+from gblint import value_syntax
+from gblint.model import BlockKind, Expr
+from gblint.ops import Op
+from gblint.tensors import PY_METHODS, TENSOR_METHOD_RESULTS, maybe_tensor
+from gblint.traversal import code_of
 
 from .base import Rule
 
@@ -141,7 +144,7 @@ class SortedWithKey(Rule):
     name = "sort-with-key"
     gb_ids = ("GB0207",)
     node_types = (cst.Call,)
-    summary = "`sorted(...)` / `list.sort(...)` with a `key` over tensors."
+    summary = "`sorted(...)` of tensors with a `key` that returns a tensor (a shape, `len` or a constant key is fine)."
     why = "Sorting by a non-constant key needs tensor values in Python: the graph ends here."
     hint = "Stack the tensors and use `torch.sort` / `torch.argsort` on the keys."
     source = "torch/_dynamo/variables/builtin.py: call_sorted; semantics.md §1"
@@ -157,7 +160,7 @@ class SortedWithKey(Rule):
     examples_fire = (
         "import torch\n"
         "@torch.compile\n"
-        "def f(a, b, c):\n"
+        "def f(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor):\n"
         "    ordered = sorted([a, b, c], key=lambda t: t.sum())  # expect: GBL114\n"
         "    return ordered[0] * 2\n",
     )
@@ -166,26 +169,74 @@ class SortedWithKey(Rule):
         "@torch.compile\n"
         "def f(x, names: list):\n"
         "    return x * len(sorted(names))\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(a: torch.Tensor, b: torch.Tensor):\n"
+        "    ordered = sorted([a, b], key=lambda t: t.shape[0])  # an int key: sorted in the graph\n"
+        "    return ordered[0] * 2\n",
     )
 
     def check(self, node, ctx):
         q = ctx.resolve(node.func)
         key = next((a for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
-        if key is None:
+        if key is None or q != "sorted" or not node.args or node.args[0].keyword is not None:
             return None
-        if q == "sorted" and node.args and node.args[0].keyword is None:
-            seq = node.args[0].value
-            elems = [e.value for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else [seq]
-            if any(maybe_tensor(ctx.kind(e)) for e in elems) or isinstance(key.value, cst.Lambda) and \
-                    _lambda_uses_tensor_method(key.value):
-                return self.site(node, "`sorted(..., key=...)` over tensors")
-        return None
+        seq = node.args[0].value
+        elems = [e.value for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else [seq]
+        kinds = [ctx.kind(e) for e in elems if not isinstance(e, cst.StarredElement)]
+        result = _key_result(key.value, ctx)
+        if result == "python":
+            return None  # Dynamo sorts by constant keys (ints, shapes, strings) in the graph
+        needs = next((k for k in kinds if maybe_tensor(k)), None)
+        if result == "tensor":
+            if needs is not None:
+                return self.site(node, "`sorted(..., key=...)` over tensors with a tensor-valued key", needs=needs)
+            return self.site(node, "`sorted(..., key=...)` with a tensor-valued key", gate_kind="branch",
+                             gate=Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(seq, ctx),)),
+                             gate_text=f"`{code_of(seq)}` holds tensors")
+        if needs is None:
+            return None
+        return self.site(node, "`sorted(..., key=...)` over tensors", needs=needs, gate_kind="branch",
+                         gate=Expr(Op.UNKNOWN), gate_text=f"`{code_of(key.value)}` returns a tensor")
 
 
-def _lambda_uses_tensor_method(lam: cst.Lambda) -> bool:
-    from gblint.tensors import TENSOR_METHODS
-    body = lam.body
-    return isinstance(body, cst.Call) and isinstance(body.func, cst.Attribute) and body.func.attr.value in TENSOR_METHODS
+_PY_KEY_BUILTINS = frozenset({"len", "id", "str", "repr", "hash", "type"})
+
+
+def _key_result(key, ctx) -> str:
+    """What a ``sorted`` key (a libcst expression) returns for a tensor element: ``"tensor"`` when its
+    torch stub says so (``lambda t: t.sum()``), ``"python"`` for a constant, a shape, ``len``, ``id``, a
+    method the stub types as a Python value (``dim``, ``numel``), ``"unknown"`` otherwise.
+
+    Dynamo (torch/_dynamo/variables/builtin.py, call_sorted) breaks only on a key that is not a
+    constant: a tensor (GB0207); ints from static shapes sort in the graph (measured, 2.13)."""
+    if isinstance(key, cst.Name) and ctx.resolve(key) in _PY_KEY_BUILTINS:
+        return "python"
+    if not isinstance(key, cst.Lambda) or len(key.params.params) != 1:
+        return "unknown"
+    param = key.params.params[0].name.value
+    body = key.body
+    if isinstance(body, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) or \
+            isinstance(body, cst.Name) and body.value in ("True", "False", "None"):
+        return "python"
+    if isinstance(body, cst.Subscript) and isinstance(body.value, cst.Attribute) and \
+            body.value.attr.value == "shape" and _names(body.value.value, param):
+        return "python"
+    if isinstance(body, cst.Call):
+        if isinstance(body.func, cst.Name) and body.func.value in _PY_KEY_BUILTINS and body.args and \
+                _names(body.args[0].value, param):
+            return "python"
+        if isinstance(body.func, cst.Attribute) and _names(body.func.value, param):
+            attr = body.func.attr.value
+            if attr in PY_METHODS and attr not in ("item", "tolist"):
+                return "python"
+            if attr in TENSOR_METHOD_RESULTS:
+                return "tensor"
+    return "unknown"
+
+
+def _names(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 class UncaughtRaise(Rule):

@@ -194,3 +194,20 @@ def test_a_call_line_is_as_sure_as_the_break_it_names(tmp_path):
                          env={k: v for k, v in __import__("os").environ.items() if k != "GBLINT_TEST_VERBOSE"})
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == str(definite)
+
+
+def test_a_condition_that_quotes_its_code_is_not_quoted_again():
+    from gblint.values import certainty_of
+    assert certainty_of(("`x` holds a tensor",)) == ("conditional", "when `x` holds a tensor")
+    assert certainty_of(("x > 0",)) == ("conditional", "when `x > 0`")
+
+
+def test_a_union_holds_a_tensor_only_when_every_value_does():
+    from gblint import values
+    from gblint.model import Expr
+    from gblint.ops import Op
+    t, c = Expr(Op.TENSOR), values.const(1)
+    assert values.holds_tensor(Expr(Op.UNION, parts=(t, Expr(Op.TENSOR, "default")))) is True
+    assert values.holds_tensor(Expr(Op.UNION, parts=(c, values.const(None)))) is False
+    assert values.holds_tensor(Expr(Op.UNION, parts=(t, c))) is None
+    assert values.holds_tensor(Expr(Op.UNION, parts=(t, values.UNKNOWN))) is None
