@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+import libcst as cst
+
 from .model import Block, BlockKind, Expr, Kind
 from .ops import Op
 from .tensors import maybe_tensor
@@ -182,3 +184,47 @@ def gate_blocks(scope, site, line: int, node) -> tuple:
     if out and any(b.kind == BlockKind.LOOP for b in scope.blocks):
         scope.in_loop_values.extend(out)
     return tuple(out)
+
+
+class _LoopBindings(cst.CSTVisitor):
+    """The plain ``name = value`` assignments of a loop body (nested statements included, nested
+    functions, classes and lambdas not: their bodies do not run in the loop)."""
+
+    def __init__(self) -> None:
+        self.found: List[Tuple[str, cst.BaseExpression]] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.found.append((t.target.value, node.value))
+
+
+def loop_back(scope, body: cst.CSTNode) -> None:
+    """Before a loop's ``body`` is read: a name bound before the loop to a value that is no tensor and
+    bound to a tensor in the body is a tensor when an earlier step comes back to it (``s = 0``, then in the
+    loop ``if s: ...`` and ``s = x.sum()``: the second step branches on a tensor). It gets that kind under a
+    gate the walk cannot decide (how many steps the loop takes), so a break that needs it is conditional.
+
+    Args:
+        scope (gblint.scope.FunctionScope): the function being read.
+        body (libcst.CSTNode): the loop's body.
+    """
+    found = _LoopBindings()
+    body.visit(found)
+    for name, value in found.found:
+        before = scope.env.get(name)
+        if before is None or maybe_tensor(before) or name in scope.kind_gates:
+            continue
+        kind = scope.kind(value)
+        if maybe_tensor(kind):
+            scope.env[name] = kind
+            scope.kind_gates[name] = (Expr(Op.UNKNOWN), f"an earlier step of the loop bound `{name}`", before)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional, Protocol
 import libcst as cst
 
 from . import value_syntax
-from .arm_kinds import ArmKinds
+from .arm_kinds import ArmKinds, loop_back
 from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
@@ -101,6 +101,7 @@ class Blocks:
         self.push(BlockKind.LOOP, node)
         if self.in_function():
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
+            loop_back(self.scope, node.body)
         # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
         self.builder.flows.note_iteration(node.iter, at=node)
 
@@ -186,6 +187,8 @@ class Blocks:
         self.push_while_guard(node)
         if not no_backedge(node):
             self.push(BlockKind.LOOP, node)
+            if self.in_function():
+                loop_back(self.scope, node.body)
 
     def leave_While_body(self, node: cst.While) -> None:
         if not no_backedge(node):

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import codecs
 import errno
+import functools
 import io
 import os
 import stat
+import sys
 import tempfile
 import tokenize
 from typing import Optional, Tuple
@@ -243,6 +245,19 @@ def in_stdlib(path: str) -> bool:
     stdlib = os.path.abspath(sysconfig.get_paths()["stdlib"])
     path = os.path.abspath(path)
     return path.startswith(stdlib + os.sep) and "site-packages" not in path[len(stdlib):]
+
+
+@functools.lru_cache(maxsize=None)
+def installed(top: str) -> bool:
+    """Whether the top-level module ``top`` can be imported here: of the standard library, built in, or found on
+    ``sys.path`` (``importlib.util.find_spec`` of a top-level name runs no code of it)."""
+    import importlib.util
+    if top in sys.builtin_module_names or top in getattr(sys, "stdlib_module_names", ()):
+        return True
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return True  # cannot tell: taken as there
 
 
 def package_dir(name: str) -> Optional[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from . import nn_overlay, tensors, values
+from .fs import installed
 from .changes import ProgramChanges, import_groups
 from .building import Building
 from .class_effects import ClassEffects, on_class
@@ -42,7 +43,7 @@ from .semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
 from .values import DEFAULT_DTYPE, UNKNOWN, Env, const, union
 
 _MODULE = "<module>"
-_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE})  # each its own value
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
 
 
 class Interpreter(CallsMixin):
@@ -380,6 +381,8 @@ class Interpreter(CallsMixin):
             dtype = self.dtype_of(base)
             if name == "dtype":
                 return Expr(Op.DTYPE, dtype) if dtype else UNKNOWN
+            if values.STRIDED in base.parts and (name == "layout" or name in values.STRIDED_FLAGS):
+                return values.STRIDED if name == "layout" else const(False)
             return Method(base, name) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
@@ -424,6 +427,15 @@ class Interpreter(CallsMixin):
         """The names of the methods the program may call on its objects after building them
         (:func:`gblint.changes.program_changes`'s ``called``), of the files read so far."""
         return self._facts()[2]
+
+    def importable(self, dotted: str) -> bool:
+        """Whether the module of the library name ``dotted`` may be imported when the program runs: a module of the
+        project, or one installed here (:func:`gblint.fs.installed`). A name from a package that is not installed
+        is bound by no run that gets past its import (``try: from torch_sparse import SparseTensor``, ``except
+        ImportError:`` a fallback class)."""
+        top = dotted.split(".")[0]
+        return top in self.project.by_module or any(m.startswith(top + ".") for m in self.project.by_module) \
+            or installed(top)
 
     def dtypes_changed(self) -> bool:
         """Whether a file of the project read so far calls ``torch.set_default_dtype`` or uses
@@ -579,7 +591,9 @@ class Interpreter(CallsMixin):
                     got = union(Bound(inst, p) if isinstance(p, (Func, Closure)) else p
                                 for p in (got.parts if got.op == Op.UNION else (got,)))
                 (found if building else later).append(got)
-            if name in info.fields:
+            # a bare annotation (`_cache: Optional[T]`) in an nn.Module's body sets nothing: no generated __init__
+            if name in info.fields and (name in info.values or not self.is_module(inst)
+                                        or self._generated_init(inst.cls) is not None):
                 found.append(init[name] if name in init else
                              self.evaluate(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)

@@ -228,7 +228,8 @@ class CallsMixin:
                     and first is not None and first.op == Op.TENSOR:
                 dtype = None if self.dtypes_changed() else self.dtype_of(first)
                 # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
-                return Expr(Op.TENSOR, dtype, (GRAD,) if tensors.PARAMETERS.get(last) else ())
+                return Expr(Op.TENSOR, dtype, ((GRAD,) if tensors.PARAMETERS.get(last) else ())
+                            + values.method_layout("forward", first))
             if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
                 return Expr(Op.TENSOR)  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
@@ -509,7 +510,7 @@ class CallsMixin:
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
-            return type_tests.isinstance_of(first, args.positional[1], self._base_names)
+            return type_tests.isinstance_of(first, args.positional[1], self._base_names, self.importable)
         if name == "inspect.isclass" and len(args.positional) == 1:
             return type_tests.isclass_of(first)
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
@@ -547,7 +548,7 @@ class CallsMixin:
         recv, name = fn.recv, fn.name
         if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
             inputs = None if args.star or args.starstar else args.positional + tuple(v for _, v in args.keywords)
-            return Expr(Op.TENSOR, parts=values.method_grad(name, recv, inputs)) \
+            return Expr(Op.TENSOR, parts=values.method_grad(name, recv, inputs) + values.method_layout(name, recv)) \
                 if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if recv.op == Op.CONST and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
                 and all(a.op == Op.CONST and isinstance(a.value, (str, int)) for a in args.positional):
@@ -625,6 +626,8 @@ class CallsMixin:
         for summary, info in self.class_mro(cls):
             held.add((summary.path, info.qualname))
             outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
+            if info.metaclass:  # its __instancecheck__ may answer anything: no library's, as far as gblint knows
+                outside.add(f"<metaclass {info.metaclass}>")
         return held, outside
 
     def is_module(self, inst: Inst) -> bool:

@@ -77,7 +77,8 @@ class Items:
         if base == values.OTHER:
             return base
         if base.op == Op.TENSOR:  # torch/_C/__init__.pyi: TensorBase.__getitem__ -> Tensor
-            return Expr(Op.TENSOR, parts=values.method_grad("__getitem__", base, (key,)))
+            return Expr(Op.TENSOR, parts=values.method_grad("__getitem__", base, (key,))
+                        + values.method_layout("__getitem__", base))
         if key.op == Op.UNION and key.parts and all(p.op == Op.CONST for p in key.parts):
             return values.alternatives([self.subscript(base, k, calls) for k in key.parts])  # one of these keys
         if isinstance(base, Ext) and base.name == "sys.modules":

@@ -51,6 +51,7 @@ class Op(str, enum.Enum):
     ARITH = "arith"  # arithmetic of ``parts``: a tensor when an operand is one
     FOLD = "fold"  # ``any``/``all`` (``value``) of ``parts[0]``
     DTYPE = "dtype"  # the dtype ``value``
+    LAYOUT = "layout"  # the torch.layout ``value`` (``strided``, ``sparse_coo``...); also a ``tensor``'s part: its layout
 
     # objects, for following calls (gblint.interp evaluates them; tests treat them as not known unless the
     # interpreter says what they are)

@@ -10,7 +10,7 @@ from typing import Optional
 from .model import Expr
 from .ops import Op
 from .objects import Bound, Closure, Cls, Disabled, Ext, Func, Inst, Partial
-from .values import UNKNOWN, const
+from .values import STRIDED, UNKNOWN, const
 
 _FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
 # what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
@@ -60,12 +60,18 @@ def isfunction_of(v: Expr, program_function) -> Expr:
     return const(found.pop()) if len(found) == 1 and None not in found else UNKNOWN
 
 
-def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
+def isinstance_of(v: Expr, types: Expr, bases_of=None, importable=None) -> Expr:
     """``isinstance(v, types)`` where ``v`` is a function object of the program, None, a
     constant, a tuple or list, a plain dict, or an instance of a class of the program (with
     ``bases_of``: a :class:`Cls` -> ``(held, outside)``, the ``(path, qualname)`` of the classes
     of its MRO the project holds and the dotted names of the bases it does not), and ``types``
     names classes: whether one of them is a type such an object belongs to; else not known."""
+    if types.op == Op.UNION and types.parts:  # one of several classes (a fallback defined when an import fails)
+        # ``importable`` (a library's dotted name -> bool): a class of a package not installed is never bound
+        alive = [t for t in types.parts if not (isinstance(t, Ext) and importable is not None
+                                                and not importable(t.name))] or list(types.parts)
+        found = {isinstance_of(v, t, bases_of, importable) for t in alive}
+        return found.pop() if len(found) == 1 else UNKNOWN
     names = []
     for t in (types.parts if types.op == Op.SEQ else (types,)):
         if isinstance(t, Cls):
@@ -84,6 +90,8 @@ def isinstance_of(v: Expr, types: Expr, bases_of=None) -> Expr:
             found.add(_isinstance_value(p, names))
         elif isinstance(p, Inst) and bases_of is not None:
             found.add(_isinstance_inst(p, types, bases_of))
+        elif p.op == Op.TENSOR and STRIDED in p.parts:
+            found.add(_isinstance_plain_tensor(types, bases_of))
         elif p.op == Op.TENSOR:
             found.add(_isinstance_tensor(names))
         else:
@@ -130,6 +138,32 @@ def _isinstance_tensor(names) -> Optional[bool]:
     if any(n in _TENSOR_TYPES for n in names):
         return True
     return False if all(n in _NOT_TENSOR_TYPES for n in names) else None
+
+
+# torch classes a plain tensor is an instance of by their metaclass (torch/autograd/variable.py, VariableMeta)
+_TENSOR_ALIASES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+
+def _isinstance_plain_tensor(types: Expr, bases_of) -> Optional[bool]:
+    """``isinstance(t, types)`` for ``t`` a plain ``torch.Tensor`` (:data:`gblint.values.STRIDED`: a factory made
+    it, or a method of one): its class is ``torch.Tensor`` itself, so it is an instance of ``Tensor``, its bases and
+    ``Variable`` only; of no other torch class (``nn.Parameter``'s metaclass asks for ``_is_param``, which it has
+    not), no Python value type, and no class of the program whose bases are all of the program (or ``object``)
+    and that has no metaclass (which could answer otherwise). Else not known."""
+    answer = False
+    for t in (types.parts if types.op == Op.SEQ else (types,)):
+        if isinstance(t, Ext):
+            if t.name in _TENSOR_TYPES or t.name in _TENSOR_ALIASES:
+                return True
+            if not (t.name in _NOT_TENSOR_TYPES or t.name.startswith("torch.")):
+                answer = None
+        elif isinstance(t, Cls) and bases_of is not None:
+            _held, outside = bases_of(t)
+            if not outside <= {"object", "builtins.object"}:
+                answer = None
+        else:
+            answer = None
+    return answer
 
 
 def _isinstance_inst(p: Inst, types: Expr, bases_of) -> Optional[bool]:

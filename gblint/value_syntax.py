@@ -17,7 +17,7 @@ from .ops import Op
 from .names import dotted
 from .tensors import TENSOR_FUNCTIONS
 from .traversal import names_in
-from .values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
+from .values import DEFAULT_DTYPE, NOTNONE, STRIDED, UNKNOWN, const
 
 _COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE,
             cst.GreaterThan: Op.GT, cst.GreaterThanEqual: Op.GE, cst.Is: Op.IS, cst.IsNot: Op.ISNOT,
@@ -219,6 +219,8 @@ def known_global(target: str, scope) -> Optional[Expr]:
         return const(False)
     if target in DTYPES:
         return Expr(Op.DTYPE, DTYPES[target])
+    if target in LAYOUTS:
+        return Expr(Op.LAYOUT, LAYOUTS[target])
     if target == "sys.version_info":
         version = getattr(getattr(scope.builder, "settings", None), "python_version", None)
         if version:
@@ -227,6 +229,13 @@ def known_global(target: str, scope) -> Optional[Expr]:
 
 
 _TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+# torch's layouts (torch/_C/__init__.pyi: ``strided: layout``...) and the factories that make a strided tensor
+LAYOUTS = {f"torch.{n}": n for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
+                                      "_mkldnn", "jagged")}
+_STRIDED_FACTORIES = frozenset(f"torch.{n}" for n in (
+    "randn", "rand", "randint", "randperm", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
+    "eye", "tensor", "from_numpy", "normal"))
 
 # torch's dtypes by every name torch gives them (torch/_C/__init__.pyi: torch.half is torch.float16)
 DTYPES = {f"torch.{alias}": name for name, aliases in {
@@ -241,9 +250,14 @@ def global_expr(name: str, scope) -> Expr:
     """The global ``name`` (not bound in any enclosing function) as a dotted ``global``; read
     by module-level code, what the module bound it to last, above (module code runs in order)."""
     target = scope.imports.lookup(name)
-    if target is not None:
-        return known_global(target, scope) or Expr(Op.GLOBAL, target)
     builder = scope.builder
+    if target is not None:
+        imported = known_global(target, scope) or Expr(Op.GLOBAL, target)
+        module = builder.summary.module
+        if scope.info is not None and module and (name in builder.summary.classes or name in builder.summary.functions):
+            # also a class or def of the module (the fallback of `try: from pkg import X` / `except ImportError:`)
+            return Expr(Op.UNION, parts=(imported, Expr(Op.GLOBAL, f"{module}.{name}")))
+        return imported
     if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
         return builder.summary.module_values[name][-1]
     module = builder.summary.module
@@ -378,7 +392,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
         return UNKNOWN
     if scope.resolve(func) in TENSOR_FUNCTIONS:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
-        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope))
+        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope)
+                    + ((STRIDED,) if scope.resolve(func) in _STRIDED_FACTORIES else ()))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)

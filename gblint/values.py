@@ -47,8 +47,8 @@ def const(value) -> Expr:
 # known unless the environment holds an interpreter, Env.resolver).
 OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
                         Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
-_NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE})
-_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE})  # each its own value
+_NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE, Op.LAYOUT})
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
 # The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair and a `tensor`'s `grad`
 # part; what a protocol method of an object returns (gblint.interp follows it). evaluate, or decide for a test,
 # dispatches on every other op (tests/test_ops.py).
@@ -300,7 +300,7 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
                 return bool(_PY_OPS[op](a.value, b.value))
             except TypeError:
                 return None
-        if a.op == Op.DTYPE and b.op == Op.DTYPE and op in (Op.EQ, Op.NE):
+        if a.op == b.op and a.op in (Op.DTYPE, Op.LAYOUT) and op in (Op.EQ, Op.NE):
             return (a.value == b.value) == (op == Op.EQ)
         if op in (Op.EQ, Op.NE) and a.op != Op.UNION and b.op != Op.UNION and \
                 {a.op, b.op} & {Op.CONST} and ({a.op, b.op} - {Op.CONST}) <= _NOT_NONE_OPS and \
@@ -335,8 +335,8 @@ def _identical(a: Expr, b: Expr) -> Optional[bool]:
         if a.value is None or b.value is None or isinstance(a.value, bool) or isinstance(b.value, bool):
             return a.value is b.value
         return None  # `is` between numbers or strings: interning decides, not gblint
-    if a.op == Op.DTYPE and b.op == Op.DTYPE:
-        return a.value == b.value  # each dtype is one object
+    if a.op == b.op and a.op in (Op.DTYPE, Op.LAYOUT):
+        return a.value == b.value  # each dtype, each layout is one object
     if (a.op == Op.CONST and a.value is None and b.op in _NOT_NONE_OPS) or \
             (b.op == Op.CONST and b.value is None and a.op in _NOT_NONE_OPS):
         return False
@@ -579,6 +579,24 @@ def method_grad(name: str, recv: Expr, args: Optional[Sequence[Expr]]) -> tuple:
     if name != "requires_grad_" and args is not None and all(requires_grad(v) is False for v in (recv,) + tuple(args)):
         return (Expr(Op.GRAD, False),)
     return ()
+
+
+#: a tensor's part (and the value of its ``layout``): a plain ``torch.Tensor`` (no subclass), strided
+#: (torch/_C/__init__.pyi: ``strided``): what torch's factories make and a plain tensor's methods return
+STRIDED = Expr(Op.LAYOUT, "strided")
+# the methods whose result is no plain strided tensor when the receiver is one: another layout, a subclass
+# (torch/_tensor.py, _C/__init__.pyi)
+_RELAYOUT = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+                       "to_sparse_bsc", "to_mkldnn", "to_padded_tensor", "sparse_mask", "_to_sparse",
+                       "as_subclass", "_make_subclass", "_make_wrapper_subclass", "__torch_function__"})
+# what a tensor attribute is for a strided one (``t.is_sparse``...: torch/_C/__init__.pyi, TensorBase)
+STRIDED_FLAGS = frozenset({"is_sparse", "is_sparse_csr", "is_nested", "is_quantized", "is_mkldnn"})
+
+
+def method_layout(name: str, recv: Expr) -> tuple:
+    """The ``layout`` part of what the Tensor method ``name`` of ``recv`` returns: :data:`STRIDED` when
+    ``recv`` is strided and the method keeps the layout (every method but the conversions), else ``()``."""
+    return (STRIDED,) if STRIDED in recv.parts and name not in _RELAYOUT else ()
 
 
 def not_tensor(v: Optional[Expr]) -> bool:

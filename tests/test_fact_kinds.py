@@ -139,6 +139,8 @@ UNKNOWN_VALUE = {
 NOT_FOLLOWED = {"k99_module_list_unknown_layers.py": ["self.layers[i].inverse"]}
 #: program -> the calls followed to only some of what they may run, listed as not followed too (their breaks found)
 PARTLY_FOLLOWED = {"k98_module_list_grown_in_loop.py": ["self.layers[i].inverse"]}
+#: program -> the condition of its breaks: a name is a tensor only when a later step of a loop comes back to it
+LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
 
 
 def predicted():
@@ -274,11 +276,21 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     for name in FILES:
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
-            or name in NOT_FOLLOWED
+            or name in NOT_FOLLOWED or name in LOOP_BACK
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
         assert certainties == {"definite"}, (name, certainties)
+
+
+def test_a_name_a_later_step_of_a_loop_makes_a_tensor_is_conditional():
+    """``s = 0`` before a loop, ``if s:`` then ``s = x.sum()`` in it: the second step branches on a tensor (measured:
+    the frame is skipped), how many steps the loop takes is no fact, so the break is conditional on it (kb12);
+    a loop that binds ``s`` to a Python value reports nothing."""
+    for name, condition in LOOP_BACK.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
+        assert sorted({d["line"] for d in diags}) == sorted({b["line"] for b in DOC["programs"][name]["breaks"]})
 
 
 def test_torch_forward_and_function_apply_are_followed():
