@@ -181,8 +181,8 @@ def gate_blocks(scope, site, line: int, node) -> tuple:
     if arms is not None:
         out.append(Block(BlockKind.BRANCH, line, scope.ops, test=arms[0], condition=arms[1],
                          exits_at_entry=scope.exits))
-    if out and any(b.kind == BlockKind.LOOP for b in scope.blocks):
-        scope.in_loop_values.extend(out)
+    for block in out:
+        scope.note_in_loop(block)
     return tuple(out)
 
 

@@ -168,8 +168,10 @@ class Bindings:
         scope, base = self.builder.scope, func.value
         value = self.builder.value_of(node.args[-1].value)
         item = Expr(Op.ITER, parts=(value,)) if func.attr.value == "extend" else value
-        if func.attr.value == "extend" or scope.blocks:  # under a branch or loop, or from an iterable: maybe none
+        if func.attr.value == "extend":  # from an iterable: maybe none
             item = Expr(Op.UNION, parts=(item, values.OTHER))
+        elif scope.blocks:  # under a branch or in a loop: there when their tests hold
+            item = _present(item, scope)
         grown = Expr(Op.SEQ, parts=(item,))
         if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
                 and base.value.value == scope.self_name and scope.class_info is not None:
@@ -278,6 +280,7 @@ class Bindings:
             self.builder.scope.kind_gates.pop(target.value, None)
             self._branch_binding(target.value, value)
             self.builder.scope.rebound.add(target.value)
+            self.builder.scope.note_loop_bind(target.value)
             self.builder.scope.local_values.pop(target.value, None)
             self.builder.scope.masks.discard(target.value)
             self.builder.scope.numpy_locals.discard(target.value)
@@ -457,3 +460,28 @@ def mutation_places(scope) -> tuple:
     mutated = tuple(sorted(scope.mutated & scope.params))
     return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)
+
+
+def _present(item: Expr, scope) -> Expr:
+    """An item appended inside the blocks of ``scope`` (a :class:`gblint.scope.FunctionScope`): the item where the
+    tests of the branches and ``for`` loops around it hold (a loop over ``range(n)`` with ``n > 0``), nothing where
+    one is false, the item or another value where they are not known (an item that may not be there makes a call
+    on the list's items one whose target is not known); any other block (``try``, ``while``, a loop over anything
+    else) leaves it maybe there, as :data:`gblint.values.OTHER` says."""
+    tests, rebound = [], set()
+    for b in scope.blocks:
+        if b.kind == BlockKind.LOOP and id(b) in scope.loop_runs and scope.loop_runs[id(b)][0] is not None:
+            test, names = scope.loop_runs[id(b)]
+            tests.append(test)
+            rebound |= names
+        elif b.kind == BlockKind.BRANCH and b.test is not None:
+            tests.append(b.test)
+        elif b.kind != BlockKind.WITH:
+            return Expr(Op.UNION, parts=(item, values.OTHER))
+    if not tests:
+        return item
+    tests = [values.forget(t, rebound) for t in tests]  # a test on what a step of a loop around rebinds: not known
+    test = tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))
+    absent = Expr(Op.IFELSE, parts=(Expr(Op.NOT, parts=(test,)), Expr(Op.UNION), values.OTHER))
+    return Expr(Op.IFELSE, parts=(test, item, absent))
+

@@ -101,6 +101,11 @@ class Blocks:
         self.push(BlockKind.LOOP, node)
         if self.in_function():
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
+            self.scope.note_loop_entry()
+            self.scope.loop_runs[id(self.scope.blocks[-1])] = value_syntax.loop_runs(node, self.scope)
+            if sum(b.kind == BlockKind.LOOP for b in self.scope.blocks) == 1:  # its target is bound at every step
+                for name in names_in(node.target):
+                    self.scope.note_loop_bind(name)
             loop_back(self.scope, node.body)
         # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
         self.builder.flows.note_iteration(node.iter, at=node)
@@ -188,6 +193,7 @@ class Blocks:
         if not no_backedge(node):
             self.push(BlockKind.LOOP, node)
             if self.in_function():
+                self.scope.note_loop_entry()
                 loop_back(self.scope, node.body)
 
     def leave_While_body(self, node: cst.While) -> None:
@@ -415,7 +421,7 @@ class Blocks:
         """Remember the block just entered if it lies in a loop: a parameter its test reads may
         be rebound later in the loop (:func:`gblint.values.forget`, at the function's end)."""
         if self.in_function() and self.scope.blocks and any(b.kind == BlockKind.LOOP for b in self.scope.blocks[:-1]):
-            self.scope.in_loop_values.append(self.scope.blocks[-1])
+            self.scope.note_in_loop(self.scope.blocks[-1])
 
     def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
         # `not is_compiling() and X`: X never runs under Dynamo (short-circuit)

@@ -12,8 +12,9 @@ from typing import Dict, List, Optional, Protocol
 import libcst as cst
 
 from . import tensors
-from .model import (PARAM_PREFIX, Binding, Block, ClassInfo, ContainerValue, Event, Expr, FileSummary, FunctionInfo, Kind,
-                    ModuleAttr, NnModuleAttr, Span, TensorAttr)
+from .model import (PARAM_PREFIX, Binding, Block, BlockKind, ClassInfo, ContainerValue, Event, Expr, FileSummary,
+                    FunctionInfo, Kind, ModuleAttr, NnModuleAttr, Span, TensorAttr)
+from .ops import Op
 from .names import ImportTable, dotted
 from .semantics import COMPILING_PREDICATES, IS_COMPILING
 from .tensors import join, likely_tensor, maybe_tensor
@@ -99,6 +100,10 @@ class FunctionScope:
         self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
+        self.item_loop: Dict[int, int] = {}  # id() of an in_loop_values item -> id() of the outermost loop block around it
+        self.loop_binds: Dict[int, Dict[str, list]] = {}  # id() of an outermost loop block -> name -> guards it is bound under
+        self.loop_params: Dict[int, frozenset] = {}  # id() of an outermost loop block -> parameters not rebound above it
+        self.loop_runs: Dict[int, tuple] = {}  # id() of a `for` loop block -> (test that it runs a step, names its body binds)
         self.returned_in_branch = False  # a `return` under an `if` was seen: a later top-level `raise` is a fallback
         self.bound_names: set = set()  # names the body assigns (FunctionInfo.locals), so far in the traversal
         self.written: set = set()  # id() of augmented and annotated assignment targets (no attribute read event)
@@ -188,6 +193,34 @@ class FunctionScope:
                 return scope.env[name]
             scope = scope.parent
         return None
+
+    def note_in_loop(self, item) -> None:
+        """``item`` (a Block or an Event with values) is recorded inside a loop: a parameter it reads may hold
+        what a later step of the outermost loop around it binds (:func:`gblint.loop_binds.loop_forget`)."""
+        loop = next((b for b in self.blocks if b.kind == BlockKind.LOOP), None)
+        if loop is not None:
+            self.in_loop_values.append(item)
+            self.item_loop[id(item)] = id(loop)
+
+    def note_loop_entry(self) -> None:
+        """A loop block was just entered: when it is the outermost, the parameters that hold their arguments there."""
+        if sum(b.kind == BlockKind.LOOP for b in self.blocks) == 1:
+            self.loop_params[id(self.blocks[-1])] = frozenset(p for p in self.params if p not in self.rebound)
+
+    def note_loop_bind(self, name: str) -> None:
+        """``name`` is bound here: inside a loop, under the tests of the branches around it in the outermost loop
+        (:data:`loop_binds`; a binding in code that runs only eagerly is none)."""
+        first = next((i for i, b in enumerate(self.blocks) if b.kind == BlockKind.LOOP), None)
+        if first is None:
+            return
+        tests = []
+        for b in self.blocks[first + 1:]:
+            if b.kind == BlockKind.EAGER_ONLY:
+                return
+            if b.kind in (BlockKind.BRANCH, BlockKind.ERROR_PATH) and b.test is not None:
+                tests.append(b.test)
+        guard = None if not tests else tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))
+        self.loop_binds.setdefault(id(self.blocks[first]), {}).setdefault(name, []).append(guard)
 
     def unstable_cells(self) -> set:
         """Names of this function a nested function cannot take from one binding

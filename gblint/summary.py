@@ -27,6 +27,7 @@ from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, 
 from .flows import TENSOR_CLASSES, Flows
 from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
+from .loop_binds import loop_args, loop_value
 from .blocks import Blocks, _exits
 from .model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Definition, Dotted, Event,
                     EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
@@ -299,12 +300,16 @@ class SummaryBuilder(PositionedVisitor):
         elif isinstance(node, cst.Lambda):
             info.results = (value_syntax.expr_of(node.body, scope),)
         info.mutated, info.mutated_when = mutation_places(scope)
-        if scope.rebound:
-            for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
-                if isinstance(item, Block):
-                    item.test = values.forget(item.test, scope.rebound)
-                elif item.args is not None:
-                    item.args = values.forget_args(item.args, scope.rebound)
+        for item in scope.in_loop_values:  # a loop may come back to them with the parameter rebound
+            loop = scope.item_loop[id(item)]
+            binds = scope.loop_binds.get(loop)
+            if not binds:
+                continue
+            entry = scope.loop_params.get(loop, frozenset())
+            if isinstance(item, Block):
+                item.test = loop_value(item.test, binds, entry)
+            elif item.args is not None:
+                item.args = loop_args(item.args, binds, entry)
         for ev in scope.pending:
             guessed = ev.kind == EventKind.BREAK and not scope.resolve_token(ev.needs)
             param = ev.needs[len(PARAM_PREFIX):] if ev.needs and ev.needs.startswith(PARAM_PREFIX) else None
@@ -554,8 +559,7 @@ class SummaryBuilder(PositionedVisitor):
                            call_text=code_of(node.func),
                            args=None if partial else value_syntax.call_args(node, scope),  # partial: more arguments
                            func=self.value_of(node.func))
-                if any(b.kind == BlockKind.LOOP for b in scope.blocks):
-                    scope.in_loop_values.append(ev)
+                scope.note_in_loop(ev)
                 self.add_event(ev)
         if likely_tensor(scope.call_kind(node)):
             scope.ops += 1

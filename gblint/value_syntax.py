@@ -110,6 +110,21 @@ def _bound_value(s, name: str) -> Expr:
     return Expr(Op.LOCAL, name)
 
 
+def loop_runs(node: cst.For, scope) -> tuple:
+    """``(test, names)`` of the ``for`` statement ``node``: a test that holds when its body runs at least one
+    step (``n > 0`` for ``range(n)``, ``b > a`` for ``range(a, b)``, True for a non-empty display; None when not
+    known) and the names its target and body bind (what a later step may change)."""
+    it, test = node.iter, None
+    if isinstance(it, cst.Call) and scope.resolve(it.func) == "range" and 1 <= len(it.args) <= 2 \
+            and not any(a.star or a.keyword for a in it.args):
+        bounds = [expr_of(a.value, scope) for a in it.args]
+        test = Expr(Op.GT, parts=(bounds[-1], bounds[0] if len(bounds) == 2 else const(0)))
+    elif isinstance(it, (cst.List, cst.Tuple)) and it.elements and not any(
+            isinstance(e, cst.StarredElement) for e in it.elements):
+        test = const(True)
+    return test, frozenset(_names_bound(node.body)) | frozenset(names_in(node.target))
+
+
 def loop_values(node: cst.For, scope) -> dict:
     """What each name the target of the ``for`` statement ``node`` binds holds throughout its
     body, for the names the body binds nowhere else (in any statement, nested ones included):

@@ -81,7 +81,9 @@ def evaluate(e: Expr, env: Env) -> Expr:
         return UNKNOWN
     if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
-        return Expr(Op.TENSOR) if any(p.op == Op.TENSOR for p in parts) else NOTNONE
+        if any(p.op == Op.TENSOR for p in parts):
+            return Expr(Op.TENSOR)
+        return _arith(e.value, parts) or NOTNONE
     if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         if any(p.op == Op.TENSOR for p in parts) and not any(p.op == Op.CONST and p.value is None for p in parts):
@@ -183,6 +185,24 @@ def alternatives(found: Sequence[Expr]) -> Expr:
     if len(found) > 1 and any(v.op != Op.UNKNOWN for v in found):
         found = [OTHER if v.op == Op.UNKNOWN else v for v in found]
     return union(found)
+
+
+_ARITH = {"Add": operator.add, "Subtract": operator.sub, "Multiply": operator.mul, "FloorDivide": operator.floordiv,
+          "Divide": operator.truediv, "Modulo": operator.mod, "BitAnd": operator.and_, "BitOr": operator.or_,
+          "BitXor": operator.xor}
+
+
+def _arith(name: str, parts) -> Optional[Expr]:
+    """Python's result of the arithmetic ``name`` (a libcst operator's class name) of two numbers that are
+    constants (``num_layers - 2``); None for anything else, or a result too big to be a setting."""
+    if len(parts) != 2 or name not in _ARITH or not all(
+            p.op == Op.CONST and type(p.value) in (int, float, bool) for p in parts):
+        return None
+    try:
+        got = _ARITH[name](parts[0].value, parts[1].value)
+    except (ArithmeticError, ValueError):
+        return None
+    return const(got) if not isinstance(got, int) or got.bit_length() <= 128 else None
 
 
 def module_name(name: str) -> Expr:

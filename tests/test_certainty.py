@@ -211,3 +211,22 @@ def test_a_union_holds_a_tensor_only_when_every_value_does():
     assert values.holds_tensor(Expr(Op.UNION, parts=(c, values.const(None)))) is False
     assert values.holds_tensor(Expr(Op.UNION, parts=(t, c))) is None
     assert values.holds_tensor(Expr(Op.UNION, parts=(t, values.UNKNOWN))) is None
+
+
+def test_arithmetic_of_constants_is_computed():
+    """``num_layers - 2`` with ``num_layers=2`` is 0 (a loop over ``range(num_layers - 2)`` takes no step); a
+    result too big to be a setting, a division by zero or a string is not computed."""
+    from gblint import values
+    from gblint.model import Expr
+    from gblint.ops import Op
+
+    def arith(op, a, b):
+        return values.evaluate(Expr(Op.ARITH, op, (values.const(a), values.const(b))), values.Env())
+
+    assert arith("Subtract", 2, 2) == values.const(0)
+    assert arith("FloorDivide", 7, 2) == values.const(3)
+    assert arith("Multiply", 2, 1.5) == values.const(3.0)
+    assert arith("FloorDivide", 1, 0) == values.NOTNONE
+    assert arith("Multiply", 2 ** 100, 2 ** 100) == values.NOTNONE
+    assert arith("Add", "a", "b") == values.NOTNONE
+    assert arith("Power", 2, 3) == values.NOTNONE  # not folded: a power may be huge

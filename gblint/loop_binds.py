@@ -1,0 +1,41 @@
+"""What a parameter read inside a loop may hold: the argument, or what a later step of the loop bound to it.
+
+A value the summary records inside a loop (a branch's test, a call's arguments) reads a parameter as the
+argument (``param``) when nothing above rebinds it; the loop's back edge brings a rebinding further down the
+body to it (:attr:`gblint.scope.FunctionScope.loop_binds`, per outermost loop). A binding on every path makes
+the parameter unknown there, as before; one under branch tests is taken only where the walk finds them true
+(``ifelse(test, unknown, param)``): ``if sampled is not None: x, edge_index = trim(...)`` in a loop leaves
+``edge_index`` the argument when the call passes ``sampled=None``. A rebinding after the loop never reaches it.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from .model import CallArgs, Expr
+from .ops import Op
+from .values import UNKNOWN, forget
+
+
+def loop_value(e: Optional[Expr], binds: Dict[str, List[Optional[Expr]]], entry=frozenset()) -> Optional[Expr]:
+    """``e`` with each ``param`` that ``binds`` (name -> the guards of its bindings in the loop, None for one on
+    every path) rebinds replaced by what it may hold in a later step; also each ``local`` read of a parameter of
+    ``entry`` (those that hold their argument where the loop begins): below a binding in the loop's body, it is the
+    argument unless that binding ran (in this step or an earlier one)."""
+    if e is None:
+        return None
+    if e.op in (Op.PARAM, Op.LOCAL) and e.value in binds and (e.op == Op.PARAM or e.value in entry):
+        guards = binds[e.value]
+        if any(g is None for g in guards):
+            return UNKNOWN
+        tests = [forget(g, binds) for g in dict.fromkeys(guards)]  # a test on a rebound name is not known either
+        test = tests[0] if len(tests) == 1 else Expr(Op.OR, parts=tuple(tests))
+        return Expr(Op.IFELSE, parts=(test, UNKNOWN, Expr(Op.PARAM, e.value)))
+    if not e.parts:
+        return e
+    return Expr(e.op, e.value, tuple(loop_value(p, binds, entry) for p in e.parts))
+
+
+def loop_args(args: CallArgs, binds, entry=frozenset()) -> CallArgs:
+    """``args`` with :func:`loop_value` applied to each argument."""
+    return CallArgs(tuple(loop_value(a, binds, entry) for a in args.positional),
+                    tuple((k, loop_value(v, binds, entry)) for k, v in args.keywords), args.star, args.starstar)
