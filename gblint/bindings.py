@@ -471,7 +471,7 @@ def _present(item: Expr, scope) -> Expr:
     tests, rebound = [], set()
     for b in scope.blocks:
         if b.kind == BlockKind.LOOP and id(b) in scope.loop_runs and scope.loop_runs[id(b)][0] is not None:
-            test, names = scope.loop_runs[id(b)]
+            test, names, _ = scope.loop_runs[id(b)]
             tests.append(test)
             rebound |= names
         elif b.kind == BlockKind.BRANCH and b.test is not None:

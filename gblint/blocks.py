@@ -15,6 +15,7 @@ import libcst as cst
 
 from . import value_syntax
 from .arm_kinds import ArmKinds, loop_back
+from .loops import _names_bound as names_bound
 from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
@@ -363,7 +364,7 @@ class Blocks:
     def _forget_bound(self, node) -> None:
         """The names bound anywhere in ``node`` (a ``match`` statement) hold what only one of its cases
         bound, or what they held before: unknown."""
-        for name in sorted(value_syntax._names_bound(node)):
+        for name in sorted(names_bound(node)):
             self.builder.bindings.note_rebound(cst.Name(name))
 
     def note_exit(self) -> None:

@@ -37,6 +37,16 @@ class GapsHost(Protocol):
     def class_mro(self, cls: Cls) -> list: ...  # for gblint.nn_overlay.torch_base
 
 
+def _alternatives(fn: Expr) -> tuple:
+    """The values a called ``fn`` may be: the parts of a union, and of the unions in an :data:`gblint.values.EACH`
+    union (each item of a list a loop takes in turn, itself maybe one of several)."""
+    if fn.op != Op.UNION:
+        return (fn,)
+    if fn.value != values.EACH:
+        return fn.parts
+    return tuple(q for p in fn.parts for q in (p.parts if p.op == Op.UNION else (p,)))
+
+
 PARTLY = "(only its known values were followed)"  # the end of the reason of a call followed in part
 
 
@@ -73,7 +83,7 @@ class Gaps:
         if self._method_of_builtin(frame, ev.func, fenv):
             return None  # a method of a tensor, a number, a string or a container: torch's or Python's own
         fn = self.interp.value(ev.func, fenv)
-        parts = fn.parts if fn.op == Op.UNION else (fn,)
+        parts = _alternatives(fn)
         for p in parts:
             if isinstance(p, Ext):
                 head = p.name.split(".")[0]
@@ -97,7 +107,8 @@ class Gaps:
         if ev.func is None:
             return None
         fn = self.interp.value(ev.func, self.interp.frame_env(frame, env))
-        if fn.op != Op.UNION or not any(p.op == Op.UNKNOWN for p in fn.parts):
+        parts = _alternatives(fn)
+        if len(parts) < 2 or not any(p.op == Op.UNKNOWN for p in parts):
             return None
         return self._partly(ev)
 
@@ -135,7 +146,7 @@ class Gaps:
         """The first dotted name of the library classes (or their methods) that every object ``fn``
         may be is, or None (a builtin value's method is Python's own, not a library class's)."""
         names = []
-        for p in (fn.parts if fn.op == Op.UNION else (fn,)):
+        for p in _alternatives(fn):
             if isinstance(p, Method) and isinstance(p.recv, ExtInst):
                 names.append(f"{p.recv.name}.{p.name}")
             elif isinstance(p, ExtInst):

@@ -26,6 +26,7 @@ from typing import Dict, Optional, Tuple
 
 from . import nn_overlay, tensors, values
 from .fs import installed
+from .loop_binds import each_item
 from .changes import ProgramChanges, import_groups
 from .building import Building
 from .class_effects import ClassEffects, on_class
@@ -33,7 +34,7 @@ from .fixpoint import Fixpoint
 from .gaps import Gaps
 from .handing import Handing
 from .items import Items
-from .model import Expr, FileSummary, Frame, FunctionInfo
+from .model import Dotted, Expr, FileSummary, Frame, FunctionInfo
 from .namespace import ANY
 from .ops import Op
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
@@ -142,6 +143,8 @@ class Interpreter(CallsMixin):
             return self.attribute(self.evaluate(e.parts[0], env, calls), e.value, calls)
         if op == Op.SUB:
             base = self.evaluate(e.parts[0], env, calls)
+            if e.value == values.EACH and (items := each_item(base)) is not None:
+                return items  # `L[i]` in a loop over every index of L: each item, one per step
             return self.items.subscript(base, self.evaluate(e.parts[1], env, None), calls)
         if op == Op.CALLV:  # a call inside a value: its frames are its own call event's, not this one's
             fn = self.evaluate(e.parts[0], env, None)
@@ -373,6 +376,8 @@ class Interpreter(CallsMixin):
     def attribute(self, base: Expr, name: str, calls: Optional[list]) -> Expr:
         """``base.name``; what reading it runs (a property's getter, ``__getattribute__``)
         goes into ``calls``."""
+        if base.op == Op.UNION and base.value == values.EACH:
+            return Expr(Op.UNION, values.EACH, tuple(self.attribute(p, name, calls) for p in base.parts))
         if base.op == Op.UNION:
             return union(self.attribute(p, name, calls) for p in base.parts)
         if base == values.OTHER:  # what is read from an unknown alternative is one too
@@ -427,6 +432,16 @@ class Interpreter(CallsMixin):
         """The names of the methods the program may call on its objects after building them
         (:func:`gblint.changes.program_changes`'s ``called``), of the files read so far."""
         return self._facts()[2]
+
+    def base_names(self, cls: Cls):
+        """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""
+        held, outside = set(), set()
+        for summary, info in self.class_mro(cls):
+            held.add((summary.path, info.qualname))
+            outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
+            if info.metaclass:  # its __instancecheck__ may answer anything: no library's, as far as gblint knows
+                outside.add(f"<metaclass {info.metaclass}>")
+        return held, outside
 
     def importable(self, dotted: str) -> bool:
         """Whether the module of the library name ``dotted`` may be imported when the program runs: a module of the

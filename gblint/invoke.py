@@ -175,6 +175,10 @@ class CallsMixin:
         values run is a target only maybe, marked with what it was called as
         (:attr:`Target.maybe`); one every known value runs is certain."""
         results, per = [], []
+        if fn.value == values.EACH:  # each item of a list, one per step of a loop: each one runs
+            for p in fn.parts:
+                results.append(self.apply(p, args, calls, want))
+            return union(results)
         for p in fn.parts:
             mine: List[Target] = []
             results.append(self.apply(p, args, mine, want))
@@ -510,11 +514,11 @@ class CallsMixin:
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
-            return type_tests.isinstance_of(first, args.positional[1], self._base_names, self.importable)
+            return type_tests.isinstance_of(first, args.positional[1], self.base_names, self.importable)
         if name == "inspect.isclass" and len(args.positional) == 1:
             return type_tests.isclass_of(first)
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
-            return type_tests.isinstance_of(first, Ext("torch.Tensor"), self._base_names)
+            return type_tests.isinstance_of(first, Ext("torch.Tensor"), self.base_names)
         if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
             return type_tests.isfunction_of(first, self.program_function)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
@@ -619,16 +623,6 @@ class CallsMixin:
             elif isinstance(part, (Func, Closure, Bound, Partial)):
                 self.apply(part, args, calls, want=False)
         return [t for t in calls if t.frame is not None]
-
-    def _base_names(self, cls: Cls):
-        """``(held, outside)`` of ``cls`` (see :func:`gblint.type_tests.isinstance_of`)."""
-        held, outside = set(), set()
-        for summary, info in self.class_mro(cls):
-            held.add((summary.path, info.qualname))
-            outside.update(b for b in info.bases if self.project.class_info(summary, Dotted(b)) is None)
-            if info.metaclass:  # its __instancecheck__ may answer anything: no library's, as far as gblint knows
-                outside.add(f"<metaclass {info.metaclass}>")
-        return held, outside
 
     def is_module(self, inst: Inst) -> bool:
         summary = self.project.by_path.get(inst.cls.path)

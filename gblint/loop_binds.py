@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 
 from .model import CallArgs, Expr
 from .ops import Op
-from .values import UNKNOWN, forget
+from .values import EACH, OPEN, UNKNOWN, forget
 
 
 def loop_value(e: Optional[Expr], binds: Dict[str, List[Optional[Expr]]], entry=frozenset()) -> Optional[Expr]:
@@ -39,3 +39,16 @@ def loop_args(args: CallArgs, binds, entry=frozenset()) -> CallArgs:
     """``args`` with :func:`loop_value` applied to each argument."""
     return CallArgs(tuple(loop_value(a, binds, entry) for a in args.positional),
                     tuple((k, loop_value(v, binds, entry)) for k, v in args.keywords), args.star, args.starstar)
+
+
+def each_item(seq: Expr) -> Optional[Expr]:
+    """The items of the list ``seq`` (a ``seq``, or a ``union`` of the ``seq`` alternatives of a list grown by
+    appends) as an :data:`EACH` union: each item a loop over every index reads, one per step. An item that may not
+    be there stays a union with what else it may be; None when ``seq`` is not such a list."""
+    alts = seq.parts if seq.op == Op.UNION and seq.value is None else (seq,)
+    if not alts or any(a.op != Op.SEQ or a.value in OPEN for a in alts):
+        return None
+    items = tuple(p for a in alts for p in a.parts if not (p.op == Op.UNION and not p.parts))
+    if any(p.op in (Op.STAR, Op.STARSTAR) for p in items):
+        return None
+    return Expr(Op.UNION, EACH, items) if items else Expr(Op.UNION)

@@ -16,8 +16,9 @@ from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .ops import Op
 from .names import dotted
 from .tensors import TENSOR_FUNCTIONS
+from .loops import _each_index, _names_bound, covers
 from .traversal import names_in
-from .values import DEFAULT_DTYPE, NOTNONE, STRIDED, UNKNOWN, const
+from .values import DEFAULT_DTYPE, EACH, NOTNONE, STRIDED, UNKNOWN, const
 
 _COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE,
             cst.GreaterThan: Op.GT, cst.GreaterThanEqual: Op.GE, cst.Is: Op.IS, cst.IsNot: Op.ISNOT,
@@ -122,7 +123,8 @@ def loop_runs(node: cst.For, scope) -> tuple:
     elif isinstance(it, (cst.List, cst.Tuple)) and it.elements and not any(
             isinstance(e, cst.StarredElement) for e in it.elements):
         test = const(True)
-    return test, frozenset(_names_bound(node.body)) | frozenset(names_in(node.target))
+    names = frozenset(_names_bound(node.body)) | frozenset(names_in(node.target))
+    return test, names, covers(node, names)
 
 
 def loop_values(node: cst.For, scope) -> dict:
@@ -146,80 +148,6 @@ def loop_values(node: cst.For, scope) -> dict:
         return True
 
     return out if bind(node.target, Expr(Op.ITER, parts=(expr_of(node.iter, scope),))) else {}
-
-
-class _Binder(cst.CSTVisitor):
-    """Every name a piece of code may bind (over-approximated: nested scopes count too)."""
-
-    def __init__(self) -> None:
-        self.names: set = set()
-
-    def _add(self, node) -> None:
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for e in node.elements:
-                self._add(e.value)
-        elif isinstance(node, cst.StarredElement):
-            self._add(node.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._add(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._add(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._add(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._add(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._add(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._add(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._add(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._add(node.target)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:
-            self.names.add(dotted(node.name).split(".")[0] if dotted(node.name) else "")
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(n.name.value for n in node.names)
-
-    def visit_MatchAs(self, node) -> None:
-        if node.name is not None:
-            self._add(node.name)
-
-    def visit_MatchStar(self, node) -> None:
-        if node.name is not None:
-            self._add(node.name)
-
-    def visit_MatchMapping(self, node) -> None:
-        if node.rest is not None:
-            self._add(node.rest)
-
-
-def _names_bound(node: cst.CSTNode) -> set:
-    binder = _Binder()
-    node.visit(binder)
-    return binder.names
 
 
 def known_global(target: str, scope) -> Optional[Expr]:
@@ -351,7 +279,7 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
     if isinstance(node, cst.NamedExpr):
         return expr_of(node.value, scope)
     if isinstance(node, cst.Subscript):
-        return Expr(Op.SUB, parts=(expr_of(node.value, scope), _key(node, scope)))
+        return Expr(Op.SUB, EACH if _each_index(node, scope) else None, (expr_of(node.value, scope), _key(node, scope)))
     if isinstance(node, cst.Lambda):
         qual = scope.builder.lambda_qual(node)
         return Expr(Op.DEF, qual) if qual else NOTNONE

@@ -205,6 +205,9 @@ def _arith(name: str, parts) -> Optional[Expr]:
     return const(got) if not isinstance(got, int) or got.bit_length() <= 128 else None
 
 
+EACH = "each"  # a ``union`` of the items of a list a loop takes one per step (each runs), a ``sub`` that makes one
+
+
 def module_name(name: str) -> Expr:
     """The ``__name__`` of the module ``name`` (dotted), as a value (:data:`MODULE_NAME`)."""
     return Expr(Op.NOTNONE, MODULE_NAME + name)

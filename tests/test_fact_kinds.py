@@ -141,6 +141,9 @@ NOT_FOLLOWED = {"k99_module_list_unknown_layers.py": ["self.layers[i].inverse"]}
 PARTLY_FOLLOWED = {"k98_module_list_grown_in_loop.py": ["self.layers[i].inverse"]}
 #: program -> the condition of its breaks: a name is a tensor only when a later step of a loop comes back to it
 LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
+#: program -> frame -> the condition of its diagnostics (None: definite): a loop over every index calls each layer
+EACH_STEP = {"kb18_each_layer_by_index.py": {"Flow.forward": None,
+                                             "Picky.forward": "when `self.flows[i].inverse is B.inverse`"}}
 
 
 def predicted():
@@ -276,7 +279,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     for name in FILES:
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
-            or name in NOT_FOLLOWED or name in LOOP_BACK
+            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -291,6 +294,15 @@ def test_a_name_a_later_step_of_a_loop_makes_a_tensor_is_conditional():
         diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
         assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
         assert sorted({d["line"] for d in diags}) == sorted({b["line"] for b in DOC["programs"][name]["breaks"]})
+
+
+def test_a_loop_over_every_index_calls_each_layer():
+    """``for i in range(len(L) - 1, -1, -1): L[i].inverse(x)`` calls every layer, one per step: the layer that
+    prints skips the frame for sure (kb18); a body that may skip a step (``continue``) proves no layer is called."""
+    for name, frames in EACH_STEP.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        got = {d["frame"]: (None if d["certainty"] == "definite" else d["condition"]) for d in diags}
+        assert got == frames, diags
 
 
 def test_torch_forward_and_function_apply_are_followed():

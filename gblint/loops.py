@@ -1,0 +1,151 @@
+"""Loop shapes the summary reads without values: the names a piece of code binds, whether a ``for`` loop takes
+every index of a sequence in turn (``for i in range(len(L))``), and whether ``L[i]`` lies in such a loop."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .model import BlockKind
+from .names import dotted
+from .traversal import code_of
+
+
+class _Binder(cst.CSTVisitor):
+    """Every name a piece of code may bind (over-approximated: nested scopes count too)."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+
+    def _add(self, node) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for e in node.elements:
+                self._add(e.value)
+        elif isinstance(node, cst.StarredElement):
+            self._add(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._add(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._add(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._add(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            self.names.add(dotted(node.name).split(".")[0] if dotted(node.name) else "")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_MatchAs(self, node) -> None:
+        if node.name is not None:
+            self._add(node.name)
+
+    def visit_MatchStar(self, node) -> None:
+        if node.name is not None:
+            self._add(node.name)
+
+    def visit_MatchMapping(self, node) -> None:
+        if node.rest is not None:
+            self._add(node.rest)
+
+
+def _names_bound(node: cst.CSTNode) -> set:
+    binder = _Binder()
+    node.visit(binder)
+    return binder.names
+
+
+def covers(node: cst.For, names) -> Optional[tuple]:
+    """``(index, code of L)`` when the ``for`` statement ``node`` takes every index of a sequence ``L`` in turn
+    (``for i in range(len(L))``, ``range(len(L) - 1, -1, -1)``, ``reversed(range(len(L)))``) and its body runs
+    to its end at every step (no ``break``, ``continue`` or ``return``) without rebinding ``i``: ``L[i]`` in the body
+    is then each item of ``L``, one per step. None otherwise."""
+    if not isinstance(node.target, cst.Name) or node.target.value in _names_bound(node.body) or _jumps(node.body):
+        return None
+    it = node.iter
+    if isinstance(it, cst.Call) and dotted(it.func) == "reversed" and len(it.args) == 1:
+        it = it.args[0].value
+    if not (isinstance(it, cst.Call) and dotted(it.func) == "range" and it.args
+            and not any(a.star or a.keyword for a in it.args)):
+        return None
+    args = [a.value for a in it.args]
+    texts = [code_of(a).replace(" ", "") for a in args]
+    size = next((t[4:t.rindex(")")] for t in texts[:2] if t.startswith("len(") and t.endswith((")", ")-1"))), None)
+    if size is None:
+        return None
+    whole = (texts == [f"len({size})"] or texts == ["0", f"len({size})"]
+             or texts == [f"len({size})-1", "-1", "-1"])
+    return (node.target.value, size) if whole else None
+
+
+class _Jumps(cst.CSTVisitor):
+    """Whether a loop body has a ``break``, ``continue`` or ``return`` (nested functions not counted)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Break(self, node) -> None:
+        self.found = True
+
+    def visit_Continue(self, node) -> None:
+        self.found = True
+
+    def visit_Return(self, node) -> None:
+        self.found = True
+
+
+def _jumps(body) -> bool:
+    v = _Jumps()
+    body.visit(v)
+    return v.found
+
+
+def _each_index(node: cst.Subscript, scope) -> bool:
+    """Whether ``L[i]`` (``node``) lies in a ``for`` loop that takes every index ``i`` of ``L`` in turn
+    (:func:`_covers`; the loop's code the same as the subscript's)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+            or not isinstance(node.slice[0].slice.value, cst.Name) or scope.info is None:
+        return False
+    index = node.slice[0].slice.value.value
+    runs = getattr(scope, "loop_runs", {})
+    for b in scope.blocks:
+        covers = runs.get(id(b), (None, None, None))[2] if b.kind == BlockKind.LOOP else None
+        if covers is not None and covers[0] == index:
+            return covers[1] == code_of(node.value).replace(" ", "")
+    return False
