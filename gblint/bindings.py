@@ -12,6 +12,7 @@ import libcst as cst
 from . import aliases, value_syntax, values
 from .model import PARAM_PREFIX, BlockKind, CallArgs, Expr, Kind
 from .ops import Op
+from .loops import sure_calls
 from .names import ImportTable, dotted
 from .scope import FunctionScope, ReadingHost
 from .tensors import likely_tensor, maybe_tensor
@@ -49,6 +50,7 @@ class BindingsHost(ReadingHost, Protocol):
     module_scope: FunctionScope
     rule_notes: Dict[tuple, object]
     flows: "Flows"
+    module_node: Optional[cst.Module]
 
 
 class Bindings:
@@ -60,6 +62,7 @@ class Bindings:
         self.builder = builder
         self.summary, self.imports, self.module_scope = builder.summary, builder.imports, builder.module_scope
         self._module_args: Dict[str, CallArgs] = {}
+        self._sure: Optional[frozenset] = None  # gblint.loops.sure_calls of the module, when first asked
 
     def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
         """At module level: a name bound to what a compile call returns holds that region (its
@@ -162,7 +165,7 @@ class Bindings:
         if want is None or len(node.args) != want or any(a.star or a.keyword for a in node.args):
             return False
         if self.builder.scope is None and not self.builder.class_stack and isinstance(func.value, cst.Name):
-            return self._module_grown(func.value.value, func.attr.value, node.args[-1].value)
+            return self._module_grown(func.value.value, func.attr.value, node.args[-1].value, node)
         if not self.builder.in_function() or self.builder.suppressed():
             return False
         scope, base = self.builder.scope, func.value
@@ -217,17 +220,30 @@ class Bindings:
             if not handed and not self.builder.class_stack and name in self.summary.module_values:
                 self._module_changed(name)
 
-    def _module_grown(self, name: str, method: str, arg: cst.BaseExpression) -> bool:
+    def _module_grown(self, name: str, method: str, arg: cst.BaseExpression, call: cst.Call) -> bool:
         """``name.append(v)`` (``insert``, ``extend``) at module level, maybe in a loop or under a branch: the
         list a module global holds may also hold ``v``, in some place, maybe more (``layers = []`` then
-        ``layers.append(Layer())`` in a ``for`` loop, before ``nn.ModuleList(layers)``). True when noted."""
+        ``layers.append(Layer())`` in a ``for`` loop, before ``nn.ModuleList(layers)``). An ``append`` that surely
+        runs (:func:`gblint.loops.sure_calls`) to a list only appended to makes a :data:`gblint.values.GROWN` list:
+        ``v`` is there. True when noted."""
         found = self.summary.module_values.get(name)
         if not found:
             return False
         value = self.builder.value_of(arg)
+        if method == "append" and all(v.op == Op.SEQ and v.value in (None, values.GROWN) for v in found) \
+                and id(call) in self._sure_calls():
+            self._module_args.pop(name, None)
+            self.summary.module_values[name] = tuple(Expr(Op.SEQ, values.GROWN, v.parts + (value,)) for v in found)
+            return True
         self._module_changed(name, values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value,
                                                  values.OTHER)))
         return True
+
+    def _sure_calls(self) -> frozenset:
+        """id() of the module's calls that run whenever it is imported (:func:`gblint.loops.sure_calls`)."""
+        if self._sure is None:
+            self._sure = sure_calls(self.builder.module_node) if self.builder.module_node is not None else frozenset()
+        return self._sure
 
     def module_item_store(self, target: cst.Subscript, value: cst.BaseExpression) -> bool:
         """``name[key] = value`` at module level, maybe in a loop or under a branch: the dict (or list) a module

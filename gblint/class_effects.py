@@ -190,7 +190,7 @@ class ClassEffects:
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True
-            if (p.op == Op.SEQ and p.value in ("modulelist", "sequential")) or \
+            if (p.op == Op.SEQ and p.value in ("modulelist", "sequential", values.GROWN_MODULES)) or \
                     (p.op == Op.DICT and p.value == "moduledict"):
                 return True
         return False

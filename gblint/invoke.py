@@ -478,6 +478,8 @@ class CallsMixin:
         if name.startswith("torch.nn.") and short in ("ModuleList", "ParameterList"):
             if first is not None and first.op == Op.SEQ and first.value not in values.OPEN:
                 return Expr(Op.SEQ, "modulelist", first.parts)  # a list display: each layer in its place
+            if first is not None and first.op == Op.SEQ and first.value == values.GROWN:
+                return Expr(Op.SEQ, values.GROWN_MODULES, first.parts)  # each layer there, in some places
             items = self.items.iterate(first) if first is not None else BOTTOM
             return Expr(Op.SEQ, "modulelist", (items,)) if items.op not in (Op.UNION,) or items.parts else Expr(Op.SEQ, "modulelist")
         if name.startswith("torch.nn.") and short == "Sequential":

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 
 from .model import CallArgs, Expr
 from .ops import Op
-from .values import EACH, OPEN, UNKNOWN, forget
+from .values import EACH, GROWN, GROWN_MODULES, OPEN, UNKNOWN, forget
 
 
 def loop_value(e: Optional[Expr], binds: Dict[str, List[Optional[Expr]]], entry=frozenset()) -> Optional[Expr]:
@@ -46,7 +46,7 @@ def each_item(seq: Expr) -> Optional[Expr]:
     appends) as an :data:`EACH` union: each item a loop over every index reads, one per step. An item that may not
     be there stays a union with what else it may be; None when ``seq`` is not such a list."""
     alts = seq.parts if seq.op == Op.UNION and seq.value is None else (seq,)
-    if not alts or any(a.op != Op.SEQ or a.value in OPEN for a in alts):
+    if not alts or any(a.op != Op.SEQ or (a.value in OPEN and a.value not in (GROWN, GROWN_MODULES)) for a in alts):
         return None
     items = tuple(p for a in alts for p in a.parts if not (p.op == Op.UNION and not p.parts))
     if any(p.op in (Op.STAR, Op.STARSTAR) for p in items):

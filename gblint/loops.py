@@ -149,3 +149,32 @@ def _each_index(node: cst.Subscript, scope) -> bool:
         if covers is not None and covers[0] == index:
             return covers[1] == code_of(node.value).replace(" ", "")
     return False
+
+
+def sure_calls(module: cst.Module) -> frozenset:
+    """id() of the calls in the module's expression statements that run whenever it is imported: at its top level,
+    or in the body of a top-level ``for`` over ``range(N)`` (N a literal above 0) or a non-empty display whose body
+    runs to its end (no ``break``, ``continue``), nested the same way. A statement under ``if``, ``while``, ``try``
+    or ``with`` is not sure."""
+    out = set()
+
+    def body(statements) -> None:
+        for st in statements:
+            if isinstance(st, cst.SimpleStatementLine):
+                out.update(id(s.value) for s in st.body if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call))
+            elif isinstance(st, cst.For) and st.orelse is None and st.asynchronous is None and _steps(st.iter) \
+                    and not _jumps(st.body) and isinstance(st.body, cst.IndentedBlock):
+                body(st.body.body)
+
+    body(module.body)
+    return frozenset(out)
+
+
+def _steps(it) -> bool:
+    """Whether iterating ``it`` takes at least one step: ``range(N)`` with N an integer literal above 0, or a list
+    or tuple display with an element."""
+    if isinstance(it, cst.Call) and dotted(it.func) == "range" and len(it.args) == 1 and not it.args[0].star \
+            and it.args[0].keyword is None and isinstance(it.args[0].value, cst.Integer):
+        return int(it.args[0].value.evaluated_value) > 0
+    return isinstance(it, (cst.List, cst.Tuple)) and bool(it.elements)
+

@@ -62,6 +62,7 @@ class SummaryBuilder(PositionedVisitor):
         self.scope: Optional[FunctionScope] = None
         self.class_stack: List[ClassInfo] = []
         self.func_stack: List[FunctionScope] = []
+        self.module_node: Optional[cst.Module] = None
         self.module_scope = FunctionScope(self, None, self.imports, {}, None, None)
         self.module_now: Dict[str, Binding] = {}  # module-level names as bound so far in the traversal
         self.module_scope.env = {}
@@ -114,6 +115,7 @@ class SummaryBuilder(PositionedVisitor):
 
     # -- module pre-pass: imports, globals, config set at module level
     def visit_Module(self, node: cst.Module) -> None:
+        self.module_node = node
         conditional = []
         for small, maybe in module_imports(node.body, self.imports):
             if maybe:

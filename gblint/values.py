@@ -436,7 +436,9 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
 OPEN_SEQ = "open"  # a `seq` value: these items first, maybe more (what `*args` got from `f(x, *unknown)`)
 OPEN_DICT = "open"  # a `dict` value: these keys at least (what `**kwargs` got from `f(k=v, **unknown)`)
 CHANGED = "changed"  # a `seq`/`dict` a function changed in place: these items maybe, in another order, maybe more
-OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED})
+GROWN = "grown"  # a `seq` module code grew by appends that surely ran: each item there, in some order and number
+GROWN_MODULES = "grown modulelist"  # an nn.ModuleList of a GROWN list
+OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED, GROWN, GROWN_MODULES})
 
 
 def changed_by(info, name: str, env: Env) -> bool:

@@ -131,14 +131,14 @@ UNKNOWN_VALUE = {
     # the class stores its keywords by name (`setattr(self, key, value)`): its default is not what an instance holds
     "k96_setattr_kwargs_own_class.py": {25: "when `self.opts.verbose`"},
     # a list grown at module level may hold more than the layers gblint saw appended
-    "k98_module_list_grown_in_loop.py": {10: "when `self.layers[i].inverse is Shift.inverse`"},
+    "kb19_module_list_grown_under_a_test.py": {12: "when `self.layers[i].inverse is Shift.inverse`"},
 }
 
 
 #: program -> the calls it lists as not followed, behind which Dynamo's breaks lie
 NOT_FOLLOWED = {"k99_module_list_unknown_layers.py": ["self.layers[i].inverse"]}
 #: program -> the calls followed to only some of what they may run, listed as not followed too (their breaks found)
-PARTLY_FOLLOWED = {"k98_module_list_grown_in_loop.py": ["self.layers[i].inverse"]}
+PARTLY_FOLLOWED = {"kb19_module_list_grown_under_a_test.py": ["self.layers[i].inverse"]}
 #: program -> the condition of its breaks: a name is a tensor only when a later step of a loop comes back to it
 LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
 #: program -> frame -> the condition of its diagnostics (None: definite): a loop over every index calls each layer
@@ -448,20 +448,22 @@ def test_match_cases_and_if_arms_are_branches():
 
 
 def test_layers_appended_at_module_level_are_not_an_empty_list():
-    """``LAYERS = []`` then ``LAYERS.append(Shift())`` in a module-level loop, handed to ``nn.ModuleList``: the
-    layer's print, called in a loop, skips the forward (k98, conditional on the layer the list holds: the list
-    may hold more than gblint saw, so the call is also listed as followed only in part); a layer picked by a name
-    known at run time is a call not followed (k99). Before,
-    both printed "All checks passed" (the list was taken for the empty one it was bound to, and the call on its
-    item for a builtin value's method)."""
+    """``LAYERS = []`` then ``LAYERS.append(Shift())`` in a module-level loop over ``range(2)``, handed to
+    ``nn.ModuleList``: the layer is there for sure, and the loop over every index calls it, so its print skips the
+    forward for sure (k98); appended under a test the module decides at run time, the layer may not be there: the
+    break is conditional on it and the call listed as followed only in part (kb19); a layer picked by a name known
+    at run time is a call not followed (k99). Before, k98 and k99 printed "All checks passed" (the list was taken
+    for the empty one it was bound to, and the call on its item for a builtin value's method)."""
     import subprocess
     import sys
-    names = ["k98_module_list_grown_in_loop.py", "k99_module_list_unknown_layers.py"]
+    names = ["k98_module_list_grown_in_loop.py", "k99_module_list_unknown_layers.py",
+             "kb19_module_list_grown_under_a_test.py"]
     proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--format", "json"]
                           + [os.path.join(FOLDER, n) for n in names], capture_output=True, text=True, cwd=ROOT)
     doc = json.loads(proc.stdout)
     got = [(os.path.basename(d["path"]), d["line"], d["certainty"]) for d in doc["diagnostics"]]
-    assert got == [("k98_module_list_grown_in_loop.py", 10, "conditional")], got
+    assert got == [("k98_module_list_grown_in_loop.py", 10, "definite"),
+                   ("kb19_module_list_grown_under_a_test.py", 12, "conditional")], got
     unfollowed = {(os.path.basename(u["path"]), u["call"]) for u in doc["coverage"]["unfollowed"]}
     listed = dict(NOT_FOLLOWED, **PARTLY_FOLLOWED)
     assert unfollowed == {(n, c) for n, calls in listed.items() for c in calls}, unfollowed
