@@ -19,7 +19,7 @@ from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from .semantics import DOC_ATTRIBUTES, TRANSPARENT_DECORATORS
 from .values import UNKNOWN, Env, const, union
 
-_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__", "__setstate__")
+_BUILDERS = ("__init__", "__post_init__", "__init_subclass__", "__new__")
 
 
 class ClassEffectsHost(Protocol):
@@ -106,7 +106,9 @@ class ClassEffects:
         methods the program may call before the run (``model.enable()``), and the others."""
         building, other = _assignments(summary, info, name)
         if building:
-            building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in self.interp.called_by_program())
+            called = self.interp.called_by_program()
+            building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in called
+                              and a[0].rsplit(".", 1)[-1] not in _COPIES_ONLY)
         return building, other
 
     def sole_building_store(self, mro, name: str) -> bool:
@@ -200,6 +202,11 @@ def on_class(summary: FileSummary, method: str) -> bool:
     """Whether ``method``'s first parameter is the class (``__init_subclass__``, a classmethod)."""
     info = summary.functions.get(method)
     return info is not None and (info.name == "__init_subclass__" or info.decorator("classmethod") is not None)
+
+
+# methods Python calls only on an object made by copying or unpickling another (copy.deepcopy, pickle.loads: the
+# new object, built without __init__, restores its state), never on the instance the program built
+_COPIES_ONLY = frozenset({"__setstate__"})
 
 
 def _assignments(summary: FileSummary, info, name: str):
