@@ -63,6 +63,7 @@ class Bindings:
         self.summary, self.imports, self.module_scope = builder.summary, builder.imports, builder.module_scope
         self._module_args: Dict[str, CallArgs] = {}
         self._sure: Optional[frozenset] = None  # gblint.loops.sure_calls of the module, when first asked
+        self._global_changes: set = set()  # names a function changes in place without binding them (a global's list)
 
     def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
         """At module level: a name bound to what a compile call returns holds that region (its
@@ -175,7 +176,7 @@ class Bindings:
             item = Expr(Op.UNION, parts=(item, values.OTHER))
         elif scope.blocks:  # under a branch or in a loop: there when their tests hold
             item = _present(item, scope)
-        grown = Expr(Op.SEQ, parts=(item,))
+        grown = Expr(Op.SEQ, values.APPENDED, (item,))
         if isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and scope.self_name \
                 and base.value.value == scope.self_name and scope.class_info is not None:
             assigned = scope.class_info.assigned
@@ -207,6 +208,8 @@ class Bindings:
         name, scope = node.value, self.builder.scope
         if self.builder.in_function():
             scope.mutated.add(name)
+            if not handed and name not in scope.bound_names and name not in scope.params:
+                self._global_changes.add(name)
             tests = tuple(b.test for b in scope.blocks if b.test is not None)
             scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
             if name in scope.bound_names:  # a local collection changed in place: no longer what it was bound to
@@ -238,6 +241,14 @@ class Bindings:
         self._module_changed(name, values.union((Expr(Op.ITER, parts=(value,)) if method == "extend" else value,
                                                  values.OTHER)))
         return True
+
+    def settle_grown(self) -> None:
+        """At the module's end: a list module code grew by sure appends (:data:`gblint.values.GROWN`) that a
+        function of the file also changes in place (``L.pop()``, ``L[:] = ...``) may hold anything else."""
+        for name in self._global_changes:
+            found = self.summary.module_values.get(name, ())
+            if any(v.op == Op.SEQ and v.value == values.GROWN for v in found):
+                self.summary.module_values[name] = tuple(values.changed_in_place(v) for v in found)
 
     def _sure_calls(self) -> frozenset:
         """id() of the module's calls that run whenever it is imported (:func:`gblint.loops.sure_calls`)."""

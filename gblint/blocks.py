@@ -15,7 +15,7 @@ import libcst as cst
 
 from . import value_syntax
 from .arm_kinds import ArmKinds, loop_back
-from .loops import _names_bound as names_bound
+from .loops import _names_bound as names_bound, loop_exits
 from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
@@ -103,7 +103,12 @@ class Blocks:
         if self.in_function():
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
             self.scope.note_loop_entry()
-            self.scope.loop_runs[id(self.scope.blocks[-1])] = value_syntax.loop_runs(node, self.scope)
+            loop = self.scope.blocks[-1]
+            self.scope.loop_runs[id(loop)] = value_syntax.loop_runs(node, self.scope)
+            if self.scope.loop_runs[id(loop)][0] is not None:  # `range(n)` with n <= 0: its body never runs
+                loop.test = self.scope.loop_runs[id(loop)][0]
+                if any(b.kind == BlockKind.LOOP for b in self.scope.blocks[:-1]):
+                    self.scope.note_in_loop(loop)
             if sum(b.kind == BlockKind.LOOP for b in self.scope.blocks) == 1:  # its target is bound at every step
                 for name in names_in(node.target):
                     self.scope.note_loop_bind(name)
@@ -113,6 +118,42 @@ class Blocks:
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
+
+    def visit_For_orelse(self, node: cst.For) -> None:
+        self._loop_else(node, push=True)
+
+    def leave_For_orelse(self, node: cst.For) -> None:
+        self._loop_else(node, push=False)
+
+    def visit_While_orelse(self, node: cst.While) -> None:
+        self._loop_else(node, push=True)
+
+    def leave_While_orelse(self, node: cst.While) -> None:
+        self._loop_else(node, push=False)
+
+    def _loop_else(self, node, push: bool) -> None:
+        """A loop's ``else`` runs only when the loop ends without ``break``: under a branch whose test is not
+        known when the body may break."""
+        if not self.in_function() or node.orelse is None or not loop_exits(node.body)[0]:
+            return
+        if push:
+            self.push(BlockKind.BRANCH, node.orelse, test=Expr(Op.UNKNOWN), condition="the loop ends without `break`")
+            self.note_loop_value()
+        else:
+            self.pop()
+
+    def leave_For(self, node: cst.For) -> None:
+        self._after_loop(node)
+
+    def leave_While(self, node: cst.While) -> None:
+        self._after_loop(node)
+
+    def _after_loop(self, node) -> None:
+        """What follows a loop whose body may ``return`` runs only when no step returned: like the rest after an
+        ``if`` that returns (an ``AFTER_RETURN`` block), under a test that is not known."""
+        if self.in_function() and loop_exits(node.body)[1]:
+            self.push(BlockKind.AFTER_RETURN, node, test=Expr(Op.UNKNOWN), condition="the loop does not `return`")
+            self.note_loop_value()
 
     def visit_For(self, node: cst.For) -> None:
         if self.in_function():
@@ -310,6 +351,14 @@ class Blocks:
         body_exits = _exits(node.body)
         else_exits = isinstance(node.orelse, cst.Else) and _exits(node.orelse.body)
         self.builder.bindings.leave_if_values(node, (not body_exits, not else_exits))
+        if self.in_function() and node.orelse is None and not body_exits and _jumps_on(node.body) \
+                and any(b.kind == BlockKind.LOOP for b in self.scope.blocks) \
+                and self.builder.ctx.compiling_guard(node.test) is None:
+            # `if t: continue` / `break`: the rest of the loop's body runs in a step only when `t` is false
+            self.push(BlockKind.AFTER_RETURN, node, test=Expr(Op.NOT, parts=(value_syntax.expr_of(node.test, self.scope),)))
+            self._branch_tests.append((self.scope.blocks[-1], node.test, True))
+            self.note_loop_value()
+            return
         if not self.in_function() or node.orelse is not None or not body_exits:
             return
         guard = self.builder.ctx.compiling_guard(node.test)
@@ -591,3 +640,14 @@ class Blocks:
 def _none_of(tests) -> tuple:
     """``not t`` for each test of ``tests`` (the earlier cases of a ``match``: none of them matched)."""
     return tuple(Expr(Op.NOT, parts=(t,)) for t in tests)
+
+
+def _jumps_on(suite) -> bool:
+    """Whether a block's last statement is ``continue`` or ``break`` (the rest of the loop's body is skipped)."""
+    body = getattr(suite, "body", ())
+    last = body[-1] if body else None
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return bool(body) and isinstance(body[-1], (cst.Continue, cst.Break))
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) \
+        and isinstance(last.body[-1], (cst.Continue, cst.Break))
+

@@ -331,6 +331,9 @@ class Interpreter(CallsMixin):
             name, _, attrs = rest.partition(".")
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
+            if len(assigned) > 1:  # rebound too: a list grown by sure appends is only maybe what it holds
+                assigned = tuple(values.changed_in_place(v) if v.op == Op.SEQ and v.value == values.GROWN else v
+                                 for v in assigned)
             if assigned and (not attrs or name not in summary.classes):  # `config.DEBUG = True` elsewhere: changed
                 module = self.module_env(summary.path)
                 value = self.changed(name, union(self.evaluate(v, module, None) for v in assigned), summary.path)

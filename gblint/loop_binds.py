@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 
 from .model import CallArgs, Expr
 from .ops import Op
-from .values import EACH, GROWN, GROWN_MODULES, OPEN, UNKNOWN, forget
+from .values import APPENDED, EACH, GROWN, GROWN_MODULES, OPEN, UNKNOWN, forget
 
 
 def loop_value(e: Optional[Expr], binds: Dict[str, List[Optional[Expr]]], entry=frozenset()) -> Optional[Expr]:
@@ -48,6 +48,8 @@ def each_item(seq: Expr) -> Optional[Expr]:
     alts = seq.parts if seq.op == Op.UNION and seq.value is None else (seq,)
     if not alts or any(a.op != Op.SEQ or (a.value in OPEN and a.value not in (GROWN, GROWN_MODULES)) for a in alts):
         return None
+    if len(alts) > 1 and sum(a.value != APPENDED for a in alts) != 1:
+        return None  # several lists it may be (rebound), not one list and the pieces appended to it
     items = tuple(p for a in alts for p in a.parts if not (p.op == Op.UNION and not p.parts))
     if any(p.op in (Op.STAR, Op.STARSTAR) for p in items):
         return None

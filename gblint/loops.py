@@ -8,7 +8,7 @@ import libcst as cst
 
 from .model import BlockKind
 from .names import dotted
-from .traversal import code_of
+from .traversal import code_of, names_in
 
 
 class _Binder(cst.CSTVisitor):
@@ -105,7 +105,36 @@ def covers(node: cst.For, names) -> Optional[tuple]:
         return None
     whole = (texts == [f"len({size})"] or texts == ["0", f"len({size})"]
              or texts == [f"len({size})-1", "-1", "-1"])
-    return (node.target.value, size) if whole else None
+    if not whole or _rebinds(node.body, size, names):
+        return None  # the list itself may be another in a later step
+    return node.target.value, size
+
+
+def _rebinds(body, size: str, names) -> bool:
+    """Whether ``body`` may make ``size`` (the code of ``L``) another list: it binds a name ``L`` reads, or assigns
+    to ``L`` itself (``self.layers = ...``)."""
+    try:
+        read = set(names_in(cst.parse_expression(size)))
+    except Exception:  # not an expression on its own: take it as changed
+        return True
+    if read & set(names):
+        return True
+    found = _Targets()
+    body.visit(found)
+    return size in found.codes
+
+
+class _Targets(cst.CSTVisitor):
+    """The code of every assignment target of a body (attributes and subscripts included)."""
+
+    def __init__(self) -> None:
+        self.codes: set = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.codes.add(code_of(node.target).replace(" ", ""))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.codes.add(code_of(node.target).replace(" ", ""))
 
 
 class _Jumps(cst.CSTVisitor):
@@ -178,3 +207,48 @@ def _steps(it) -> bool:
         return int(it.args[0].value.evaluated_value) > 0
     return isinstance(it, (cst.List, cst.Tuple)) and bool(it.elements)
 
+
+
+class _Exits(cst.CSTVisitor):
+    """The ``break`` statements of a loop's own body (not of loops nested in it) and the ``return`` statements
+    in it (nested functions, lambdas and classes not counted)."""
+
+    def __init__(self) -> None:
+        self.breaks = self.returns = False
+        self.loops = 0
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_For(self, node) -> None:
+        self.loops += 1
+
+    def leave_For(self, node) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node) -> None:
+        self.loops += 1
+
+    def leave_While(self, node) -> None:
+        self.loops -= 1
+
+    def visit_Break(self, node) -> None:
+        if not self.loops:
+            self.breaks = True
+
+    def visit_Return(self, node) -> None:
+        self.returns = True
+
+
+def loop_exits(body) -> tuple:
+    """``(breaks, returns)`` of a loop's ``body``: whether it may ``break`` out of this loop (its ``else`` then
+    may not run), and whether it may ``return`` (what follows the loop then may not run)."""
+    found = _Exits()
+    body.visit(found)
+    return found.breaks, found.returns

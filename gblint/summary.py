@@ -230,6 +230,7 @@ class SummaryBuilder(PositionedVisitor):
         return True
 
     def leave_Module(self, node: cst.Module) -> None:
+        self.bindings.settle_grown()
         self.regions.settle_modes()
         self.blocks.fill_conditions()
 

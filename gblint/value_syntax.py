@@ -197,7 +197,8 @@ def global_expr(name: str, scope) -> Expr:
     if target is not None:
         imported = known_global(target, scope) or Expr(Op.GLOBAL, target)
         module = builder.summary.module
-        if scope.info is not None and module and (name in builder.summary.classes or name in builder.summary.functions):
+        if scope.info is not None and module and (name in builder.summary.classes or name in builder.summary.functions
+                                                  or name in builder.summary.module_values):
             # also a class or def of the module (the fallback of `try: from pkg import X` / `except ImportError:`)
             return Expr(Op.UNION, parts=(imported, Expr(Op.GLOBAL, f"{module}.{name}")))
         return imported
@@ -336,7 +337,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
     if scope.resolve(func) in TENSOR_FUNCTIONS:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
         return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope)
-                    + ((STRIDED,) if scope.resolve(func) in _STRIDED_FACTORIES else ()))
+                    + ((STRIDED,) if scope.resolve(func) in _STRIDED_FACTORIES and not any(
+                        a.keyword is not None and a.keyword.value == "layout" for a in node.args) else ()))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)

@@ -438,6 +438,7 @@ OPEN_DICT = "open"  # a `dict` value: these keys at least (what `**kwargs` got f
 CHANGED = "changed"  # a `seq`/`dict` a function changed in place: these items maybe, in another order, maybe more
 GROWN = "grown"  # a `seq` module code grew by appends that surely ran: each item there, in some order and number
 GROWN_MODULES = "grown modulelist"  # an nn.ModuleList of a GROWN list
+APPENDED = "appended"  # a `seq` alternative a method's `xs.append(v)` adds: a piece of the list bound first
 OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED, GROWN, GROWN_MODULES})
 
 

@@ -83,6 +83,8 @@ FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
 
 #: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
 CONDITIONAL = {
+    "kb21_loops_that_may_not_reach.py": {24: "when the loop ends without `break`", 33: "when the loop does not `return`",
+                                         39: "when `helper is not None`"},
     "kb8_isfunction_of_decorated_def.py": {16: "when `inspect.isfunction(scale)`"},
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
@@ -94,7 +96,7 @@ CONDITIONAL = {
     "k67_flag_print_then_item.py": {12: "when `VERBOSE`"},
     "k80_calls_in_each_arm_loop.py": {7: "when `from_front`"},
     "k81_elif_chain_each_arm_breaks.py": {14: 'when `MODE == "sum"`', 16: 'when `MODE == "max"` (and 1 more condition)'},
-    "k82_arm_continues_before_break.py": {12: "when `dense`", 14: "when `not (dense)`"},
+    "k82_arm_continues_before_break.py": {12: "when `not (skip_all)` (and 1 more condition)", 14: "when `not (dense)`"},
     "k83_elif_without_else.py": {10: 'when `kind == "ragged"`', 12: 'when `kind == "padded"` (and 1 more condition)'},
     "k84_nested_ifs_call_and_break.py": {8: "when `clamp` (and 1 more condition)", 20: "when `not (by_width)`"},
     "k85_conditional_expression_each_value.py": {10: "when `reverse`"},
@@ -143,7 +145,8 @@ PARTLY_FOLLOWED = {"kb19_module_list_grown_under_a_test.py": ["self.layers[i].in
 LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
 #: program -> frame -> the condition of its diagnostics (None: definite): a loop over every index calls each layer
 EACH_STEP = {"kb18_each_layer_by_index.py": {"Flow.forward": None,
-                                             "Picky.forward": "when `self.flows[i].inverse is B.inverse`"}}
+                                             "Picky.forward": "when `self.flows[i].inverse is B.inverse` "
+                                                              "(and 1 more condition)"}}
 
 
 def predicted():

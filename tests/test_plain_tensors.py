@@ -22,7 +22,8 @@ def _bases(outside):
 def test_isinstance_of_a_plain_tensor():
     is_ = type_tests.isinstance_of
     assert is_(PLAIN, Ext("torch.Tensor")) == values.const(True)
-    assert is_(PLAIN, Ext("torch.autograd.Variable")) == values.const(True)  # VariableMeta.__instancecheck__
+    # VariableMeta answers True in Python, Dynamo does not (measured on 2.13: the branch does not run)
+    assert is_(PLAIN, Ext("torch.autograd.Variable")) == values.UNKNOWN
     assert is_(PLAIN, Ext("torch.nn.Parameter")) == values.const(False)
     assert is_(PLAIN, Cls("m.py", "Plain"), _bases([])) == values.const(False)
     assert is_(PLAIN, Cls("m.py", "Meta"), _bases(["<metaclass abc.ABCMeta>"])) == values.UNKNOWN
