@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from .loops import OwnScopeVisitor
 from .model import Block, BlockKind, Expr, Kind
 from .ops import Op
 from .tensors import maybe_tensor
@@ -186,21 +187,12 @@ def gate_blocks(scope, site, line: int, node) -> tuple:
     return tuple(out)
 
 
-class _LoopBindings(cst.CSTVisitor):
+class _LoopBindings(OwnScopeVisitor):
     """The plain ``name = value`` assignments of a loop body (nested statements included, nested
     functions, classes and lambdas not: their bodies do not run in the loop)."""
 
     def __init__(self) -> None:
         self.found: List[Tuple[str, cst.BaseExpression]] = []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:

@@ -137,34 +137,6 @@ class _Targets(cst.CSTVisitor):
         self.codes.add(code_of(node.target).replace(" ", ""))
 
 
-class _Jumps(cst.CSTVisitor):
-    """Whether a loop body has a ``break``, ``continue`` or ``return`` (nested functions not counted)."""
-
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_Break(self, node) -> None:
-        self.found = True
-
-    def visit_Continue(self, node) -> None:
-        self.found = True
-
-    def visit_Return(self, node) -> None:
-        self.found = True
-
-
-def _jumps(body) -> bool:
-    v = _Jumps()
-    body.visit(v)
-    return v.found
-
-
 def _each_index(node: cst.Subscript, scope) -> bool:
     """Whether ``L[i]`` (``node``) lies in a ``for`` loop that takes every index ``i`` of ``L`` in turn
     (:func:`_covers`; the loop's code the same as the subscript's)."""
@@ -209,13 +181,9 @@ def _steps(it) -> bool:
 
 
 
-class _Exits(cst.CSTVisitor):
-    """The ``break`` statements of a loop's own body (not of loops nested in it) and the ``return`` statements
-    in it (nested functions, lambdas and classes not counted)."""
-
-    def __init__(self) -> None:
-        self.breaks = self.returns = False
-        self.loops = 0
+class OwnScopeVisitor(cst.CSTVisitor):
+    """A visitor of one scope's statements: it does not enter nested functions, lambdas or classes (their bodies do
+    not run where they are written)."""
 
     def visit_FunctionDef(self, node) -> bool:
         return False
@@ -225,6 +193,15 @@ class _Exits(cst.CSTVisitor):
 
     def visit_Lambda(self, node) -> bool:
         return False
+
+
+class _Exits(OwnScopeVisitor):
+    """The jumps of a loop's body: a ``break`` of the loop itself (not of a loop nested in it), any ``break`` or
+    ``continue``, a ``return``."""
+
+    def __init__(self) -> None:
+        self.breaks = self.jumps = self.returns = False
+        self.loops = 0
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -239,11 +216,21 @@ class _Exits(cst.CSTVisitor):
         self.loops -= 1
 
     def visit_Break(self, node) -> None:
-        if not self.loops:
-            self.breaks = True
+        self.breaks = self.breaks or not self.loops
+        self.jumps = True
+
+    def visit_Continue(self, node) -> None:
+        self.jumps = True
 
     def visit_Return(self, node) -> None:
-        self.returns = True
+        self.returns = self.jumps = True
+
+
+def _jumps(body) -> bool:
+    """Whether a loop's ``body`` may leave a step before its end (``break``, ``continue``, ``return``)."""
+    found = _Exits()
+    body.visit(found)
+    return found.jumps
 
 
 def loop_exits(body) -> tuple:

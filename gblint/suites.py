@@ -9,6 +9,7 @@ from typing import List, Optional
 import libcst as cst
 
 from . import value_syntax
+from .loops import OwnScopeVisitor
 from .model import Expr
 from .names import dotted
 from .ops import Op
@@ -35,7 +36,7 @@ def no_backedge(node: cst.While) -> bool:
     return not finder.found
 
 
-class _ContinueFinder(cst.CSTVisitor):
+class _ContinueFinder(OwnScopeVisitor):
     """Finds a ``continue`` of the loop whose body is visited (not of a loop nested in it, nor in
     a nested function or class)."""
 
@@ -57,14 +58,6 @@ class _ContinueFinder(cst.CSTVisitor):
             node.orelse.visit(self)
         return False
 
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
 
 
 def _pattern_test(pattern, subject: Expr, scope) -> Expr:
