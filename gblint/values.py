@@ -81,12 +81,12 @@ def evaluate(e: Expr, env: Env) -> Expr:
         return UNKNOWN
     if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
-        if any(p.op == Op.TENSOR for p in parts):
+        if any(_tensor(p) for p in parts):
             return Expr(Op.TENSOR)
         return _arith(e.value, parts) or NOTNONE
     if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
-        if any(p.op == Op.TENSOR for p in parts) and not any(p.op == Op.CONST and p.value is None for p in parts):
+        if any(_tensor(p) for p in parts) and not any(p.op == Op.CONST and p.value is None for p in parts):
             return Expr(Op.TENSOR)
     if op == Op.IFELSE:
         truth = decide(e.parts[0], env)
@@ -190,6 +190,8 @@ def alternatives(found: Sequence[Expr]) -> Expr:
 _ARITH = {"Add": operator.add, "Subtract": operator.sub, "Multiply": operator.mul, "FloorDivide": operator.floordiv,
           "Divide": operator.truediv, "Modulo": operator.mod, "BitAnd": operator.and_, "BitOr": operator.or_,
           "BitXor": operator.xor}
+# whether a value is a tensor: one, or one of several that all are (two alternatives that differ in their facts)
+_tensor = lambda v: v.op == Op.TENSOR or (v.op == Op.UNION and bool(v.parts) and all(p.op == Op.TENSOR for p in v.parts))  # noqa: E731
 
 
 def _arith(name: str, parts) -> Optional[Expr]:
