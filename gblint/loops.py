@@ -79,10 +79,30 @@ class _Binder(cst.CSTVisitor):
             self._add(node.rest)
 
 
-def _names_bound(node: cst.CSTNode) -> set:
-    binder = _Binder()
-    node.visit(binder)
-    return binder.names
+def _names_bound(node: cst.CSTNode) -> frozenset:
+    """Every name ``node`` may bind (:class:`_Binder`), read once per node: the summary asks it of each loop's body
+    several times (its values, its shape, what a later step may change)."""
+    return _once(node, "names", lambda: frozenset(_walked(node, _Binder()).names))
+
+
+_MEMO: dict = {}  # (id of a node, what) -> (the node, the answer): a node's identity, not its (deep) hash
+
+
+def _once(node, what: str, compute):
+    key = (id(node), what)
+    found = _MEMO.get(key)
+    if found is not None and found[0] is node:
+        return found[1]
+    if len(_MEMO) > 4096:
+        _MEMO.clear()
+    value = compute()
+    _MEMO[key] = (node, value)
+    return value
+
+
+def _walked(node, visitor):
+    node.visit(visitor)
+    return visitor
 
 
 def covers(node: cst.For, names) -> Optional[tuple]:
@@ -228,14 +248,11 @@ class _Exits(OwnScopeVisitor):
 
 def _jumps(body) -> bool:
     """Whether a loop's ``body`` may leave a step before its end (``break``, ``continue``, ``return``)."""
-    found = _Exits()
-    body.visit(found)
-    return found.jumps
+    return _once(body, "exits", lambda: _walked(body, _Exits())).jumps
 
 
 def loop_exits(body) -> tuple:
     """``(breaks, returns)`` of a loop's ``body``: whether it may ``break`` out of this loop (its ``else`` then
     may not run), and whether it may ``return`` (what follows the loop then may not run)."""
-    found = _Exits()
-    body.visit(found)
+    found = _once(body, "exits", lambda: _walked(body, _Exits()))
     return found.breaks, found.returns
