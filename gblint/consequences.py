@@ -80,8 +80,8 @@ class Consequences(CallValues):
         self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
 
     # ------------------------------------------------------------------ inner breaks
-    def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (),
-                     env: Optional[values.Env] = None) -> List[InnerBreak]:
+    def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (), env: Optional[values.Env] = None,
+                     widened: bool = False) -> List[InnerBreak]:
         """Every break met when ``frame``, its parameters holding ``env``, is inlined into a
         caller (memoised per frame and relevant values, cycle-safe)."""
         env = self.project.interp.frame_env(frame, env)
@@ -92,7 +92,10 @@ class Consequences(CallValues):
         # a closure is a different function for each frame that made it (a decorator's wrapper
         # around each method it wraps): recursion is the same function made in the same frame
         here = key[:2] + (env.outer,)
-        if here in stack or len(stack) > _MAX_CHAIN:
+        if stack.count(here) == 1 and not widened and len(stack) <= _MAX_CHAIN:  # a recursion (`n - 1`): once more
+            wide = {k: values.UNKNOWN if values.is_constant(v) else v for k, v in env.bindings.items()}
+            return self.inner_breaks(frame, stack, env.replace(bindings=wide), widened=True)  # constants not known
+        if (here in stack and not widened) or len(stack) > _MAX_CHAIN:
             return self._inner.cut(stack.index(here)) if here in stack else []
         with self._inner.entered(key, len(stack)) as out:
             stack = stack + (here,)
@@ -269,8 +272,7 @@ class _RegionWalk:
             self.conditions = None
 
     def _surer(self, index: int, effect: str) -> None:
-        """The site of diagnostic ``index`` is met again, under the current context and conditions:
-        when it is surer now (definite where it was conditional), the diagnostic says so."""
+        """The site of diagnostic ``index`` is met again: when it is surer now (definite where it was conditional)."""
         if effect not in ("break", "skip", "error"):
             return
         how, condition = certainty_under(self.ctx.context, self.conditions)
@@ -545,10 +547,8 @@ class _RegionWalk:
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
                 uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
-        """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does.
-
-        Returns the verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``.
-        """
+        """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does; returns the
+        verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
         self.conditions = conditions
         try:
             return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
