@@ -12,7 +12,7 @@ import dataclasses
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from . import values
+from . import grads, values
 from .branch_cover import Way, way_to
 from .env import Env
 from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
@@ -409,13 +409,10 @@ def rnn_resumes(ev: Event) -> Event:
     return dataclasses.replace(ev, gb_ids=("GB0148",), outcome=Outcome.RESUME)
 
 
-_GRAD_OFF = ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
-
-
 def grad_off(ev: Event) -> bool:
     """Whether the call ``ev`` runs with grad off: under ``torch.no_grad()``, ``inference_mode()`` or
     ``set_grad_enabled(False)`` in its function."""
-    return any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(_GRAD_OFF)
+    return any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(grads.GRAD_OFF_LABELS)
                for b in ev.blocks)
 
 
@@ -451,7 +448,7 @@ def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTar
     context object of :func:`gblint.nn_overlay.function_apply`) and ``forward`` marks an input dirty
     that it does not return as itself (the GBL141 event without a gate): Dynamo breaks at the call where
     an argument requires grad (``AutogradFunctionVariable.call_apply``); left out where none does,
-    conditional on it where that is not known (:func:`gblint.values.requires_grad`)."""
+    conditional on it where that is not known (:func:`gblint.grads.requires_grad`)."""
     from .nn_overlay import FUNCTION_CTX
     if grad_off(ev):
         return []  # torch.is_grad_enabled() is false: forward is inlined and breaks at mark_dirty instead
@@ -467,14 +464,14 @@ def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTar
             helper = _marks_through_helper(target, project) if project is not None else None
             if helper is None:
                 continue
-        grads = {p.name: values.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
+        needs_grad = {p.name: grads.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
         if helper is not None:  # whether forward returns what the helper marks as itself is not seen
-            if True in grads.values() or None in grads.values():
+            if True in needs_grad.values() or None in needs_grad.values():
                 return [(dirty_apply_break(ev), Env(via=f"{helper}(...) leaves an input dirty"), False)]
             continue
-        if True in grads.values():
+        if True in needs_grad.values():
             return [(dirty_apply_break(ev), None, False)]
-        unknown = [n for n, g in grads.items() if g is None]
+        unknown = [n for n, g in needs_grad.items() if g is None]
         if unknown:
             return [(dirty_apply_break(ev), Env(via=f"{unknown[0]}.requires_grad"), False)]
     return []

@@ -20,7 +20,8 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
-from .values import GRAD, UNKNOWN, Env, const, union
+from .grads import GRAD, method_grad
+from .values import UNKNOWN, Env, const, union
 
 BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
@@ -554,7 +555,7 @@ class CallsMixin:
         recv, name = fn.recv, fn.name
         if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
             inputs = None if args.star or args.starstar else args.positional + tuple(v for _, v in args.keywords)
-            return Expr(Op.TENSOR, parts=values.method_grad(name, recv, inputs) + values.method_layout(name, recv)) \
+            return Expr(Op.TENSOR, parts=method_grad(name, recv, inputs) + values.method_layout(name, recv)) \
                 if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if recv.op == Op.CONST and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
                 and all(a.op == Op.CONST and isinstance(a.value, (str, int)) for a in args.positional):

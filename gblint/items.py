@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional, Protocol
 
-from . import values
+from . import grads, values
 from .invoke import BOTTOM, Args
 from .model import Expr
 from .ops import Op
@@ -77,7 +77,7 @@ class Items:
         if base == values.OTHER:
             return base
         if base.op == Op.TENSOR:  # torch/_C/__init__.pyi: TensorBase.__getitem__ -> Tensor
-            return Expr(Op.TENSOR, parts=values.method_grad("__getitem__", base, (key,))
+            return Expr(Op.TENSOR, parts=grads.method_grad("__getitem__", base, (key,))
                         + values.method_layout("__getitem__", base))
         if key.op == Op.UNION and key.parts and all(p.op == Op.CONST for p in key.parts):
             return values.alternatives([self.subscript(base, k, calls) for k in key.parts])  # one of these keys

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import tensors, values
+from . import grads, tensors, values
 from .model import Expr
 from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func
 from .semantics import AUTOGRAD_FUNCTION
 
 #: the context object ``Function.apply`` hands its ``forward`` (torch/autograd/function.py)
-FUNCTION_CTX = ExtInst("torch.autograd.function.FunctionCtx")
+FUNCTION_CTX = ExtInst(grads.FUNCTION_CONTEXT)
 #: the same where ``apply`` is called with grad off (``torch.no_grad()``): ``forward`` is inlined
-NO_GRAD_CTX = ExtInst(values.NO_GRAD_CONTEXT)
+NO_GRAD_CTX = ExtInst(grads.NO_GRAD_CONTEXT)
 
 
 def torch_base(interp, cls: Cls) -> Optional[str]:

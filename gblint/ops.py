@@ -86,7 +86,8 @@ class Op(str, enum.Enum):
     HOLDS_TENSOR = "holds_tensor"  # a test: ``parts[0]`` is or contains a tensor
     TENSOR_SEQ = "tensor_seq"  # a test: ``parts[0]`` is a tuple or list with a tensor in it
     TENSOR_SET = "tensor_set"  # a test: ``parts[0]`` is a set holding a tensor
-    GRAD_OFF = "grad_off"  # a test: no tensor of ``parts`` requires grad (gblint.values.requires_grad), or grad is off
+    FUNCTION_APPLY = "function_apply"  # a test: ``parts[0]`` is the ``apply`` of a torch.autograd.Function subclass
+    GRAD_OFF = "grad_off"  # a test: no tensor of ``parts`` requires grad (gblint.grads.requires_grad), or grad is off
 
     # a test of a function's summary (gblint.model.FunctionInfo.mutated_when; gblint.handing decides it)
     CHANGES = "changes"  # a test: calling ``parts[0]`` may change what it gets at ``value`` (a position or a keyword)

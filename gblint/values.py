@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
+from . import grads
 from .env import Env
 from .model import CallArgs, Expr, Param
 from .ops import Op
@@ -299,15 +300,9 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
     if op == Op.CHANGES:  # whether a callee may change what it is handed (gblint.handing)
         return env.resolver.changes(e, env) if env.resolver is not None else None
     if op == Op.GRAD_OFF:  # no tensor of parts requires grad (what AutogradFunctionVariable.call_apply tests)
-        tensors = e.parts
-        if e.value == CONTEXT_FIRST:  # grad is off where Function.apply handed this context (torch.no_grad())
-            context, tensors = evaluate(e.parts[0], env), e.parts[1:]
-            if getattr(context, "name", None) == NO_GRAD_CONTEXT:
-                return True
-            if type(context).__name__ == "Inst":  # an object of the program: no autograd.Function context
-                return False
-        found = {requires_grad(evaluate(p, env)) for p in tensors}
-        return False if True in found else None if None in found else True
+        return grads.grad_off([evaluate(p, env) for p in e.parts], e.value == grads.CONTEXT_FIRST)
+    if op == Op.FUNCTION_APPLY:
+        return grads.function_apply(evaluate(e.parts[0], env))
     if op == Op.TENSOR_SEQ:  # a tuple or list with a tensor in it (what `assert args` cannot test)
         v = evaluate(e.parts[0], env)
         return holds_tensor(v) if v.op == Op.SEQ else False if v.op in (Op.CONST, Op.DICT, Op.SET, Op.TENSOR) else None
@@ -572,41 +567,6 @@ def holds_tensor(v: Expr) -> Optional[bool]:
         inner = [holds_tensor(kv.parts[1]) for kv in v.parts]
         return True if True in inner else None
     return None
-
-
-#: the part of a ``tensor`` value that says it requires grad (a layer's output, with parameters)
-GRAD = Expr(Op.GRAD, True)
-
-
-#: the library class name of the context ``Function.apply`` hands ``forward`` while grad is off
-#: (gblint.nn_overlay.NO_GRAD_CTX): Dynamo inlines ``forward`` (AutogradFunctionVariable.call_apply)
-NO_GRAD_CONTEXT = "torch.autograd.function.FunctionCtx[grad off]"
-CONTEXT_FIRST = "context"  # a ``grad_off`` test's value: its first part is the Function's context
-
-
-def requires_grad(v: Expr) -> Optional[bool]:
-    """Whether the value ``v`` is a tensor that requires grad: False for a value that is no tensor
-    (a literal), what the tensor's ``grad`` part says (:data:`GRAD`, a factory's ``requires_grad=``), else None."""
-    if v.op == Op.CONST:
-        return False
-    if v.op == Op.TENSOR:
-        return next((p.value for p in v.parts if p.op == Op.GRAD), None)
-    if v.op == Op.UNION and v.parts:
-        found = {requires_grad(p) for p in v.parts}
-        return found.pop() if len(found) == 1 else None
-    return None
-
-
-def method_grad(name: str, recv: Expr, args: Optional[Sequence[Expr]]) -> tuple:
-    """The ``grad`` part of what the Tensor method ``name`` of ``recv`` returns given the values ``args``
-    (None: not all known): False for ``detach()``, and where neither the tensor nor an argument requires
-    grad (autograd records no op whose inputs need none: torch/csrc/autograd/function.h,
-    compute_requires_grad), except ``requires_grad_``; ``()`` (not known) otherwise."""
-    if name == "detach":
-        return (Expr(Op.GRAD, False),)
-    if name != "requires_grad_" and args is not None and all(requires_grad(v) is False for v in (recv,) + tuple(args)):
-        return (Expr(Op.GRAD, False),)
-    return ()
 
 
 #: a tensor's part (and the value of its ``layout``): a plain ``torch.Tensor`` (no subclass), strided

@@ -3,7 +3,7 @@
 :data:`ALL_RULES` lists one instance of every rule; the engine groups them by the libcst
 node types they inspect and runs them all in a single traversal.
 """
-from .autograd import BackwardCall, DataAssignment, MarkDirty, TensorHook
+from .autograd import ApplyDuplicateInput, BackwardCall, DataAssignment, MarkDirty, TensorHook
 from .base import BreakSite, Rule
 from .builtins import DeepcopyTensor, LoggingCall, PrintCall, RangeOfTensor, ReprOfTensor, SkippedModuleCall
 from .control_flow import AssertTensorContainer, DataDependentBranch
@@ -28,7 +28,7 @@ ALL_RULES = [
     ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
     BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
     DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(), MarkDirty(),
-    RangeOfTensor(),
+    RangeOfTensor(), ApplyDuplicateInput(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

@@ -8,11 +8,11 @@ method_requires_grad_, setattr of data); ``torch/_dynamo/variables/misc.py``
 import libcst as cst
 
 from gblint import value_syntax
-from gblint.model import Expr, Kind, param_kind
+from gblint.model import BlockKind, Expr, Kind, param_kind
 from gblint.ops import Op
 from gblint.semantics import AUTOGRAD_FUNCTION
 from gblint.tensors import maybe_tensor, torch_call_kind
-from gblint.values import CONTEXT_FIRST
+from gblint.grads import CONTEXT_FIRST, GRAD_OFF_DECORATORS, GRAD_OFF_LABELS
 from gblint.traversal import code_of, literal
 
 from .base import Rule
@@ -302,6 +302,104 @@ class MarkDirty(Rule):
             return self.site(call, detail, outcome="skip", gate_kind="branch", gate=Expr(Op.UNKNOWN),
                              gate_text=f"{others[0]} is not {missing or 'the dirty input'}")
         return self.site(call, detail, outcome="skip")
+
+
+class ApplyDuplicateInput(Rule):
+    code = "GBL144"
+    name = "function-apply-duplicate-input"
+    gb_ids = ("GB6297",)
+    node_types = (cst.Call,)
+    summary = "`Function.apply(x, x, ...)`: one tensor given to two inputs of a `torch.autograd.Function`."
+    why = ("With grad on and an input that requires grad, Dynamo traces `Function.apply` as a higher-order op, "
+           "which does not take the same tensor twice: the `apply` call breaks the graph (+1 graph) and runs "
+           "eagerly; in a loop the frame is skipped. With no input requiring grad `forward` is inlined: no break.")
+    hint = "Pass the tensor once and use it twice inside `forward`, or pass a view of it (`x.view_as(x)`) the second time."
+    source = ("torch/_dynamo/variables/misc.py: AutogradFunctionVariable.call_apply; "
+              "torch/_dynamo/variables/higher_order_ops.py: AutogradFunctionApplyVariable (GB6297)")
+    use_instead = (
+        "import torch\n"
+        "class Mix(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, m, x):\n"
+        "        return x * m + m\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return None, g\n"
+        "lin = torch.nn.Linear(2, 2)\n"
+        "@torch.compile\n"
+        "def f(m, x):\n"
+        "    return Mix.apply(m, lin(x))\n"
+    )
+    measured = "tests/cases/kinds/kb22_apply_duplicate_input.py"
+    examples_fire = (
+        "import torch\n"
+        "class Mix(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, a, b, x):\n"
+        "        return x * a + b\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return None, None, g\n"
+        "lin = torch.nn.Linear(2, 2)\n"
+        "@torch.compile\n"
+        "def f(n):\n"
+        "    m = torch.ones(n)\n"
+        "    return Mix.apply(m, m, lin(m))  # expect: GBL144\n",
+    )
+    examples_clean = (
+        "import torch\n"
+        "class Mix(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, a, b, x):\n"
+        "        return x * a + b\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return None, None, g\n"
+        "@torch.compile\n"
+        "def f(n):\n"
+        "    m = torch.ones(n)\n"
+        "    return Mix.apply(m, m, torch.ones(n))  # no input requires grad: forward is inlined\n",
+    )
+
+    def check(self, node, ctx):
+        """At ``F.apply(...)`` given the same name (or attribute) twice, a break gated on the facts Dynamo tests:
+        ``F.apply`` is a ``torch.autograd.Function``'s (the interpreter's value of the callee), the repeated value is
+        a tensor, and some input requires grad; none where this function turns grad off (a ``with`` block or a
+        decorator)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "apply") or len(node.args) < 2:
+            return None
+        inputs = [a.value for a in node.args if a.keyword is None and not a.star]
+        seen, twice = set(), None
+        for value in inputs:
+            if isinstance(value, (cst.Name, cst.Attribute)):
+                written = code_of(value)
+                if written in seen:
+                    twice = value
+                    break
+                seen.add(written)
+        if twice is None or _grad_off_here(ctx):
+            return None
+        gate = Expr(Op.AND, parts=(
+            Expr(Op.FUNCTION_APPLY, parts=(value_syntax.expr_of(func, ctx),)),
+            Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(twice, ctx),)),
+            Expr(Op.NOT, parts=(Expr(Op.GRAD_OFF, parts=tuple(value_syntax.expr_of(v, ctx) for v in inputs)),))))
+        return self.site(node, f"`{code_of(func)}(...)` given `{code_of(twice)}` twice", gate=gate, gate_kind="branch",
+                         gate_text=f"{code_of(twice)} is a tensor and an input requires grad")
+
+
+def _grad_off_here(ctx):
+    """Whether grad is off where ``ctx`` is: inside ``with torch.no_grad():`` (or the like) or a function
+    decorated ``@torch.no_grad()``."""
+    if any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(GRAD_OFF_LABELS)
+           for b in ctx.blocks):
+        return True
+    node = getattr(ctx, "def_node", None)
+    for d in getattr(node, "decorators", ()):
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if ctx.resolve(expr) in GRAD_OFF_DECORATORS:
+            return True
+    return False
 
 
 def _marks_dirty(node, ctx):
