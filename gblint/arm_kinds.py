@@ -18,7 +18,7 @@ from .loops import OwnScopeVisitor
 from .model import Block, BlockKind, Expr, Kind
 from .ops import Op
 from .tensors import maybe_tensor
-from .traversal import code_of, names_in
+from .traversal import code_of, names_in, read_walk
 
 # a name's kind is a tensor only when ``gate`` holds (``text`` in words); ``other``: its kind otherwise
 Gate = Tuple[Expr, str, str]
@@ -211,7 +211,7 @@ def loop_back(scope, body: cst.CSTNode) -> None:
         body (libcst.CSTNode): the loop's body.
     """
     found = _LoopBindings()
-    body.visit(found)
+    read_walk(body, found)
     for name, value in found.found:
         before = scope.env.get(name)
         if before is None or maybe_tensor(before) or name in scope.kind_gates:

@@ -73,6 +73,7 @@ class Codec:
     def __init__(self, classes: tuple, tops: tuple, generic_encode: Callable, generic_decode: Callable):
         self._generic_encode, self._generic_decode = generic_encode, generic_decode
         self._kinds = {k: c for k, c in enumerate(tops, 1)}
+        self._plans: dict = {}  # a declared type -> how a value of it is encoded (Codec._encode_plan)
         self._data = [c for c in classes if dataclasses.is_dataclass(c)]
         self._enums = [c for c in classes if isinstance(c, type) and issubclass(c, enum.Enum)]
         self._fields = {c: tuple(f.name for f in dataclasses.fields(c)) for c in self._data}
@@ -186,6 +187,30 @@ class Codec:
             return out
         return tuple(c for c in self._data if issubclass(c, hint))
 
+    def _encode_plan(self, hint) -> tuple:
+        """How :meth:`_Encoder.value` lays out a value of declared type ``hint``: ``(kind, a, b)``, read once per hint
+        (the hints are fixed, the values many)."""
+        types = _primitive_types(hint)
+        if types is not None:
+            return "primitive", types, None
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin is typing.Union and len(args) == 2 and type(None) in args:
+            return "optional", args[0] if args[1] is type(None) else args[1], None
+        if hint is _EXPR:
+            return "expr", None, None
+        if hint is object or hint is tuple or hint is typing.Any:
+            return "generic", None, None
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            return "enum", None, None
+        if origin in (list, tuple) and (origin is list or (len(args) == 2 and args[1] is Ellipsis)):
+            return "sequence", origin, args[0]
+        if origin is tuple:
+            return "tuple", args, None
+        if origin is dict:
+            return "dict", args[0], args[1]
+        options = self._concrete(hint)
+        return "data", options, not (len(options) == 1 and origin is not typing.Union)
+
     def decode_entry(self, data: bytes):
         """The value an entry holds: True, False, a :class:`FileSummary` or a :class:`Fix`.
         Raises CodecError (or another exception of msgpack's, or KeyError, IndexError,
@@ -257,39 +282,41 @@ class _Encoder:
         return found
 
     def value(self, hint, v):
-        codec = self.codec
-        types = _primitive_types(hint)
-        if types is not None:
-            if type(v) not in types:
+        plan = self.codec._plans.get(hint)
+        if plan is None:
+            plan = self.codec._plans[hint] = self.codec._encode_plan(hint)
+        kind, a, b = plan
+        if kind == "primitive":
+            if type(v) not in a:
                 raise CodecError(f"{type(v).__name__} where {hint} is declared")
             return v
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
-        if origin is typing.Union and len(args) == 2 and type(None) in args:
-            return None if v is None else self.value(args[0] if args[1] is type(None) else args[1], v)
-        if hint is _EXPR:
+        if kind == "optional":
+            return None if v is None else self.value(a, v)
+        if kind == "expr":
             return self.expr(v)
-        if hint is object or hint is tuple or hint is typing.Any:
-            return codec._generic_encode(v)
-        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        if kind == "generic":
+            return self.codec._generic_encode(v)
+        if kind == "enum":
             if type(v) is not hint:
                 raise CodecError(f"not a {hint.__name__}")
             return v.value
-        if origin in (list, tuple) and (origin is list or (len(args) == 2 and args[1] is Ellipsis)):
-            if type(v) is not origin:
-                raise CodecError(f"not a {origin.__name__}")
-            return [self.value(args[0], x) for x in v]
-        if origin is tuple:
-            if type(v) is not tuple or len(v) != len(args):
+        if kind == "sequence":
+            if type(v) is not a:
+                raise CodecError(f"not a {a.__name__}")
+            return [self.value(b, x) for x in v]
+        if kind == "tuple":
+            if type(v) is not tuple or len(v) != len(a):
                 raise CodecError("a tuple of another length")
-            return [self.value(h, x) for h, x in zip(args, v)]
-        if origin is dict:
+            return [self.value(h, x) for h, x in zip(a, v)]
+        if kind == "dict":
             if type(v) is not dict:
                 raise CodecError("not a dict")
-            return {self.value(args[0], k): self.value(args[1], x) for k, x in v.items()}
-        options = codec._concrete(hint)
-        if type(v) not in options:
-            raise CodecError(f"a {type(v).__name__} where {hint} is declared")
+            return {self.value(a, k): self.value(b, x) for k, x in v.items()}
+        options, tagged = a, b
         cls = type(v)
+        if cls not in options:
+            raise CodecError(f"a {cls.__name__} where {hint} is declared")
+        codec = self.codec
         hints = codec._hints[cls]
         fields = [self.value(hints[f], getattr(v, f)) for f in codec._fields[cls]]
-        return fields if len(options) == 1 and origin is not typing.Union else [options.index(cls)] + fields
+        return [options.index(cls)] + fields if tagged else fields

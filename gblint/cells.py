@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Dict
 
 import libcst as cst
+
+from .traversal import read_walk
+
+
 class _CellBindings(cst.CSTVisitor):
     """Counts the places a function's own body binds each name (nested functions, lambdas, classes
     and comprehensions are their own scopes) and the names a nested function declares ``nonlocal``."""
@@ -85,7 +89,7 @@ def unstable_cells(node: cst.FunctionDef, params) -> set:
     parameter counts as one), or declared ``nonlocal`` by a nested function. A nested function reads
     such a name's cell when it runs, after whichever binding ran last (Python's closures: PEP 227)."""
     found = _CellBindings()
-    node.body.visit(found)
+    read_walk(node.body, found)
     out = set(found.nonlocal_names)
     for name, n in found.count.items():
         if n + (1 if name in params else 0) > 1:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from .model import BlockKind
 from .names import dotted
-from .traversal import code_of, names_in
+from .traversal import code_of, names_in, read_walk
 
 
 class _Binder(cst.CSTVisitor):
@@ -101,8 +101,7 @@ def _once(node, what: str, compute):
 
 
 def _walked(node, visitor):
-    node.visit(visitor)
-    return visitor
+    return read_walk(node, visitor)
 
 
 def covers(node: cst.For, names) -> Optional[tuple]:
@@ -140,7 +139,7 @@ def _rebinds(body, size: str, names) -> bool:
     if read & set(names):
         return True
     found = _Targets()
-    body.visit(found)
+    read_walk(body, found)
     return size in found.codes
 
 

@@ -13,6 +13,7 @@ from .loops import OwnScopeVisitor
 from .model import Expr
 from .names import dotted
 from .ops import Op
+from .traversal import read_walk
 
 
 
@@ -32,7 +33,7 @@ def no_backedge(node: cst.While) -> bool:
     if not isinstance(last, (cst.Break, cst.Return)):
         return False
     finder = _ContinueFinder()
-    body.visit(finder)
+    read_walk(body, finder)
     return not finder.found
 
 
@@ -55,7 +56,7 @@ class _ContinueFinder(OwnScopeVisitor):
 
     def _nested_loop(self, node) -> bool:
         if node.orelse is not None:  # a `continue` in its `else` is of the loop around it
-            node.orelse.visit(self)
+            read_walk(node.orelse, self)
         return False
 
 

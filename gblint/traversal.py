@@ -184,6 +184,48 @@ class PositionedVisitor(cst.CSTVisitor):
 
 # ----------------------------------------------------------------------------- the walk
 
+
+def read_walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> cst.CSTVisitor:
+    """Visit ``node`` and its subtree with the read-only ``visitor`` (its ``visit_*``/``leave_*`` hooks, in libcst's
+    order, a ``visit_*`` returning False skipping the children) as ``node.visit(visitor)`` does, without libcst
+    rebuilding and validating every node on the way up or entering whitespace and punctuation (the walk of
+    :meth:`PositionedVisitor.walk`, with no positions). Returns ``visitor``."""
+    vt = type(visitor)
+    if vt not in _PLANS:
+        _PLANS[vt] = ({}, _inert_for(vt))
+    plans, inert = _PLANS[vt]
+    _read_walk(node, visitor, plans, inert)
+    return visitor
+
+
+def _read_walk(node, visitor, plans, inert) -> None:
+    try:
+        plan = plans[type(node)]
+    except KeyError:
+        plan = plans[type(node)] = _plan(type(visitor), type(node))
+    if plan is None:
+        node.visit(visitor)
+        return
+    visit, leave, _indexed, fields = plan
+    if visit is None or visit(visitor, node) is not False:
+        for name, enter, exit_, conditional in fields:
+            value = getattr(node, name)
+            if conditional and value is None:
+                continue
+            if enter is not None:
+                enter(visitor, node)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    if type(child) not in inert:
+                        _read_walk(child, visitor, plans, inert)
+            elif kind not in inert and value is not None and kind is not _MaybeSentinel:
+                _read_walk(value, visitor, plans, inert)
+            if exit_ is not None:
+                exit_(visitor, node)
+    if leave is not None:
+        leave(visitor, node)
+
 # visitor class -> ({libcst node type -> (visit hook, leave hook, indexed, fields) or None}, the
 # node types its walk skips); fields: (name, visit-attribute hook, leave-attribute hook, hooks
 # only when the value is not None)
@@ -445,16 +487,18 @@ def replace_node(module: cst.Module, target: cst.CSTNode, replacement) -> Option
     return new if t.done else None
 
 
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.out: List[str] = []
+
+    def visit_Name(self, n) -> None:
+        self.out.append(n.value)
+
+    def visit_Lambda(self, n) -> bool:
+        return False
+
+
 def names_in(node) -> List[str]:
     """Every name in ``node``, the bodies of lambdas left out."""
-    out = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n):
-            out.append(n.value)
-
-        def visit_Lambda(self, n):
-            return False
-
-    node.visit(_V())
-    return out
+    return read_walk(node, _Names()).out
