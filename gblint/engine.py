@@ -670,9 +670,11 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     kept, hidden, notes = select_diagnostics(dedupe(diagnostics), settings, project, regions, summaries, loader,
                                              list(model.visited.values()), notes)
     kept, conditional_hidden = conditional_shown(kept, settings.conditional, loader.followed_paths)
-    if fixes and any(d.fix_request for d in kept):  # fixes re-parse, and walk deep trees: through the cache
-        kept = cached_fixes(kept, loader.texts, settings, loader.cache,
-                            lambda todo: run_deep(attach_fixes, todo, loader.texts, settings,
+    # a fix is made only where `gblint fix` may write it: never in a followed package's files (read, not changed)
+    own = {p: t for p, t in loader.texts.items() if p not in loader.followed_paths}
+    if fixes and any(d.fix_request and d.path in own for d in kept):  # fixes re-parse, walk deep trees: cached
+        kept = cached_fixes(kept, own, settings, loader.cache,
+                            lambda todo: run_deep(attach_fixes, todo, own, settings,
                                                   predict=graph_counter(run, SourceFile, settings, loader.cache)))
     loader.mentions.save()
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings),

@@ -277,6 +277,43 @@ def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys
     assert "for k in range" not in user.read_text() and "Applied 1 fix in 1 file." in err
 
 
+def test_check_offers_no_fix_in_a_followed_package(tmp_path, monkeypatch, capsys):
+    """`gblint fix` never writes a followed package's files, so `check` offers no fix there (no `[*]`, no JSON
+    `fix`), while the checked file's own loop keeps its fix."""
+    site = tmp_path / "site"
+    (site / "loopylib").mkdir(parents=True)
+    (site / "loopylib" / "__init__.py").write_text(textwrap.dedent("""\
+        def accumulate(x, xs):
+            y = x * 2
+            for k in range(3):
+                y = y + k
+                print(k)
+            return y
+        """))
+    user = tmp_path / "user.py"
+    user.write_text(textwrap.dedent("""\
+        import torch
+        from loopylib import accumulate
+
+
+        @torch.compile
+        def step(x, xs):
+            for k in range(2):
+                x = x + k
+                print(k)
+            return accumulate(x, xs)
+        """))
+    monkeypatch.syspath_prepend(str(site))
+    cli.main(["check", "--no-cache", "--conditional", "all", "--format", "json", "--exit-zero",
+              "--follow-imports", "loopylib", str(user)])
+    found = json.loads(capsys.readouterr()[0])["diagnostics"]
+    own = [d for d in found if d["path"].endswith("user.py")]
+    followed = [d for d in found if "loopylib" in d["path"]]
+    assert followed and own
+    assert not any(d.get("fix") for d in followed)
+    assert any(d.get("fix") for d in own)
+
+
 @pytest.mark.parametrize("first, rest", [("\r\n", "\n"), ("\n", "\r\n")])
 def test_inserted_lines_take_the_ending_of_their_neighbours(tmp_path, first, rest, capsys):
     """libcst gives new lines the first line's ending; they must take their neighbours'."""
