@@ -312,8 +312,9 @@ class Bindings:
             self.builder.scope.masks.discard(target.value)
             self.builder.scope.numpy_locals.discard(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                self.note_rebound(e.value)
+            starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            for i, e in enumerate(target.elements):
+                self.note_rebound(e.value, None if value is None or starred else Expr(Op.UNPACK, i, (value,)))
         elif isinstance(target, cst.StarredElement):
             self.note_rebound(target.value)
 
@@ -356,7 +357,7 @@ class Bindings:
         frame = frames.pop()
         for name, prev in frame.prev.items():
             merged = None
-            if name not in frame.untracked:
+            if name not in frame.untracked[0] and name not in frame.untracked[1]:
                 ends = [frame.arms[i].get(name, prev) for i in (0, 1) if flows[i]]
                 if all(v is not None for v in ends) and ends and (len(ends) == 1 or frame.test is not None):
                     merged = ends[0] if len(ends) == 1 else Expr(Op.IFELSE, parts=(frame.test, ends[0], ends[1]))
@@ -366,7 +367,7 @@ class Bindings:
                 if merged is not None and len(scope.blocks) == outer.depth + 1:
                     outer.arms[outer.arm][name] = merged
                 else:
-                    outer.untracked.add(name)
+                    outer.untracked[outer.arm].add(name)
             elif merged is not None and merged.op != Op.UNKNOWN:
                 scope.local_values[name] = merged
             else:
@@ -385,13 +386,14 @@ class Bindings:
                     before = value_syntax.name_expr(name, scope)
                     frame.prev[name] = None if before.op in (Op.LOCAL, Op.UNKNOWN) else before
                 else:
-                    outer = frames[i - 1]
-                    frame.prev[name] = outer.arms[outer.arm].get(name, outer.prev[name])
+                    outer = frames[i - 1]  # what the outer arm holds (not known where it bound it untracked)
+                    frame.prev[name] = None if name in outer.untracked[outer.arm] else \
+                        outer.arms[outer.arm].get(name, outer.prev[name])
         top = frames[-1]
         if value is not None and value.op != Op.UNKNOWN and len(scope.blocks) == top.depth + 1:
             top.arms[top.arm][name] = value
         else:
-            top.untracked.add(name)
+            top.untracked[top.arm].add(name)
 
 
 def note_guess(name: str, value: cst.BaseExpression, scope: FunctionScope) -> None:
@@ -441,7 +443,7 @@ class _IfValues:
     """One tracked ``if`` statement (:meth:`Bindings.enter_if_values`): its test, the
     blocks around it (``depth``), what each name held before it (``prev``; None: not known),
     what each arm bound (``arms``), the arm being read, and the names bound in ways not
-    followed (``untracked``)."""
+    followed in each arm (``untracked``)."""
 
     __slots__ = ("node", "depth", "test", "prev", "arms", "arm", "untracked")
 
@@ -451,7 +453,7 @@ class _IfValues:
         self.prev: dict = {}
         self.arms = ({}, {})
         self.arm = 0
-        self.untracked: set = set()
+        self.untracked = (set(), set())  # per arm
 
 
 def values_unknown():
@@ -512,3 +514,13 @@ def _present(item: Expr, scope) -> Expr:
     absent = Expr(Op.IFELSE, parts=(Expr(Op.NOT, parts=(test,)), Expr(Op.UNION), values.OTHER))
     return Expr(Op.IFELSE, parts=(test, item, absent))
 
+
+def unpacked(target, value: Expr):
+    """``(name, value)`` for each plain name an assignment target binds: ``x`` to ``value``, ``a, b`` to the items
+    of unpacking it (:data:`Op.UNPACK`); nothing for a starred target (its items shift)."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if isinstance(target, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement)
+                                                             for e in target.elements):
+        return [pair for i, e in enumerate(target.elements) for pair in unpacked(e.value, Expr(Op.UNPACK, i, (value,)))]
+    return []

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from . import aliases, tensors, value_syntax, values
-from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, note_guess, single_return
+from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, note_guess, single_return, unpacked
 from .flows import TENSOR_CLASSES, Flows
 from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
@@ -452,13 +452,14 @@ class SummaryBuilder(PositionedVisitor):
         """Record what assigning ``value`` to ``target`` makes of the names bound (kinds,
         bindings) and, for ``self.attr``, of the class's attributes."""
         local = None
-        if isinstance(target, cst.Name) and self.in_function() and scope is self.scope:
+        if isinstance(target, (cst.Name, cst.Tuple, cst.List)) and self.in_function() and scope is self.scope:
             local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
         self.bindings.note_rebound(target, local)
         self.flows.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
-            if local.op != Op.UNKNOWN:  # on every path to what follows
-                scope.local_values[target.value] = local
+            for name, bound in unpacked(target, local):  # on every path to what follows
+                if bound.op != Op.UNKNOWN:
+                    scope.local_values[name] = bound
         if isinstance(target, cst.Name):
             if scope is self.module_scope and self.class_stack:
                 self.bindings.note_object_facts(target.value, value)

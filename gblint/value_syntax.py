@@ -95,10 +95,16 @@ def _bound_value(s, name: str) -> Expr:
     bound it to (:meth:`gblint.bindings.Bindings.enter_if_values`), what it was bound to
     above on every path (outside loops), else any of its bindings (``local``)."""
     frames = s.if_values
-    if frames and len(s.blocks) == frames[-1].depth + 1:
-        bound = frames[-1].arms[frames[-1].arm].get(name)
-        if bound is not None:
-            return bound
+    if frames and not any(b.kind == BlockKind.LOOP for b in s.blocks[frames[-1].depth:]):
+        for frame in reversed(frames):  # innermost first: what this arm bound, else what the name held before
+            if name in frame.untracked[frame.arm]:
+                break  # bound in this arm in a way not followed (a nested block)
+            bound = frame.arms[frame.arm].get(name)
+            if bound is not None:
+                return bound
+            if name in frame.prev:  # bound in the other arm only: that binding does not reach this one
+                before = frame.prev[name]
+                return before if before is not None else Expr(Op.LOCAL, name)
     for block in reversed(s.blocks):
         element = s.loop_values.get(id(block), {}).get(name) if block.kind == BlockKind.LOOP else None
         if element is not None:
