@@ -26,7 +26,9 @@ What varies (each a field of :class:`Spec`):
   ``if bool(v)``, and ``and``/``or`` chains with another Python bool (``other``, true or false) on either side
   (``other_first``), so that the value may not be evaluated at all; ``rebind``: a local bound to a tensor
   before ``if v:``, rebound to a Python int in its body, then tested (``if w > 1``), so that the arm the value
-  takes decides whether the later test reads a tensor (``gblint.arm_kinds``); ``match v:`` with a case of
+  takes decides whether the later test reads a tensor (``gblint.arm_kinds``); ``arm_rebind``: the same local
+  rebound (by unpacking) in the body of ``if v:`` and tested in its ``else`` arm, where it is still the tensor
+  (``gblint.value_syntax._bound_value``); ``match v:`` with a case of
   falsy patterns (``None | False | 0 | "" | []``) and a wildcard case.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
   (``torch._dynamo.graph_break()``, ``print``, ``.item()``), so that whether the branch runs decides a break.
@@ -57,7 +59,7 @@ ARRIVALS = ("arg", "default", "kwarg_wrapper", "config_attr", "global", "module_
 MODULE_ONLY = ("module_attr", "buffer", "parameter")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return")
-FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "match")
+FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match")
 BODIES = ("plain", "graph_break", "print", "item")
 PLACES = ("loop", "helper", "no_grad")
 ENTRIES = ("decorator", "call", "module")
@@ -179,6 +181,9 @@ def _test(spec: Spec, v: str) -> List[str]:
     if spec.form == "rebind":
         return ["w = x.sum()", f"if {v}:", "    w = 3", "if w > 1:"] + _indent(_body(spec.body)) + ["else:"] + \
             _indent(_body(spec.else_body, "-"))
+    if spec.form == "arm_rebind":  # rebound (unpacking) in one arm, tested in the other: still the tensor there
+        return ["w = x.sum()", f"if {v}:", "    w, n = 3, 0", "    x = x + w", "else:", "    if w > 1:"] + \
+            _indent(_body(spec.body), 2) + ["    else:"] + _indent(_body(spec.else_body, "-"), 2)
     if spec.form == "match":
         return [f"match {v}:", '    case None | False | 0 | "" | []:'] + _indent(_body(spec.else_body, "-"), 2) + \
             ["    case _:"] + _indent(_body(spec.body), 2)
