@@ -23,10 +23,12 @@ def declared_kind(p: cst.Param, is_forward: bool, imports: ImportTable) -> str:
         q = imports.resolve(p.annotation.annotation) or ann
         if q.endswith("Tensor") or ann.endswith("Tensor"):
             return Kind.TENSOR
-        if ann:
-            return Kind.PYTHON if ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple") \
-                else Kind.UNKNOWN
-        return Kind.UNKNOWN
+        if ann and ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple"):
+            return Kind.PYTHON
+        # a union (`Union[Tensor, SparseTensor]`, `Optional[Tensor]`), an alias of one (`Adj`), a class: what the
+        # caller passes decides, as for a parameter without annotation (the walk binds the declared type's
+        # instance where the value is not known: gblint.interp.Interpreter._param)
+        return param_kind(name)
     if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
         return Kind.PYTHON if literal(p.default) is not None else Kind.UNKNOWN
     if is_forward:
