@@ -101,15 +101,30 @@ class ClassEffects:
         return [self.interp.value(v, env) if sure else values.alternatives((self.interp.value(v, env), UNKNOWN))
                 for v, sure in stores]
 
-    def stores(self, summary: FileSummary, info, name: str):
+    def stores(self, summary: FileSummary, info, name: str, inst: Optional[Inst] = None):
         """:meth:`_assignments` of ``self.name`` in class ``info``: the building ones with those of
-        methods the program may call before the run (``model.enable()``), and the others."""
+        methods the program may call before the run (``model.enable()``), and the others; with ``inst``, not those
+        others made only under an ``if`` test false for ``inst`` (``if self.cached: self._cache = ...`` where
+        ``cached`` is False: :attr:`gblint.model.ClassInfo.guards`)."""
         building, other = _assignments(summary, info, name)
         if building:
             called = self.interp.called_by_program()
             building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in called
                               and a[0].rsplit(".", 1)[-1] not in _COPIES_ONLY)
+        if inst is not None and other and info.guards.get(name):
+            other = tuple(a for a in other if not self._never_stored(inst, summary, info, name, a))
         return building, other
+
+    def _never_stored(self, inst: Inst, summary: FileSummary, info, name: str, store) -> bool:
+        """Whether the store ``store`` (method, value) of ``self.name`` runs under a test known false for ``inst``:
+        every equal store of that method guarded, each by ``and``-joined tests one of which is false (those reading
+        ``self.name`` itself are not decided: that would read the store again)."""
+        tests = [t for m, v, t in info.guards[name] if (m, v) == store]
+        if len(tests) != sum(1 for a in info.assigned.get(name, ()) if a == store):
+            return False  # an equal store of the method that runs unguarded
+        env = self.interp.method_env(inst, summary, store[0])
+        return all(any(not _reads_attr(p, name) and values.decide(p, env) is False
+                       for p in (t.parts if t.op == Op.AND else (t,))) for t in tests)
 
     def sole_building_store(self, mro, name: str) -> bool:
         """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``
@@ -224,3 +239,14 @@ def _assignments(summary: FileSummary, info, name: str):
                 and init.params and ev.func.parts[0].value == init.params[0].name:
             building.add(f"{info.qualname}.{ev.func.value}")
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
+
+
+def _reads_attr(e: Expr, name: str) -> bool:
+    """Whether the test ``e`` reads an attribute ``name`` (of anything: deciding it would read the store again)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x.op == Op.ATTR and x.value == name:
+            return True
+        stack.extend(p for p in x.parts if isinstance(p, Expr))
+    return False

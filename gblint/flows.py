@@ -137,6 +137,11 @@ class Flows:
                 if not self.builder.suppressed():
                     assigned = scope.class_info.assigned
                     assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)
+                    test = arm_test(scope.blocks)
+                    if test is not None:
+                        guards = scope.class_info.guards
+                        guards[target.attr.value] = guards.get(target.attr.value, ()) + (
+                            (scope.info.qualname, value, test),)
                     if not all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):
                         scope.class_info.unsure += ((scope.info.qualname, target.attr.value),)
             elif target.attr.value in ("__defaults__", "__kwdefaults__"):
@@ -444,3 +449,18 @@ def _class_var(annotation: cst.BaseExpression) -> bool:
     if isinstance(annotation, cst.Attribute):
         return annotation.attr.value == "ClassVar"
     return isinstance(annotation, cst.Name) and annotation.value == "ClassVar"
+
+
+def arm_test(blocks) -> Optional[Expr]:
+    """The test under which code inside ``blocks`` runs, when only ``if`` arms (and ``with`` blocks, and the rest
+    after an early return) are around it: their tests joined with ``and``; None when there is none, or another
+    block (a loop, a ``try``) is around."""
+    tests = []
+    for b in blocks:
+        if b.kind == BlockKind.BRANCH and b.test is not None:
+            tests.append(b.test)
+        elif b.kind not in (BlockKind.WITH, BlockKind.AFTER_RETURN):
+            return None
+    if not tests:
+        return None
+    return tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))

@@ -599,7 +599,7 @@ class Interpreter(CallsMixin):
         init = dict(inst.init)
         sole = not found and self.class_effects.sole_building_store(mro, name)
         for summary, info in mro:
-            building, other = self.class_effects.stores(summary, info, name)
+            building, other = self.class_effects.stores(summary, info, name, inst)
             for method, value in building or other:
                 if building and sole:  # what its value reads of `self.<name>` is what the instance held before
                     got = self.class_effects.sole_store(inst, name, summary, info, method, value)

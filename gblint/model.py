@@ -560,6 +560,9 @@ class ClassInfo:
     mutated: List[str] = dataclasses.field(default_factory=list)
     # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
     unsure: Tuple[Tuple[str, str], ...] = ()  # (method, attr) of `self.attr = ...` not on every path of it
+    # self.attr -> (method, value, test) for a store made only where the ``if`` tests around it hold (their arms'
+    # tests, joined; no loop or ``try`` around it): a store under a test false for the instance never runs
+    guards: Dict[str, Tuple[Tuple[str, Expr, Expr], ...]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

@@ -64,7 +64,9 @@ something else, or the reverse (a guard that must stay clean):
 - ``Function.apply`` given one tensor twice breaks where an input requires grad (GB6297, kb22); a name rebound in one
   arm of an ``if`` (unpacking a helper's result) holds its earlier value in the other arm, so a break there on the
   input's kind is definite (kb23); a parameter annotated with a union that may be a tensor (or an alias of one)
-  holds what the caller passes, a tensor here, and one annotated with a class passed an object is none (kb24).
+  holds what the caller passes, a tensor here, and one annotated with a class passed an object is none (kb24); a
+  method's store under a test false for the instance (``if self.cached:``) never runs, so the attribute keeps its
+  class default and the branch on it is decided (kb25).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
