@@ -469,8 +469,8 @@ def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTar
             if True in needs_grad.values() or None in needs_grad.values():
                 return [(dirty_apply_break(ev), Env(via=f"{helper}(...) leaves an input dirty"), False)]
             continue
-        if True in needs_grad.values():
-            return [(dirty_apply_break(ev), None, False)]
+        if True in needs_grad.values():  # grad on where the compiled code is called is not followed: no fact
+            return [(dirty_apply_break(ev), Env(via="grad is on where the compiled code is called"), False)]
         unknown = [n for n, g in needs_grad.items() if g is None]
         if unknown:
             return [(dirty_apply_break(ev), Env(via=f"{unknown[0]}.requires_grad"), False)]

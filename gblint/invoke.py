@@ -20,6 +20,7 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from .semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
+from .folding import fold_builtin
 from .grads import GRAD, method_grad
 from .values import UNKNOWN, Env, const, union
 
@@ -459,6 +460,8 @@ class CallsMixin:
         return what they are given are followed (``checkpoint``, ``partial``, ``getattr``,
         the module containers, ``torch.compile``, ``torch.compiler.disable``...)."""
         first = args.positional[0] if args.positional else None
+        if (folded := fold_builtin(name, args.positional, args.keywords)) is not None:
+            return folded
         if name in COMPILE_NAMES:
             return first if first is not None else UNKNOWN
         if name in DISABLE:

@@ -380,12 +380,15 @@ class ApplyDuplicateInput(Rule):
                 seen.add(written)
         if twice is None or _grad_off_here(ctx):
             return None
+        # whether grad is on where the compiled code is called (a caller's `torch.no_grad()`, `inference_mode()`, a
+        # `set_grad_enabled(False)` statement, frozen parameters) is not followed: never a fact, so never definite
         gate = Expr(Op.AND, parts=(
             Expr(Op.FUNCTION_APPLY, parts=(value_syntax.expr_of(func, ctx),)),
             Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(twice, ctx),)),
-            Expr(Op.NOT, parts=(Expr(Op.GRAD_OFF, parts=tuple(value_syntax.expr_of(v, ctx) for v in inputs)),))))
+            Expr(Op.NOT, parts=(Expr(Op.GRAD_OFF, parts=tuple(value_syntax.expr_of(v, ctx) for v in inputs)),)),
+            Expr(Op.UNKNOWN)))
         return self.site(node, f"`{code_of(func)}(...)` given `{code_of(twice)}` twice", gate=gate, gate_kind="branch",
-                         gate_text=f"{code_of(twice)} is a tensor and an input requires grad")
+                         gate_text=f"{code_of(twice)} is a tensor, an input requires grad and grad is on")
 
 
 def _grad_off_here(ctx):
