@@ -307,13 +307,22 @@ class Flows:
     def enter_comp_iter(self, node: cst.CompFor) -> None:
         """Entering a comprehension's iterable."""
         if self.builder.in_function():  # the first `for`'s iterable is read in the enclosing scope
-            outside = value_syntax.outside_comprehension(node, self.builder.scope)
-            self.builder.scope.outside.append(outside.__enter__())
+            scope = self.builder.scope
+            outside = value_syntax.outside_comprehension(node, scope)
+            scope.outside.append(outside.__enter__())
+            # and evaluated in the enclosing frame (Python passes the comprehension function its iterator): a break
+            # there is the enclosing frame's, not one in the comprehension's frame
+            first = bool(scope.comp_names) and scope.comp_names[-1][0] is node and scope.blocks \
+                and scope.blocks[-1].kind in (BlockKind.COMP, BlockKind.GENEXPR)
+            scope.comp_iter_blocks.append(scope.blocks.pop() if first else None)
 
     def leave_comp_iter(self, node: cst.CompFor) -> None:
         """Leaving a comprehension's iterable: iterating it runs ``__iter__`` (:meth:`note_iteration`)."""
         if self.builder.in_function():
             self.builder.scope.outside.pop().__exit__(None, None, None)
+            block = self.builder.scope.comp_iter_blocks.pop()
+            if block is not None:
+                self.builder.scope.blocks.append(block)
         comps = self.builder.scope.comp_names if self.builder.in_function() else None
         at = comps[-1][2] if comps else node.iter
         if isinstance(at, cst.GeneratorExp):  # its span is not one positions.py can give: the iterable's

@@ -92,6 +92,7 @@ class FunctionScope:
         self.loop_values: dict = {}  # id() of a `for` loop's block -> {target name: its element} (value_syntax.loop_values)
         self.pending_loop: dict = {}  # the same for the `for` statement being entered
         self.comp_names: list = []  # (first CompFor, names, node) of the comprehensions around (value_syntax.COMP)
+        self.comp_iter_blocks: list = []  # the comprehension block set aside while its first iterable is read
         self.outside: list = []  # value_syntax.outside_comprehension contexts entered (iterables being read)
         self.if_values: list = []  # the `if` statements around, whose arms' bindings are merged (bindings._IfValues)
         self.handed: dict = {}  # id() of a name handed to a call -> what it held then (summary.note_handed)
