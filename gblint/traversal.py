@@ -47,6 +47,7 @@ class PositionedVisitor(cst.CSTVisitor):
         self._counts: Dict[type, int] = {}
         self._open: List[tuple] = []  # keys of the indexed nodes being visited, innermost last
         self._open_ids: List[int] = []
+        self._open_nodes: List[cst.CSTNode] = []
         self._import_depth = 0
         if type(self) not in _PLANS:
             _PLANS[type(self)] = ({}, _inert_for(type(self)))
@@ -102,8 +103,7 @@ class PositionedVisitor(cst.CSTVisitor):
             self._leave_index(node)
 
     def on_visit(self, node) -> bool:
-        if self.ast_positions is not None:
-            self._enter_index(node)
+        self._enter_index(node)  # both ways: the libcst one takes the same node for an unmatched `and` (span)
         fn = self._hook("visit", type(node))
         return True if fn is None else fn(self, node) is not False
 
@@ -111,8 +111,7 @@ class PositionedVisitor(cst.CSTVisitor):
         fn = self._hook("leave", type(original_node))
         if fn is not None:
             fn(self, original_node)
-        if self.ast_positions is not None:
-            self._leave_index(original_node)
+        self._leave_index(original_node)
 
     def on_visit_attribute(self, node, attribute: str) -> None:
         fn = self._hook("visit", type(node), attribute)
@@ -130,6 +129,11 @@ class PositionedVisitor(cst.CSTVisitor):
         node matched to it, or to the innermost matched node around it. A node with no match
         gets ``Span(1, 1, 1, 1)`` and makes :meth:`fill_positions` fail."""
         if self.ast_positions is None:
+            if type(node) not in INDEXED:  # as below: the left operand of an `and`, else the matched node around
+                probe = node
+                while isinstance(probe, cst.BooleanOperation):
+                    probe = probe.left
+                node = probe if type(probe) in INDEXED else self._open_nodes[-1] if self._open_nodes else node
             r = self.get_metadata(PositionProvider, node)
             return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
         key = self._index.get(id(node))
@@ -171,6 +175,7 @@ class PositionedVisitor(cst.CSTVisitor):
             self._index[id(node)] = key
             self._open.append(key)
             self._open_ids.append(id(node))
+            self._open_nodes.append(node)
         if t is cst.Import or t is cst.ImportFrom:
             self._import_depth += 1  # a module's dotted name is no ast Attribute
 
@@ -178,6 +183,7 @@ class PositionedVisitor(cst.CSTVisitor):
         if self._open_ids and self._open_ids[-1] == id(node):
             self._open.pop()
             self._open_ids.pop()
+            self._open_nodes.pop()
         if type(node) is cst.Import or type(node) is cst.ImportFrom:
             self._import_depth -= 1
 
