@@ -264,7 +264,31 @@ def mask_kind(node, ctx):
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in MASK_METHODS:
         k = ctx.kind(node.func.value)
         return k if maybe_tensor(k) else None
+    if isinstance(node, cst.Call) and _bool_dtype(node, ctx):
+        return Kind.TENSOR
     return None
+
+
+#: tensor methods that make a tensor of the dtype given (``x.new_ones(n, dtype=torch.bool)``, ``x.to(torch.bool)``)
+_DTYPE_METHODS = frozenset({"to", "type", "new_ones", "new_zeros", "new_empty", "new_full", "new_tensor"})
+
+
+def _bool_dtype(call, ctx) -> bool:
+    """Whether ``call`` makes a boolean tensor by the dtype it is given: a torch function with ``dtype=torch.bool``
+    (``torch.ones(n, dtype=torch.bool)``, ``torch.full(..., dtype=torch.bool)``), or a tensor's ``.to(torch.bool)``,
+    ``.type(torch.bool)``, ``.new_ones(..., dtype=torch.bool)`` (torch/_C/__init__.pyi: the dtype decides the result's)."""
+    import libcst as cst
+    func = call.func
+    method = isinstance(func, cst.Attribute) and func.attr.value in _DTYPE_METHODS \
+        and maybe_tensor(ctx.kind(func.value)) and (ctx.resolve(func) or "").split(".")[0] != "torch"
+    if not method and not ((ctx.resolve(func) or "").startswith("torch.") and torch_call_kind(ctx.resolve(func)) == Kind.TENSOR):
+        return False
+    for a in call.args:
+        named = a.keyword is not None and a.keyword.value == "dtype"
+        first = method and a.keyword is None and a is call.args[0] and func.attr.value in ("to", "type")
+        if (named or first) and ctx.resolve(a.value) == "torch.bool":
+            return True
+    return False
 
 
 #: Tensor methods whose result has an integer dtype (torch/_C/__init__.pyi, _refs): indices and counts

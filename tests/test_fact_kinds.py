@@ -68,7 +68,8 @@ something else, or the reverse (a guard that must stay clean):
   method's store under a test false for the instance (``if self.cached:``) never runs, so the attribute keeps its
   class default and the branch on it is decided (kb25); ``max()``, ``min()``, ``abs()``, ``int()`` of constants
   are constants, as Dynamo folds them (kb26); a comprehension's first iterable is evaluated in the enclosing frame,
-  so a break there is that frame's (kb27).
+  so a break there is that frame's (kb27); a tensor made with ``dtype=torch.bool`` (a factory's keyword,
+  ``.to(torch.bool)``, ``new_ones(..., dtype=torch.bool)``) is a boolean mask (kb28).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
