@@ -244,7 +244,9 @@ def test_round_limit_is_an_error_with_a_fresh_report(tmp_path, monkeypatch, caps
     assert path.read_text() != text
 
 
-def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys):
+def _loopy_project(tmp_path, monkeypatch):
+    """A checked file whose compiled function loops with a `print`, calling a package `loopylib` (on the path)
+    whose function does the same: ``(the package's file, the checked file)``."""
     site = tmp_path / "site"
     (site / "loopylib").mkdir(parents=True)
     lib = site / "loopylib" / "__init__.py"
@@ -270,6 +272,11 @@ def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys
             return accumulate(x, xs)
         """))
     monkeypatch.syspath_prepend(str(site))
+    return lib, user
+
+
+def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys):
+    lib, user = _loopy_project(tmp_path, monkeypatch)
     before = lib.read_text()
     rc, out, err = _fix_in_process(capsys, "--follow-imports", "loopylib", str(user))
     assert "internal error" not in err and rc in (0, 1)
@@ -280,30 +287,7 @@ def test_follow_imports_fixes_only_the_named_files(tmp_path, monkeypatch, capsys
 def test_check_offers_no_fix_in_a_followed_package(tmp_path, monkeypatch, capsys):
     """`gblint fix` never writes a followed package's files, so `check` offers no fix there (no `[*]`, no JSON
     `fix`), while the checked file's own loop keeps its fix."""
-    site = tmp_path / "site"
-    (site / "loopylib").mkdir(parents=True)
-    (site / "loopylib" / "__init__.py").write_text(textwrap.dedent("""\
-        def accumulate(x, xs):
-            y = x * 2
-            for k in range(3):
-                y = y + k
-                print(k)
-            return y
-        """))
-    user = tmp_path / "user.py"
-    user.write_text(textwrap.dedent("""\
-        import torch
-        from loopylib import accumulate
-
-
-        @torch.compile
-        def step(x, xs):
-            for k in range(2):
-                x = x + k
-                print(k)
-            return accumulate(x, xs)
-        """))
-    monkeypatch.syspath_prepend(str(site))
+    _lib, user = _loopy_project(tmp_path, monkeypatch)
     cli.main(["check", "--no-cache", "--conditional", "all", "--format", "json", "--exit-zero",
               "--follow-imports", "loopylib", str(user)])
     found = json.loads(capsys.readouterr()[0])["diagnostics"]
