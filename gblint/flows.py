@@ -431,7 +431,8 @@ class Flows:
         if not isinstance(key, cst.SimpleString):
             return False
         scope = self.builder.scope
-        return scope is None or not likely_tensor(scope.kind(node.args[0].value))  # None: module level
+        # a parameter that may be a tensor may be any object too (`cache: Cache | None`): the walk decides
+        return scope is None or scope.kind(node.args[0].value) not in (Kind.TENSOR, Kind.PROBABLE)  # None: module level
 
     def may_follow(self, node: cst.Call) -> bool:
         """Whether a call whose function the summary's own refs do not name may still lead into

@@ -69,7 +69,9 @@ something else, or the reverse (a guard that must stay clean):
   class default and the branch on it is decided (kb25); ``max()``, ``min()``, ``abs()``, ``int()`` of constants
   are constants, as Dynamo folds them (kb26); a comprehension's first iterable is evaluated in the enclosing frame,
   so a break there is that frame's (kb27); a tensor made with ``dtype=torch.bool`` (a factory's keyword,
-  ``.to(torch.bool)``, ``new_ones(..., dtype=torch.bool)``) is a boolean mask (kb28).
+  ``.to(torch.bool)``, ``new_ones(..., dtype=torch.bool)``) is a boolean mask (kb28); ``getattr(p, "name", d)`` of a
+  parameter that may be a tensor (annotated with a class, or not at all) runs what the caller passes, a property
+  there (kb29).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
