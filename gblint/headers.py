@@ -10,6 +10,7 @@ from . import value_syntax
 from .model import Decorator, Kind, param_kind
 from .names import ImportTable, dotted
 from .scope import FunctionScope
+from .tensors import TENSOR_TYPES
 from .traversal import literal
 
 
@@ -21,19 +22,36 @@ def declared_kind(p: cst.Param, is_forward: bool, imports: ImportTable) -> str:
     if p.annotation is not None:
         ann = dotted(p.annotation.annotation) or ""
         q = imports.resolve(p.annotation.annotation) or ann
-        if q.endswith("Tensor") or ann.endswith("Tensor"):
-            return Kind.TENSOR
+        if q in TENSOR_TYPES or q.startswith("torch.") and q.endswith("Tensor") or ann in ("Tensor", "torch.Tensor"):
+            return Kind.TENSOR  # torch's own tensor types; another class named `...Tensor` may be anything (below)
         if ann and ann.split(".")[-1] in ("int", "float", "bool", "str", "list", "dict", "tuple"):
             return Kind.PYTHON
-        # a union (`Union[Tensor, SparseTensor]`, `Optional[Tensor]`), an alias of one (`Adj`), a class: what the
-        # caller passes decides, as for a parameter without annotation (the walk binds the declared type's
-        # instance where the value is not known: gblint.interp.Interpreter._param)
-        return param_kind(name)
+        # a union of tensor types (`Union[Tensor, SparseTensor]`, `Optional[Tensor]`, `Tuple[Tensor, Tensor]`): what
+        # the caller passes decides, as for a parameter without annotation; one naming any other class
+        # (`Union[Tensor, LinearOperator]`, `Cache | None`) may be an object whose methods share a tensor's names
+        # (`.size()`): not taken for a tensor
+        return param_kind(name) if _tensor_types(p.annotation.annotation) else Kind.UNKNOWN
     if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):
         return Kind.PYTHON if literal(p.default) is not None else Kind.UNKNOWN
     if is_forward:
         return Kind.TENSOR
     return param_kind(name)
+
+
+_TYPING = frozenset({"Optional", "Union", "Tuple", "List", "Sequence", "tuple", "list"})
+
+
+def _tensor_types(node: cst.BaseExpression) -> bool:
+    """Whether the annotation ``node`` names only tensor types (a name ending in ``Tensor``), ``None``, and
+    ``Optional``/``Union``/``|``/``Tuple``/``List`` of those."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        return _tensor_types(node.left) and _tensor_types(node.right)
+    if isinstance(node, cst.Subscript):
+        head = (dotted(node.value) or "").split(".")[-1]
+        return head in _TYPING and all(isinstance(e.slice, cst.Index) and (
+            _tensor_types(e.slice.value) or isinstance(e.slice.value, cst.Ellipsis)) for e in node.slice)
+    name = dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    return name is not None and (name == "None" or name.split(".")[-1].endswith("Tensor"))
 
 
 def decorator_of(d: cst.Decorator, scope: FunctionScope) -> Decorator:

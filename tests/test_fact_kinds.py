@@ -63,8 +63,8 @@ something else, or the reverse (a guard that must stay clean):
   ``inspect.isfunction`` of a decorated def is not decided (a module-level ``@staticmethod`` is no function, kb8).
 - ``Function.apply`` given one tensor twice breaks where an input requires grad (GB6297, kb22); a name rebound in one
   arm of an ``if`` (unpacking a helper's result) holds its earlier value in the other arm, so a break there on the
-  input's kind is definite (kb23); a parameter annotated with a union that may be a tensor (or an alias of one)
-  holds what the caller passes, a tensor here, and one annotated with a class passed an object is none (kb24); a
+  input's kind is definite (kb23); a parameter annotated with a union of tensor types holds what the caller
+  passes, a tensor here, and one annotated with a class passed an object is none (kb24); a
   method's store under a test false for the instance (``if self.cached:``) never runs, so the attribute keeps its
   class default and the branch on it is decided (kb25); ``max()``, ``min()``, ``abs()``, ``int()`` of constants
   are constants, as Dynamo folds them (kb26); a comprehension's first iterable is evaluated in the enclosing frame,
