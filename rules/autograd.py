@@ -304,6 +304,17 @@ class MarkDirty(Rule):
         return self.site(call, detail, outcome="skip")
 
 
+#: the autograd.Function of GBL144's examples
+_MIX = ("import torch\n"
+        "class Mix(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, a, b, x):\n"
+        "        return x * a + b\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return None, None, g\n")
+
+
 class ApplyDuplicateInput(Rule):
     code = "GBL144"
     name = "function-apply-duplicate-input"
@@ -332,14 +343,7 @@ class ApplyDuplicateInput(Rule):
     )
     measured = "tests/cases/kinds/kb22_apply_duplicate_input.py"
     examples_fire = (
-        "import torch\n"
-        "class Mix(torch.autograd.Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, a, b, x):\n"
-        "        return x * a + b\n"
-        "    @staticmethod\n"
-        "    def backward(ctx, g):\n"
-        "        return None, None, g\n"
+        _MIX +
         "lin = torch.nn.Linear(2, 2)\n"
         "@torch.compile\n"
         "def f(n):\n"
@@ -347,14 +351,7 @@ class ApplyDuplicateInput(Rule):
         "    return Mix.apply(m, m, lin(m))  # expect: GBL144\n",
     )
     examples_clean = (
-        "import torch\n"
-        "class Mix(torch.autograd.Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, a, b, x):\n"
-        "        return x * a + b\n"
-        "    @staticmethod\n"
-        "    def backward(ctx, g):\n"
-        "        return None, None, g\n"
+        _MIX +
         "@torch.compile\n"
         "def f(n):\n"
         "    m = torch.ones(n)\n"
@@ -364,8 +361,8 @@ class ApplyDuplicateInput(Rule):
     def check(self, node, ctx):
         """At ``F.apply(...)`` given the same name (or attribute) twice, a break gated on the facts Dynamo tests:
         ``F.apply`` is a ``torch.autograd.Function``'s (the interpreter's value of the callee), the repeated value is
-        a tensor, and some input requires grad; none where this function turns grad off (a ``with`` block or a
-        decorator)."""
+        a tensor, and some input requires grad; never definite, since whether grad is on where the compiled code
+        is called is not followed; none where this function turns grad off (a ``with`` block or a decorator)."""
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "apply") or len(node.args) < 2:
             return None
