@@ -412,8 +412,7 @@ def rnn_resumes(ev: Event) -> Event:
 def grad_off(ev: Event) -> bool:
     """Whether the call ``ev`` runs with grad off: under ``torch.no_grad()``, ``inference_mode()`` or
     ``set_grad_enabled(False)`` in its function."""
-    return any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(grads.GRAD_OFF_LABELS)
-               for b in ev.blocks)
+    return grads.off_in(ev.blocks)
 
 
 def without_grad(out: List[CallTarget]) -> List[CallTarget]:

@@ -123,7 +123,7 @@ class ClassEffects:
         if len(tests) != sum(1 for a in info.assigned.get(name, ()) if a == store):
             return False  # an equal store of the method that runs unguarded
         env = self.interp.method_env(inst, summary, store[0])
-        return all(any(not _reads_attr(p, name) and values.decide(p, env) is False
+        return all(any(not values.mentions(p, Op.ATTR, name) and values.decide(p, env) is False
                        for p in (t.parts if t.op == Op.AND else (t,))) for t in tests)
 
     def sole_building_store(self, mro, name: str) -> bool:
@@ -240,13 +240,3 @@ def _assignments(summary: FileSummary, info, name: str):
             building.add(f"{info.qualname}.{ev.func.value}")
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
-
-def _reads_attr(e: Expr, name: str) -> bool:
-    """Whether the test ``e`` reads an attribute ``name`` (of anything: deciding it would read the store again)."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x.op == Op.ATTR and x.value == name:
-            return True
-        stack.extend(p for p in x.parts if isinstance(p, Expr))
-    return False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .model import Expr
+from .model import BlockKind, Expr
 from .ops import Op
 
 #: the part of a ``tensor`` value that says it requires grad (a layer's output, with parameters)
@@ -21,6 +21,15 @@ NO_GRAD_CONTEXT = FUNCTION_CONTEXT + "[grad off]"
 CONTEXT_FIRST = "context"  # a ``grad_off`` test's value: its first part is the Function's context
 #: how a ``with`` block that turns grad off ends its manager's label (gblint.model.Block)
 GRAD_OFF_LABELS = ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
+
+
+def off_in(blocks) -> bool:
+    """Whether code inside ``blocks`` (:class:`gblint.model.Block`) runs with grad off: a ``with torch.no_grad()``,
+    ``inference_mode()`` or ``set_grad_enabled(False)`` around it in its function."""
+    return any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(GRAD_OFF_LABELS)
+               for b in blocks)
+
+
 #: decorators that run the function with grad off
 GRAD_OFF_DECORATORS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                                  "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})

@@ -82,7 +82,7 @@ class _Binder(cst.CSTVisitor):
 def _names_bound(node: cst.CSTNode) -> frozenset:
     """Every name ``node`` may bind (:class:`_Binder`), read once per node: the summary asks it of each loop's body
     several times (its values, its shape, what a later step may change)."""
-    return _once(node, "names", lambda: frozenset(_walked(node, _Binder()).names))
+    return _once(node, "names", lambda: frozenset(read_walk(node, _Binder()).names))
 
 
 _MEMO: dict = {}  # (id of a node, what) -> (the node, the answer): a node's identity, not its (deep) hash
@@ -98,10 +98,6 @@ def _once(node, what: str, compute):
     value = compute()
     _MEMO[key] = (node, value)
     return value
-
-
-def _walked(node, visitor):
-    return read_walk(node, visitor)
 
 
 def covers(node: cst.For, names) -> Optional[tuple]:
@@ -247,11 +243,11 @@ class _Exits(OwnScopeVisitor):
 
 def _jumps(body) -> bool:
     """Whether a loop's ``body`` may leave a step before its end (``break``, ``continue``, ``return``)."""
-    return _once(body, "exits", lambda: _walked(body, _Exits())).jumps
+    return _once(body, "exits", lambda: read_walk(body, _Exits())).jumps
 
 
 def loop_exits(body) -> tuple:
     """``(breaks, returns)`` of a loop's ``body``: whether it may ``break`` out of this loop (its ``else`` then
     may not run), and whether it may ``return`` (what follows the loop then may not run)."""
-    found = _once(body, "exits", lambda: _walked(body, _Exits()))
+    found = _once(body, "exits", lambda: read_walk(body, _Exits()))
     return found.breaks, found.returns

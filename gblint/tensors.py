@@ -279,9 +279,10 @@ def _bool_dtype(call, ctx) -> bool:
     ``.type(torch.bool)``, ``.new_ones(..., dtype=torch.bool)`` (torch/_C/__init__.pyi: the dtype decides the result's)."""
     import libcst as cst
     func = call.func
+    q = ctx.resolve(func) or ""
     method = isinstance(func, cst.Attribute) and func.attr.value in _DTYPE_METHODS \
-        and maybe_tensor(ctx.kind(func.value)) and (ctx.resolve(func) or "").split(".")[0] != "torch"
-    if not method and not ((ctx.resolve(func) or "").startswith("torch.") and torch_call_kind(ctx.resolve(func)) == Kind.TENSOR):
+        and maybe_tensor(ctx.kind(func.value)) and q.split(".")[0] != "torch"
+    if not method and not (q.startswith("torch.") and torch_call_kind(q) == Kind.TENSOR):
         return False
     for a in call.args:
         named = a.keyword is not None and a.keyword.value == "dtype"

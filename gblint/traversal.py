@@ -45,9 +45,7 @@ class PositionedVisitor(cst.CSTVisitor):
         self.positions_ok = True
         self._index: Dict[int, tuple] = {}  # id(node) -> (libcst type, k): the k-th node of its type
         self._counts: Dict[type, int] = {}
-        self._open: List[tuple] = []  # keys of the indexed nodes being visited, innermost last
-        self._open_ids: List[int] = []
-        self._open_nodes: List[cst.CSTNode] = []
+        self._open_nodes: List[cst.CSTNode] = []  # the indexed nodes being visited, innermost last
         self._import_depth = 0
         if type(self) not in _PLANS:
             _PLANS[type(self)] = ({}, _inert_for(type(self)))
@@ -70,37 +68,7 @@ class PositionedVisitor(cst.CSTVisitor):
         whitespace and punctuation, where no hook of this visitor can fire. For the
         :mod:`ast`-positions path (``ast_positions`` set); a node type whose visiting order
         cannot be read from libcst is handed to libcst's own ``visit``."""
-        try:
-            plan = self._plans[type(node)]
-        except KeyError:
-            plan = self._plans[type(node)] = _plan(type(self), type(node))
-        if plan is None:
-            node.visit(self)
-            return
-        visit, leave, indexed, fields = plan
-        inert = self._inert
-        if indexed:
-            self._enter_index(node)
-        if visit is None or visit(self, node) is not False:
-            for name, enter, exit_, conditional in fields:
-                value = getattr(node, name)
-                if conditional and value is None:
-                    continue
-                if enter is not None:
-                    enter(self, node)
-                kind = type(value)
-                if kind is tuple or kind is list:
-                    for child in value:
-                        if type(child) not in inert:
-                            self.walk(child)
-                elif kind not in inert and value is not None and kind is not _MaybeSentinel:
-                    self.walk(value)  # a node (the fields libcst visits hold nodes, sequences, None or MaybeSentinel)
-                if exit_ is not None:
-                    exit_(self, node)
-        if leave is not None:
-            leave(self, node)
-        if indexed:
-            self._leave_index(node)
+        _walk(node, self, self._plans, self._inert, True)
 
     def on_visit(self, node) -> bool:
         self._enter_index(node)  # both ways: the libcst one takes the same node for an unmatched `and` (span)
@@ -128,27 +96,27 @@ class PositionedVisitor(cst.CSTVisitor):
         """The node's position: from libcst metadata, or (``ast_positions`` set) from the ast
         node matched to it, or to the innermost matched node around it. A node with no match
         gets ``Span(1, 1, 1, 1)`` and makes :meth:`fill_positions` fail."""
+        stand_in = self._stand_in(node)
         if self.ast_positions is None:
-            if type(node) not in INDEXED:  # as below: the left operand of an `and`, else the matched node around
-                probe = node
-                while isinstance(probe, cst.BooleanOperation):
-                    probe = probe.left
-                node = probe if type(probe) in INDEXED else self._open_nodes[-1] if self._open_nodes else node
-            r = self.get_metadata(PositionProvider, node)
+            r = self.get_metadata(PositionProvider, stand_in if stand_in is not None else node)
             return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
-        key = self._index.get(id(node))
-        probe = node
-        while key is None and isinstance(probe, cst.BooleanOperation):
-            probe = probe.left  # `a and b` starts where its left operand does
-            key = self._index.get(id(probe))
-        if key is None:
-            # not a node type matched against ast: the innermost open one that is
-            key = self._open[-1] if self._open else None
+        key = self._index.get(id(stand_in)) if stand_in is not None else None
         found = self.ast_positions.get(*key) if key is not None else None
         if found is None:
             self.positions_ok = False  # fill_positions() will send the file to PositionProvider
             return Span(1, 1, 1, 1)
         return Span(*found)
+
+    def _stand_in(self, node):
+        """The node whose position ``node`` takes, the same for ast and libcst positions: itself when matched
+        against ast, else the left operand of an ``and`` when that is (``a and b`` starts where ``a`` does), else
+        the innermost matched node around it (None: none)."""
+        probe = node
+        while id(probe) not in self._index and isinstance(probe, cst.BooleanOperation):
+            probe = probe.left
+        if id(probe) in self._index:
+            return probe
+        return self._open_nodes[-1] if self._open_nodes else None
 
     def fill_positions(self) -> bool:
         """Whether the ast positions given out hold: False when a node had none, or when the
@@ -171,18 +139,13 @@ class PositionedVisitor(cst.CSTVisitor):
         if t in INDEXED and not (t is cst.Attribute and self._import_depth):
             n = self._counts.get(t, 0)
             self._counts[t] = n + 1
-            key = (t, n)
-            self._index[id(node)] = key
-            self._open.append(key)
-            self._open_ids.append(id(node))
+            self._index[id(node)] = (t, n)
             self._open_nodes.append(node)
         if t is cst.Import or t is cst.ImportFrom:
             self._import_depth += 1  # a module's dotted name is no ast Attribute
 
     def _leave_index(self, node) -> None:
-        if self._open_ids and self._open_ids[-1] == id(node):
-            self._open.pop()
-            self._open_ids.pop()
+        if self._open_nodes and self._open_nodes[-1] is node:
             self._open_nodes.pop()
         if type(node) is cst.Import or type(node) is cst.ImportFrom:
             self._import_depth -= 1
@@ -200,11 +163,13 @@ def read_walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> cst.CSTVisitor:
     if vt not in _PLANS:
         _PLANS[vt] = ({}, _inert_for(vt))
     plans, inert = _PLANS[vt]
-    _read_walk(node, visitor, plans, inert)
+    _walk(node, visitor, plans, inert, False)
     return visitor
 
 
-def _read_walk(node, visitor, plans, inert) -> None:
+def _walk(node, visitor, plans, inert, index: bool) -> None:
+    """The walk of ``node`` with ``visitor`` by its ``plans`` (:func:`_plan`), skipping ``inert`` node types; with
+    ``index`` a :class:`PositionedVisitor` numbers the nodes matched against ast as it enters and leaves them."""
     try:
         plan = plans[type(node)]
     except KeyError:
@@ -212,7 +177,10 @@ def _read_walk(node, visitor, plans, inert) -> None:
     if plan is None:
         node.visit(visitor)
         return
-    visit, leave, _indexed, fields = plan
+    visit, leave, indexed, fields = plan
+    indexed = indexed and index
+    if indexed:
+        visitor._enter_index(node)
     if visit is None or visit(visitor, node) is not False:
         for name, enter, exit_, conditional in fields:
             value = getattr(node, name)
@@ -224,13 +192,15 @@ def _read_walk(node, visitor, plans, inert) -> None:
             if kind is tuple or kind is list:
                 for child in value:
                     if type(child) not in inert:
-                        _read_walk(child, visitor, plans, inert)
+                        _walk(child, visitor, plans, inert, index)
             elif kind not in inert and value is not None and kind is not _MaybeSentinel:
-                _read_walk(value, visitor, plans, inert)
+                _walk(value, visitor, plans, inert, index)  # a node (fields hold nodes, sequences, None, MaybeSentinel)
             if exit_ is not None:
                 exit_(visitor, node)
     if leave is not None:
         leave(visitor, node)
+    if indexed:
+        visitor._leave_index(node)
 
 # visitor class -> ({libcst node type -> (visit hook, leave hook, indexed, fields) or None}, the
 # node types its walk skips); fields: (name, visit-attribute hook, leave-attribute hook, hooks

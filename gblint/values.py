@@ -619,9 +619,9 @@ MODE_CONDITIONS = {TRAIN_MODE: "in training mode", EVAL_MODE: "in eval mode"}
 _MODE_TESTS = {TRAIN_MODE: "self.training", EVAL_MODE: "not self.training"}
 
 
-def mentions(e: Expr, op: Op) -> bool:
-    """Whether the value ``e`` has a part of op ``op`` (at any depth)."""
-    return e.op == op or any(mentions(p, op) for p in e.parts)
+def mentions(e: Expr, op: Op, value=None) -> bool:
+    """Whether the value ``e`` has a part of op ``op`` (at any depth), of value ``value`` when one is given."""
+    return (e.op == op and (value is None or e.value == value)) or any(mentions(p, op, value) for p in e.parts)
 
 
 def mode_condition(test: Expr, env: Env) -> Optional[str]:

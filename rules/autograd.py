@@ -8,11 +8,11 @@ method_requires_grad_, setattr of data); ``torch/_dynamo/variables/misc.py``
 import libcst as cst
 
 from gblint import value_syntax
-from gblint.model import BlockKind, Expr, Kind, param_kind
+from gblint.model import Expr, Kind, param_kind
 from gblint.ops import Op
 from gblint.semantics import AUTOGRAD_FUNCTION
 from gblint.tensors import maybe_tensor, torch_call_kind
-from gblint.grads import CONTEXT_FIRST, GRAD_OFF_DECORATORS, GRAD_OFF_LABELS
+from gblint.grads import CONTEXT_FIRST, GRAD_OFF_DECORATORS, off_in
 from gblint.traversal import code_of, literal
 
 from .base import Rule
@@ -391,8 +391,7 @@ class ApplyDuplicateInput(Rule):
 def _grad_off_here(ctx):
     """Whether grad is off where ``ctx`` is: inside ``with torch.no_grad():`` (or the like) or a function
     decorated ``@torch.no_grad()``."""
-    if any(b.kind == BlockKind.WITH and b.manager is not None and b.manager.label.endswith(GRAD_OFF_LABELS)
-           for b in ctx.blocks):
+    if off_in(ctx.blocks):
         return True
     node = getattr(ctx, "def_node", None)
     for d in getattr(node, "decorators", ()):
