@@ -58,11 +58,13 @@ def changed_through_aliases(scope) -> None:
     for (kind, name), tests in found:
         if kind == "param" and name in scope.params:
             scope.mutated.add(name)
+            scope.mutated_keys[name] = None  # changed through another name: by any key
             scope.mutated_at.append((name, tests))
         elif kind == "attr" and scope.class_info is not None and name not in scope.class_info.mutated:
             scope.class_info.mutated.append(name)
         elif kind == "free" and scope.parent is not None and scope.parent.info is not None:
             scope.parent.mutated.add(name)
+            scope.parent.mutated_keys[name] = None
             scope.parent.mutated_at.append((name, ()))
 
 

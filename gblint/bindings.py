@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Protocol, Tuple
 
 import libcst as cst
 
-from . import aliases, value_syntax, values
+from . import aliases, keyed, value_syntax, values
 from .model import PARAM_PREFIX, BlockKind, CallArgs, Expr, Kind
 from .ops import Op
 from .loops import sure_calls
@@ -189,12 +189,25 @@ class Bindings:
             return True
         return False
 
-    def note_mutated(self, node, how: Optional[Expr] = None, handed: bool = False) -> None:
+    def note_keyed(self, target: cst.Subscript, removed: bool) -> None:
+        """``name[key]`` (``target``) is stored (or deleted, ``removed``): ``name`` is changed in place."""
+        key = keyed.subscript_key(target, self.builder.value_of) if self.builder.in_function() else None
+        self.note_mutated(target.value, key=None if key is None else (key, removed))
+
+    def method_key(self, call: cst.Call) -> Optional[Tuple[Expr, bool]]:
+        """``(key, removed)`` of a dict method ``call`` in a function that changes one key (:func:`gblint.keyed.method_key`)."""
+        return keyed.method_key(call, self.builder.value_of) if self.builder.in_function() else None
+
+    def note_mutated(self, node, how: Optional[Expr] = None, handed: bool = False,
+                     key: Optional[Tuple[Expr, bool]] = None) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
         ``how``: a test that must also hold for the change to happen (a callee's ``changes``); ``handed``: the
         change is a call's, handed the collection (at module level, not followed: the callee is taken to read
-        it). An item changed (``held[0]["k"] = v``) is a change of what holds it."""
+        it). An item changed (``held[0]["k"] = v``) is a change of what holds it. ``key``: ``(key, removed)``
+        when the change stores (or removes) that one key of the name's dict (:mod:`gblint.keyed`)."""
+        if isinstance(node, cst.Subscript):
+            key = None
         while isinstance(node, cst.Subscript):
             node = node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.builder.in_function():
@@ -208,6 +221,7 @@ class Bindings:
         name, scope = node.value, self.builder.scope
         if self.builder.in_function():
             scope.mutated.add(name)
+            keyed.note(scope, name, key)
             if not handed and name not in scope.bound_names and name not in scope.params:
                 self._global_changes.add(name)
             tests = tuple(b.test for b in scope.blocks if b.test is not None)
@@ -487,6 +501,7 @@ def mutation_places(scope) -> tuple:
     others (:func:`gblint.aliases.changed_through_aliases`), and each place's tests."""
     aliases.changed_through_aliases(scope)
     mutated = tuple(sorted(scope.mutated & scope.params))
+    scope.info.mutated_keys = keyed.recorded(scope, mutated, scope.rebound)
     return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)
 

@@ -12,7 +12,7 @@ import dataclasses
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from . import grads, values
+from . import grads, keyed, values
 from .branch_cover import Way, way_to
 from .env import Env
 from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
@@ -271,7 +271,8 @@ class CallValues:
             if bound.bindings[name].op == Op.SET:
                 del bound.bindings[name]
             else:
-                bound.bindings[name] = values.changed_in_place(bound.bindings[name])
+                bound.bindings[name] = keyed.changed(bound.bindings[name], info, name,
+                                                     lambda k: values.evaluate(k, here))
         return bound
 
     @staticmethod

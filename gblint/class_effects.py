@@ -16,6 +16,7 @@ from .invoke import Args
 from .model import Expr, FileSummary, Frame
 from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
+from .namespace import ANY
 from .semantics import DOC_ATTRIBUTES, TRANSPARENT_DECORATORS
 from .values import UNKNOWN, Env, const, union
 
@@ -125,6 +126,24 @@ class ClassEffects:
         env = self.interp.method_env(inst, summary, store[0])
         return all(any(not values.mentions(p, Op.ATTR, name) and values.decide(p, env) is False
                        for p in (t.parts if t.op == Op.AND else (t,))) for t in tests)
+
+    def named_at_run_time(self, inst: Inst, mro, name: str, value: Expr) -> Expr:
+        """``value`` (attribute ``name`` of ``inst``, whose classes are ``mro``: (summary, ClassInfo) pairs), or maybe
+        another where a method of those classes stores attributes on ``self`` by a name known only at run time
+        (``for k, v in kwargs.items(): setattr(self, k, v)``) and ``value`` is a constant (a setting), not a method.
+        A store whose name the walk finds, in the method's environment for ``inst`` (``kwargs`` holding the
+        keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone."""
+        if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not all(
+                values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,))):
+            return value
+        for summary, info in mro:
+            for method, key in info.assigned.get(ANY, ()):
+                found = None if key.op == Op.UNKNOWN else values.evaluate(key, self.interp.method_env(inst, summary, method))
+                parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
+                if found is None or found.op == Op.UNKNOWN or name in [p.value for p in parts] or not all(
+                        p.op == Op.CONST and isinstance(p.value, str) for p in parts):
+                    return union((value, UNKNOWN))
+        return value
 
     def sole_building_store(self, mro, name: str) -> bool:
         """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``

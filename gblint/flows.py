@@ -184,14 +184,20 @@ class Flows:
         if isinstance(func, cst.Attribute) and not self.builder.in_function() and func.attr.value not in self._called:
             self._called.add(func.attr.value)
             self.summary.called_methods += (func.attr.value,)
-        self.note_namespace_store(namespace.call_stores(node, self.builder.ctx.resolve))
+        found = namespace.call_stores(node, self.builder.ctx.resolve)
+        key = None
+        if found is not None and found[1] == (namespace.ANY,) and self.builder.in_function() \
+                and isinstance(func, cst.Name) and func.value == "setattr":
+            key = self.builder.value_of(node.args[1].value)
+        self.note_namespace_store(found, key)
 
-    def note_namespace_store(self, found) -> None:
+    def note_namespace_store(self, found, key: Optional[Expr] = None) -> None:
         """Attributes stored on an object by name or through its ``__dict__`` (``found``: what
         :mod:`gblint.namespace` read, or None): each literal name as :meth:`note_attr_store`; a name
         not known as :data:`gblint.namespace.ANY`, unless the object is the method's own ``self``
         (``setattr(self, key, value)`` over a constructor's ``**kwargs``): then only the class's own
-        instances may hold any attribute (``ClassInfo.assigned[ANY]``, read by :mod:`gblint.interp`)."""
+        instances may hold any attribute (``ClassInfo.assigned[ANY]``, with ``key``, what names the attribute in
+        ``setattr(self, key, value)``, read by :mod:`gblint.interp`)."""
         if found is None:
             return
         owner, names = found
@@ -203,7 +209,8 @@ class Flows:
                 self.note_attr_store(name)
             elif self.builder.scope.class_info is not None:  # the class's own instances may hold any attribute
                 assigned = self.builder.scope.class_info.assigned
-                assigned[name] = assigned.get(name, ()) + ((self.builder.scope.info.qualname, UNKNOWN),)
+                assigned[name] = assigned.get(name, ()) + ((self.builder.scope.info.qualname,
+                                                            UNKNOWN if key is None else key),)
 
     def note_del(self, node: cst.Del) -> None:
         """``del target, ...``: names stored by item or attribute, attributes rebound to nothing followed."""

@@ -616,18 +616,18 @@ class Interpreter(CallsMixin):
                              self.evaluate(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                value = _named_at_run_time(mro, name, self.changed(name, self._opened(union(found), name, mro),
-                                                                   inst.cls.path))
+                value = self.class_effects.named_at_run_time(
+                    inst, mro, name, self.changed(name, self._opened(union(found), name, mro), inst.cls.path))
                 effects = self.class_effects
                 if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
                     effects.run_getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
-            return _named_at_run_time(mro, name, self.changed(name, self._opened(values.alternatives(
-                later + ([got] if got is not None else [])), name, mro), inst.cls.path))
+            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, self._opened(
+                values.alternatives(later + ([got] if got is not None else [])), name, mro), inst.cls.path))
         if got is not None:
-            return _named_at_run_time(mro, name, self.changed(name, got, inst.cls.path))
+            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, got, inst.cls.path))
         fallback = self.class_effects.run_getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback
@@ -660,16 +660,6 @@ class Interpreter(CallsMixin):
         opened = [Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
                   if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
         return union(opened) if value.op == Op.UNION else opened[0]
-
-
-def _named_at_run_time(mro, name: str, value: Expr) -> Expr:
-    """``value`` (attribute ``name`` of an instance whose classes are ``mro``: (summary, ClassInfo) pairs), or
-    maybe another where a method of those classes stores attributes on ``self`` by a name known only at run time
-    (``for k, v in kwargs.items(): setattr(self, k, v)``) and ``value`` is a constant (a setting), not a method."""
-    if value.op == Op.UNKNOWN or not any(ANY in info.assigned for _summary, info in mro) \
-            or any(name in info.methods for _summary, info in mro):
-        return value
-    return union((value, UNKNOWN)) if _a_setting(value) else value
 
 
 def _a_setting(value: Expr) -> bool:

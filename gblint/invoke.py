@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
-from . import nn_overlay, tensors, type_tests, values
+from . import keyed, nn_overlay, tensors, type_tests, values
 from .model import Dotted, Expr, FileSummary, Frame
 from .ops import Op
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
@@ -94,7 +94,7 @@ class CallsMixin:
                 if v.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                           for kv in v.parts):
                     keywords.extend((kv.parts[0].value, kv.parts[1]) for kv in v.parts)
-                    starstar = starstar or v.value in values.OPEN
+                    starstar = starstar or values.more_keys(v)
                 else:
                     starstar = True
             elif star:
@@ -258,7 +258,7 @@ class CallsMixin:
         changed = [n for n in info.mutated if n not in star and n in env.bindings
                    and env.bindings[n].op in _IN_PLACE and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
-            env.bindings[name] = values.changed_in_place(env.bindings[name])
+            env.bindings[name] = keyed.changed(env.bindings[name], info, name, lambda k: self.evaluate(k, env, None))
         if calls is not None:
             calls.append(Target(frame, env))
         if not want:
@@ -569,11 +569,11 @@ class CallsMixin:
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
                 return self.items.subscript(recv, args.positional[0], calls)
-            if name == "items":
+            if name == "items" and recv.value != values.BOUNDED:
                 return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
-            if name == "values":
+            if name == "values" and recv.value != values.BOUNDED:
                 return Expr(Op.SEQ, parts=tuple(kv.parts[1] for kv in recv.parts))
-            if name == "keys":
+            if name == "keys" and recv.value != values.BOUNDED:
                 return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in recv.parts))
             if name in ("get", "pop", "setdefault") and args.positional:
                 found = values._lookup(recv, args.positional[0])

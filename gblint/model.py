@@ -521,6 +521,8 @@ class FunctionInfo:
     # each place a parameter of ``mutated`` may be changed: (name, when: the tests of the branches
     # around it, and-ed; a const True when none), so that a call on which none of them holds keeps it
     mutated_when: Tuple[Tuple[str, Expr], ...] = ()
+    # a parameter of ``mutated`` every change of which stores or removes one key: (name, ((key, removed), ...))
+    mutated_keys: Tuple[Tuple[str, Tuple[Tuple[Expr, bool], ...]], ...] = ()
     locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
     results: Tuple[Expr, ...] = ()  # every value a `return` returns
     # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when

@@ -382,7 +382,7 @@ class SummaryBuilder(PositionedVisitor):
         self.bindings.note_rebound(node.target)
         self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
-            self.bindings.note_mutated(node.target.value)
+            self.bindings.note_keyed(node.target, True)
 
     def leave_Del(self, node: cst.Del) -> None:
         self.flows.note_del(node)
@@ -437,7 +437,7 @@ class SummaryBuilder(PositionedVisitor):
         self.bindings.note_rebound(node.target)
         self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
-            self.bindings.note_mutated(node.target.value)
+            self.bindings.note_keyed(node.target, False)
         if self.in_function() and isinstance(node.target, cst.Name):
             scope = self.scope
             old = scope.lookup(node.target.value) or Kind.UNKNOWN
@@ -522,7 +522,7 @@ class SummaryBuilder(PositionedVisitor):
         q = scope.resolve(func)
         self.flows.enter_call(node, q)
         if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.bindings.note_grown(node):
-            self.bindings.note_mutated(func.value)
+            self.bindings.note_mutated(func.value, key=self.bindings.method_key(node))
         self.regions.detect_compile(node, q)
         self.flows.note_setattr(node, q)
         if not self.in_function():
@@ -681,7 +681,7 @@ class SummaryBuilder(PositionedVisitor):
         for t in node.targets:
             if isinstance(t.target, cst.Subscript) and not (self.scope is None and len(node.targets) == 1
                                                              and self.bindings.module_item_store(t.target, node.value)):
-                self.bindings.note_mutated(t.target.value)
+                self.bindings.note_keyed(t.target, False)
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)

@@ -27,6 +27,7 @@ UNKNOWN = Expr(Op.UNKNOWN)
 # a local bound more than once): evidence that a call through the value may run something else
 OTHER = Expr(Op.UNKNOWN, "other")
 NOTNONE = Expr(Op.NOTNONE)
+MAYBE_ABSENT = Expr(Op.UNKNOWN, "maybe absent")  # a key's value in a BOUNDED dict that may lack the key
 INDEX = Expr(Op.NOTNONE, "index")  # an int not known (what the sequence protocol passes to __getitem__): no tensor
 # a ``notnone`` value's prefix: the ``__name__`` of the module named after it. Its text is not kept (a file run
 # as a script is "__main__"), so tests on it stay undecided; ``sys.modules[__name__]`` is the module itself
@@ -110,6 +111,8 @@ def evaluate(e: Expr, env: Env) -> Expr:
         inner = evaluate(e.parts[0], env)
         if inner.op == Op.SEQ:
             return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
+        if inner.op == Op.DICT and inner.value == BOUNDED:  # each entry maybe, maybe another value
+            return UNKNOWN
         if inner.op == Op.DICT:
             if e.value == "keys":
                 return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in inner.parts))
@@ -250,8 +253,8 @@ def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
         return UNKNOWN
     for kv in d.parts:
         if kv.parts[0].value == key.value:
-            return kv.parts[1]
-    return UNKNOWN if d.value in OPEN else None
+            return UNKNOWN if kv.parts[1] == MAYBE_ABSENT else kv.parts[1]
+    return UNKNOWN if more_keys(d) else None
 
 
 def truth_of(v: Expr) -> Optional[bool]:
@@ -259,7 +262,7 @@ def truth_of(v: Expr) -> Optional[bool]:
     if v.op == Op.CONST:
         return bool(v.value)
     if v.op in (Op.SEQ, Op.DICT):
-        if v.value == CHANGED:
+        if v.value in (CHANGED, BOUNDED):
             return None
         return bool(v.parts) if v.value not in OPEN or v.parts else None
     if v.op == Op.SET and v.parts:
@@ -394,7 +397,7 @@ def bind(args: Optional[CallArgs], params: Sequence[Param], caller: Env, bound: 
         if all(r.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                       for kv in r.parts) for r in rest):
             keywords += [(kv.parts[0].value, kv.parts[1]) for r in rest for kv in r.parts]
-            starstar = any(r.value in OPEN for r in rest)
+            starstar = any(more_keys(r) for r in rest)
     return Env(bind_values(positional, keywords, star, starstar, params, bound), resolver=caller.resolver)
 
 
@@ -416,8 +419,9 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
         if p.kind == "star" and (not star or len(positional) > len(pos_params)):
             env[p.name] = Expr(Op.SEQ, OPEN_SEQ if star else None, tuple(positional[len(pos_params):]))
         elif p.kind == "starstar":
-            env[p.name] = Expr(Op.DICT, OPEN_DICT if starstar else None,
-                               tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in keywords if k not in names))
+            rest = tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in keywords if k not in names)
+            env[p.name] = Expr(Op.DICT, OPEN_DICT if starstar else BOUNDED if any(
+                kv.parts[1] == MAYBE_ABSENT for kv in rest) else None, rest)
     for p in params:
         if p.name in env or p.kind in ("star", "starstar"):
             continue
@@ -436,7 +440,13 @@ CHANGED = "changed"  # a `seq`/`dict` a function changed in place: these items m
 GROWN = "grown"  # a `seq` module code grew by appends that surely ran: each item there, in some order and number
 GROWN_MODULES = "grown modulelist"  # an nn.ModuleList of a GROWN list
 APPENDED = "appended"  # a `seq` alternative a method's `xs.append(v)` adds: a piece of the list bound first
-OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED, GROWN, GROWN_MODULES})
+BOUNDED = "bounded"  # a `dict` value: these keys at most; one valued MAYBE_ABSENT maybe not there (gblint.keyed)
+OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED, GROWN, GROWN_MODULES, BOUNDED})
+
+
+def more_keys(d: Expr) -> bool:
+    """Whether the dict value ``d`` may hold keys besides those it lists."""
+    return d.value in OPEN and d.value != BOUNDED
 
 
 def changed_by(info, name: str, env: Env) -> bool:

@@ -71,7 +71,9 @@ something else, or the reverse (a guard that must stay clean):
   so a break there is that frame's (kb27); a tensor made with ``dtype=torch.bool`` (a factory's keyword,
   ``.to(torch.bool)``, ``new_ones(..., dtype=torch.bool)``) is a boolean mask (kb28); ``getattr(p, "name", d)`` of a
   parameter that may be a tensor (annotated with a class, or not at all) runs what the caller passes, a property
-  there (kb29).
+  there (kb29); a dict changed in place only by keys the code names (``kwargs[name] = v`` over a list of names,
+  ``kwargs.pop("k")``) lacks every other key, so a test of one is decided (kb30), and ``setattr(self, key, value)``
+  over it stores no other attribute (kb31).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -113,6 +115,10 @@ CONDITIONAL = {
     "k83_elif_without_else.py": {10: 'when `kind == "ragged"`', 12: 'when `kind == "padded"` (and 1 more condition)'},
     "k84_nested_ifs_call_and_break.py": {8: "when `clamp` (and 1 more condition)", 20: "when `not (by_width)`"},
     "k85_conditional_expression_each_value.py": {10: "when `reverse`"},
+    # the wrapper stores the key it tests, with a value read from the environment
+    "kb30_kwargs_stored_keys.py": {39: 'when `not (kwargs.get("debug_io", False))`'},
+    # built with `verbose=False` among the keywords its __init__ stores by name
+    "kb31_setattr_keys_the_instance_got.py": {39: "when `self.opts.verbose`"},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
@@ -321,6 +327,22 @@ def test_a_loop_over_every_index_calls_each_layer():
         diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
         got = {d["frame"]: (None if d["certainty"] == "definite" else d["condition"]) for d in diags}
         assert got == frames, diags
+
+
+#: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks
+KEYS_NAMED = {"kb30_kwargs_stored_keys.py": 15, "kb31_setattr_keys_the_instance_got.py": 28}
+
+
+def test_a_dict_changed_by_named_keys_lacks_the_others():
+    """``**kwargs`` changed in place only by keys the code names (stored from a list, popped) holds the caller's
+    keys and those, no other: ``kwargs.get("debug_io", False)`` of a caller that passed none is False, so the
+    break behind the test is definite (kb30); ``setattr(self, key, value)`` over such a ``**kwargs`` stores only
+    its keys, so a setting the instance was not built with keeps its value (kb31). A key among those stored keeps
+    its test (CONDITIONAL)."""
+    for name, line in KEYS_NAMED.items():
+        assert line in [b["line"] for b in DOC["programs"][name]["breaks"]]
+        at = [d for d in predicted()[name] if d["line"] == line and d["effect"] in ("break", "skip")]
+        assert at and all(d["certainty"] == "definite" for d in at), at
 
 
 def test_torch_forward_and_function_apply_are_followed():

@@ -1,0 +1,112 @@
+"""Dicts a function changes only by keys it names: ``kwargs[name] = v`` for each name of a list,
+``kwargs["k"] = v``, ``kwargs.pop("k")``, ``del kwargs["k"]``, ``kwargs.setdefault("k", v)``.
+
+A collection a function changes in place may hold anything while it runs
+(:func:`gblint.values.changed_in_place`), unless every change it makes to it stores or removes a key
+whose value is known where it is called. Then the dict holds at most its own keys and those stored
+(:data:`gblint.values.BOUNDED`): a key it did not have and no change stores is surely absent. transformers'
+``merge_with_config_defaults`` stores ``use_cache`` and ``is_causal`` in the ``**kwargs`` it passes on
+and then tests ``kwargs.get("debug_io", False)``: False for a caller that passed no ``debug_io``
+(Python's own dict semantics; Dynamo traces a dict's ``get`` as Python runs it, ``ConstDictVariable``
+in torch/_dynamo/variables/dicts.py).
+
+The summary records each change's key (:func:`note`, kept in :attr:`gblint.model.FunctionInfo.mutated_keys`);
+the walk evaluates them where the function is called (:func:`changed`).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Tuple
+
+import libcst as cst
+
+from . import values
+from .model import Expr
+from .ops import Op
+
+#: dict methods that store the key of their first argument, and those that remove it
+STORING = frozenset({"setdefault"})
+REMOVING = frozenset({"pop"})
+
+
+def subscript_key(target: cst.BaseExpression, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Expr]:
+    """The key of ``name[key]`` (``target``, one plain index on a name; ``value_of`` makes a value of
+    syntax), or None for any other target."""
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
+            and isinstance(target.slice[0].slice, cst.Index):
+        return value_of(target.slice[0].slice.value)
+    return None
+
+
+def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Tuple[Expr, bool]]:
+    """``(key, removed)`` of ``name.pop(key...)`` or ``name.setdefault(key, ...)`` (``call``), or None
+    for any other change."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or not call.args \
+            or call.args[0].star or call.args[0].keyword is not None:
+        return None
+    name = func.attr.value
+    if name not in STORING | REMOVING:
+        return None
+    return value_of(call.args[0].value), name in REMOVING
+
+
+def note(scope, name: str, key: Optional[Tuple[Expr, bool]]) -> None:
+    """Record in ``scope`` (a :class:`gblint.scope.FunctionScope`) a change of the collection ``name``
+    holds: ``key`` is ``(key, removed)`` for a change that stores (or removes) that one key, None for
+    any other (then no change of ``name`` is bounded by its keys)."""
+    if key is None:
+        scope.mutated_keys[name] = None
+    elif scope.mutated_keys.get(name, ()) is not None:
+        scope.mutated_keys[name] = scope.mutated_keys.get(name, ()) + (key,)
+
+
+def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Tuple[Expr, bool], ...]], ...]:
+    """The :attr:`gblint.model.FunctionInfo.mutated_keys` of ``scope``'s parameters among ``names``: each one
+    every change of which names its key (a key reading a parameter rebound in the body, ``rebound``, is not known)."""
+    out = []
+    for name in sorted(names):
+        keys = scope.mutated_keys.get(name)
+        if keys:
+            out.append((name, tuple((values.forget(k, rebound), removed) for k, removed in keys)))
+    return tuple(out)
+
+
+def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
+    """What the collection ``v`` that the parameter ``name`` of the function ``info`` (a
+    :class:`gblint.model.FunctionInfo`) holds may be while the function runs, which changes it in place:
+    a dict whose every change that stores names a key ``evaluate`` finds (one string, or one of a few) holds
+    its entries (a stored one maybe another value, a removed one maybe gone) and maybe the keys stored
+    (:data:`gblint.values.BOUNDED`); anything else as :func:`gblint.values.changed_in_place` says."""
+    keys = dict(info.mutated_keys).get(name)
+    if v.op != Op.DICT or keys is None or v.value not in (None, values.BOUNDED) \
+            or any(kv.parts[0].op != Op.CONST for kv in v.parts):
+        return values.changed_in_place(v)
+    stored, removed, any_removed = set(), set(), False
+    for key, gone in keys:
+        found = _strings(evaluate(key))
+        if found is None and not gone:
+            return values.changed_in_place(v)
+        if found is None:  # a key not known removed: any entry may be gone
+            any_removed = True
+        else:
+            (removed if gone else stored).update(found)
+    entries, have = [], set()
+    for kv in v.parts:
+        k = kv.parts[0].value
+        have.add(k)
+        value = values.MAYBE_ABSENT if any_removed or k in removed else values.union((kv.parts[1], values.OTHER)) if k in stored \
+            else kv.parts[1]
+        entries.append(Expr(Op.KV, parts=(kv.parts[0], value)))
+    entries += [Expr(Op.KV, parts=(values.const(k), values.MAYBE_ABSENT)) for k in sorted(stored - have)]
+    return Expr(Op.DICT, values.BOUNDED, tuple(entries))
+
+
+_MAX_KEYS = 16  # a key that may be one of more strings than this is taken as not known
+
+
+def _strings(v: Expr) -> Optional[frozenset]:
+    """The strings the key value ``v`` may be, or None when not all known."""
+    parts = v.parts if v.op == Op.UNION else (v,)
+    if len(parts) > _MAX_KEYS or not all(p.op == Op.CONST and isinstance(p.value, str) for p in parts):
+        return None
+    return frozenset(p.value for p in parts)
