@@ -85,24 +85,30 @@ class Building:
         return dict(self.interp.init_values(None, args, None, func))
 
     def called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
-        """What the method ``method`` (a qualname of ``summary``) receives when its class's
-        ``__init__`` calls it on ``self`` while ``inst`` is built; a parameter the calls disagree
-        on holds each value; empty when ``__init__`` does not call it."""
-        cls_name, _, name = method.rpartition(".")
-        init = summary.functions.get(f"{cls_name}.__init__")
+        """What the method ``method`` (a qualname of ``summary``) receives when an ``__init__`` of a
+        class of ``inst``'s MRO calls it on ``self`` while ``inst`` is built (torch-geometric's
+        ``BasicGNN.__init__`` calls ``self.init_conv(..., **kwargs)``, which its subclass ``GCN``
+        defines); a parameter the calls disagree on holds each value; empty when no ``__init__``
+        calls it."""
+        name = method.rpartition(".")[2]
         key = (inst, summary.path, method)
-        if init is None or not init.params or key in self._active:
+        if key in self._active:
             return {}
         self._active.add(key)
         try:
             found = []
-            env = None
-            for ev in init.events:
-                if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
-                        or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
+            for owner, info in self.interp.class_mro(inst.cls):
+                qual = info.methods.get("__init__")
+                init = owner.functions.get(qual) if qual is not None else None
+                if init is None or not init.params:
                     continue
-                env = env or self.interp.method_env(inst, summary, f"{cls_name}.__init__")
-                found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
+                env = None
+                for ev in init.events:
+                    if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
+                            or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
+                        continue
+                    env = env or self.interp.method_env(inst, owner, qual)
+                    found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
             return _agreed(found)
         finally:
             self._active.discard(key)

@@ -108,12 +108,12 @@ class ClassEffects:
         others made only under an ``if`` test false for ``inst`` (``if self.cached: self._cache = ...`` where
         ``cached`` is False: :attr:`gblint.model.ClassInfo.guards`)."""
         building, other = _assignments(summary, info, name)
+        if inst is not None and other and info.guards.get(name):  # before those the program calls join the building
+            other = tuple(a for a in other if not self._never_stored(inst, summary, info, name, a))
         if building:
             called = self.interp.called_by_program()
             building += tuple(a for a in other if a[0].rsplit(".", 1)[-1] in called
                               and a[0].rsplit(".", 1)[-1] not in _COPIES_ONLY)
-        if inst is not None and other and info.guards.get(name):
-            other = tuple(a for a in other if not self._never_stored(inst, summary, info, name, a))
         return building, other
 
     def _never_stored(self, inst: Inst, summary: FileSummary, info, name: str, store) -> bool:
