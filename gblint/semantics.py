@@ -26,7 +26,7 @@ RESUMABLE_MANAGERS = frozenset({
     "torch._dynamo.disable_nested_graph_breaks",
 })
 UNSUPPORTED_MANAGERS = frozenset({
-    "torch.device", "open", "io.open", "builtins.open", "torch.random.fork_rng", "tempfile.TemporaryDirectory",
+    "torch.device", "open", "io.open", "builtins.open", "tempfile.TemporaryDirectory",
     "tempfile.NamedTemporaryFile", "os.scandir", "zipfile.ZipFile", "tarfile.open", "gzip.open",
 })
 NON_RESUMABLE_GB = {"warnings.catch_warnings": "GB0092", "torch.autograd.forward_ad.dual_level": "GB0092",

@@ -101,6 +101,9 @@ C_FUNCTIONS = {"torch._C." + k: v for k, v in _TORCH_OPS.get("c_functions", {}).
 PYTHON_RESULTS = _TORCH_OPS.get("python_results", {})
 #: torch functions Dynamo calls in the graph whose stub or annotation says they return a Python scalar
 PYTHON_VALUED = frozenset(_TORCH_OPS.get("python_valued", ()))
+#: torch functions Dynamo calls in the graph that are ``@contextmanager`` generators it does not model
+#: (``torch.backends.cuda.sdp_kernel``, ``torch.random.fork_rng``): a ``with`` on one skips the frame (GB0208, GB0142)
+TORCH_CONTEXT_MANAGERS = frozenset(_TORCH_OPS.get("context_managers", ()))
 #: NumPy functions whose ``torch._numpy`` counterpart surely returns a Python bool, int or str: a call breaks (GB0208)
 NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python_results", {}).items()}
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out

@@ -47,6 +47,13 @@ re-exports it under (``torch.get_num_threads``: ``from torch._C import *``, ``to
 without leaving out what Dynamo names (``torch.are_deterministic_algorithms_enabled() -> builtins.bool``): what a
 call returns is a Python value, not a tensor.
 
+``context_managers``: the ``torch`` functions Dynamo puts in the graph as calls (as for ``python_results``) whose
+``def`` in torch's Python source is a ``@contextmanager`` generator, and that ``torch/_dynamo/variables/torch.py``,
+``builder.py``, ``torch_function.py`` and ``ctx_manager.py`` never name: the call returns a generator context
+manager, not a tensor (GB0208, "torch.* op returned non-Tensor"), and a ``with`` on it cannot be entered (GB0142
+Unsupported context manager): the frame is skipped (measured: ``torch.backends.cuda.sdp_kernel``,
+``torch.random.fork_rng``, ``torch.backends.cudnn.flags``; tests/cases/kinds/kb33).
+
 ``numpy_python_results``: the NumPy functions Dynamo runs as their ``torch._numpy`` counterpart (same name,
 ``torch/_dynamo/utils.py``: ``get_np_to_tnp_map``) whose every ``return`` in ``torch/_numpy/_funcs_impl.py`` or
 ``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
@@ -365,6 +372,29 @@ def python_results(torch_dir, folded=False):
     return dict(sorted(found.items()))
 
 
+def context_managers(torch_dir):
+    """The in-graph ``torch`` functions that are ``@contextmanager`` generators: see the module docstring."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    named = _identifiers([os.path.join(torch_dir, "_dynamo", "variables", f)
+                          for f in ("torch.py", "builder.py", "torch_function.py", "ctx_manager.py")])
+    found = []
+    for qual in sorted(in_graph_functions(read("_dynamo", "trace_rules.py"))):
+        parts = qual.split(".")
+        if parts[:2] == ["torch", "_C"] or parts[-1] in named or parts[-1].lstrip("_") in named:
+            continue
+        base = os.path.join(torch_dir, *parts[1:-1])
+        for path in (base + ".py", os.path.join(base, "__init__.py")):
+            if not os.path.exists(path):
+                continue
+            for node in ast.parse(open(path, encoding="utf-8").read()).body:
+                if isinstance(node, ast.FunctionDef) and node.name == parts[-1] and any(
+                        ast.unparse(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1] == "contextmanager"
+                        for d in node.decorator_list):
+                    found.append(qual)
+            break
+    return found
+
+
 def _return_kind(node, int_methods, bool_functions):
     """``"bool"``, ``"int"`` or ``"str"`` when the expression ``node`` is surely one: a literal, ``not ...``, a
     comparison of ints, ``x.m()`` of a Tensor method whose stub returns ``_int`` (``int_methods``), ``torch.f(...)``
@@ -537,6 +567,7 @@ def main():
            "python_results": python_results(torch_dir),
            "python_valued": sorted(python_results(torch_dir, folded=True)),
            "numpy_python_results": numpy_python_results(torch_dir, tags),
+           "context_managers": context_managers(torch_dir),
            "int_params": int_params(torch_dir)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:

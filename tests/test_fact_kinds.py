@@ -74,7 +74,9 @@ something else, or the reverse (a guard that must stay clean):
   there (kb29); a dict changed in place only by keys the code names (``kwargs[name] = v`` over a list of names,
   ``kwargs.pop("k")``) lacks every other key, so a test of one is decided (kb30), and ``setattr(self, key, value)``
   over it stores no other attribute (kb31); a guarded store in a method the program also calls by name
-  (``self.conv.forward(x)``) never runs either (kb32).
+  (``self.conv.forward(x)``) never runs either (kb32); a torch function Dynamo calls in the graph that is a
+  ``@contextmanager`` generator (``torch.backends.cuda.sdp_kernel``, read from torch's own files) cannot be entered
+  by ``with``: the frame is skipped (kb33).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
