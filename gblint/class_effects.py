@@ -105,10 +105,12 @@ class ClassEffects:
     def stores(self, summary: FileSummary, info, name: str, inst: Optional[Inst] = None):
         """:meth:`_assignments` of ``self.name`` in class ``info``: the building ones with those of
         methods the program may call before the run (``model.enable()``), and the others; with ``inst``, not those
-        others made only under an ``if`` test false for ``inst`` (``if self.cached: self._cache = ...`` where
-        ``cached`` is False: :attr:`gblint.model.ClassInfo.guards`)."""
+        made only under an ``if`` test false for ``inst`` (``if self.cached: self._cache = ...`` where ``cached`` is
+        False; an ``__init__``'s ``if cfg.num_experts > 0: self.mlp = SparseMoe(cfg) else: self.mlp = MLP(cfg)``:
+        :attr:`gblint.model.ClassInfo.guards`)."""
         building, other = _assignments(summary, info, name)
-        if inst is not None and other and info.guards.get(name):  # before those the program calls join the building
+        if inst is not None and info.guards.get(name):  # before those the program calls join the building
+            building = tuple(a for a in building if not self._never_stored(inst, summary, info, name, a))
             other = tuple(a for a in other if not self._never_stored(inst, summary, info, name, a))
         if building:
             called = self.interp.called_by_program()

@@ -76,7 +76,8 @@ something else, or the reverse (a guard that must stay clean):
   over it stores no other attribute (kb31); a guarded store in a method the program also calls by name
   (``self.conv.forward(x)``) never runs either (kb32); a torch function Dynamo calls in the graph that is a
   ``@contextmanager`` generator (``torch.backends.cuda.sdp_kernel``, read from torch's own files) cannot be entered
-  by ``with``: the frame is skipped (kb33).
+  by ``with``: the frame is skipped (kb33); an ``__init__`` that picks a submodule's class by a test of the config
+  and the layer's index from ``range`` stores only the class its test picks (kb34).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
