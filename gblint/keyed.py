@@ -75,7 +75,7 @@ def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
     """What the collection ``v`` that the parameter ``name`` of the function ``info`` (a
     :class:`gblint.model.FunctionInfo`) holds may be while the function runs, which changes it in place:
     a dict whose every change that stores names a key ``evaluate`` finds (one string, or one of a few) holds
-    its entries (a stored one maybe another value, a removed one maybe gone) and maybe the keys stored
+    its entries (a stored or removed one maybe another value or gone: ``other``) and maybe the keys stored
     (:data:`gblint.values.BOUNDED`); anything else as :func:`gblint.values.changed_in_place` says."""
     keys = dict(info.mutated_keys).get(name)
     if v.op != Op.DICT or keys is None or v.value not in (None, values.BOUNDED) \
@@ -94,8 +94,8 @@ def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
     for kv in v.parts:
         k = kv.parts[0].value
         have.add(k)
-        value = values.MAYBE_ABSENT if any_removed or k in removed else values.union((kv.parts[1], values.OTHER)) if k in stored \
-            else kv.parts[1]
+        changed = any_removed or k in removed or k in stored  # maybe gone (a parameter's default then) or another
+        value = values.union((kv.parts[1], values.OTHER)) if changed else kv.parts[1]
         entries.append(Expr(Op.KV, parts=(kv.parts[0], value)))
     entries += [Expr(Op.KV, parts=(values.const(k), values.MAYBE_ABSENT)) for k in sorted(stored - have)]
     return Expr(Op.DICT, values.BOUNDED, tuple(entries))
