@@ -77,7 +77,9 @@ something else, or the reverse (a guard that must stay clean):
   (``self.conv.forward(x)``) never runs either (kb32); a torch function Dynamo calls in the graph that is a
   ``@contextmanager`` generator (``torch.backends.cuda.sdp_kernel``, read from torch's own files) cannot be entered
   by ``with``: the frame is skipped (kb33); an ``__init__`` that picks a submodule's class by a test of the config
-  and the layer's index from ``range`` stores only the class its test picks (kb34).
+  and the layer's index from ``range`` stores only the class its test picks (kb34); a loop over a list whose body
+  runs to its end at every step (``for layer in self.layers: x = layer(x)``) calls every layer (kb35); one that may
+  ``break`` first may not (kb36).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -123,6 +125,8 @@ CONDITIONAL = {
     "kb30_kwargs_stored_keys.py": {39: 'when `not (kwargs.get("debug_io", False))`'},
     # built with `verbose=False` among the keywords its __init__ stores by name
     "kb31_setattr_keys_the_instance_got.py": {39: "when `self.opts.verbose`"},
+    # the loop may `break` before the layer that breaks
+    "kb36_loop_may_stop_before_a_layer.py": {14: "when `layer is SparseAfterStop` (and 1 more condition)"},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
@@ -132,6 +136,7 @@ CONDITIONAL_SKIPS = {
     # a way through the frame meets no break (an arm that continues, an elif without else): not skipped in the run
     "k82_arm_continues_before_break.py": ["accumulate"],
     "k83_elif_without_else.py": ["lengths_of"],
+    "kb36_loop_may_stop_before_a_layer.py": ["forward"],
 }
 
 #: program -> the frame skipped whichever arm runs: its diagnostic at the ``def`` line is definite, the breaks
@@ -334,7 +339,8 @@ def test_a_loop_over_every_index_calls_each_layer():
 
 
 #: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks
-KEYS_NAMED = {"kb30_kwargs_stored_keys.py": 15, "kb31_setattr_keys_the_instance_got.py": 28}
+KEYS_NAMED = {"kb30_kwargs_stored_keys.py": 15, "kb31_setattr_keys_the_instance_got.py": 28,
+              "kb35_each_layer_of_a_list.py": 11}
 
 
 def test_a_dict_changed_by_named_keys_lacks_the_others():
