@@ -173,7 +173,8 @@ class Interpreter(CallsMixin):
             return self.call_own_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
         if op in (Op.SEQ, Op.DICT):
             if op == Op.SEQ:
-                return Expr(Op.SEQ, e.value, tuple(self.evaluate(p, env, calls) for p in e.parts))
+                return values.spliced(e.value, [Expr(Op.STAR, parts=(self.evaluate(p.parts[0], env, calls),))
+                                                if p.op == Op.STAR else self.evaluate(p, env, calls) for p in e.parts])
             return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(self.evaluate(kv.parts[0], env, None),
                                                                  self.evaluate(kv.parts[1], env, calls)))
                                                for kv in e.parts))

@@ -274,8 +274,10 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
         return pairs[0] if len(pairs) == 1 else Expr(Op.AND, parts=tuple(pairs))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitXor):
         return Expr(Op.XOR, parts=(expr_of(node.left, scope), expr_of(node.right, scope)))
-    if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
-        return Expr(Op.SEQ, parts=tuple(expr_of(e.value, scope) for e in node.elements))
+    if isinstance(node, (cst.Tuple, cst.List)):  # a starred item unpacked where the value is known (values.spliced)
+        return Expr(Op.SEQ, parts=tuple(Expr(Op.STAR, parts=(expr_of(e.value, scope),))
+                                        if isinstance(e, cst.StarredElement) else expr_of(e.value, scope)
+                                        for e in node.elements))
     if isinstance(node, cst.Set) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
         return Expr(Op.SET, parts=tuple(expr_of(e.value, scope) for e in node.elements))
     if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) for e in node.elements):

@@ -72,7 +72,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op in OBJECT_OPS:
         interp = env.resolver
         return interp.value(e, env) if interp is not None else UNKNOWN
-    if op in (Op.SEQ, Op.SET):
+    if op == Op.SEQ:
+        return spliced(e.value, [Expr(Op.STAR, parts=(evaluate(p.parts[0], env),)) if p.op == Op.STAR
+                                 else evaluate(p, env) for p in e.parts])
+    if op == Op.SET:
         return Expr(op, e.value, tuple(evaluate(p, env) for p in e.parts))
     if op == Op.DICT:
         return Expr(Op.DICT, e.value, tuple(Expr(Op.KV, parts=(evaluate(kv.parts[0], env), evaluate(kv.parts[1], env)))
@@ -442,6 +445,22 @@ GROWN_MODULES = "grown modulelist"  # an nn.ModuleList of a GROWN list
 APPENDED = "appended"  # a `seq` alternative a method's `xs.append(v)` adds: a piece of the list bound first
 BOUNDED = "bounded"  # a `dict` value: these keys at most; one valued MAYBE_ABSENT maybe not there (gblint.keyed)
 OPEN = frozenset({OPEN_SEQ, OPEN_DICT, CHANGED, GROWN, GROWN_MODULES, BOUNDED})
+
+
+def spliced(kind: Optional[str], parts: Sequence[Expr]) -> Expr:
+    """The ``seq`` value of a display whose evaluated ``parts`` may hold ``star`` items (``(f, *fns)``): each
+    spliced in where what it unpacks is a list or tuple of known length; from the first that is not, the items
+    are not known (the display holds the ones before it, then more: :data:`OPEN_SEQ`)."""
+    out = []
+    for p in parts:
+        if p.op != Op.STAR:
+            out.append(p)
+            continue
+        inner = p.parts[0]
+        if inner.op != Op.SEQ or inner.value in OPEN or any(q.op == Op.STAR for q in inner.parts):
+            return Expr(Op.SEQ, OPEN_SEQ, tuple(out))
+        out.extend(inner.parts)
+    return Expr(Op.SEQ, kind, tuple(out))
 
 
 def more_keys(d: Expr) -> bool:

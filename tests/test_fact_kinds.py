@@ -79,7 +79,8 @@ something else, or the reverse (a guard that must stay clean):
   by ``with``: the frame is skipped (kb33); an ``__init__`` that picks a submodule's class by a test of the config
   and the layer's index from ``range`` stores only the class its test picks (kb34); a loop over a list whose body
   runs to its end at every step (``for layer in self.layers: x = layer(x)``) calls every layer (kb35); one that may
-  ``break`` first may not (kb36).
+  ``break`` first may not (kb36); a tuple display with a starred item (``return (init, *pair)``) unpacked by the
+  caller holds the starred tuple's items, spliced in (kb37).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
