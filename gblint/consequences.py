@@ -575,7 +575,8 @@ class _RegionWalk:
         traced = depth - uncompiled  # frames that re-trace down to the break: callees without tensors do not
         # comprehensions and generator expressions (docs/semantics.md §3.2, addenda 2-3)
         comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
-        loop = next((b for b in blocks if b.kind == BlockKind.LOOP), None)
+        loop = None if site.loop_tail and site.outcome == Outcome.TAIL else \
+            next((b for b in blocks if b.kind == BlockKind.LOOP), None)
         if comp is not None and loop is None:
             return self.comps.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:

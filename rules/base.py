@@ -45,6 +45,9 @@ class BreakSite:
     gate_kind: str = "gate"
     gate_text: str = ""
     origin_line: int = 0  # where what breaks was written, when the site is its use (a lazily formatted string)
+    # a "tail" outcome that stays one inside a loop: Dynamo keeps the graph up to the last checkpoint and runs the
+    # rest eagerly, no GB7000 skip (a tensor slice bound, measured: tests/cases/kinds kb38)
+    loop_tail: bool = False
 
 
 class Rule:

@@ -29,7 +29,45 @@ def tensor_size(node, ctx):
         return ctx.known_tensor(node)
     if isinstance(node, cst.Subscript):  # an element of a proven tensor is a tensor (``offsets[i]``)
         return ctx.known_tensor(node)
+    if isinstance(node, cst.Name):  # an element a loop took from a tensor (``for start in starts:``)
+        return local_note(ctx, "tensor element", node.value)
     return None
+
+
+def note_tensor_elements(node: cst.For, ctx) -> None:
+    """Note the names the ``for`` statement ``node`` binds to elements of a tensor it iterates (directly, or through
+    ``zip`` or the second item of ``enumerate``) with the tensor's kind token; forget the others it binds. Iterating
+    a tensor gives tensors, whatever it was built from: ``for s, e in zip(starts, ends): m[s:e] = 0`` with
+    ``starts = torch.tensor(lengths).cumsum(-1)`` breaks at the slice (GB0124, measured: tests/cases/kinds kb38;
+    transformers' pixtral ``generate_block_attention_mask``)."""
+    pairs = [(node.target, node.iter)]
+    while pairs:
+        target, it = pairs.pop()
+        q = ctx.resolve(it.func) if isinstance(it, cst.Call) else None
+        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+        if q == "zip" and parts is not None and len(parts) == len(it.args) and not any(a.star for a in it.args):
+            pairs.extend((e.value, a.value) for e, a in zip(parts, it.args))
+            continue
+        if q == "enumerate" and parts is not None and len(parts) == 2 and it.args and not it.args[0].star:
+            pairs.append((parts[1].value, it.args[0].value))
+            continue
+        kind = ctx.known_tensor(it) if isinstance(target, cst.Name) else None
+        for name in _names(target):
+            if kind is not None and name == target.value:
+                note_local(ctx, "tensor element", name, kind)
+            else:
+                forget_local(ctx, "tensor element", name)
+
+
+def _names(target: cst.BaseExpression) -> list:
+    """The plain names a ``for`` target binds."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
 
 
 def tensor_slice_object(node, ctx):
@@ -68,7 +106,7 @@ class DataDependentSlice(Rule):
     code = "GBL135"
     name = "data-dependent-slice"
     gb_ids = ("GB0124", "GB0213", "GB4841")
-    node_types = (cst.Subscript, cst.Call, cst.Assign)
+    node_types = (cst.Subscript, cst.Call, cst.Assign, cst.For)
     effect = "skip"
     summary = ("A slice bound that is a tensor or a traced `random` value (`x[:lengths.max()]`, "
                "`x[gen.randint(0, 2):]`, `slice(offsets[i], offsets[i + 1])`), or `range()` of a traced `random` int.")
@@ -114,9 +152,13 @@ class DataDependentSlice(Rule):
     )
 
     def check(self, node, ctx):
+        if isinstance(node, cst.For):
+            note_tensor_elements(node, ctx)
+            return None
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 if isinstance(t.target, cst.Name):
+                    forget_local(ctx, "tensor element", t.target.value)
                     if random_value(node.value, ctx):
                         note_local(ctx, "random", t.target.value)
                     else:
@@ -147,7 +189,8 @@ class DataDependentSlice(Rule):
                 k = local_note(ctx, "tensor slice", s.value.value)
                 if k is not None:  # the slice object was made eagerly after its break: indexing converts again
                     return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
-                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"))
+                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"),
+                                     loop_tail=True)
             if not isinstance(s, cst.Slice):
                 continue
             for bound in (s.lower, s.upper, s.step):
@@ -159,7 +202,8 @@ class DataDependentSlice(Rule):
                 k = tensor_size(bound, ctx)
                 if k is not None:
                     return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
-                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"))
+                                     outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"),
+                                     loop_tail=True)
         return None
 
 

@@ -80,7 +80,9 @@ something else, or the reverse (a guard that must stay clean):
   and the layer's index from ``range`` stores only the class its test picks (kb34); a loop over a list whose body
   runs to its end at every step (``for layer in self.layers: x = layer(x)``) calls every layer (kb35); one that may
   ``break`` first may not (kb36); a tuple display with a starred item (``return (init, *pair)``) unpacked by the
-  caller holds the starred tuple's items, spliced in (kb37).
+  caller holds the starred tuple's items, spliced in (kb37); an element a loop takes from a tensor is a tensor, so a
+  slice bound it gives breaks (GB0124), and a tensor slice bound keeps the graph's prefix even inside a loop: no
+  frame is skipped (kb38).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
