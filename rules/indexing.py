@@ -12,8 +12,11 @@ tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); 
 """
 import libcst as cst
 
+from gblint.ops import Op
+
 from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHODS, maybe_tensor
+from gblint.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHOD_RESULTS, TENSOR_METHODS,
+                            maybe_tensor)
 
 from .base import Rule
 from .data_values import data_kind, note_binding
@@ -51,12 +54,31 @@ def note_tensor_elements(node: cst.For, ctx) -> None:
         if q == "enumerate" and parts is not None and len(parts) == 2 and it.args and not it.args[0].star:
             pairs.append((parts[1].value, it.args[0].value))
             continue
-        kind = ctx.known_tensor(it) if isinstance(target, cst.Name) else None
+        # a tensor by what makes it (a torch op's stub, a factory), not by how a name is used: diffusers' Lumina2
+        # `zip(encoder_seq_lengths, seq_lengths)` unpacks lists of ints a helper returns
+        kind = "T" if isinstance(target, cst.Name) and _made_tensor(it, ctx) else None
         for name in _names(target):
             if kind is not None and name == target.value:
                 note_local(ctx, "tensor element", name, kind)
             else:
                 forget_local(ctx, "tensor element", name)
+
+
+def _made_tensor(node: cst.BaseExpression, ctx) -> bool:
+    """Whether ``node`` is a tensor by what makes it: a torch op or Tensor method whose stub returns one, or a local
+    every binding of which so far is one."""
+    if isinstance(node, cst.Name) and ctx.info is not None and node.value in ctx.info.locals:
+        bound = ctx.info.locals[node.value]
+        return bool(bound) and all(_tensor_value(v) for v in bound)
+    return _tensor_value(ctx.builder.value_of(node))
+
+
+def _tensor_value(e) -> bool:
+    """Whether the value ``e`` is a tensor a torch op made, or what a Tensor method whose every stub overload
+    returns a tensor makes of one (``torch.tensor(lengths).cumsum(-1)``)."""
+    while e.op == Op.CALLV and e.parts and e.parts[0].op == Op.ATTR and e.parts[0].value in TENSOR_METHOD_RESULTS:
+        e = e.parts[0].parts[0]
+    return e.op == Op.TENSOR
 
 
 def _names(target: cst.BaseExpression) -> list:
@@ -190,7 +212,7 @@ class DataDependentSlice(Rule):
                 if k is not None:  # the slice object was made eagerly after its break: indexing converts again
                     return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
                                      outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"),
-                                     loop_tail=True)
+                                     loop_tail=id(node) not in ctx.written)  # `m[:s] += 1` in a loop: skipped
             if not isinstance(s, cst.Slice):
                 continue
             for bound in (s.lower, s.upper, s.step):
@@ -203,7 +225,7 @@ class DataDependentSlice(Rule):
                 if k is not None:
                     return self.site(node, "a slice bound that is a tensor (an implicit `.item()`)",
                                      outcome="tail", needs=k, capturable=True, gb_ids=("GB0124", "GB0213"),
-                                     loop_tail=True)
+                                     loop_tail=id(node) not in ctx.written)  # `m[:s] += 1` in a loop: skipped
         return None
 
 

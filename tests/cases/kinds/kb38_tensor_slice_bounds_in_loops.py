@@ -4,7 +4,8 @@
 # tensor bound (GB0124): before, a loop's element was not one and nothing was reported. And Dynamo keeps the graph
 # up to the last checkpoint and runs the rest of the frame eagerly even inside the loop: no frame is skipped (before,
 # `x[starts[i]:]` in a loop was a definite GB7000 skip that never happens). A traced `random` bound in a loop does
-# skip the frame (tests/fixtures: v41).
+# skip the frame (tests/fixtures: v41), and so does a tensor bound of an augmented store (`m[i:] += 1`, `aug_in_loop`).
+# Lists of Python ints a helper returns (`.tolist()`, diffusers' Lumina2) give ints: no GB0124 (`int_lengths`).
 import torch
 
 
@@ -33,10 +34,32 @@ def over_indexes(x):
     return out
 
 
+def aug_in_loop(x):
+    m = x.clone()
+    for i in torch.arange(3):
+        m[i:] += 1
+    return m
+
+
+def lengths_of(x):
+    lens = x.sum(-1).long().tolist()
+    return lens, [n + 1 for n in lens]
+
+
+def int_lengths(x):
+    starts, ends = lengths_of(x.abs())
+    out = x
+    for p, q in zip(starts, ends):
+        out = out + x[p:q].sum()
+    return out
+
+
 def main():
     torch.compile(block_mask, backend="eager")(torch.randn(6), [2, 4])
     torch.compile(over_elements, backend="eager")(torch.randn(6))
     torch.compile(over_indexes, backend="eager")(torch.randn(6))
+    torch.compile(aug_in_loop, backend="eager")(torch.randn(6))
+    torch.compile(int_lengths, backend="eager")(torch.randn(2, 3))
 
 
 if __name__ == "__main__":
