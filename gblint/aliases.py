@@ -15,7 +15,8 @@ from . import values
 from .model import ClassInfo, Expr, FunctionInfo
 from .ops import Op
 
-_CARRIERS = frozenset({Op.UNION, Op.OR, Op.AND, Op.SEQ, Op.SET, Op.DICT, Op.KV})
+# values that may be (or hold) what their parts are; an item unpacked from a display may be any of its items
+_CARRIERS = frozenset({Op.UNION, Op.OR, Op.AND, Op.SEQ, Op.SET, Op.DICT, Op.KV, Op.UNPACK})
 
 Root = Tuple[str, str]  # ("param", name), ("free", name) or ("attr", name of a `self` attribute)
 

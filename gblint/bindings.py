@@ -210,6 +210,9 @@ class Bindings:
             key = None
         while isinstance(node, cst.Subscript):
             node = node.value
+        if isinstance(node, cst.NamedExpr):  # `(kw := kwargs)["k"] = v`: both names' object changes
+            self.note_mutated(node.value, how, handed)
+            node = node.target
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.builder.in_function():
             scope = self.builder.scope
             if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
@@ -257,11 +260,13 @@ class Bindings:
         return True
 
     def settle_grown(self) -> None:
-        """At the module's end: a list module code grew by sure appends (:data:`gblint.values.GROWN`) that a
-        function of the file also changes in place (``L.pop()``, ``L[:] = ...``) may hold anything else."""
+        """At the module's end: a list or dict a function of the file changes in place (``L.pop()``, ``L[:] = ...``,
+        ``REG[name] = cls`` in a registering function, ``NAMES.append(k)`` in ``main()``) may hold anything else when
+        the compiled code runs (before, only a list grown by sure appends was: a registry's ``REG.get(k, Default)``
+        was taken from its empty ``{}``)."""
         for name in self._global_changes:
             found = self.summary.module_values.get(name, ())
-            if any(v.op == Op.SEQ and v.value == values.GROWN for v in found):
+            if any(v.op in (Op.SEQ, Op.DICT) for v in found):
                 self.summary.module_values[name] = tuple(values.changed_in_place(v) for v in found)
 
     def _sure_calls(self) -> frozenset:
@@ -500,6 +505,9 @@ def mutation_places(scope) -> tuple:
     :class:`gblint.scope.FunctionScope`) is left: the parameters changed in place, by their own names or
     others (:func:`gblint.aliases.changed_through_aliases`), and each place's tests."""
     aliases.changed_through_aliases(scope)
+    for name in sorted(scope.escaped & scope.params):  # held by another object: changed through it, maybe
+        scope.mutated.add(name)
+        scope.mutated_at.append((name, ()))
     mutated = tuple(sorted(scope.mutated & scope.params))
     scope.info.mutated_keys = keyed.recorded(scope, mutated, scope.rebound)
     return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))

@@ -19,7 +19,7 @@ from typing import Optional, Protocol
 
 import libcst as cst
 
-from . import namespace, tensors, value_syntax
+from . import keyed, namespace, tensors, value_syntax
 from .model import BlockKind, CallArgs, Event, EventKind, Expr, Kind, TensorAttr
 from .ops import Op
 from .positions import MATCHING
@@ -118,6 +118,10 @@ class Flows:
         """Record that ``target`` (an assignment target) is bound to ``value``: a local name of
         the function, a global at module level, a class-body name, or a ``self`` attribute.
         ``suffix`` is added to each name (a comprehension's own: :data:`value_syntax.COMP`)."""
+        if self.builder.in_function() and isinstance(target, (cst.Attribute, cst.Subscript)) and not (
+                isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == self.builder.scope.self_name):
+            keyed.note_escape(self.builder.scope, value)  # held by another object (`holder.d = kwargs`)
         if isinstance(target, cst.Name):
             self._note_name(target.value + suffix, value)
         elif isinstance(target, (cst.Tuple, cst.List)):

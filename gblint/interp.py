@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from . import nn_overlay, tensors, values
+from . import keyed, nn_overlay, tensors, values
 from .fs import installed
 from .loop_binds import each_item
 from .changes import ProgramChanges, import_groups
@@ -652,6 +652,8 @@ class Interpreter(CallsMixin):
             env.update(self.building.init_received(inst, Func(summary.path, method)))
         elif info.name not in self._facts()[2]:  # called only by the class's own code: by __init__, maybe
             env.update(self.building.called_by_init(inst, summary, method))
+        for name in set(info.mutated) & set(env):  # a collection the body changes in place (`kwargs["k"] = v`)
+            env[name] = keyed.changed(env[name], info, name, lambda k: values.evaluate(k, Env(env)))
         return self.frame_env(Frame(summary.path, info), Env(env))
 
     @staticmethod

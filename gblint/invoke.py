@@ -569,12 +569,12 @@ class CallsMixin:
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
                 return self.items.subscript(recv, args.positional[0], calls)
-            if name == "items" and recv.value != values.BOUNDED:
-                return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
-            if name == "values" and recv.value != values.BOUNDED:
-                return Expr(Op.SEQ, parts=tuple(kv.parts[1] for kv in recv.parts))
-            if name == "keys" and recv.value != values.BOUNDED:
-                return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in recv.parts))
+            if name == "items" and not values.more_keys(recv):  # a BOUNDED dict's: some of them, no other
+                return Expr(Op.SEQ, values.subset(recv), tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
+            if name == "values" and not values.more_keys(recv):
+                return Expr(Op.SEQ, values.subset(recv), tuple(kv.parts[1] for kv in recv.parts))
+            if name == "keys" and not values.more_keys(recv):
+                return Expr(Op.SEQ, values.subset(recv), tuple(kv.parts[0] for kv in recv.parts))
             if name in ("get", "pop", "setdefault") and args.positional:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)

@@ -149,13 +149,14 @@ class Items:
             return union(self.iterate(p) for p in base.parts)
         if isinstance(base, Inst) and self.interp.class_attr(base.cls, "__iter__", base, None) is None:
             return self.interp.call_own_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
-        if base.op == Op.SEQ:
-            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN else ())
+        if base.op == Op.SEQ:  # a BOUNDED sequence holds some of its items, no other
+            parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN and base.value != values.BOUNDED else ())
             return union(parts) if parts else BOTTOM
         if base.op == Op.FILTERED:
             return base.parts[1] if len(base.parts) > 1 else UNKNOWN
-        if base.op == Op.DICT:
-            return union(kv.parts[0] for kv in base.parts) if base.parts else BOTTOM
+        if base.op == Op.DICT:  # its keys, and maybe others where it may hold more (values.more_keys)
+            keys = tuple(kv.parts[0] for kv in base.parts) + ((UNKNOWN,) if values.more_keys(base) else ())
+            return union(keys) if keys else BOTTOM
         return UNKNOWN
 
     def unpack(self, base: Expr, index: int) -> Expr:

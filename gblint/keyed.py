@@ -60,12 +60,34 @@ def note(scope, name: str, key: Optional[Tuple[Expr, bool]]) -> None:
         scope.mutated_keys[name] = scope.mutated_keys.get(name, ()) + (key,)
 
 
+def note_escape(scope, value: Expr) -> None:
+    """Record in ``scope`` the parameters whose dict ``value``, stored in another object, may hold, not a read of
+    one (``kwargs.get(k)``, ``kwargs[k]``, ``**kwargs``): changed through that object (``holder.d = kwargs``, then
+    ``holder.d["flag"] = True``), it may get any key."""
+    scope.escaped |= _held(value)
+
+
+def _held(e: Expr) -> set:
+    """The parameters the value ``e`` may be or contain."""
+    if e.op == Op.PARAM:
+        return {e.value}
+    parts = e.parts[1:] if e.op in _READS and e.parts and e.parts[0].op == Op.PARAM else e.parts
+    out: set = set()
+    for p in parts:
+        out |= _held(p)
+    return out
+
+
+_READS = frozenset({Op.ATTR, Op.SUB, Op.ITEMS, Op.GET, Op.LEN, Op.STARSTAR})
+
+
 def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Tuple[Expr, bool], ...]], ...]:
     """The :attr:`gblint.model.FunctionInfo.mutated_keys` of ``scope``'s parameters among ``names``: each one
-    every change of which names its key (a key reading a parameter rebound in the body, ``rebound``, is not known)."""
+    every change of which names its key, never held by another name nor rebound (a key reading a parameter rebound
+    in the body, ``rebound``, is not known)."""
     out = []
     for name in sorted(names):
-        keys = scope.mutated_keys.get(name)
+        keys = None if name in scope.escaped or name in rebound else scope.mutated_keys.get(name)
         if keys:
             out.append((name, tuple((values.forget(k, rebound), removed) for k, removed in keys)))
     return tuple(out)

@@ -438,6 +438,8 @@ class SummaryBuilder(PositionedVisitor):
         self.flows.note_unknown(node.target)
         if isinstance(node.target, cst.Subscript):
             self.bindings.note_keyed(node.target, False)
+        elif isinstance(node.target, cst.Name) and self.in_function():  # `d |= e`, `xs += ys`: in place for a dict, a list
+            self.bindings.note_mutated(node.target)
         if self.in_function() and isinstance(node.target, cst.Name):
             scope = self.scope
             old = scope.lookup(node.target.value) or Kind.UNKNOWN

@@ -114,14 +114,14 @@ def evaluate(e: Expr, env: Env) -> Expr:
         inner = evaluate(e.parts[0], env)
         if inner.op == Op.SEQ:
             return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
-        if inner.op == Op.DICT and inner.value == BOUNDED:  # each entry maybe, maybe another value
+        if inner.op == Op.DICT and more_keys(inner):  # entries not known
             return UNKNOWN
-        if inner.op == Op.DICT:
+        if inner.op == Op.DICT:  # a BOUNDED dict's: some of its entries, no other
             if e.value == "keys":
-                return Expr(Op.SEQ, parts=tuple(kv.parts[0] for kv in inner.parts))
+                return Expr(Op.SEQ, subset(inner), tuple(kv.parts[0] for kv in inner.parts))
             if e.value == "values":
-                return Expr(Op.SEQ, parts=tuple(kv.parts[1] for kv in inner.parts))
-            return Expr(Op.SEQ, parts=tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
+                return Expr(Op.SEQ, subset(inner), tuple(kv.parts[1] for kv in inner.parts))
+            return Expr(Op.SEQ, subset(inner), tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
         return UNKNOWN
     if op == Op.CONCAT:  # an f-string: known when every part is a string or a number
         pieces = [evaluate(p, env) for p in e.parts]
@@ -461,6 +461,12 @@ def spliced(kind: Optional[str], parts: Sequence[Expr]) -> Expr:
             return Expr(Op.SEQ, OPEN_SEQ, tuple(out))
         out.extend(inner.parts)
     return Expr(Op.SEQ, kind, tuple(out))
+
+
+def subset(d: Expr) -> Optional[str]:
+    """The ``seq`` marker of the keys, values or items of the dict ``d``: :data:`BOUNDED` (some of them) for a
+    BOUNDED dict, None (all of them) for any other whose keys are all known."""
+    return BOUNDED if d.value == BOUNDED else None
 
 
 def more_keys(d: Expr) -> bool:

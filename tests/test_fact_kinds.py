@@ -82,7 +82,8 @@ something else, or the reverse (a guard that must stay clean):
   ``break`` first may not (kb36); a tuple display with a starred item (``return (init, *pair)``) unpacked by the
   caller holds the starred tuple's items, spliced in (kb37); an element a loop takes from a tensor is a tensor, so a
   slice bound it gives breaks (GB0124), and a tensor slice bound keeps the graph's prefix even inside a loop: no
-  frame is skipped (kb38).
+  frame is skipped (kb38); a dict changed through another way or name (a key stored before the stores by name, a
+  tuple-unpacked alias, a module registry a function fills) keeps its tests undecided (kb39).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -130,6 +131,8 @@ CONDITIONAL = {
     "kb31_setattr_keys_the_instance_got.py": {39: "when `self.opts.verbose`"},
     # the loop may `break` before the layer that breaks
     "kb36_loop_may_stop_before_a_layer.py": {14: "when `layer is SparseAfterStop` (and 1 more condition)"},
+    # a key stored before the store by name, a change through an unpacked alias (kb39)
+    "kb39_changed_through_other_names.py": {48: "when `not self.cfg.debug`", 56: 'when `not kwargs.get("flag", False)`'},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
