@@ -63,7 +63,7 @@ class Bindings:
         self.summary, self.imports, self.module_scope = builder.summary, builder.imports, builder.module_scope
         self._module_args: Dict[str, CallArgs] = {}
         self._sure: Optional[frozenset] = None  # gblint.loops.sure_calls of the module, when first asked
-        self._global_changes: set = set()  # names a function changes in place without binding them (a global's list)
+        self._global_changes: Dict[str, set] = {}  # global a function changes in place -> the functions' names
 
     def note_module_value(self, name: str, value: cst.BaseExpression) -> None:
         """At module level: a name bound to what a compile call returns holds that region (its
@@ -189,22 +189,25 @@ class Bindings:
             return True
         return False
 
-    def note_keyed(self, target: cst.Subscript, removed: bool) -> None:
-        """``name[key]`` (``target``) is stored (or deleted, ``removed``): ``name`` is changed in place."""
+    def note_keyed(self, target: cst.Subscript, removed: bool, value: Optional[cst.BaseExpression] = None) -> None:
+        """``name[key]`` (``target``) is stored (``value``, when known) or deleted (``removed``): ``name`` is changed
+        in place."""
         key = keyed.subscript_key(target, self.builder.value_of) if self.builder.in_function() else None
-        self.note_mutated(target.value, key=None if key is None else (key, removed))
+        stored = self.builder.value_of(value) if value is not None and key is not None else None
+        self.note_mutated(target.value, key=None if key is None else (key, removed, stored))
 
-    def method_key(self, call: cst.Call) -> Optional[Tuple[Expr, bool]]:
-        """``(key, removed)`` of a dict method ``call`` in a function that changes one key (:func:`gblint.keyed.method_key`)."""
+    def method_key(self, call: cst.Call) -> Optional[tuple]:
+        """``(key, removed, value)`` of a dict method ``call`` in a function that changes one key
+        (:func:`gblint.keyed.method_key`)."""
         return keyed.method_key(call, self.builder.value_of) if self.builder.in_function() else None
 
     def note_mutated(self, node, how: Optional[Expr] = None, handed: bool = False,
-                     key: Optional[Tuple[Expr, bool]] = None) -> None:
+                     key: Optional[tuple] = None) -> None:
         """``node`` (a name) may be changed in place here: a collection it holds is no longer
         the one it was bound to (a mutable default, ``**kwargs``, a local list, a driver's dict).
         ``how``: a test that must also hold for the change to happen (a callee's ``changes``); ``handed``: the
         change is a call's, handed the collection (at module level, not followed: the callee is taken to read
-        it). An item changed (``held[0]["k"] = v``) is a change of what holds it. ``key``: ``(key, removed)``
+        it). An item changed (``held[0]["k"] = v``) is a change of what holds it. ``key``: ``(key, removed, value)``
         when the change stores (or removes) that one key of the name's dict (:mod:`gblint.keyed`)."""
         if isinstance(node, cst.Subscript):
             key = None
@@ -226,7 +229,7 @@ class Bindings:
             scope.mutated.add(name)
             keyed.note(scope, name, key)
             if not handed and name not in scope.bound_names and name not in scope.params:
-                self._global_changes.add(name)
+                self._global_changes.setdefault(name, set()).add(scope.info.name)
             tests = tuple(b.test for b in scope.blocks if b.test is not None)
             scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
             if name in scope.bound_names:  # a local collection changed in place: no longer what it was bound to
@@ -260,14 +263,17 @@ class Bindings:
         return True
 
     def settle_grown(self) -> None:
-        """At the module's end: a list or dict a function of the file changes in place (``L.pop()``, ``L[:] = ...``,
-        ``REG[name] = cls`` in a registering function, ``NAMES.append(k)`` in ``main()``) may hold anything else when
-        the compiled code runs (before, only a list grown by sure appends was: a registry's ``REG.get(k, Default)``
-        was taken from its empty ``{}``)."""
-        for name in self._global_changes:
+        """At the module's end: a list module code grew by sure appends (:data:`gblint.values.GROWN`) that a
+        function of the file also changes in place may hold anything else; any other list or dict a function of the
+        file changes in place (``REG[name] = cls`` in a registering function, ``NAMES.append(k)`` in ``main()``) is
+        noted with those functions (:attr:`gblint.model.FileSummary.changed_by`): where one of them may run, the
+        interpreter takes it as changed (a registry's ``REG.get(k, Default)`` was taken from its empty ``{}``)."""
+        for name, functions in self._global_changes.items():
             found = self.summary.module_values.get(name, ())
-            if any(v.op in (Op.SEQ, Op.DICT) for v in found):
+            if any(v.op == Op.SEQ and v.value == values.GROWN for v in found):
                 self.summary.module_values[name] = tuple(values.changed_in_place(v) for v in found)
+            elif any(v.op in (Op.SEQ, Op.DICT) for v in found):  # changed only if one of them may run (interp)
+                self.summary.changed_by[name] = tuple(sorted(functions))
 
     def _sure_calls(self) -> frozenset:
         """id() of the module's calls that run whenever it is imported (:func:`gblint.loops.sure_calls`)."""

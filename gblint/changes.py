@@ -72,6 +72,10 @@ class ProgramChanges:
         self._result = None
         self._follow(list(drivers))
 
+    def reaches(self, name: str) -> bool:
+        """Whether a function named ``name`` may run (reached by name from what runs)."""
+        return name in self._reached
+
     def result(self) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenSet[Tuple[str, str]]]:
         """``(stored, called, rebound)`` of the files taken in so far (as :func:`program_changes`)."""
         if self._result is None:

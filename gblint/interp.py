@@ -335,6 +335,8 @@ class Interpreter(CallsMixin):
             name, _, attrs = rest.partition(".")
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
+            if any(self._changes[1].reaches(f) for f in summary.changed_by.get(name, ())):  # a registry filled
+                assigned = tuple(values.changed_in_place(v) for v in assigned)
             if len(assigned) > 1:  # rebound too: a list grown by sure appends is only maybe what it holds
                 assigned = tuple(values.changed_in_place(v) if v.op == Op.SEQ and v.value == values.GROWN else v
                                  for v in assigned)

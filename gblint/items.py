@@ -111,7 +111,7 @@ class Items:
                     and len(base.parts) <= _MAX_ITEMS:  # an unknown key selects one of the entries, maybe
                 more = (UNKNOWN,) if base.value in values.OPEN else ()
                 return union(tuple(kv.parts[1] for kv in base.parts) + more)
-            return found if found is not None else UNKNOWN
+            return values.present(found) if found is not None else UNKNOWN
         if isinstance(base, Inst) and self.interp.class_attr(base.cls, "__getitem__", None, None) is None:
             items = dict(base.init).get(ITEMS)  # a dict subclass built from a known mapping
             if items is not None:

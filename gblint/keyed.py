@@ -23,6 +23,9 @@ from . import values
 from .model import Expr
 from .ops import Op
 
+#: a change of one key: (the key, whether it is removed, the value stored: None when not known or removed)
+Key = Tuple[Expr, bool, Optional[Expr]]
+
 #: dict methods that store the key of their first argument, and those that remove it
 STORING = frozenset({"setdefault"})
 REMOVING = frozenset({"pop"})
@@ -37,22 +40,23 @@ def subscript_key(target: cst.BaseExpression, value_of: Callable[[cst.BaseExpres
     return None
 
 
-def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Tuple[Expr, bool]]:
-    """``(key, removed)`` of ``name.pop(key...)`` or ``name.setdefault(key, ...)`` (``call``), or None
+def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Key]:
+    """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``), or None
     for any other change."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or not call.args \
-            or call.args[0].star or call.args[0].keyword is not None:
+            or any(a.star or a.keyword is not None for a in call.args):
         return None
     name = func.attr.value
     if name not in STORING | REMOVING:
         return None
-    return value_of(call.args[0].value), name in REMOVING
+    value = None if name in REMOVING else value_of(call.args[1].value) if len(call.args) > 1 else values.const(None)
+    return value_of(call.args[0].value), name in REMOVING, value
 
 
-def note(scope, name: str, key: Optional[Tuple[Expr, bool]]) -> None:
+def note(scope, name: str, key: Optional[Key]) -> None:
     """Record in ``scope`` (a :class:`gblint.scope.FunctionScope`) a change of the collection ``name``
-    holds: ``key`` is ``(key, removed)`` for a change that stores (or removes) that one key, None for
+    holds: ``key`` is ``(key, removed, value)`` for a change that stores (or removes) that one key, None for
     any other (then no change of ``name`` is bounded by its keys)."""
     if key is None:
         scope.mutated_keys[name] = None
@@ -81,7 +85,7 @@ def _held(e: Expr) -> set:
 _READS = frozenset({Op.ATTR, Op.SUB, Op.ITEMS, Op.GET, Op.LEN, Op.STARSTAR})
 
 
-def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Tuple[Expr, bool], ...]], ...]:
+def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Key, ...]], ...]:
     """The :attr:`gblint.model.FunctionInfo.mutated_keys` of ``scope``'s parameters among ``names``: each one
     every change of which names its key, never held by another name nor rebound (a key reading a parameter rebound
     in the body, ``rebound``, is not known)."""
@@ -89,7 +93,8 @@ def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Tuple[Expr, bool],
     for name in sorted(names):
         keys = None if name in scope.escaped or name in rebound else scope.mutated_keys.get(name)
         if keys:
-            out.append((name, tuple((values.forget(k, rebound), removed) for k, removed in keys)))
+            out.append((name, tuple((values.forget(k, rebound), removed, values.forget(v, rebound))
+                                    for k, removed, v in keys)))
     return tuple(out)
 
 
@@ -103,23 +108,30 @@ def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
     if v.op != Op.DICT or keys is None or v.value not in (None, values.BOUNDED) \
             or any(kv.parts[0].op != Op.CONST for kv in v.parts):
         return values.changed_in_place(v)
-    stored, removed, any_removed = set(), set(), False
-    for key, gone in keys:
+    stored: dict = {}  # key -> the values stored under it (UNKNOWN where not known)
+    removed, any_removed = set(), False
+    for key, gone, item in keys:
         found = _strings(evaluate(key))
         if found is None and not gone:
             return values.changed_in_place(v)
         if found is None:  # a key not known removed: any entry may be gone
             any_removed = True
+        elif gone:
+            removed.update(found)
         else:
-            (removed if gone else stored).update(found)
+            for k in found:
+                stored.setdefault(k, []).append(values.UNKNOWN if item is None else evaluate(item))
     entries, have = [], set()
     for kv in v.parts:
         k = kv.parts[0].value
         have.add(k)
-        changed = any_removed or k in removed or k in stored  # maybe gone (a parameter's default then) or another
-        value = values.union((kv.parts[1], values.OTHER)) if changed else kv.parts[1]
+        if any_removed or k in removed:  # maybe gone (a parameter's default then) or another
+            value = values.union((kv.parts[1], values.OTHER))
+        else:  # the caller's, or one stored (a store may be under a branch not taken)
+            value = values.union([kv.parts[1]] + stored.get(k, []))
         entries.append(Expr(Op.KV, parts=(kv.parts[0], value)))
-    entries += [Expr(Op.KV, parts=(values.const(k), values.MAYBE_ABSENT)) for k in sorted(stored - have)]
+    entries += [Expr(Op.KV, parts=(values.const(k), values.union(stored[k] + [values.MAYBE_ABSENT])))
+                for k in sorted(set(stored) - have)]
     return Expr(Op.DICT, values.BOUNDED, tuple(entries))
 
 

@@ -522,8 +522,9 @@ class FunctionInfo:
     # each place a parameter of ``mutated`` may be changed: (name, when: the tests of the branches
     # around it, and-ed; a const True when none), so that a call on which none of them holds keeps it
     mutated_when: Tuple[Tuple[str, Expr], ...] = ()
-    # a parameter of ``mutated`` every change of which stores or removes one key: (name, ((key, removed), ...))
-    mutated_keys: Tuple[Tuple[str, Tuple[Tuple[Expr, bool], ...]], ...] = ()
+    # a parameter of ``mutated`` every change of which stores or removes one key: (name, ((key, removed, value
+    # stored or None), ...)), gblint.keyed
+    mutated_keys: Tuple[Tuple[str, Tuple[Tuple[Expr, bool, Optional[Expr]], ...]], ...] = ()
     locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
     results: Tuple[Expr, ...] = ()  # every value a `return` returns
     # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when
@@ -608,6 +609,8 @@ class FileSummary:
     stored_attrs: Tuple[str, ...] = ()
     called_methods: Tuple[str, ...] = ()
     global_stores: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # `global x` in a function: x = ...
+    # a module list or dict that functions of the file change in place -> their names (gblint.bindings.settle_grown)
+    changed_by: Dict[str, Tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).

@@ -683,7 +683,7 @@ class SummaryBuilder(PositionedVisitor):
         for t in node.targets:
             if isinstance(t.target, cst.Subscript) and not (self.scope is None and len(node.targets) == 1
                                                              and self.bindings.module_item_store(t.target, node.value)):
-                self.bindings.note_keyed(t.target, False)
+                self.bindings.note_keyed(t.target, False, node.value)
         if self.in_function():
             self.scope.store_targets.update(id(t.target) for t in node.targets)
         self.record_rules(node)

@@ -118,10 +118,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
             return UNKNOWN
         if inner.op == Op.DICT:  # a BOUNDED dict's: some of its entries, no other
             if e.value == "keys":
-                return Expr(Op.SEQ, subset(inner), tuple(kv.parts[0] for kv in inner.parts))
+                return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(kv.parts[0] for kv in inner.parts))
             if e.value == "values":
-                return Expr(Op.SEQ, subset(inner), tuple(kv.parts[1] for kv in inner.parts))
-            return Expr(Op.SEQ, subset(inner), tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
+                return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(kv.parts[1] for kv in inner.parts))
+            return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
         return UNKNOWN
     if op == Op.CONCAT:  # an f-string: known when every part is a string or a number
         pieces = [evaluate(p, env) for p in e.parts]
@@ -155,7 +155,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
                 # a key not decided: one of the entries or the default (`CHOICES.get(len(inputs), greedy)`)
                 more = (UNKNOWN,) if inner.value in OPEN else ()
                 return union(tuple(kv.parts[1] for kv in inner.parts) + (evaluate(e.parts[2], env),) + more)
-            return found
+            return present(found, evaluate(e.parts[2], env))
         return UNKNOWN
     if op == Op.LEN:
         inner = evaluate(e.parts[0], env)
@@ -247,6 +247,15 @@ def union(values: Iterable[Expr]) -> Expr:
 
 
 _MAX_ENTRIES = 16  # a dict read with a key not decided: one of at most this many entries, else not known
+
+
+def present(found: Expr, default: Optional[Expr] = None) -> Expr:
+    """What a lookup that found ``found`` gives where it says the key may be missing (a :data:`MAYBE_ABSENT` part,
+    gblint.keyed): its other parts or ``default`` (``d.get(key, default)``); without a default, its other parts
+    (``d[key]``: a missing key raises, so what follows runs only where the key is there)."""
+    if found.op != Op.UNION or MAYBE_ABSENT not in found.parts:
+        return found
+    return union([p for p in found.parts if p != MAYBE_ABSENT] + ([default] if default is not None else []))
 
 
 def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
@@ -424,12 +433,12 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
         elif p.kind == "starstar":
             rest = tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in keywords if k not in names)
             env[p.name] = Expr(Op.DICT, OPEN_DICT if starstar else BOUNDED if any(
-                kv.parts[1] == MAYBE_ABSENT for kv in rest) else None, rest)
+                present(kv.parts[1]) != kv.parts[1] or kv.parts[1] == MAYBE_ABSENT for kv in rest) else None, rest)
     for p in params:
         if p.name in env or p.kind in ("star", "starstar"):
             continue
-        if p.name in given:
-            env[p.name] = given[p.name]
+        if p.name in given:  # a keyword a BOUNDED dict may lack: what it holds, else the default
+            env[p.name] = present(given[p.name], p.default) if p.default is not None else given[p.name]
         elif starstar or (star and p.kind == "pos") or p.default is None:
             env[p.name] = UNKNOWN
         else:
@@ -461,12 +470,6 @@ def spliced(kind: Optional[str], parts: Sequence[Expr]) -> Expr:
             return Expr(Op.SEQ, OPEN_SEQ, tuple(out))
         out.extend(inner.parts)
     return Expr(Op.SEQ, kind, tuple(out))
-
-
-def subset(d: Expr) -> Optional[str]:
-    """The ``seq`` marker of the keys, values or items of the dict ``d``: :data:`BOUNDED` (some of them) for a
-    BOUNDED dict, None (all of them) for any other whose keys are all known."""
-    return BOUNDED if d.value == BOUNDED else None
 
 
 def more_keys(d: Expr) -> bool:
