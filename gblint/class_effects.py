@@ -140,7 +140,8 @@ class ClassEffects:
             return value
         for summary, info in mro:
             for method, key in info.assigned.get(ANY, ()):
-                found = None if key.op == Op.UNKNOWN else values.evaluate(key, self.interp.method_env(inst, summary, method))
+                found = None if key.op == Op.UNKNOWN else \
+                    values.evaluate(key, self.interp.method_env(inst, summary, method))
                 parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
                 if found is None or found.op == Op.UNKNOWN or name in [p.value for p in parts] or not all(
                         p.op == Op.CONST and isinstance(p.value, str) for p in parts):
@@ -260,4 +261,3 @@ def _assignments(summary: FileSummary, info, name: str):
                 and init.params and ev.func.parts[0].value == init.params[0].name:
             building.add(f"{info.qualname}.{ev.func.value}")
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
-

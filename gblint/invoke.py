@@ -569,16 +569,15 @@ class CallsMixin:
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
                 return self.items.subscript(recv, args.positional[0], calls)
-            if name == "items" and not values.more_keys(recv):  # a BOUNDED dict's: some of them, no other
-                return Expr(Op.SEQ, recv.value if recv.value == values.BOUNDED else None, tuple(Expr(Op.SEQ, parts=kv.parts) for kv in recv.parts))
-            if name == "values" and not values.more_keys(recv):
-                return Expr(Op.SEQ, recv.value if recv.value == values.BOUNDED else None, tuple(kv.parts[1] for kv in recv.parts))
-            if name == "keys" and not values.more_keys(recv):
-                return Expr(Op.SEQ, recv.value if recv.value == values.BOUNDED else None, tuple(kv.parts[0] for kv in recv.parts))
+            if name in ("items", "values", "keys") and not values.more_keys(recv):  # a BOUNDED dict's: some, no other
+                got = [Expr(Op.SEQ, parts=kv.parts) if name == "items" else kv.parts[1] if name == "values"
+                       else kv.parts[0] for kv in recv.parts]
+                return Expr(Op.SEQ, recv.value if recv.value == values.BOUNDED else None, tuple(got))
             if name in ("get", "pop", "setdefault") and args.positional:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)
-                return default if found is None else union((found, default)) if found.op == Op.UNKNOWN else values.present(found, default)
+                return default if found is None else \
+                    union((found, default)) if found.op == Op.UNKNOWN else values.present(found, default)
         if recv.op == Op.FILTERED and recv.value == "dict" and len(recv.parts) == 3:  # a dict comprehension
             source, key, value = recv.parts
             if name in ("items", "values", "keys"):
