@@ -153,10 +153,7 @@ class Interpreter(CallsMixin):
                 return Module(summary.module) if summary is not None and summary.module else UNKNOWN
             return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
         if op == Op.ITER:
-            base = self.evaluate(e.parts[0], env, calls)
-            if e.value == values.EACH and (items := each_item(base)) is not None:
-                return items  # `for layer in self.layers:` whose body runs to its end: each layer, one per step
-            return self.items.iterate(base)
+            return self.items.iterate(self.evaluate(e.parts[0], env, calls))
         if op == Op.PROTOCOL:
             return self.items.protocol(self.evaluate(e.parts[0], env, calls), e.value)
         if op == Op.UNPACK:

@@ -125,14 +125,6 @@ def covers(node: cst.For, names) -> Optional[tuple]:
     return node.target.value, size
 
 
-def each_step(node: cst.For) -> bool:
-    """Whether the ``for`` statement ``node`` binds a plain name to each element of what it iterates, one per step,
-    and its body runs to its end at every step (no ``break``, ``continue`` or ``return``, the name not rebound): what
-    the body calls through the name is then each element's, every one of them called (:data:`gblint.values.EACH`)."""
-    return node.asynchronous is None and isinstance(node.target, cst.Name) \
-        and node.target.value not in _names_bound(node.body) and not _jumps(node.body)
-
-
 def _rebinds(body, size: str, names) -> bool:
     """Whether ``body`` may make ``size`` (the code of ``L``) another list: it binds a name ``L`` reads, or assigns
     to ``L`` itself (``self.layers = ...``)."""

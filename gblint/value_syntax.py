@@ -16,7 +16,7 @@ from .model import BlockKind, CallArgs, Expr, Kind, Param
 from .ops import Op
 from .names import dotted
 from .tensors import TENSOR_FUNCTIONS
-from .loops import _each_index, _names_bound, covers, each_step
+from .loops import _each_index, _names_bound, covers
 from .traversal import names_in
 from .values import DEFAULT_DTYPE, EACH, NOTNONE, STRIDED, UNKNOWN, const
 
@@ -153,8 +153,7 @@ def loop_values(node: cst.For, scope) -> dict:
             return all([bind(e.value, Expr(Op.UNPACK, i, (value,))) for i, e in enumerate(target.elements)])
         return True
 
-    each = EACH if each_step(node) else None  # every element taken in turn: each one's calls run
-    return out if bind(node.target, Expr(Op.ITER, each, (expr_of(node.iter, scope),))) else {}
+    return out if bind(node.target, Expr(Op.ITER, parts=(expr_of(node.iter, scope),))) else {}
 
 
 def known_global(target: str, scope) -> Optional[Expr]:

@@ -77,9 +77,8 @@ something else, or the reverse (a guard that must stay clean):
   (``self.conv.forward(x)``) never runs either (kb32); a torch function Dynamo calls in the graph that is a
   ``@contextmanager`` generator (``torch.backends.cuda.sdp_kernel``, read from torch's own files) cannot be entered
   by ``with``: the frame is skipped (kb33); an ``__init__`` that picks a submodule's class by a test of the config
-  and the layer's index from ``range`` stores only the class its test picks (kb34); a loop over a list whose body
-  runs to its end at every step (``for layer in self.layers: x = layer(x)``) calls every layer (kb35); one that may
-  ``break`` first may not (kb36); a tuple display with a starred item (``return (init, *pair)``) unpacked by the
+  and the layer's index from ``range`` stores only the class its test picks (kb34); a loop over a list of layers of
+  several classes that may ``break`` first may not call the one that breaks (kb36); a tuple display with a starred item (``return (init, *pair)``) unpacked by the
   caller holds the starred tuple's items, spliced in (kb37); an element a loop takes from a tensor is a tensor, so a
   slice bound it gives breaks (GB0124), and a tensor slice bound keeps the graph's prefix even inside a loop: no
   frame is skipped (kb38); a dict changed through another way or name (a key stored before the stores by name, a
@@ -345,8 +344,7 @@ def test_a_loop_over_every_index_calls_each_layer():
 
 
 #: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks
-KEYS_NAMED = {"kb30_kwargs_stored_keys.py": 15, "kb31_setattr_keys_the_instance_got.py": 28,
-              "kb35_each_layer_of_a_list.py": 11}
+KEYS_NAMED = {"kb30_kwargs_stored_keys.py": 15, "kb31_setattr_keys_the_instance_got.py": 28}
 
 
 def test_a_dict_changed_by_named_keys_lacks_the_others():

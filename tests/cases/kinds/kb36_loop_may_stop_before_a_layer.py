@@ -1,4 +1,4 @@
-# kb35's loop over a list of layers, leaving it early (`break`) at a layer that comes first: the later layers may
+# A loop over a list of layers, leaving it early (`break`) at a layer that comes first: the later layers may
 # never run, so the break of the one after it stays conditional (here it never runs: no break, Dynamo skips nothing).
 import torch
 from torch import nn
