@@ -20,8 +20,8 @@ from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_back
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
 from .names import dotted
-from .semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, UNSUPPORTED_MANAGERS
-from .tensors import TORCH_CONTEXT_MANAGERS, maybe_tensor
+from .semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS
+from .tensors import TORCH_CONTEXT_MANAGERS, UNSUPPORTED_MANAGERS, maybe_tensor
 from .traversal import code_of, literal, names_in
 from .bindings import note_guess
 from .scope import FunctionScope
@@ -527,7 +527,7 @@ class Blocks:
                 if q == "torch._dynamo.error_on_graph_break" and expr.args:
                     strict = literal(expr.args[0].value)
                 return Manager(ManagerKind.RESUMABLE, label, strict=strict if isinstance(strict, bool) else None)
-            if q in UNSUPPORTED_MANAGERS or q in TORCH_CONTEXT_MANAGERS:  # the call itself breaks first (GB0208)
+            if q in UNSUPPORTED_MANAGERS:  # one of torch's own: its call breaks first (GB0208)
                 return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0208" if q in TORCH_CONTEXT_MANAGERS else "GB0142")
             if q in NON_RESUMABLE_GB:
                 return Manager(ManagerKind.GENERIC, label, gb_id=NON_RESUMABLE_GB[q])
@@ -538,8 +538,7 @@ class Blocks:
             if isinstance(local, ManagerValue):
                 q = local.name
                 kind = ManagerKind.RESUMABLE if q in RESUMABLE_MANAGERS else \
-                    ManagerKind.UNSUPPORTED if q in UNSUPPORTED_MANAGERS or q in TORCH_CONTEXT_MANAGERS \
-                    else ManagerKind.GENERIC
+                    ManagerKind.UNSUPPORTED if q in UNSUPPORTED_MANAGERS else ManagerKind.GENERIC
                 return Manager(kind, label, gb_id="GB0142" if kind == ManagerKind.UNSUPPORTED else "GB0066")
             # a manager object from a global or a closure (what Dynamo reports changed in 2.14)
             gb = "GB0008" if self.builder.holds("global-manager-gb0008") else "GB0142"

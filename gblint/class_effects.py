@@ -135,8 +135,7 @@ class ClassEffects:
         (``for k, v in kwargs.items(): setattr(self, k, v)``) and ``value`` is a constant (a setting), not a method.
         A store whose name the walk finds, in the method's environment for ``inst`` (``kwargs`` holding the
         keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone."""
-        if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not all(
-                values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,))):
+        if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not a_setting(value):
             return value
         for summary, info in mro:
             for method, key in info.assigned.get(ANY, ()):
@@ -233,6 +232,12 @@ class ClassEffects:
                     (p.op == Op.DICT and p.value == "moduledict"):
                 return True
         return False
+
+
+def a_setting(value: Expr) -> bool:
+    """Whether every value ``value`` may be is a constant (a setting that picks a class or a branch), not an
+    object (the submodules and functions an object holds, which stores by a computed name leave alone)."""
+    return all(values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,)))
 
 
 def on_class(summary: FileSummary, method: str) -> bool:

@@ -29,7 +29,7 @@ from .fs import installed
 from .loop_binds import each_item
 from .changes import ProgramChanges, import_groups
 from .building import Building
-from .class_effects import ClassEffects, on_class
+from .class_effects import ClassEffects, a_setting, on_class
 from .fixpoint import Fixpoint
 from .gaps import Gaps
 from .handing import Handing
@@ -332,7 +332,7 @@ class Interpreter(CallsMixin):
             name, _, attrs = rest.partition(".")
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
-            if any(self._changes[1].reaches(f) for f in summary.changed_by.get(name, ())):  # a registry filled
+            if any(self._may_run(f) for f in summary.changed_by.get(name, ())):  # a registry a function fills
                 assigned = tuple(values.changed_in_place(v) for v in assigned)
             if len(assigned) > 1:  # rebound too: a list grown by sure appends is only maybe what it holds
                 assigned = tuple(values.changed_in_place(v) if v.op == Op.SEQ and v.value == values.GROWN else v
@@ -476,7 +476,7 @@ class Interpreter(CallsMixin):
         stored = self._facts()[1]
         if value.op == Op.UNKNOWN:
             return value
-        if name in stored or (self._stored_by_name(stored, path) and _a_setting(value)):
+        if name in stored or (self._stored_by_name(stored, path) and a_setting(value)):
             return union((value, UNKNOWN))
         return value
 
@@ -490,6 +490,11 @@ class Interpreter(CallsMixin):
             self._groups = (len(self.project.by_path), import_groups(self.project.by_path.values()))
         groups = self._groups[1]
         return groups.get(path, -1) in {groups.get(p) for p in storing}
+
+    def _may_run(self, function: str) -> bool:
+        """Whether a function named ``function`` may run, by the files read so far (:class:`ProgramChanges`)."""
+        self._facts()
+        return self._changes[1].reaches(function)
 
     def _facts(self) -> Tuple[bool, frozenset, frozenset, frozenset]:
         """Of the files read so far: whether one changes dtypes, and what the program may change
@@ -665,12 +670,6 @@ class Interpreter(CallsMixin):
         opened = [Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
                   if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
         return union(opened) if value.op == Op.UNION else opened[0]
-
-
-def _a_setting(value: Expr) -> bool:
-    """Whether every value ``value`` may be is a constant (a setting that picks a class or a branch), not an
-    object (the submodules and functions an object holds, which stores by a computed name leave alone)."""
-    return all(values.is_constant(p) for p in (value.parts if value.op == Op.UNION else (value,)))
 
 
 _GLOBALS = Ext("builtins.globals")

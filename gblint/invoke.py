@@ -569,10 +569,8 @@ class CallsMixin:
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
                 return self.items.subscript(recv, args.positional[0], calls)
-            if name in ("items", "values", "keys") and not values.more_keys(recv):  # a BOUNDED dict's: some, no other
-                got = [Expr(Op.SEQ, parts=kv.parts) if name == "items" else kv.parts[1] if name == "values"
-                       else kv.parts[0] for kv in recv.parts]
-                return Expr(Op.SEQ, recv.value if recv.value == values.BOUNDED else None, tuple(got))
+            if name in ("items", "values", "keys"):
+                return values.view(recv, name)
             if name in ("get", "pop", "setdefault") and args.positional:
                 found = values._lookup(recv, args.positional[0])
                 default = args.positional[1] if len(args.positional) > 1 else const(None)

@@ -17,9 +17,9 @@ from .model import (Binding, CallResult, CallTarget, CompiledValue, ContainerVal
                     Modules, OtherValue, PartialValue, SelfAttrMethod, SelfMethod, SuperMethod)
 from .names import ImportTable, dotted
 from .scope import FunctionScope
-from .tensors import TORCH_CONTEXT_MANAGERS
+from .tensors import UNSUPPORTED_MANAGERS
 from .semantics import COMPILE_NAMES, CONTAINER_CLASSES, EXTERNAL_HEADS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS, \
-    SELF_RETURNING_METHODS, UNSUPPORTED_MANAGERS
+    SELF_RETURNING_METHODS
 
 
 class Refs:
@@ -44,8 +44,7 @@ class Refs:
         if isinstance(value, cst.Call):
             q = scope.resolve(value.func)
             if q:
-                if q in RESUMABLE_MANAGERS or q in UNSUPPORTED_MANAGERS or q in NON_RESUMABLE_GB \
-                        or q in TORCH_CONTEXT_MANAGERS:
+                if q in RESUMABLE_MANAGERS or q in UNSUPPORTED_MANAGERS or q in NON_RESUMABLE_GB:
                     return ManagerValue(q)
                 if q in ("logging.getLogger", "logging.get_logger", "structlog.get_logger"):
                     return LoggerValue()

@@ -98,8 +98,8 @@ class FunctionScope:
         self.handed: dict = {}  # id() of a name handed to a call -> what it held then (summary.note_handed)
         self.mutated: set = set()  # names changed in place or handed to a call (see FunctionInfo.mutated)
         self.mutated_at: list = []  # (name, branch tests around) of each place (see FunctionInfo.mutated_when)
-        self.mutated_keys: dict = {}  # name -> the (key, removed) of each change, None after one naming no key (gblint.keyed)
-        self.escaped: set = set()  # parameters whose value another name, a store or a display may hold (gblint.keyed)
+        self.mutated_keys: dict = {}  # name -> the gblint.keyed.Key of each change, None after one naming no key
+        self.escaped: set = set()  # parameters another object may hold (`holder.d = kwargs`: gblint.keyed)
         self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)

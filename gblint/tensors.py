@@ -10,6 +10,7 @@ to be one" (resolved once the whole function has been read).
 """
 from __future__ import annotations
 
+from . import semantics as _semantics
 from .model import PARAM_PREFIX, Kind
 
 # Attributes of a tensor that are Python values (guards, not data): branching on them
@@ -104,6 +105,8 @@ PYTHON_VALUED = frozenset(_TORCH_OPS.get("python_valued", ()))
 #: torch functions Dynamo calls in the graph that are ``@contextmanager`` generators it does not model
 #: (``torch.backends.cuda.sdp_kernel``, ``torch.random.fork_rng``): a ``with`` on one skips the frame (GB0208, GB0142)
 TORCH_CONTEXT_MANAGERS = frozenset(_TORCH_OPS.get("context_managers", ()))
+#: every manager Dynamo cannot enter: the hand-kept list (not torch's own) and torch's, read from its files
+UNSUPPORTED_MANAGERS = _semantics.UNSUPPORTED_MANAGERS | TORCH_CONTEXT_MANAGERS
 #: NumPy functions whose ``torch._numpy`` counterpart surely returns a Python bool, int or str: a call breaks (GB0208)
 NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python_results", {}).items()}
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out

@@ -114,15 +114,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
         inner = evaluate(e.parts[0], env)
         if inner.op == Op.SEQ:
             return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
-        if inner.op == Op.DICT and more_keys(inner):  # entries not known
-            return UNKNOWN
-        if inner.op == Op.DICT:  # a BOUNDED dict's: some of its entries, no other
-            if e.value == "keys":
-                return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(kv.parts[0] for kv in inner.parts))
-            if e.value == "values":
-                return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(kv.parts[1] for kv in inner.parts))
-            return Expr(Op.SEQ, BOUNDED if inner.value == BOUNDED else None, tuple(Expr(Op.SEQ, parts=kv.parts) for kv in inner.parts))
-        return UNKNOWN
+        return view(inner, e.value) if inner.op == Op.DICT else UNKNOWN
     if op == Op.CONCAT:  # an f-string: known when every part is a string or a number
         pieces = [evaluate(p, env) for p in e.parts]
         if all(p.op == Op.CONST and isinstance(p.value, (str, int)) and not isinstance(p.value, bool) for p in pieces):
@@ -253,9 +245,14 @@ def present(found: Expr, default: Optional[Expr] = None) -> Expr:
     """What a lookup that found ``found`` gives where it says the key may be missing (a :data:`MAYBE_ABSENT` part,
     gblint.keyed): its other parts or ``default`` (``d.get(key, default)``); without a default, its other parts
     (``d[key]``: a missing key raises, so what follows runs only where the key is there)."""
-    if found.op != Op.UNION or MAYBE_ABSENT not in found.parts:
+    if not maybe_absent(found):
         return found
     return union([p for p in found.parts if p != MAYBE_ABSENT] + ([default] if default is not None else []))
+
+
+def maybe_absent(v: Expr) -> bool:
+    """Whether the entry value ``v`` says its key may be missing (a union with :data:`MAYBE_ABSENT`)."""
+    return v.op == Op.UNION and MAYBE_ABSENT in v.parts
 
 
 def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
@@ -265,7 +262,7 @@ def _lookup(d: Expr, key: Expr) -> Optional[Expr]:
         return UNKNOWN
     for kv in d.parts:
         if kv.parts[0].value == key.value:
-            return UNKNOWN if kv.parts[1] == MAYBE_ABSENT else kv.parts[1]
+            return kv.parts[1]
     return UNKNOWN if more_keys(d) else None
 
 
@@ -433,7 +430,7 @@ def bind_values(positional: Sequence[Expr], keywords: Sequence[Tuple[str, Expr]]
         elif p.kind == "starstar":
             rest = tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in keywords if k not in names)
             env[p.name] = Expr(Op.DICT, OPEN_DICT if starstar else BOUNDED if any(
-                present(kv.parts[1]) != kv.parts[1] or kv.parts[1] == MAYBE_ABSENT for kv in rest) else None, rest)
+                maybe_absent(kv.parts[1]) for kv in rest) else None, rest)
     for p in params:
         if p.name in env or p.kind in ("star", "starstar"):
             continue
@@ -460,16 +457,22 @@ def spliced(kind: Optional[str], parts: Sequence[Expr]) -> Expr:
     """The ``seq`` value of a display whose evaluated ``parts`` may hold ``star`` items (``(f, *fns)``): each
     spliced in where what it unpacks is a list or tuple of known length; from the first that is not, the items
     are not known (the display holds the ones before it, then more: :data:`OPEN_SEQ`)."""
-    out = []
+    out: list = []
     for p in parts:
-        if p.op != Op.STAR:
-            out.append(p)
-            continue
-        inner = p.parts[0]
-        if inner.op != Op.SEQ or inner.value in OPEN or any(q.op == Op.STAR for q in inner.parts):
+        inner = p.parts[0] if p.op == Op.STAR else None
+        if inner is not None and (inner.op != Op.SEQ or inner.value in OPEN or any(q.op == Op.STAR for q in inner.parts)):
             return Expr(Op.SEQ, OPEN_SEQ, tuple(out))
-        out.extend(inner.parts)
+        out.extend((p,) if inner is None else inner.parts)
     return Expr(Op.SEQ, kind, tuple(out))
+
+
+def view(d: Expr, which: str) -> Expr:
+    """``d.keys()``, ``.values()`` or ``.items()`` (``which``) of the dict ``d``; a BOUNDED dict's: some of them."""
+    if more_keys(d):
+        return UNKNOWN
+    got = [kv.parts[0] if which == "keys" else kv.parts[1] if which == "values" else Expr(Op.SEQ, parts=kv.parts)
+           for kv in d.parts]
+    return Expr(Op.SEQ, BOUNDED if d.value == BOUNDED else None, tuple(got))
 
 
 def more_keys(d: Expr) -> bool:
