@@ -34,29 +34,11 @@ from .frame_context import FrameContext, certainty_under, eogb_value
 from .frame_report import FrameReport
 from .comp_frames import CompFrames, star_generator
 from .fixpoint import CutMemo
+from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, too_far
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
-_MAX_CHAIN = 40  # calls inlined inside one another, at most: a deeper call is not analysed, and said so
-
-
-@dataclasses.dataclass
-class InnerBreak:
-    """A break met while a function is inlined: the site and the calls that lead to it."""
-
-    frame: Frame  # the function holding the site
-    event: Event
-    chain: Tuple[Tuple[Frame, Event], ...]  # (caller, call event) pairs below the inlined function
-    strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
-    uncompiled: int = 0  # callee frames on the way that Dynamo does not compile alone (no tensors in them)
-    conditions: Tuple[str, ...] = ()  # the tests on the way gblint cannot decide (see values.certainty_of)
-    way: Optional[Way] = ()  # the same tests as choices, None where something else is undecided (branch_cover)
-
-    @property
-    def line(self) -> int:
-        """The line of the break site."""
-        return self.event.span.line
 
 
 class Consequences(CallValues):
@@ -78,6 +60,15 @@ class Consequences(CallValues):
         self.calls = {}  # every call resolved, with its targets (CallValues.call_targets)
         self.reasons = {}  # why a call was not followed (wholly or in part), per calls.call_key
         self.cut: Dict[int, Tuple[Frame, Event, str]] = {}  # id(call) -> (caller, call, why): not analysed past it
+        self.walks = 0  # functions walked or inlined since the region walk began (gblint.inner_breaks.too_far)
+        self._resumes: Dict[int, Tuple[Event, Event]] = {}  # id(site) -> (site, the site resuming in its caller)
+
+    def _resumed(self, site: Event) -> Event:
+        """``site`` as its callers meet it, resuming after the call: one object per site (distinct() compares them)."""
+        found = self._resumes.get(id(site))
+        if found is None:
+            found = self._resumes[id(site)] = (site, dataclasses.replace(site, outcome=Outcome.RESUME))
+        return found[1]
 
     # ------------------------------------------------------------------ inner breaks
     def inner_breaks(self, frame: Frame, stack: Tuple[str, ...] = (), env: Optional[values.Env] = None,
@@ -98,6 +89,7 @@ class Consequences(CallValues):
         if (here in stack and not widened) or len(stack) > _MAX_CHAIN:
             return self._inner.cut(stack.index(here)) if here in stack else []
         with self._inner.entered(key, len(stack)) as out:
+            self.walks += 1
             stack = stack + (here,)
             self.visited.setdefault(key[:2], frame)
             ends: List[Optional[Way]] = []  # the ways to breaks that end the frame's tracing when their arm runs
@@ -121,6 +113,7 @@ class Consequences(CallValues):
                     ends.extend(ib.way for ib in found if ib.conditions)
                     if covering(ends) is not None:
                         break  # a break in each arm: what follows is never traced in this frame (k66, k80-k84)
+            out[:] = distinct(out)
         return out
 
     def _through_call(self, frame: Frame, ev: Event, callee: Resolved, stack,
@@ -134,9 +127,9 @@ class Consequences(CallValues):
         info = callee.info
         if info.decorator(*DISABLE):
             return [InnerBreak(frame, disabled_function_break(ev, callee), (), conditions=at_call, way=at_way)]
-        if len(stack) > _MAX_CHAIN:  # a solver's chain of hundreds of calls: bounded, and stated (GBL006)
-            self.cut.setdefault(id(ev), (frame, ev, f"the call chain is deeper than {_MAX_CHAIN} calls here, and "
-                                                    "gblint does not analyse past it"))
+        why = too_far(len(stack), self.walks)
+        if why:
+            self.cut.setdefault(id(ev), (frame, ev, why))
             return []
         inner_env, alone = self.callee_values(ev, callee, env or values.Env(), callee_env)
         if info.decorator(*NONSTRICT):
@@ -151,7 +144,7 @@ class Consequences(CallValues):
             if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
-            event = dataclasses.replace(ib.event, outcome=Outcome.RESUME) if ib.event.outcome == Outcome.SKIP \
+            event = self._resumed(ib.event) if ib.event.outcome == Outcome.SKIP \
                 and ib.event.code in CALLERS_RESUME else ib.event  # an RNN skips only the frame that calls it
             found.append(InnerBreak(ib.frame, event, ((frame, ev),) + ib.chain, strict, ib.uncompiled + uncompiled,
                                     at_call + ib.conditions, below(ev, at_way, ib.way)))
@@ -165,6 +158,7 @@ class Consequences(CallValues):
     def walk(self, region: Region) -> "_RegionWalk":
         """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
+        self.walks = self.project.interp.runs = 0
         walk.frame(region.entry, strict=bool(eogb_value(region.entry.info.decorator(*EOGB))),
                    env=self.relevant(region.entry, self.entry_env(region)))
         return walk
@@ -291,19 +285,24 @@ class _RegionWalk:
         if self.ctx.analysing(key) >= _MAX_FRAME_RECURSION:
             return  # a recursive function run eagerly, called with new values at each level: nothing new below
         self.seen_frames.add(key)
+        self.owner.walks += 1
         self.ctx.enter_frame(key, self.report_for(frame))
         try:
             self._frame(frame, key, strict, env)
         finally:
             self.ctx.leave_frame()
 
-    def frame_from(self, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
+    def frame_from(self, caller: Frame, caller_env: Optional[values.Env], call: Event, frame: Frame, strict: bool,
                    env: Optional[values.Env] = None, via: Tuple[str, ...] = (), alone_if: Tuple[str, ...] = ()) -> None:
         """Analyse ``frame`` compiled on its own when the ``call`` of a frame whose parameters hold
         ``caller_env`` runs: what is reported in it holds only under the tests on the way to the call
         (and ``via``: the call runs ``frame`` only when the called value is the one that leads there).
         ``alone_if``: the tests under which the call breaks, so that ``frame`` is compiled on its own
         at all (its graphs are counted only when there are none)."""
+        why = too_far(0, self.owner.walks)
+        if why:
+            self.owner.cut.setdefault(id(call), (caller, call, why))
+            return
         with self.ctx.further(self.owner.residual(call.blocks, caller_env or values.Env()) + via, alone_if):
             self.frame(frame, strict, env)
 
@@ -409,7 +408,7 @@ class _RegionWalk:
             if isinstance(callee, Frame) and not callee.info.decorator(*DISABLE):
                 inner_env, alone = self.owner.callee_values(ev, callee, env or values.Env(), callee_env)
                 if not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
+                    self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
 
     # -------------------------------------------------------------- calls
     def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
@@ -454,7 +453,7 @@ class _RegionWalk:
                     skipped |= verdict == Outcome.SKIP
                     sure |= verdict == Outcome.SKIP and not conditions
                     if not self.region_failed:
-                        self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via)
+                        self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via)
                 continue
             # a callee's `raise` counts only where every test on the way is known to hold: otherwise
             # it is an error path (a model that runs does not raise out of the compiled call)
@@ -488,7 +487,7 @@ class _RegionWalk:
                 self.comps.star_generator_skip(frame, ev, gen, inner[0], conditions := at_call + via + inner[0].conditions)
                 skipped, sure = True, sure or not conditions
                 if not self.region_failed and not flat and not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
+                    self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
             seen_sites = set()
             verdicts = []
@@ -525,7 +524,7 @@ class _RegionWalk:
             self.last_call_resumed |= verdict == Outcome.RESUME
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
-                    self.frame_from(env, ev, callee, strict=False, env=inner_env, via=via,
+                    self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via,
                                     alone_if=() if sure_verdicts else ("the call breaks",))
         return sure
 

@@ -63,8 +63,10 @@ class Interpreter(CallsMixin):
         self._keys: Dict[int, tuple] = {}
         self._depth = 0
         self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
+        self.runs = 0  # function bodies evaluated since the region walk began (invoke.MAX_RUNS)
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         self._groups: Optional[tuple] = None  # (files loaded, gblint.changes.import_groups of them)
+        self._storing: tuple = (None, [])  # (_facts()[1], the files in it that store by a computed name)
         self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see class_mro
@@ -482,8 +484,11 @@ class Interpreter(CallsMixin):
 
     def _stored_by_name(self, stored: frozenset, path: Optional[str]) -> bool:
         """Whether code that may reach an object defined at ``path`` stores attributes it names at run time."""
-        followed = self.project.loader.followed_paths if self.project.loader is not None else ()
-        storing = [s[len(ANY):] for s in stored if s.startswith(ANY) and s[len(ANY):] not in followed]
+        if self._storing[0] is not stored:  # asked for every read of a setting: once per files read
+            followed = self.project.loader.followed_paths if self.project.loader is not None else ()
+            self._storing = (stored, [s[len(ANY):] for s in stored
+                                      if s.startswith(ANY) and s[len(ANY):] not in followed])
+        storing = self._storing[1]
         if not storing or path is None:
             return bool(storing)
         if self._groups is None or self._groups[0] != len(self.project.by_path):

@@ -27,6 +27,8 @@ from .values import UNKNOWN, Env, const, union
 BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
 _MAX_RECURSION = 3  # results of one function evaluated inside one another, at most
+# function bodies evaluated for one region, at most (harness drivers: under 6,000); then a result is not known: calls
+MAX_RUNS = 50_000  # on it are listed as not followed, tests on it conditional (a call graph forking at every level)
 _IN_PLACE = frozenset({Op.SEQ, Op.DICT})  # the values values.changed_in_place changes
 
 
@@ -267,7 +269,8 @@ class CallsMixin:
             return BOTTOM  # every path raises: the call returns nothing
         key = (base.path, base.qualname)
         depth = self._recursion.get(key, 0)
-        if depth >= _MAX_RECURSION:  # each level's arguments may be new values: no memo stops it
+        self.runs += 1
+        if depth >= _MAX_RECURSION or self.runs > MAX_RUNS:  # each level may have new arguments: no memo stops it
             return UNKNOWN
         self._recursion[key] = depth + 1
         try:

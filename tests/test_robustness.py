@@ -410,3 +410,56 @@ def test_a_chain_within_the_bound_is_analysed_to_its_end(tmp_path):
     reached = {lines[d["line"] - 1].strip() for d in report["diagnostics"]}
     assert {"print('end of chain')", "print('end of methods')", "print('odd')"} <= reached
     assert report["coverage"]["unfollowed"] == [] and report["coverage"]["complete"] is True
+
+
+# ------------------------------------------------------------------ call graphs that fork at every level (issue 39)
+
+
+def _forking_program(levels: int, kind: str) -> str:
+    """``h{levels}`` calls ``h{levels-1}`` twice, and so on down to ``h0``, which breaks: 2**levels ways to one
+    break. ``kind``: "join" (the two calls on one line), "branch" (one in each arm of an undecided ``if``),
+    "values" (each call with a new constant, so no two calls are alike; ``h0`` breaks only for a ``k`` no call
+    passes)."""
+    if kind == "values":
+        lines = ["import torch", "", "def h0(x, k):", "    if k > 10 ** 9:", "        torch._dynamo.graph_break()",
+                 "    return x", ""]
+        for i in range(1, levels + 1):
+            lines += [f"def h{i}(x, k):", f"    return h{i - 1}(x, 2 * k) + h{i - 1}(x, 2 * k + 1)", ""]
+        return "\n".join(lines + ["@torch.compile", "def f(x):", f"    return h{levels}(x, 1)", ""])
+    lines = ["import torch", "", "def h0(x, c):", "    torch._dynamo.graph_break()", "    return x", ""]
+    for i in range(1, levels + 1):
+        if kind == "join":
+            lines += [f"def h{i}(x, c):", f"    return h{i - 1}(x, c) + h{i - 1}(x * 2, c)", ""]
+        else:
+            lines += [f"def h{i}(x, c):", "    if c:", f"        return h{i - 1}(x, c)", f"    return h{i - 1}(x * 2, c)", ""]
+    return "\n".join(lines + ["@torch.compile", "def f(x, c):", f"    return h{levels}(x, c)", ""])
+
+
+@pytest.mark.parametrize("kind", ["join", "branch"])
+def test_a_call_graph_forking_at_every_level_is_analysed_once_per_function(tmp_path, kind):
+    """2**24 ways to one break (exponential time and memory before: 20 levels took 32 s and 2 GB, an
+    ``if`` at each level ran out of memory): the break is reported once, through every level, and the
+    analysis is complete."""
+    path = tmp_path / "fork.py"
+    path.write_text(_forking_program(24, kind))
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--exit-zero", "--format", "json",
+                           "--conditional", "all", str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    report = json.loads(proc.stdout)
+    assert report["errors"] == [] and report["coverage"]["complete"] is True
+    assert [(d["line"], d["code"]) for d in report["diagnostics"]] == [(4, "GBL301")]
+    assert len(report["diagnostics"][0]["trace"]) == 26  # f, h24 ... h0
+
+
+def test_a_call_graph_of_new_values_at_every_level_stops_and_says_where(tmp_path):
+    """2**20 calls, each with other arguments (no memo joins them): the walk stops at its limit
+    (gblint.inner_breaks.MAX_WALKS) and lists where as not analysed, instead of running for minutes."""
+    path = tmp_path / "fork.py"
+    path.write_text(_forking_program(20, "values"))
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--exit-zero", "--format", "json",
+                           str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    report = json.loads(proc.stdout)
+    assert report["errors"] == [] and report["coverage"]["complete"] is False
+    assert any("does not analyse past here" in u["reason"] for u in report["coverage"]["unfollowed"])
+    text = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", str(path)], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT).stdout
+    assert "All checks passed" not in text
