@@ -204,7 +204,7 @@ def cmd_check(args) -> int:
     if args.fix or args.diff:
         return cmd_fix(args)
     from .cache import maybe_cache
-    from .engine import SourceFile, iter_python_files, run
+    from .files import SourceFile, iter_python_files
     from .output import write_explain, write_json, write_statistics, write_text
 
     paths = args.paths or ["."]
@@ -230,20 +230,30 @@ def cmd_check(args) -> int:
             stdin_error = exc.diagnostic
     else:
         sources = [SourceFile(p, None) for p in iter_python_files(paths, settings)]
-    try:
-        from .output import Progress
-        progress = Progress(sys.stderr, enabled=not args.quiet and len(sources) > 50)
+    fixes, coverage = not args.statistics and not args.add_noqa and not args.write_baseline, args.format == "json"
+    stored = None  # a report of the same code and settings, kept from an earlier run (gblint.results)
+    if paths != ["-"] and not (args.explain or args.confirm or args.add_noqa or args.write_baseline
+                               or args.format == "html"):
+        from .results import open_results
+        stored = open_results(cache, settings, sources, (fixes, coverage))
+    report = stored.get() if stored is not None else None
+    missing = []
+    if report is None:
         try:
-            report, project, regions, walks = run(sources, settings, cache,
-                                                  fixes=not args.statistics and not args.add_noqa
-                                                  and not args.write_baseline,
-                                                  progress=progress, coverage=args.format == "json")
-        finally:
-            progress.close()
-    except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
-        print(f"gblint: error: {exc}", file=sys.stderr)
-        return 2
-    missing = unknown_entries(project, settings)
+            from .engine import run
+            from .output import Progress
+            progress = Progress(sys.stderr, enabled=not args.quiet and len(sources) > 50)
+            try:
+                report, project, regions, walks = run(sources, settings, cache, fixes=fixes, progress=progress,
+                                                      coverage=coverage)
+            finally:
+                progress.close()
+        except ValueError as exc:  # e.g. --follow-imports of a package that is not installed
+            print(f"gblint: error: {exc}", file=sys.stderr)
+            return 2
+        missing = unknown_entries(project, settings)
+        if stored is not None and not missing:
+            stored.put(report, sources, project.loader)
     if missing:
         for spec in missing:
             print(f"gblint: error: entry point {spec}: no such module, function or class among the files "

@@ -30,12 +30,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from . import calltree
 from .cache import cached_fixes, settings_fingerprint, settle
 from .mentions import Mentions
-from .codes import NOT_CHECKED
-from .config import DEFAULT_EXCLUDE, Settings
+from .config import Settings
+from .files import SourceFile, iter_python_files  # noqa: F401 (public here too)
 from .consequences import Consequences
 from .diagnostics import Diagnostic, dedupe
+from .report import Report  # noqa: F401 (public here too)
 from .fix_effects import graph_counter
-from .gitignore import GitIgnore
 from .incremental import summarize_incremental
 from .index import Project, module_name
 from .model import FileSummary
@@ -43,7 +43,7 @@ from .noqa import noqa_lines
 from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
-from .fs import in_stdlib, package_dir
+from .fs import import_roots, in_stdlib, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
                      run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -83,43 +83,6 @@ SummaryBuilder = _OnFirstCall("SummaryBuilder")
 attach_fixes = _OnFirstCall("attach_fixes")
 
 
-@dataclasses.dataclass
-class Report:
-    """The result of a run: diagnostics sorted by path and line, files checked, and gblint's
-    own failures (``errors``: ``{"path", "message"}``; they make the exit code 2)."""
-
-    diagnostics: List[Diagnostic]
-    files_checked: int
-    errors: List[Dict[str, str]]
-    coverage: Optional[Dict[str, list]] = None
-    hidden: int = 0  # diagnostics found but left out by select/ignore/per-file-ignores or a noqa comment
-    versions: Optional[Dict[str, str]] = None  # the torch and Python predicted for (gblint.versions.describe)
-    unfollowed: List[Dict[str, object]] = dataclasses.field(default_factory=list)  # see calltree.unfollowed_records
-    baselined: int = 0  # diagnostics found but left out because the baseline file lists them
-    # conditional diagnostics left out by `conditional` (Settings): their break lies in a followed package
-    conditional_hidden: int = 0
-    regions_found: int = 0  # compiled regions found
-    # what was not analysed, as notes for flake8 and the editor (GBL005/GBL006, reporting.coverage_notes)
-    notes: List[Diagnostic] = dataclasses.field(default_factory=list)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the analysis was complete (JSON ``coverage.complete``, "All checks passed"): a region
-        found, every call of it followed, every file and compile call read (no ``GBL000``-``GBL003``), no error."""
-        return bool(self.regions_found) and not (self.unfollowed or self.errors) \
-            and all(d.code not in NOT_CHECKED for d in self.diagnostics)
-
-    def to_json(self) -> dict:
-        """The report as the JSON output prints it."""
-        out = {"version": 1, "files_checked": self.files_checked, **({"versions": self.versions} if self.versions else {}),
-               "diagnostics": [d.to_json() for d in self.diagnostics], "errors": self.errors}
-        if self.conditional_hidden:
-            out["conditional_hidden"] = self.conditional_hidden
-        if self.coverage is not None:
-            out["coverage"] = dict(self.coverage, complete=self.complete)
-        return out
-
-
 _RULES_BY_TYPE: Dict[tuple, Dict[type, list]] = {}
 
 
@@ -141,46 +104,6 @@ def rules_by_type(torch_version: Optional[str] = None, python_version: Optional[
 
 
 # ------------------------------------------------------------------ files
-
-def iter_python_files(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Expand files and folders into ``.py``/``.pyi`` files, skipping excluded and git-ignored ones
-    (every ``.gitignore`` as git reads it: :mod:`gblint.gitignore`; not with
-    ``respect_gitignore=False``).
-
-    A path named explicitly is always checked unless excluded by configuration.
-    """
-    out: List[str] = []
-    seen = set()
-    for path in paths:
-        if os.path.isdir(path):
-            ignores = {path: GitIgnore.above(path) if settings.respect_gitignore else None}
-            for root, dirs, files in os.walk(path):
-                ignore, here = ignores.pop(root), os.path.abspath(root)
-                if ignore is not None:
-                    ignore = ignore.child(here, files)
-                kept = []
-                for d in sorted(dirs):
-                    full = os.path.join(root, d)
-                    if d in DEFAULT_EXCLUDE or d.startswith(".") or settings.excluded(full) or (
-                            ignore is not None and ignore.ignored(os.path.join(here, d), True)):
-                        continue
-                    kept.append(d)
-                    ignores[full] = ignore
-                dirs[:] = kept
-                for f in sorted(files):
-                    if f.endswith((".py", ".pyi")):
-                        full = os.path.join(root, f)
-                        if settings.excluded(full) or (ignore is not None
-                                                       and ignore.ignored(os.path.join(here, f), False)):
-                            continue
-                        if full not in seen:
-                            seen.add(full)
-                            out.append(full)
-        elif not settings.excluded(path) and path not in seen:
-            seen.add(path)
-            out.append(path)
-    return out
-
 
 # ------------------------------------------------------------------ summaries
 
@@ -232,16 +155,6 @@ def _summarize(text: str, path: str, settings: Settings, module, ast_positions: 
     return builder.summary
 
 
-@dataclasses.dataclass
-class SourceFile:
-    """A file to check: ``text`` None means read it from ``path``; ``module`` overrides the
-    (dotted name, is_package) pair computed from the path."""
-
-    path: str
-    text: Optional[str]
-    module: Optional[Tuple[str, bool]] = None
-
-
 def _module_of(src: SourceFile) -> Tuple[str, bool]:
     """The (dotted name, is_package) of a source: given, or computed from its path."""
     return src.module if src.module is not None else module_name(src.path)
@@ -269,6 +182,8 @@ class Loader:
         self.mentions = Mentions(getattr(cache, "directory", None), getattr(cache, "fingerprint", ""))
         self.roots: List[str] = []  # where modules the checked files import are looked up (import_roots)
         self._found_nearby: Dict[str, str] = {}
+        # path -> whether it was a file, for every module file looked for (gblint.results checks them again)
+        self.probes: Dict[str, bool] = {}
         # module -> (absolute file, exclude pattern): project modules
         # an import names that configuration leaves out, so a GBL003 note can say so
         self.excluded: Dict[str, Tuple[str, str]] = {}
@@ -354,13 +269,17 @@ class Loader:
         for root in self.roots:
             base = os.path.join(root, *name.split("."))
             for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
-                if not os.path.isfile(path):
+                if not self._isfile(path):
                     continue
                 pattern = self.settings.exclusion(path)
                 if pattern is None:
                     return path, is_pkg
                 self.excluded.setdefault(name, (os.path.abspath(path), pattern))
         return None
+
+    def _isfile(self, path: str) -> bool:
+        found = self.probes[path] = os.path.isfile(path)
+        return found
 
     def load_module(self, name: str) -> Optional[FileSummary]:
         """The summary of module ``name`` when it is a checked file not loaded yet, or belongs to a
@@ -387,7 +306,7 @@ class Loader:
         rel = name.split(".")[1:]
         base = os.path.join(root, *rel)
         for path, is_pkg in ((base + ".py", False), (os.path.join(base, "__init__.py"), True)):
-            if os.path.isfile(path):
+            if self._isfile(path):
                 self.followed_paths.add(path)
                 return self.load(SourceFile(path, None, (name, is_pkg)), followed=True)
         self._missing.add(name)
@@ -571,29 +490,6 @@ def _lazy_candidate(src: SourceFile, loader: "Loader", entry_modules) -> Optiona
     src.text = text
     loader.noqa[src.path] = noqa_lines(text)
     return module[0]
-
-
-def import_roots(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Where ``import x`` in the checked files finds modules that were not named, as mypy and
-    pyright find them: for each file, the nearest folder above it that is not a package (no
-    ``__init__.py``), then the configuration root. Modules found there are read (never
-    imported) when a compiled region reaches them, so ``gblint check main.py`` finds the break
-    in ``model.py`` beside it."""
-    roots: List[str] = []
-    for path in paths:
-        if path in ("-", "<stdin>") or not os.path.exists(path):
-            continue
-        directory = os.path.dirname(os.path.abspath(path))
-        while os.path.isfile(os.path.join(directory, "__init__.py")):
-            parent = os.path.dirname(directory)
-            if parent == directory:
-                break
-            directory = parent
-        if directory not in roots:
-            roots.append(directory)
-    if settings.root and settings.root != "." and os.path.abspath(settings.root) not in roots:
-        roots.append(os.path.abspath(settings.root))
-    return roots
 
 
 def check_paths(paths: Sequence[str], settings: Settings, cache=None) -> Report:

@@ -35,7 +35,7 @@ import stat
 import sys
 import tempfile
 import tokenize
-from typing import Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from .source import SourceError, compile_error, decode_source, parse_source, restore_line_endings
 
@@ -298,3 +298,26 @@ def module_text_matches(base: str, word: str, pattern) -> bool:
         if word in text and pattern.search(text):
             return True
     return False
+
+
+def import_roots(paths: Sequence[str], settings) -> List[str]:
+    """Where ``import x`` in the checked files finds modules that were not named, as mypy and
+    pyright find them: for each file, the nearest folder above it that is not a package (no
+    ``__init__.py``), then the configuration root. Modules found there are read (never
+    imported) when a compiled region reaches them, so ``gblint check main.py`` finds the break
+    in ``model.py`` beside it."""
+    roots: List[str] = []
+    for path in paths:
+        if path in ("-", "<stdin>") or not os.path.exists(path):
+            continue
+        directory = os.path.dirname(os.path.abspath(path))
+        while os.path.isfile(os.path.join(directory, "__init__.py")):
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+        if directory not in roots:
+            roots.append(directory)
+    if settings.root and settings.root != "." and os.path.abspath(settings.root) not in roots:
+        roots.append(os.path.abspath(settings.root))
+    return roots

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 from .calltree import OUTCOMES, CallNode, RegionTree, call_tree, graph_boundaries
 from .config import display_path
 from .diagnostics import CHECKOUT, EFFECT_WORDS, GB_URL, Diagnostic
-from .engine import Report
+from .report import Report
 from .output import found_line, skip_frame, summary_counts
 
 #: words and explanations of the outcomes, for the legend and the badges

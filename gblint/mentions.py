@@ -65,7 +65,7 @@ class Mentions:
         if self.directory is None:
             return {}
         try:
-            stamp = _package_stamp(root)
+            stamp = package_stamp(root)
         except OSError:
             return {}
         name = hashlib.sha256(f"{self.fingerprint}\0{os.path.abspath(root)}\0{stamp}".encode()).hexdigest()
@@ -79,7 +79,7 @@ class Mentions:
         return answers
 
 
-def _package_stamp(root: str) -> str:
+def package_stamp(root: str) -> str:
     """A digest of the path, size and modification time of every ``.py`` file under ``root``.
     Raises OSError when ``root`` cannot be read."""
     h = hashlib.sha256()

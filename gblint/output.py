@@ -7,11 +7,10 @@ import json
 import os
 from typing import TextIO
 
-from .calltree import unfollowed_events
 from .config import display_path
 from .diagnostics import EFFECT_WORDS as EFFECT_LABEL
 from .diagnostics import CHECKOUT, rule_path
-from .engine import Report
+from .report import Report
 
 EFFECT_PLURAL = {"break": "graph breaks", "skip": "frames skipped", "error": "compile errors", "info": "notes",
                  "via": "calls leading to a compile error"}
@@ -309,6 +308,7 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
                   f"{f' (up to {most_breaks})' if most_breaks > breaks else ''}, "
                   f"{skipped} skipped frame{'s' if skipped != 1 else ''}"
                   f"{'; compile error' if w.region_failed else ''}\n")
+        from .calltree import unfollowed_events  # the explanation reads the walks: the analysis is loaded
         gaps = unfollowed_events(w.owner, [w])  # what coverage.unfollowed lists for this region
         if gaps:
             out.write(f"  not followed ({len(gaps)} call{'s' if len(gaps) != 1 else ''}, in call order):\n")

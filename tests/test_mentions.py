@@ -73,4 +73,4 @@ def test_without_a_folder_answers_last_the_run(package):
                          lambda: (reads.append(1), re.compile(r"\bBlock\b"))[1])
     m.save()
     assert reads == [1]
-    assert mentions._package_stamp(str(package)) == mentions._package_stamp(str(package))
+    assert mentions.package_stamp(str(package)) == mentions.package_stamp(str(package))
