@@ -44,8 +44,8 @@ from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
 from .fs import import_roots, in_stdlib, package_dir
-from .source import (SourceError, caused_by_recursion, check_size, describe_exception, parse_source, read_source,
-                     run_deep, too_deep)
+from .source import (SourceError, caused_by_recursion, check_size, describe_exception, digest, parse_source,
+                     read_source, run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
                       unresolved_reason, unresolved_regions, excluded_target)
 
@@ -179,19 +179,30 @@ class Loader:
         self.lazy: Dict[str, SourceFile] = {}  # module -> checked file parsed only if a region reaches it
         self._missing: set = set()
         # what followed packages' modules mention, kept across runs in the cache folder (gblint.mentions)
-        self.mentions = Mentions(getattr(cache, "directory", None), getattr(cache, "fingerprint", ""))
+        # package root -> its file stamp, taken when first used (gblint.mentions, gblint.results)
+        self.stamps: Dict[str, Optional[str]] = {}
+        self.mentions = Mentions(getattr(cache, "directory", None), getattr(cache, "fingerprint", ""), self.stamps)
         self.roots: List[str] = []  # where modules the checked files import are looked up (import_roots)
         self._found_nearby: Dict[str, str] = {}
         # path -> whether it was a file, for every module file looked for (gblint.results checks them again)
         self.probes: Dict[str, bool] = {}
+        self.packages: Dict[str, Optional[str]] = {}  # top-level name -> where package_dir found it
+        self.unreadable: Dict[str, str] = {}  # path -> source.digest of a file that could not be read or decoded
         # module -> (absolute file, exclude pattern): project modules
         # an import names that configuration leaves out, so a GBL003 note can say so
         self.excluded: Dict[str, Tuple[str, str]] = {}
         for pkg in settings.follow_imports:
-            root = package_dir(pkg)
+            root = self._package(pkg)
             if root is None:
                 raise ValueError(f"--follow-imports: package {pkg!r} is not installed (no source found)")
             self.followed[pkg] = root
+
+    def _package(self, name: str) -> Optional[str]:
+        """:func:`gblint.fs.package_dir` of ``name``, its answer recorded and its files stamped before they are read."""
+        root = self.packages[name] = package_dir(name)
+        if root is not None:
+            self.mentions.stamp(root)
+        return root
 
     def load(self, src: SourceFile, followed: bool = False) -> Optional[FileSummary]:
         """Read, parse and summarise one file (through the cache); its problems become
@@ -214,6 +225,8 @@ class Loader:
             if followed:
                 self._note_dependencies(summary)
         except SourceError as exc:
+            if src.text is None and src.path not in self.texts:
+                self.unreadable[src.path] = digest(src.path)
             if not followed:
                 self.diagnostics.append(exc.diagnostic)
             return None
@@ -291,7 +304,7 @@ class Loader:
         root = self.followed.get(top)
         if root is None and top in self.dependencies:
             self.dependencies.discard(top)
-            root = package_dir(top)
+            root = self._package(top)
             if root is not None and in_stdlib(root):  # Python 3.9 has no sys.stdlib_module_names
                 root = None
             if root is not None:

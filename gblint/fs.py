@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import codecs
 import errno
-import functools
 import io
 import os
 import stat
@@ -247,10 +246,21 @@ def in_stdlib(path: str) -> bool:
     return path.startswith(stdlib + os.sep) and "site-packages" not in path[len(stdlib):]
 
 
-@functools.lru_cache(maxsize=None)
+#: what :func:`installed` answered in this process, by name (gblint.results checks the answers again)
+INSTALLED_ASKED: dict = {}
+
+
 def installed(top: str) -> bool:
     """Whether the top-level module ``top`` can be imported here: of the standard library, built in, or found on
     ``sys.path`` (``importlib.util.find_spec`` of a top-level name runs no code of it)."""
+    found = INSTALLED_ASKED.get(top)
+    if found is None:
+        found = INSTALLED_ASKED[top] = find_installed(top)
+    return found
+
+
+def find_installed(top: str) -> bool:
+    """:func:`installed`, asked now."""
     import importlib.util
     if top in sys.builtin_module_names or top in getattr(sys, "stdlib_module_names", ()):
         return True

@@ -26,9 +26,10 @@ class Mentions:
     """The answers of one run, by package root, read from and saved to ``directory`` (None: kept in
     memory only) under ``fingerprint`` (what besides the package decides them: gblint's code)."""
 
-    def __init__(self, directory: Optional[str], fingerprint: str = ""):
+    def __init__(self, directory: Optional[str], fingerprint: str = "", stamps: Optional[Dict[str, Optional[str]]] = None):
         self.directory = directory
         self.fingerprint = fingerprint
+        self.stamps = {} if stamps is None else stamps  # package root -> package_stamp (None: unreadable)
         self._answers: Dict[str, Dict[str, bool]] = {}  # package root -> key -> answer
         self._files: Dict[str, Optional[str]] = {}  # package root -> where its answers are stored
         self._changed: Set[str] = set()
@@ -47,6 +48,15 @@ class Mentions:
             self._changed.add(root)
         return found
 
+    def stamp(self, root: str) -> Optional[str]:
+        """:func:`package_stamp` of ``root``, taken once (before its files are read); None when it cannot be read."""
+        if root not in self.stamps:
+            try:
+                self.stamps[root] = package_stamp(root)
+            except OSError:
+                self.stamps[root] = None
+        return self.stamps[root]
+
     def save(self) -> None:
         """Store the answers found in this run (a failure only costs speed). Never raises."""
         for root in self._changed:
@@ -64,9 +74,8 @@ class Mentions:
         self._files[root] = None
         if self.directory is None:
             return {}
-        try:
-            stamp = package_stamp(root)
-        except OSError:
+        stamp = self.stamp(root)
+        if stamp is None:
             return {}
         name = hashlib.sha256(f"{self.fingerprint}\0{os.path.abspath(root)}\0{stamp}".encode()).hexdigest()
         self._files[root] = target = os.path.join(self.directory, "mentions", name + ".msgpack")
@@ -80,16 +89,21 @@ class Mentions:
 
 
 def package_stamp(root: str) -> str:
-    """A digest of the path, size and modification time of every ``.py`` file under ``root``.
+    """A digest of the path, size and modification time of every ``.py`` file under ``root``, through
+    links to folders (a package's subpackage may be one: imports follow it), each real folder once.
     Raises OSError when ``root`` cannot be read."""
     h = hashlib.sha256()
     stack = [root]
+    seen = {os.path.realpath(root)}
     while stack:
         with os.scandir(stack.pop()) as it:
             entries = sorted(it, key=lambda e: e.name)
         for e in entries:
-            if e.is_dir(follow_symlinks=False):
-                stack.append(e.path)
+            if e.is_dir():
+                real = os.path.realpath(e.path)
+                if real not in seen:
+                    seen.add(real)
+                    stack.append(e.path)
             elif e.name.endswith(".py"):
                 st = e.stat()
                 h.update(f"{e.path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))

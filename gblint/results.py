@@ -9,13 +9,17 @@ would give the same answer:
 
 - the key: gblint's code and data, the settings, the Python and the installed torch (the summary
   cache's fingerprint), the interpreter's ``sys.path`` with the names each entry lets ``import``
-  find (a package installed or removed changes them), the working folder, the checked paths with their
+  find and its distributions' metadata folders (a package installed, removed or upgraded changes
+  them), the working folder, the checked paths with their
   module names, where imports of them are looked up, and which outputs the report feeds (fixes,
   coverage);
-- the reads: the text of every checked file and every project file the run loaded (a SHA-256 of
-  the decoded text); every file a module lookup asked for, found or not; and each followed package's
-  stamp (path, size and modification time of every ``.py`` file under it, :mod:`gblint.mentions`),
-  which covers its files read and those only searched for a word.
+- the reads: the text of every checked file and every file the run loaded, its own or a followed
+  package's (a SHA-256 of the decoded text; of the bytes of a file that does not decode); every file a
+  module lookup asked for, found or not; where each package it looked up was found (a namespace
+  package, an editable install's finder) and which top-level names it asked to be installed; and
+  each followed package's stamp, taken before its files were read (path, size and modification time
+  of every ``.py`` file under it, through links to folders, :mod:`gblint.mentions`), which covers
+  the files only searched for a word.
 
 A report is stored only from a run without gblint's own failures (``GBL000``, errors) and with
 every entry found. What it serves is the report the outputs of ``check`` print (text, JSON,
@@ -40,13 +44,13 @@ from .cache import read_regular_file, write_atomically
 from .diagnostics import Diagnostic, Edit, Fix, Related, TraceFrame
 from .files import SourceFile
 from .report import Report
-from .fs import import_roots
+from .fs import INSTALLED_ASKED, find_installed, import_roots, package_dir
 from .index import module_name
 from .model import FixRequest
 from .mentions import package_stamp
-from .source import SourceError, read_source
+from .source import digest, text_digest
 
-FORMAT = 1
+FORMAT = 2
 # fields no output of `check` reads: what a fix is built from, and the prediction `fix` prints
 _LEFT_OUT = {Diagnostic: ("fix_request",), Fix: ("effect",)}
 _CLASSES = (Report, Diagnostic, TraceFrame, Related, Fix, Edit)
@@ -143,17 +147,6 @@ def _typed(value, hint):
     raise Unstorable(f"no stored form for {hint!r}")
 
 
-def _text_hash(text: Optional[str]) -> Optional[str]:
-    return None if text is None else hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _current_hash(path: str) -> Optional[str]:
-    try:
-        return _text_hash(read_source(path))
-    except SourceError:
-        return None
-
-
 def _tree_stamp(root: str) -> Optional[str]:
     try:
         return package_stamp(root)
@@ -162,16 +155,18 @@ def _tree_stamp(root: str) -> Optional[str]:
 
 
 _IMPORTABLE = (".py", ".pyc", ".so", ".pyd")
+_METADATA = (".dist-info", ".egg-info")
 
 
 def _importable(path: str) -> Optional[str]:
     """A digest of the names ``import`` can find in the folder ``path`` (a ``sys.path`` entry):
-    folders and modules whose names are identifiers; None when it is not a readable folder.
-    Files written beside them (outputs, caches, ``.dist-info`` folders) leave it as it is."""
+    folders and modules whose names are identifiers, and the installed distributions' metadata
+    folders (a package upgraded in place, libcst say, changes them); None when it is not a readable
+    folder. Files written beside them (outputs, caches) leave it as it is."""
     try:
         with os.scandir(path or ".") as it:
-            names = sorted(e.name for e in it if e.name.split(".")[0].isidentifier()
-                           and (e.name.endswith(_IMPORTABLE) or e.is_dir()))
+            names = sorted(e.name for e in it if e.name.endswith(_METADATA) or (
+                e.name.split(".")[0].isidentifier() and (e.name.endswith(_IMPORTABLE) or e.is_dir())))
     except OSError:
         return None
     return hashlib.sha256("\0".join(names).encode("utf-8", "surrogatepass")).hexdigest()
@@ -189,6 +184,14 @@ def _data_stamp() -> List[list]:
     return out
 
 
+_UNFOLLOWED = {"path": str, "line": int, "function": str, "call": str, "reason": str, "undecided": bool}
+
+
+def _unfollowed_record(record: dict) -> bool:
+    """Whether ``record`` is one of ``Report.unfollowed`` (:func:`gblint.calltree.unfollowed_records`)."""
+    return record.keys() == _UNFOLLOWED.keys() and all(type(record[k]) is t for k, t in _UNFOLLOWED.items())
+
+
 class ResultCache:
     """The stored report of one kind of run (:func:`open_results`), in ``directory``."""
 
@@ -204,23 +207,30 @@ class ResultCache:
             entry = msgpack.unpackb(read_regular_file(self.path), raw=False, strict_map_key=True)
             if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != self.key:
                 return None
-            reads = entry["reads"]
-            if not self._still(reads):
-                return None
-            return _typed(entry["report"], Report)
+            report = _typed(entry["report"], Report)
+            if report.errors or not all(_unfollowed_record(u) for u in report.unfollowed):
+                return None  # never stored so: not an entry this code wrote
+            return report if self._still(entry["reads"]) else None
         except Exception:  # a miss: the run analyses
             return None
 
     @staticmethod
     def _still(reads) -> bool:
+        for name, root in reads["packages"].items():
+            if package_dir(name) != root:
+                return False
+        for name, found in reads["installed"].items():
+            if find_installed(name) is not found:
+                return False
         for path, exists in reads["probes"].items():
             if os.path.isfile(path) is not exists:
                 return False
+        roots = set(reads["packages"].values())
         for root, stamp in reads["trees"].items():
-            if _tree_stamp(root) != stamp:
+            if root not in roots or _tree_stamp(root) != stamp:  # a package's folder, never another
                 return False
-        for path, digest in reads["files"].items():
-            if _current_hash(path) != digest:
+        for path, found in reads["files"].items():
+            if digest(path) != found:
                 return False
         return True
 
@@ -232,20 +242,20 @@ class ResultCache:
         if report.errors or any(d.code == "GBL000" for d in report.diagnostics):
             return False
         try:
-            followed = set(loader.followed_paths)
-            files = {path: _text_hash(text) for path, text in loader.texts.items() if path not in followed}
-            for src in sources:
+            files = {path: text_digest(text) for path, text in loader.texts.items()}
+            files.update(loader.unreadable)
+            for src in sources:  # a checked file read only to find it declares no region, or not read at all
                 if src.path not in files:
-                    text = src.text if src.text is not None else loader.texts.get(src.path)
-                    files[src.path] = _text_hash(text)
+                    files[src.path] = text_digest(src.text) if src.text is not None else digest(src.path)
             trees = {}
             for root in set(loader.followed.values()):
-                stamp = _tree_stamp(root)
+                stamp = loader.stamps.get(root)  # taken before the package's files were read
                 if stamp is None:
                     return False
                 trees[root] = stamp
-            entry = {"format": FORMAT, "key": self.key, "report": _plain(report),
-                     "reads": {"files": files, "probes": dict(loader.probes), "trees": trees}}
+            reads = {"files": files, "probes": dict(loader.probes), "trees": trees, "packages": dict(loader.packages),
+                     "installed": dict(INSTALLED_ASKED)}
+            entry = {"format": FORMAT, "key": self.key, "report": _plain(report), "reads": reads}
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             write_atomically(self.path, msgpack.packb(entry, use_bin_type=True))
             return True

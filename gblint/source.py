@@ -111,6 +111,26 @@ def read_source(path: str) -> str:
     return decode_source(read_bytes(path), path)
 
 
+def text_digest(text: str) -> str:
+    """A digest of source text as gblint read it (what :func:`digest` gives for a readable file)."""
+    import hashlib
+    return "t:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def digest(path: str) -> str:
+    """A digest of what gblint reads at ``path``: its decoded text's (:func:`text_digest`); for a file that
+    does not decode, its bytes'; ``"-"`` for one that cannot be read (missing, not a regular file)."""
+    import hashlib
+    try:
+        data = read_bytes(path)
+    except SourceError:
+        return "-"
+    try:
+        return text_digest(decode_source(data, path))
+    except SourceError:
+        return "b:" + hashlib.sha256(data).hexdigest()
+
+
 def read_bytes(path: str) -> bytes:
     """The bytes of the regular file ``path`` (what :func:`read_source` decodes).
 

@@ -178,3 +178,107 @@ def test_a_report_round_trips(tmp_path):
     assert [d.to_json() for d in back.diagnostics] == [d.to_json() for d in report.diagnostics]
     assert (back.files_checked, back.regions_found, back.notes, back.unfollowed, back.complete) == \
         (report.files_checked, report.regions_found, report.notes, report.unfollowed, report.complete)
+
+
+def test_a_package_installed_or_upgraded_is_analysed_again(tmp_path, site_dir):
+    """What the checked code imports from installed packages is not read, but what is installed decides
+    what gblint follows and predicts (the installed torch, libcst): a distribution added, removed or
+    upgraded (its metadata folder renamed) on ``sys.path`` changes the key."""
+    project, cache, first = setup(tmp_path)
+    assert MARK in check(project, cache)
+    (site_dir / "somepkg-1.0.dist-info").mkdir()
+    assert MARK not in check(project, cache)
+    assert mark(cache) == 2
+    assert MARK in check(project, cache)
+    (site_dir / "somepkg-1.0.dist-info").rename(site_dir / "somepkg-1.1.dist-info")
+    assert MARK not in check(project, cache)
+
+
+def test_an_unreadable_file_edited_is_analysed_again(tmp_path):
+    """A file that does not decode is recorded by its bytes: the checked file edited but still not UTF-8
+    (the error moves), and a module beside it that did not decode and then does, are read again."""
+    project, cache, first = setup(tmp_path, helper=BREAKS + "# \xff\n")
+    (project / "helper.py").write_bytes((BREAKS + "# \xff\n").encode("latin-1"))
+    main = project / "main.py"
+    check(project, cache, target=main)
+    assert mark(cache) == 2
+    assert MARK in check(project, cache, target=main)
+    (project / "helper.py").write_text(BREAKS)
+    after = check(project, cache, target=main)
+    assert MARK not in after and "GBL201" in after
+    bad = project / "bad.py"
+    bad.write_bytes(b"import torch\nx = 1\n\xff\n")
+    check(project, cache, target=bad)
+    bad.write_bytes(b"import torch\nx = 1\ny = 2\n\xff\n")
+    assert "bad.py:4:" in check(project, cache, target=bad)
+
+
+def _followed(site_dir, tmp_path, ops_text):
+    pkg = site_dir / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    real = tmp_path / "real" / "inner"
+    real.mkdir(parents=True)
+    (real / "__init__.py").write_text(ops_text)
+    os.symlink(real, pkg / "inner")  # a subpackage that is a link to a folder elsewhere
+    (pkg / "ops.py").write_text(ops_text)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "main.py").write_text(MAIN.replace("from helper import step", "from mypkg.ops import step\n"
+                                                  "from mypkg.inner import step as step2")
+                                     .replace("x = step(x)", "x = step2(step(x))"))
+    return project, pkg, real
+
+
+def test_a_followed_file_edited_in_place_or_behind_a_link_is_analysed_again(tmp_path, site_dir):
+    project, pkg, real = _followed(site_dir, tmp_path, BREAKS)
+    cache = tmp_path / "cache"
+    first = check(project, cache, "--follow-imports", "mypkg")
+    assert "ops.py" in first and "inner/__init__.py" in first
+    assert mark(cache) == 1
+    (real / "__init__.py").write_text(CLEAN + "# no break\n")  # behind the link
+    after = check(project, cache, "--follow-imports", "mypkg")
+    assert MARK not in after and "inner/__init__.py" not in after
+    assert mark(cache) == 1
+    ops = pkg / "ops.py"
+    st = os.stat(ops)
+    text = BREAKS.replace("torch._dynamo.graph_break()", "x = x + 1".ljust(len("torch._dynamo.graph_break()")))
+    assert len(text) == len(BREAKS)
+    ops.write_text(text)
+    os.utime(ops, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same time: only the text tells
+    after = check(project, cache, "--follow-imports", "mypkg")
+    assert MARK not in after and "ops.py" not in after
+
+
+def test_where_a_package_is_found_is_checked_again(tmp_path, monkeypatch):
+    """Two folders on the path hold a namespace package of one name; an ``__init__.py`` added to the second
+    makes it the package imports find (nothing in the first changed)."""
+    a, b = tmp_path / "nsA" / "nspkg", tmp_path / "nsB" / "nspkg"
+    a.mkdir(parents=True)
+    b.mkdir(parents=True)
+    (a / "ops.py").write_text(BREAKS)
+    (b / "ops.py").write_text(CLEAN)
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path / 'nsA'}{os.pathsep}{tmp_path / 'nsB'}")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "main.py").write_text(MAIN.replace("from helper import step", "from nspkg.ops import step"))
+    cache = tmp_path / "cache"
+    assert "ops.py" in check(project, cache, "--follow-imports", "nspkg")
+    assert mark(cache) == 1
+    (b / "__init__.py").write_text("")
+    after = check(project, cache, "--follow-imports", "nspkg")
+    assert MARK not in after and "ops.py" not in after
+
+
+def test_an_entry_shaped_unlike_a_report_is_a_miss(tmp_path):
+    project, cache, first = setup(tmp_path)
+    folder = cache / "results"
+    fields = results._fields(results.Report)
+    for bad in ({"errors": [{"a": "b"}]}, {"unfollowed": [{"x": 1}]}):
+        for name in os.listdir(folder):
+            entry = msgpack.unpackb((folder / name).read_bytes(), raw=False)
+            for field, value in bad.items():
+                entry["report"][fields.index(field)] = value
+            (folder / name).write_bytes(msgpack.packb(entry, use_bin_type=True))
+        proc = run_cli("check", "--isolated", "--cache-dir", str(cache), str(project), cwd=str(project))
+        assert proc.returncode == 1 and proc.stdout == first, proc.stderr
