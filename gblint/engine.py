@@ -195,14 +195,19 @@ class Loader:
             root = self._package(pkg)
             if root is None:
                 raise ValueError(f"--follow-imports: package {pkg!r} is not installed (no source found)")
-            self.followed[pkg] = root
+            self._follow(pkg, root)
 
     def _package(self, name: str) -> Optional[str]:
-        """:func:`gblint.fs.package_dir` of ``name``, its answer recorded and its files stamped before they are read."""
+        """:func:`gblint.fs.package_dir` of ``name``, the answer recorded (gblint.results asks it again)."""
         root = self.packages[name] = package_dir(name)
-        if root is not None:
-            self.mentions.stamp(root)
         return root
+
+    def _follow(self, name: str, root: str) -> None:
+        """Follow the package ``name`` found at ``root``. With a cache folder (what depends on the package's files
+        is kept there) its files are stamped now, before any of them is read."""
+        self.followed[name] = root
+        if self.mentions.directory is not None:
+            self.mentions.stamp(root)
 
     def load(self, src: SourceFile, followed: bool = False) -> Optional[FileSummary]:
         """Read, parse and summarise one file (through the cache); its problems become
@@ -308,7 +313,7 @@ class Loader:
             if root is not None and in_stdlib(root):  # Python 3.9 has no sys.stdlib_module_names
                 root = None
             if root is not None:
-                self.followed[top] = root
+                self._follow(top, root)
         if root is None and name not in self._missing:
             nearby = self._nearby(name)
             if nearby is not None:  # a module of the user's project that was not named: checked too
