@@ -141,7 +141,7 @@ def _start_time(pid: int) -> Optional[int]:
         return None
 
 
-def shepherd(argv: List[str], parent: int, interval: float = 0.02) -> int:
+def shepherd(argv: List[str], parent: int, interval: float = 0.02, workdir: Optional[str] = None) -> int:
     """Run ``argv`` (a command line; ``--parent PID`` of this process is appended) as this
     process's child, this process a child subreaper, and end with the child's status (the same
     signal when it was killed by one). Every process the child starts stays a descendant of this
@@ -149,7 +149,9 @@ def shepherd(argv: List[str], parent: int, interval: float = 0.02) -> int:
     orphan is re-parented to the nearest subreaper. So when the child ends, when this process is
     told to stop (SIGTERM, SIGINT, SIGHUP), or when ``parent`` (the pid of the gblint command)
     is gone, even by SIGKILL, which no handler sees, every descendant is killed within
-    ``interval`` seconds. Linux only (the caller starts the child directly elsewhere)."""
+    ``interval`` seconds; ``workdir`` (the run's folder of requests and events, which the
+    command removes itself when it ends) is removed too when ``parent`` is gone. Linux only
+    (the caller starts the child directly elsewhere)."""
     import resource
     become_subreaper()
     me = os.getpid()
@@ -172,6 +174,9 @@ def shepherd(argv: List[str], parent: int, interval: float = 0.02) -> int:
         if status is None:
             time.sleep(interval)
     terminate(lambda table: descendants(me, table))
+    if workdir and os.getppid() != parent:
+        import shutil
+        shutil.rmtree(workdir, ignore_errors=True)
     if status is None:
         return 1
     if os.WIFSIGNALED(status):
@@ -182,16 +187,17 @@ def shepherd(argv: List[str], parent: int, interval: float = 0.02) -> int:
 
 #: ``python -c`` program of the process between gblint and a confirmation's child (:func:`shepherd`).
 SHEPHERD = ("import os, sys\nfrom gblint.runtime_check.reaper import shepherd\n"
-            "sys.exit(shepherd(sys.argv[2:], int(sys.argv[1])))")
+            "sys.exit(shepherd(sys.argv[3:], int(sys.argv[1]), workdir=sys.argv[2] or None))")
 
 
-def shepherded(argv: List[str]) -> List[str]:
+def shepherded(argv: List[str], workdir: Optional[str] = None) -> List[str]:
     """The command line that runs ``argv`` (whose program takes ``--parent PID``) under
-    :func:`shepherd` with this process as its parent; ``argv`` plus ``--parent`` this process
-    where there is no subreaper (not Linux)."""
+    :func:`shepherd` with this process as its parent, which removes ``workdir`` should this
+    process die without doing so; ``argv`` plus ``--parent`` this process where there is no
+    subreaper (not Linux)."""
     if not sys.platform.startswith("linux"):
         return [*argv, "--parent", str(os.getpid())]
-    return [sys.executable, "-c", SHEPHERD, str(os.getpid()), *argv]
+    return [sys.executable, "-c", SHEPHERD, str(os.getpid()), workdir or "", *argv]
 
 
 def kill_descendants(keep: Iterable[int] = ()) -> None:

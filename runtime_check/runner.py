@@ -211,7 +211,7 @@ def _run_child(jobs: List[Job], options: Options, workdir: str, tag: str, mark: 
     info: Dict[str, Any] = {"ready": None, "fatal": None, "returncode": None, "output_tail": ""}
     reader = _Events(ev_path)
     with open(out_path, "wb") as out:
-        proc = subprocess.Popen(shepherded([options.python, "-c", BOOTSTRAP, "--request", req_path]),
+        proc = subprocess.Popen(shepherded([options.python, "-c", BOOTSTRAP, "--request", req_path], workdir),
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 env=clean_env(options.env, mark), cwd=options.cwd or os.getcwd(),
                                 start_new_session=True)

@@ -56,9 +56,12 @@ def test_nothing_started_for_a_confirmation_outlives_it(tmp_path, how):
     (tmp_path / "prog.py").write_text(SPAWNER)
     out = str(tmp_path / "pid")
     timeout = "3" if how == "timeout" else "300"
+    tmp = tmp_path / "tmp"  # where the command keeps its work folder
+    tmp.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "gblint", "confirm", "--backend", "eager", "--timeout", timeout,
                              "--run", "--", sys.executable, "prog.py", out], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
     pids = []
     try:
         pids = [read_pid(out + ".child"), read_pid(out + ".grandchild")]
@@ -67,6 +70,7 @@ def test_nothing_started_for_a_confirmation_outlives_it(tmp_path, how):
         stdout, stderr = proc.communicate(timeout=120)  # EOF: nothing holds the pipes open either
         time.sleep(1)
         assert [p for p in pids if alive(p)] == []
+        assert sorted(p.name for p in tmp.glob("gblint-confirm-*")) == []  # nor its files, even after SIGKILL
         if how == "TERM":
             assert proc.returncode == 143
         elif how == "INT":
