@@ -43,7 +43,7 @@ from .noqa import noqa_lines
 from .semantics import dynamo_traces_package
 from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from .versions import describe as describe_versions, torch_of
-from .fs import import_roots, in_stdlib, package_dir
+from .fs import import_roots, in_stdlib, module_findable, package_dir
 from .source import (SourceError, caused_by_recursion, check_size, describe_exception, digest, parse_source,
                      read_source, run_deep, too_deep)
 from .entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -155,6 +155,14 @@ def _summarize(text: str, path: str, settings: Settings, module, ast_positions: 
     return builder.summary
 
 
+def _still_holds(summary: Optional[FileSummary], path: str) -> Optional[FileSummary]:
+    """A cached ``summary`` of the file at ``path``, or None (a miss) when a module its rules took as absent
+    can now be found (installed, or created beside the file: rules/imports.py)."""
+    if summary is not None and any(module_findable(path, top) for top in summary.absent_modules):
+        return None
+    return summary
+
+
 def _module_of(src: SourceFile) -> Tuple[str, bool]:
     """The (dotted name, is_package) of a source: given, or computed from its path."""
     return src.module if src.module is not None else module_name(src.path)
@@ -188,6 +196,7 @@ class Loader:
         self.probes: Dict[str, bool] = {}
         self.packages: Dict[str, Optional[str]] = {}  # top-level name -> where package_dir found it
         self.unreadable: Dict[str, str] = {}  # path -> source.digest of a file that could not be read or decoded
+        self.absent: Dict[str, List[str]] = {}  # path -> modules its summary took as absent (gblint.results asks again)
         # module -> (absolute file, exclude pattern): project modules
         # an import names that configuration leaves out, so a GBL003 note can say so
         self.excluded: Dict[str, Tuple[str, str]] = {}
@@ -218,7 +227,7 @@ class Loader:
             self.texts[src.path] = text
             module = _module_of(src)
             key = self.cache.key(src.path, module[0], text) if self.cache is not None else None
-            summary = self.cache.get(key) if key is not None else None
+            summary = _still_holds(self.cache.get(key) if key is not None else None, src.path)
             if summary is not None:
                 summary.path = src.path  # the same file, maybe spelled from another folder when stored
             if summary is None:
@@ -227,6 +236,8 @@ class Loader:
                                     incremental=self.settings.incremental and src.text is not None)
                 if key is not None:
                     self.cache.put(key, summary)
+            if summary.absent_modules:
+                self.absent[src.path] = list(summary.absent_modules)
             if followed:
                 self._note_dependencies(summary)
         except SourceError as exc:
@@ -423,11 +434,13 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 continue
             src = SourceFile(src.path, text, src.module)
             module = _module_of(src)
-            hit = loader.cache.get(loader.cache.key(src.path, module[0], text))
+            hit = _still_holds(loader.cache.get(loader.cache.key(src.path, module[0], text)), src.path)
             if hit is not None:
                 hit.path = src.path  # stored under the absolute path: keep this run's spelling
                 loader.noqa[src.path] = noqa_lines(text)
                 loader.texts[src.path] = text
+                if hit.absent_modules:
+                    loader.absent[src.path] = list(hit.absent_modules)
                 out.append(hit)
                 continue
         todo.append(src)
@@ -458,6 +471,8 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 loader.texts[src.path] = text
             if summary is not None:
                 out.append(summary)
+                if summary.absent_modules:
+                    loader.absent[src.path] = list(summary.absent_modules)
                 if loader.cache is not None and text is not None:
                     module = _module_of(src)
                     loader.cache.put(loader.cache.key(src.path, module[0], text), summary)

@@ -270,6 +270,25 @@ def find_installed(top: str) -> bool:
         return True  # cannot tell: taken as there
 
 
+def module_beside(path: str, top: str) -> bool:
+    """Whether ``top`` is a module or package in the folder of ``path``, in a package folder above it, or in the
+    working folder (the project's own modules, as gblint resolves them)."""
+    folders = [os.getcwd()]
+    if path and os.path.isfile(path):
+        folder = os.path.dirname(os.path.abspath(path))
+        folders.append(folder)
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            folder = os.path.dirname(folder)
+            folders.append(folder)
+    return any(os.path.isfile(os.path.join(f, top + ".py")) or os.path.isdir(os.path.join(f, top)) for f in folders)
+
+
+def module_findable(path: str, top: str) -> bool:
+    """Whether an ``import top`` in the file ``path`` can find its module: installed (:func:`find_installed`,
+    asked now, so that a module installed or created since counts) or :func:`module_beside`."""
+    return find_installed(top) or module_beside(path, top)
+
+
 def package_dir(name: str) -> Optional[str]:
     """Directory of an installed top-level package, found without importing it."""
     import importlib.util

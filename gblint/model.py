@@ -611,6 +611,9 @@ class FileSummary:
     global_stores: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # `global x` in a function: x = ...
     # a module list or dict that functions of the file change in place -> their names (gblint.bindings.settle_grown)
     changed_by: Dict[str, Tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # top-level modules a rule took as absent (gblint.fs.module_findable false when summarised): a cached
+    # summary holds only while they still are
+    absent_modules: List[str] = dataclasses.field(default_factory=list)
 
 
 # Every type a cached summary may hold (gblint.cache decodes entries into these only).

@@ -44,13 +44,13 @@ from .cache import read_regular_file, write_atomically
 from .diagnostics import Diagnostic, Edit, Fix, Related, TraceFrame
 from .files import SourceFile
 from .report import Report
-from .fs import INSTALLED_ASKED, find_installed, import_roots, package_dir
+from .fs import INSTALLED_ASKED, find_installed, import_roots, module_findable, package_dir
 from .index import module_name
 from .model import FixRequest
 from .mentions import package_stamp
 from .source import digest, text_digest
 
-FORMAT = 2
+FORMAT = 3
 # fields no output of `check` reads: what a fix is built from, and the prediction `fix` prints
 _LEFT_OUT = {Diagnostic: ("fix_request",), Fix: ("effect",)}
 _CLASSES = (Report, Diagnostic, TraceFrame, Related, Fix, Edit)
@@ -225,6 +225,9 @@ class ResultCache:
         for path, exists in reads["probes"].items():
             if os.path.isfile(path) is not exists:
                 return False
+        for path, tops in reads["absent"].items():
+            if any(module_findable(path, top) for top in tops):
+                return False
         roots = set(reads["packages"].values())
         for root, stamp in reads["trees"].items():
             if root not in roots or _tree_stamp(root) != stamp:  # a package's folder, never another
@@ -254,7 +257,7 @@ class ResultCache:
                     return False
                 trees[root] = stamp
             reads = {"files": files, "probes": dict(loader.probes), "trees": trees, "packages": dict(loader.packages),
-                     "installed": dict(INSTALLED_ASKED)}
+                     "installed": dict(INSTALLED_ASKED), "absent": dict(loader.absent)}
             entry = {"format": FORMAT, "key": self.key, "report": _plain(report), "reads": reads}
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             write_atomically(self.path, msgpack.packb(entry, use_bin_type=True))

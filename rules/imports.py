@@ -9,42 +9,13 @@ skipped without one; the usual optional import (``try: from fast_kernels import 
 """
 from __future__ import annotations
 
-import functools
-import importlib.util
-import os
-import sys
-
 import libcst as cst
 
+from gblint.fs import module_findable
 from gblint.model import BlockKind, Outcome
 from gblint.names import dotted
 
 from .base import Rule
-
-
-@functools.lru_cache(maxsize=None)
-def _installed(top: str) -> bool:
-    """Whether the top-level module ``top`` can be found on this Python's path (found, never
-    imported: ``find_spec`` of a top-level name runs no code of the package)."""
-    if top in sys.builtin_module_names:
-        return True
-    try:
-        return importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def _beside(path: str, top: str) -> bool:
-    """Whether ``top`` is a module or package in the folder of ``path``, in a package folder
-    above it, or in the working directory (the project's own modules, as gblint resolves them)."""
-    folders = [os.getcwd()]
-    if path and os.path.isfile(path):
-        folder = os.path.dirname(os.path.abspath(path))
-        folders.append(folder)
-        while os.path.isfile(os.path.join(folder, "__init__.py")):
-            folder = os.path.dirname(folder)
-            folders.append(folder)
-    return any(os.path.isfile(os.path.join(f, top + ".py")) or os.path.isdir(os.path.join(f, top)) for f in folders)
 
 
 GUARDS = (BlockKind.BRANCH, BlockKind.OPERAND, BlockKind.ERROR_PATH)
@@ -130,9 +101,11 @@ class ImportFailure(Rule):
             names = [dotted(node.module) or ""]
         else:
             names = [dotted(alias.name) or "" for alias in node.names]
+        summary = ctx.builder.summary
         for name in names:
             top = name.split(".")[0]
-            if top and not _installed(top) and not _beside(ctx.builder.summary.path, top):
+            if top and not module_findable(summary.path, top):
+                summary.absent_modules.append(top)  # the cached summary holds only while it is absent
                 return self.site(node, f"`import {name}`: no module `{top}` among the project's files or "
                                        "installed packages, so the import fails while Dynamo traces it",
                                  outcome="tail")

@@ -282,3 +282,38 @@ def test_an_entry_shaped_unlike_a_report_is_a_miss(tmp_path):
             (folder / name).write_bytes(msgpack.packb(entry, use_bin_type=True))
         proc = run_cli("check", "--isolated", "--cache-dir", str(cache), str(project), cwd=str(project))
         assert proc.returncode == 1 and proc.stdout == first, proc.stderr
+
+
+IMPORTS_KERNEL = textwrap.dedent("""\
+    import torch
+
+    @torch.compile
+    def f(x):
+        y = x + 1
+        import fastkern_made_later
+        return fastkern_made_later.fused(y)
+    """)
+
+
+def test_a_module_created_after_a_run_clears_its_failed_import(tmp_path):
+    """GBL126 asks the file system whether the imported module exists: creating it beside the file makes
+    the stored report miss, and the cached summary too (a module or a package)."""
+    for made, output in (("fastkern_made_later.py", ()), ("fastkern_made_later", ("--statistics",)),
+                         ("fastkern_made_later.py", ("--format", "json"))):
+        for stored in (True, False):
+            project = tmp_path / f"proj-{len(output)}-{made}-{stored}"
+            project.mkdir()
+            (project / "main.py").write_text(IMPORTS_KERNEL)
+            cache = tmp_path / f"cache-{len(output)}-{made}-{stored}"
+            assert "GBL126" in check(project, cache, *output)
+            if stored:
+                assert "GBL126" in check(project, cache, *output)
+            else:  # the summary cache alone
+                for entry in (cache / "results").iterdir():
+                    entry.unlink()
+            if made.endswith(".py"):
+                (project / made).write_text("def fused(x):\n    return x\n")
+            else:
+                (project / made).mkdir()
+                (project / made / "__init__.py").write_text("def fused(x):\n    return x\n")
+            assert "GBL126" not in check(project, cache, *output), (made, output, stored)
