@@ -18,7 +18,7 @@ from .ops import Op
 # values that may be (or hold) what their parts are; an item unpacked from a display may be any of its items
 _CARRIERS = frozenset({Op.UNION, Op.OR, Op.AND, Op.SEQ, Op.SET, Op.DICT, Op.KV, Op.UNPACK})
 
-Root = Tuple[str, str]  # ("param", name), ("free", name) or ("attr", name of a `self` attribute)
+Root = Tuple[str, str]  # ("param", name), ("free", name), ("attr", name of a `self` attribute) or ("local", name)
 
 
 def roots(e: Expr, local_values: Dict[str, Tuple[Expr, ...]], self_name, seen: Set[str] = frozenset()) -> Set[Root]:
@@ -34,8 +34,9 @@ def roots(e: Expr, local_values: Dict[str, Tuple[Expr, ...]], self_name, seen: S
     if e.op == Op.LOCAL and isinstance(e.value, str):
         if e.value in seen:
             return set()
+        own = {("local", e.value)} if seen else set()  # another local bound to the same object
         seen = seen | {e.value}
-        return set().union(*(roots(v, local_values, self_name, seen) for v in local_values.get(e.value, ())))
+        return own.union(*(roots(v, local_values, self_name, seen) for v in local_values.get(e.value, ())))
     parts = e.parts[1:] if e.op == Op.IFELSE else e.parts if e.op in _CARRIERS else ()
     return set().union(*(roots(p, local_values, self_name, seen) for p in parts))
 
@@ -61,8 +62,15 @@ def changed_through_aliases(scope) -> None:
             scope.mutated.add(name)
             scope.mutated_keys[name] = None  # changed through another name: by any key
             scope.mutated_at.append((name, tests))
-        elif kind == "attr" and scope.class_info is not None and name not in scope.class_info.mutated:
-            scope.class_info.mutated.append(name)
+        elif kind == "attr" and scope.class_info is not None:  # through another name: by any key
+            if name not in scope.class_info.mutated:
+                scope.class_info.mutated.append(name)
+            scope.class_info.mutated_keys[name] = None
+        elif kind == "local" and name in info.locals:  # `other = cache; other[k] = v` changes `cache`
+            scope.mutated.add(name)
+            scope.mutated_keys[name] = None
+            if values.INPLACE not in info.locals[name]:
+                info.locals[name] += (values.INPLACE,)
         elif kind == "free" and scope.parent is not None and scope.parent.info is not None:
             scope.parent.mutated.add(name)
             scope.parent.mutated_keys[name] = None

@@ -218,9 +218,13 @@ class Bindings:
             node = node.target
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.builder.in_function():
             scope = self.builder.scope
-            if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None \
-                    and node.attr.value not in scope.class_info.mutated:
-                scope.class_info.mutated.append(node.attr.value)
+            if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None:
+                attr, info = node.attr.value, scope.class_info
+                if attr not in info.mutated:
+                    info.mutated.append(attr)
+                keys = info.mutated_keys.get(attr, ())
+                info.mutated_keys[attr] = None if key is None or keys is None else \
+                    keys + ((scope.info.qualname,) + tuple(key),)
             return
         if not isinstance(node, cst.Name):
             return
@@ -237,6 +241,12 @@ class Bindings:
             local = scope.local_values.get(name)
             if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
                 del scope.local_values[name]
+            for other in sorted(scope.same_object(name)):  # `other = cache; other[k] = v` changes `cache` too
+                scope.mutated.add(other)
+                keyed.note(scope, other, None)
+                self.builder.flows.note_target(cst.Name(other), values.INPLACE)
+                if other in scope.local_values and scope.local_values[other].op not in (Op.CONST, Op.NOTNONE):
+                    del scope.local_values[other]
         elif scope is None:
             self._module_args.pop(name, None)
             # `CONFIG.update(...)`
@@ -516,6 +526,14 @@ def mutation_places(scope) -> tuple:
         scope.mutated_at.append((name, ()))
     mutated = tuple(sorted(scope.mutated & scope.params))
     scope.info.mutated_keys = keyed.recorded(scope, mutated, scope.rebound)
+    scope.info.local_keys = keyed.recorded_locals(scope, scope.rebound)
+    if scope.class_info is not None and scope.rebound:  # a key reading a parameter the method rebinds is not known
+        own = scope.info.qualname
+        for attr, keys in scope.class_info.mutated_keys.items():
+            if keys is not None:
+                scope.class_info.mutated_keys[attr] = tuple(
+                    (m, values.forget(k, scope.rebound), gone, values.forget(v, scope.rebound)) if m == own
+                    else (m, k, gone, v) for m, k, gone, v in keys)
     return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)
 

@@ -13,6 +13,7 @@ from typing import Dict, Optional, Protocol, Tuple
 
 from . import values
 from .invoke import Args
+from .keyed import opened
 from .model import Expr, FileSummary, Frame
 from .ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
@@ -57,6 +58,7 @@ class ClassEffects:
         self.interp = interp
         self.project = interp.project
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
+        self._deciding: set = set()  # (class, attribute) whose stores by a run-time name are being looked at
 
     def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
@@ -137,15 +139,55 @@ class ClassEffects:
         keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone."""
         if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not a_setting(value):
             return value
+        deciding = (inst.cls, name)
+        if deciding in self._deciding:  # a store's name read from the attribute itself: as it was built (a
+            return value  # store that names it only after one did never runs first: the least fixpoint)
+        self._deciding.add(deciding)
+        try:
+            for summary, info in mro:
+                for method, key in info.assigned.get(ANY, ()):
+                    if _restores(summary, method, key):
+                        continue
+                    found = None if key.op == Op.UNKNOWN else self._key_names(inst, mro, summary, method, key)
+                    parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
+                    if found is None or found.op == Op.UNKNOWN or name in [p.value for p in parts] or not all(
+                            p.op == Op.CONST and isinstance(p.value, str) for p in parts):
+                        return union((value, UNKNOWN))
+            return value
+        finally:
+            self._deciding.discard(deciding)
+
+    def _key_names(self, inst: Inst, mro, summary: FileSummary, method: str, key: Expr) -> Expr:
+        """The names the store by a run-time name ``key`` in ``method`` may give, in the method's environment for
+        ``inst``; where that is not known, with each attribute of ``self`` the key reads taken as anything it may
+        ever hold (``for attr, v in self._cache.items(): setattr(self, attr, v)`` after ``self._cache`` is stored
+        by another method: :meth:`_ever`)."""
+        env = self.interp.method_env(inst, summary, method)
+        found = values.evaluate(key, env)
+        info = summary.functions.get(method)
+        if found.op != Op.UNKNOWN or info is None or not info.params or on_class(summary, method):
+            return found
+        reads = {}
+        for name in _self_reads(key, info.params[0].name):
+            ever = self._ever(inst, mro, name)
+            if ever is None:
+                return found
+            reads[name] = ever
+        return values.evaluate(_substituted(key, info.params[0].name, reads), env) if reads else found
+
+    def _ever(self, inst: Inst, mro, name: str) -> Optional[Expr]:
+        """Every value attribute ``name`` of ``inst`` may hold while the program runs: what each store of its
+        classes' methods makes (building the instance or not), as gblint.keyed opens it, and what the program
+        or a store by a run-time name may put there; None where no method stores it."""
+        found = []
         for summary, info in mro:
-            for method, key in info.assigned.get(ANY, ()):
-                found = None if key.op == Op.UNKNOWN else \
-                    values.evaluate(key, self.interp.method_env(inst, summary, method))
-                parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
-                if found is None or found.op == Op.UNKNOWN or name in [p.value for p in parts] or not all(
-                        p.op == Op.CONST and isinstance(p.value, str) for p in parts):
-                    return union((value, UNKNOWN))
-        return value
+            building, other = _assignments(summary, info, name)
+            found += [self.interp.value(value, self.interp.method_env(inst, summary, method))
+                      for method, value in building + other]
+        if not found:
+            return None
+        value = opened(self.interp, inst, union(found), name, mro)
+        return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
 
     def sole_building_store(self, mro, name: str) -> bool:
         """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``
@@ -266,3 +308,38 @@ def _assignments(summary: FileSummary, info, name: str):
                 and init.params and ev.func.parts[0].value == init.params[0].name:
             building.add(f"{info.qualname}.{ev.func.value}")
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
+
+
+def _restores(summary: FileSummary, method: str, key: Expr) -> bool:
+    """Whether a store by a run-time name (``key``) in ``method`` of ``summary`` changes no attribute of an instance
+    from what it held: ``__setattr__``'s own ``super().__setattr__(name, value)`` (the store an assignment
+    ``obj.name = value`` makes, counted as that assignment), and ``__setstate__`` (which fills a copied or
+    unpickled instance, a new object, with what the original held: ``copy``'s and ``pickle``'s protocol)."""
+    info = summary.functions.get(method)
+    if info is None:
+        return False
+    if info.name == "__setstate__":
+        return True
+    return info.name == "__setattr__" and len(info.params) >= 2 and key.op == Op.PARAM \
+        and key.value == info.params[1].name
+
+
+def _self_reads(e: Expr, self_name: str) -> set:
+    """The attributes of the parameter ``self_name`` that ``e`` reads directly (``self.name``)."""
+    if e.op == Op.ATTR and e.parts and e.parts[0].op == Op.PARAM and e.parts[0].value == self_name:
+        return {e.value}
+    out: set = set()
+    for p in e.parts:
+        if isinstance(p, Expr):
+            out |= _self_reads(p, self_name)
+    return out
+
+
+def _substituted(e: Expr, self_name: str, reads: Dict[str, Expr]) -> Expr:
+    """``e`` with each ``self.name`` of ``reads`` replaced by its value there."""
+    if e.op == Op.ATTR and e.parts and e.parts[0].op == Op.PARAM and e.parts[0].value == self_name \
+            and e.value in reads:
+        return reads[e.value]
+    if not isinstance(e, Expr) or not e.parts:
+        return e
+    return Expr(e.op, e.value, tuple(_substituted(p, self_name, reads) if isinstance(p, Expr) else p for p in e.parts))

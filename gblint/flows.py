@@ -122,6 +122,8 @@ class Flows:
                 isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == self.builder.scope.self_name):
             keyed.note_escape(self.builder.scope, value)  # held by another object (`holder.d = kwargs`)
+        elif self.builder.in_function() and isinstance(target, cst.Attribute):  # `self.d = d`: changed through it
+            keyed.note_escape_local(self.builder.scope, value)
         if isinstance(target, cst.Name):
             self._note_name(target.value + suffix, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -190,9 +192,11 @@ class Flows:
             self.summary.called_methods += (func.attr.value,)
         found = namespace.call_stores(node, self.builder.ctx.resolve)
         key = None
-        if found is not None and found[1] == (namespace.ANY,) and self.builder.in_function() \
-                and isinstance(func, cst.Name) and func.value == "setattr":
-            key = self.builder.value_of(node.args[1].value)
+        if found is not None and found[1] == (namespace.ANY,) and self.builder.in_function():
+            if isinstance(func, cst.Name) and func.value == "setattr" or q == "object.__setattr__":
+                key = self.builder.value_of(node.args[1].value)
+            elif isinstance(func, cst.Attribute) and func.attr.value == "__setattr__":  # super().__setattr__(k, v)
+                key = self.builder.value_of(node.args[0].value)
         self.note_namespace_store(found, key)
 
     def note_namespace_store(self, found, key: Optional[Expr] = None) -> None:

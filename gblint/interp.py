@@ -233,7 +233,7 @@ class Interpreter(CallsMixin):
             found = [values.OTHER if got.op == Op.UNKNOWN and op != Op.UNKNOWN else got
                      for got, op in zip(found, recorded)]
         if changed:  # what a change in place leaves of it (unknown where it may be anything, as recorded)
-            found.append(values.changed_object(union(found)))
+            found = keyed.local_changed(found, dict(info.local_keys).get(name), lambda e: self.evaluate(e, env, None))
         return union(found)
 
     def _free(self, name: str, env: values.Env) -> Expr:
@@ -630,14 +630,14 @@ class Interpreter(CallsMixin):
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 value = self.class_effects.named_at_run_time(
-                    inst, mro, name, self.changed(name, self._opened(union(found), name, mro), inst.cls.path))
+                    inst, mro, name, self.changed(name, keyed.opened(self, inst, union(found), name, mro), inst.cls.path))
                 effects = self.class_effects
                 if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
                     effects.run_getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
-            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, self._opened(
+            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, keyed.opened(self, inst,
                 values.alternatives(later + ([got] if got is not None else [])), name, mro), inst.cls.path))
         if got is not None:
             return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, got, inst.cls.path))
@@ -664,17 +664,6 @@ class Interpreter(CallsMixin):
         for name in set(info.mutated) & set(env):  # a collection the body changes in place (`kwargs["k"] = v`)
             env[name] = keyed.changed(env[name], info, name, lambda k: values.evaluate(k, Env(env)))
         return self.frame_env(Frame(summary.path, info), Env(env))
-
-    @staticmethod
-    def _opened(value: Expr, name: str, mro) -> Expr:
-        """``value`` of the attribute ``name``, open (its items, maybe more) where a method of the
-        class changes the collection in place: a key it lacks may be there when the code runs."""
-        if not any(name in info.mutated for _summary, info in mro):
-            return value
-        parts = value.parts if value.op == Op.UNION else (value,)
-        opened = [Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
-                  if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
-        return union(opened) if value.op == Op.UNION else opened[0]
 
 
 _GLOBALS = Ext("builtins.globals")

@@ -31,20 +31,25 @@ STORING = frozenset({"setdefault"})
 REMOVING = frozenset({"pop"})
 
 
+def _named(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a name or an attribute of one (``kwargs``, ``self.registry``)."""
+    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name))
+
+
 def subscript_key(target: cst.BaseExpression, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Expr]:
-    """The key of ``name[key]`` (``target``, one plain index on a name; ``value_of`` makes a value of
+    """The key of ``name[key]`` or ``name.attr[key]`` (``target``, one plain index; ``value_of`` makes a value of
     syntax), or None for any other target."""
-    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
+    if isinstance(target, cst.Subscript) and _named(target.value) and len(target.slice) == 1 \
             and isinstance(target.slice[0].slice, cst.Index):
         return value_of(target.slice[0].slice.value)
     return None
 
 
 def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Key]:
-    """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``), or None
-    for any other change."""
+    """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``; also on
+    ``name.attr``), or None for any other change."""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or not call.args \
+    if not (isinstance(func, cst.Attribute) and _named(func.value)) or not call.args \
             or any(a.star or a.keyword is not None for a in call.args):
         return None
     name = func.attr.value
@@ -69,20 +74,26 @@ def note_escape(scope, value: Expr) -> None:
     one (``kwargs.get(k)``, ``kwargs[k]``, ``**kwargs``): changed through that object (``holder.d = kwargs``, then
     ``holder.d["flag"] = True``), it may get any key."""
     scope.escaped |= _held(value)
+    scope.escaped_locals |= _held(value, Op.LOCAL)
 
 
-def _held(e: Expr) -> set:
-    """The parameters the value ``e`` may be or contain."""
-    if e.op == Op.PARAM:
+def note_escape_local(scope, value: Expr) -> None:
+    """Record in ``scope`` the locals whose dict ``value``, stored on ``self``, may hold: changed through it."""
+    scope.escaped_locals |= _held(value, Op.LOCAL)
+
+
+def _held(e: Expr, op: Op = Op.PARAM) -> set:
+    """The parameters (the locals, for ``op`` LOCAL) the value ``e`` may be or contain."""
+    if e.op == op:
         return {e.value}
-    parts = e.parts[1:] if e.op in _READS and e.parts and e.parts[0].op == Op.PARAM else e.parts
+    parts = e.parts[1:] if e.op in _READS and e.parts and e.parts[0].op == op else e.parts
     out: set = set()
     for p in parts:
-        out |= _held(p)
+        out |= _held(p, op)
     return out
 
 
-_READS = frozenset({Op.ATTR, Op.SUB, Op.ITEMS, Op.GET, Op.LEN, Op.STARSTAR})
+_READS = frozenset({Op.ATTR, Op.SUB, Op.ITEMS, Op.GET, Op.LEN, Op.STARSTAR, Op.ITER})
 
 
 def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Key, ...]], ...]:
@@ -98,6 +109,20 @@ def recorded(scope, names, rebound) -> Tuple[Tuple[str, Tuple[Key, ...]], ...]:
     return tuple(out)
 
 
+def recorded_locals(scope, rebound) -> Tuple[Tuple[str, Tuple[Key, ...]], ...]:
+    """:attr:`gblint.model.FunctionInfo.local_keys` of ``scope`` (a :class:`gblint.scope.FunctionScope` being
+    left): its locals changed in place only by keys, never held by another local nor another object
+    (``holder.d = d``), with the parameters ``rebound`` in the body not known in the keys."""
+    info, out = scope.info, []
+    bound_to = {n for local, vs in info.locals.items() for v in vs for n in _held(v, Op.LOCAL) if n != local}
+    for name in sorted(set(scope.mutated) - set(scope.params)):
+        keys = scope.mutated_keys.get(name)
+        if keys and name not in bound_to and name not in scope.escaped_locals:
+            out.append((name, tuple((values.forget(k, rebound), removed, values.forget(v, rebound))
+                                    for k, removed, v in keys)))
+    return tuple(out)
+
+
 def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
     """What the collection ``v`` that the parameter ``name`` of the function ``info`` (a
     :class:`gblint.model.FunctionInfo`) holds may be while the function runs, which changes it in place:
@@ -105,12 +130,18 @@ def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
     its entries (a stored or removed one maybe another value or gone: ``other``) and maybe the keys stored
     (:data:`gblint.values.BOUNDED`); anything else as :func:`gblint.values.changed_in_place` says."""
     keys = dict(info.mutated_keys).get(name)
+    return changed_by(v, None if keys is None else [(key, gone, item, evaluate) for key, gone, item in keys])
+
+
+def changed_by(v: Expr, keys: Optional[list]) -> Expr:
+    """:func:`changed` for the changes ``keys``: ``(key, removed, value stored or None, evaluate)`` each, with the
+    function that finds the values of its key and value where the change is made (None: a change by no known key)."""
     if v.op != Op.DICT or keys is None or v.value not in (None, values.BOUNDED) \
             or any(kv.parts[0].op != Op.CONST for kv in v.parts):
         return values.changed_in_place(v)
     stored: dict = {}  # key -> the values stored under it (UNKNOWN where not known)
     removed, any_removed = set(), False
-    for key, gone, item in keys:
+    for key, gone, item, evaluate in keys:
         found = _strings(evaluate(key))
         if found is None and not gone:
             return values.changed_in_place(v)
@@ -144,3 +175,41 @@ def _strings(v: Expr) -> Optional[frozenset]:
     if len(parts) > _MAX_KEYS or not all(p.op == Op.CONST and isinstance(p.value, str) for p in parts):
         return None
     return frozenset(p.value for p in parts)
+
+
+def _const_keyed(v: Expr) -> bool:
+    return v.op == Op.DICT and v.value in (None, values.BOUNDED) and all(kv.parts[0].op == Op.CONST for kv in v.parts)
+
+
+def local_changed(found: list, keys: Optional[Tuple[Key, ...]], evaluate: Callable[[Expr], Expr]) -> list:
+    """The values a local may hold (``found``: what its bindings hold) once the function changed it in place: a
+    dict every change of which names its key (``keys``, :attr:`gblint.model.FunctionInfo.local_keys`; ``evaluate``
+    finds the values in the function) as :func:`changed_by` says; anything else may also be any other object."""
+    if keys is not None and found and all(_const_keyed(f) for f in found):
+        return [changed_by(f, [(k, gone, item, evaluate) for k, gone, item in keys]) for f in found]
+    return found + [values.changed_object(values.union(found))]
+
+
+def opened(interp, inst, value: Expr, name: str, mro) -> Expr:
+    """``value`` of the attribute ``name`` of the instance ``inst`` (whose classes are ``mro``: (summary,
+    ClassInfo) pairs) where a method of the class changes the collection in place: open (its items, maybe more: a
+    key it lacks may be there when the code runs), unless it is a dict whose every change names its key
+    (``self.registry[name] = v``): then it holds at most its keys and those the methods store, as their
+    environments for ``inst`` (``interp.method_env``, a :class:`gblint.interp.Interpreter`'s) find them."""
+    changers = [(summary, info) for summary, info in mro if name in info.mutated]
+    if not changers:
+        return value
+    keys: Optional[list] = []
+    for summary, info in changers:
+        found = info.mutated_keys.get(name)
+        if found is None:
+            keys = None
+            break
+        for method, key, gone, item in found:
+            env = interp.method_env(inst, summary, method)
+            keys.append((key, gone, item, lambda e, env=env: interp.value(e, env)))
+    parts = value.parts if value.op == Op.UNION else (value,)
+    out = [changed_by(p, keys) if keys is not None and _const_keyed(p) else
+           Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
+           if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
+    return values.union(out) if value.op == Op.UNION else out[0]

@@ -525,6 +525,9 @@ class FunctionInfo:
     # a parameter of ``mutated`` every change of which stores or removes one key: (name, ((key, removed, value
     # stored or None), ...)), gblint.keyed
     mutated_keys: Tuple[Tuple[str, Tuple[Tuple[Expr, bool, Optional[Expr]], ...]], ...] = ()
+    # the same for a local every change of which names its key, no other local bound to it (``out = {}``,
+    # ``out[name] = v`` in a loop): gblint.keyed.local_changed
+    local_keys: Tuple[Tuple[str, Tuple[Tuple[Expr, bool, Optional[Expr]], ...]], ...] = ()
     locals: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # name -> what it is assigned
     results: Tuple[Expr, ...] = ()  # every value a `return` returns
     # ``self`` attribute -> where the body first reads it (line, column, end line, end column), when
@@ -562,6 +565,10 @@ class ClassInfo:
     # ``self`` attributes some method changes in place (``self.d[k] = v``, ``self.items.append(x)``,
     # ``f(self.d)``): a collection assigned to one may hold more than it was built with
     mutated: List[str] = dataclasses.field(default_factory=list)
+    # self.attr of ``mutated`` -> each change (method, key, removed, value stored or None) where every change of it
+    # names its key (``self.d[name] = v``, ``self.d.pop(k)``: gblint.keyed), None where one does not
+    mutated_keys: Dict[str, Optional[Tuple[Tuple[str, Expr, bool, Optional[Expr]], ...]]] = \
+        dataclasses.field(default_factory=dict)
     # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
     unsure: Tuple[Tuple[str, str], ...] = ()  # (method, attr) of `self.attr = ...` not on every path of it
     # self.attr -> (method, value, test) for a store made only where the ``if`` tests around it hold (their arms'

@@ -100,6 +100,8 @@ class FunctionScope:
         self.mutated_at: list = []  # (name, branch tests around) of each place (see FunctionInfo.mutated_when)
         self.mutated_keys: dict = {}  # name -> the gblint.keyed.Key of each change, None after one naming no key
         self.escaped: set = set()  # parameters another object may hold (`holder.d = kwargs`: gblint.keyed)
+        self.escaped_locals: set = set()  # the same for locals, ``self.d = d`` included
+        self.local_aliases: dict = {}  # local -> the other locals bound to its object by a plain `a = b`
         self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
@@ -204,6 +206,22 @@ class FunctionScope:
         if loop is not None:
             self.in_loop_values.append(item)
             self.item_loop[id(item)] = id(loop)
+
+    def note_alias(self, name: str, other: str) -> None:
+        """``name = other``, both locals: from here one object has both names."""
+        if name != other:
+            self.local_aliases.setdefault(name, set()).add(other)
+            self.local_aliases.setdefault(other, set()).add(name)
+
+    def same_object(self, name: str) -> set:
+        """The other locals that may name the object the local ``name`` holds (:meth:`note_alias`, followed)."""
+        found, todo = set(), [name]
+        while todo:
+            for other in self.local_aliases.get(todo.pop(), ()):
+                if other != name and other not in found:
+                    found.add(other)
+                    todo.append(other)
+        return found
 
     def note_loop_entry(self) -> None:
         """A loop block was just entered: when it is the outermost, the parameters that hold their arguments there."""

@@ -21,6 +21,7 @@ from . import grads
 from .env import Env
 from .model import CallArgs, Expr, Param
 from .ops import Op
+from .sizes import op_fails
 
 UNKNOWN = Expr(Op.UNKNOWN)
 # an unknown value that is one alternative of several (an arm of an undecided `if`, one binding of
@@ -112,9 +113,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
             return env.resolver.call_method(inner, e.value if op == Op.ITEMS else "get", args)
     if op == Op.ITEMS:
         inner = evaluate(e.parts[0], env)
-        if inner.op == Op.SEQ:
-            return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
-        return view(inner, e.value) if inner.op == Op.DICT else UNKNOWN
+        if inner.op == Op.UNION:  # each dict's view; None has none (the call raises), so no value
+            got = [_view(p, e.value) for p in inner.parts if not (p.op == Op.CONST and p.value is None)]
+            return union(got) if got else UNKNOWN
+        return _view(inner, e.value)
     if op == Op.CONCAT:  # an f-string: known when every part is a string or a number
         pieces = [evaluate(p, env) for p in e.parts]
         if all(p.op == Op.CONST and isinstance(p.value, (str, int)) and not isinstance(p.value, bool) for p in pieces):
@@ -466,6 +468,13 @@ def spliced(kind: Optional[str], parts: Sequence[Expr]) -> Expr:
     return Expr(Op.SEQ, kind, tuple(out))
 
 
+def _view(inner: Expr, which: str) -> Expr:
+    """``inner.keys()``, ``.values()`` or ``.items()`` (``which``) of a value that is not a union."""
+    if inner.op == Op.SEQ:
+        return inner  # `d.items()` of what `**kwargs` collected before, as long as `d`
+    return view(inner, which) if inner.op == Op.DICT else UNKNOWN
+
+
 def view(d: Expr, which: str) -> Expr:
     """``d.keys()``, ``.values()`` or ``.items()`` (``which``) of the dict ``d``; a BOUNDED dict's: some of them."""
     if more_keys(d):
@@ -572,23 +581,6 @@ def forget_args(args: CallArgs, names) -> CallArgs:
     """``args`` with every ``param`` among ``names`` made unknown."""
     return CallArgs(tuple(forget(a, names) for a in args.positional),
                     tuple((k, forget(v, names)) for k, v in args.keywords), args.star, args.starstar)
-
-
-def op_fails(op: str, a: Expr, b: Expr) -> Optional[bool]:
-    """Whether the tensor op ``op`` (``matmul``, or ``broadcast`` for elementwise arithmetic) of
-    ``a`` and ``b`` raises for their sizes: known only for tensors whose sizes the call shows
-    (``torch.randn(2, 3)``); None otherwise."""
-    if a.op != Op.TENSOR or b.op != Op.TENSOR or not a.parts or not b.parts:
-        return None
-    sa, sb = [d.value for d in a.parts if d.op == Op.CONST], [d.value for d in b.parts if d.op == Op.CONST]
-    if not sa or not sb:
-        return None
-    if op == "matmul":
-        inner = sb[-2] if len(sb) >= 2 else sb[0]
-        return sa[-1] != inner
-    if op == "broadcast":
-        return any(x != y and 1 not in (x, y) for x, y in zip(reversed(sa), reversed(sb)))
-    return None
 
 
 def holds_tensor(v: Expr) -> Optional[bool]:

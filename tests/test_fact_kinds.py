@@ -82,7 +82,12 @@ something else, or the reverse (a guard that must stay clean):
   caller holds the starred tuple's items, spliced in (kb37); an element a loop takes from a tensor is a tensor, so a
   slice bound it gives breaks (GB0124), and a tensor slice bound keeps the graph's prefix even inside a loop: no
   frame is skipped (kb38); a dict changed through another way or name (a key stored before the stores by name, a
-  tuple-unpacked alias, a module registry a function fills) keeps its tests undecided (kb39).
+  tuple-unpacked alias, a module registry a function fills) keeps its tests undecided (kb39); a setting stays what
+  the constructor made it beside stores by a run-time name that are proven to name other attributes: the keys of a
+  dict the class fills by key (``self._defaults[name] = v``, then ``setattr`` over it), of a local dict built by key,
+  of a cache another method stores (what an attribute may ever hold), and a ``__setattr__`` override's own
+  ``super().__setattr__(name, value)``; a dict filled from the caller's keys may name it (kb40), as may a renaming
+  ``__setattr__``, a local dict changed through another local name, a registry of what a method is handed (kb41).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -132,6 +137,13 @@ CONDITIONAL = {
     "kb36_loop_may_stop_before_a_layer.py": {14: "when `layer is SparseAfterStop` (and 1 more condition)"},
     # a key stored before the store by name, a change through an unpacked alias (kb39)
     "kb39_changed_through_other_names.py": {48: "when `not self.cfg.debug`", 56: 'when `not kwargs.get("flag", False)`'},
+    # `apply_extra` stores by name the keys of a dict the caller fills: the setting among them, maybe (kb40)
+    "kb40_settings_beside_named_stores.py": {68: 'when `self.strategy != "disable"`'},
+    # each store by name may name the setting: a renaming `__setattr__`, a dict changed through another local
+    # name (definite before: the local's literal was taken for both names), a registry of what a method is handed
+    "kb41_named_stores_that_may_name_a_setting.py": {22: 'when `self.strategy != "disable"`',
+                                                      41: 'when `self.strategy != "disable"`',
+                                                      61: 'when `self.strategy != "disable"`'},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
@@ -542,3 +554,14 @@ def test_data_where_an_int_is_wanted():
         got = {d["line"] for d in predicted()[name] if d["code"] in ("GBL139", "GBL301", "GBL201")
                and d["certainty"] == "definite"}
         assert got == measured, (name, got, measured)
+
+
+def test_a_setting_beside_stores_by_name_that_name_others_is_known():
+    """kb40: stores by a run-time name proven to name other attributes (a registry dict filled by key, a local dict
+    built by key, a cache another method stores, ``super().__setattr__(name, value)``) leave the setting the
+    constructor made: the break it guards is definite; a dict filled from the caller's keys leaves it conditional."""
+    name = "kb40_settings_beside_named_stores.py"
+    diags = {d["line"]: d for d in predicted()[name] if d["effect"] in ("break", "skip")}
+    assert [b["line"] for b in DOC["programs"][name]["breaks"]] == [47]
+    assert diags[47]["certainty"] == "definite", diags[47]
+    assert diags[68]["certainty"] == "conditional"
