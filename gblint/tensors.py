@@ -116,6 +116,11 @@ DATA_DEPENDENT_METHODS = frozenset(_DATA_DEPENDENT.get("methods", ()))
 #: where the stubs type a parameter as an int or ints: ``{"functions" | "functional" | "methods": {name: {"pos": [...],
 #: "rest": n, "kw": [...]}}}`` (scripts/update_torch_ops.py ``int_params``)
 INT_PARAMS = {k: _TORCH_OPS.get("int_params", {}).get(k, {}) for k in ("functions", "functional", "methods")}
+_SKIPPED_STDLIB = _TORCH_OPS.get("skipped_stdlib", {})
+#: standard-library modules whose functions Dynamo skips (``BUILTIN_SKIPLIST``: GB0007), less those it inlines when
+#: compiled code calls them (``copy``); and the skipped functions it runs on constant arguments (``re.match``)
+SKIPPED_STDLIB = frozenset(_SKIPPED_STDLIB.get("modules", ())) - frozenset(_SKIPPED_STDLIB.get("inline_when_called", ()))
+FOLDED_STDLIB = frozenset(_SKIPPED_STDLIB.get("folded_with_constants", ()))
 
 # NumPy under Dynamo (``config.trace_numpy``, on by default): a call of a ``numpy``/``numpy.fft``/
 # ``numpy.linalg``/``numpy.random`` function is traced as its ``torch._numpy`` counterpart and its

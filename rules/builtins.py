@@ -10,7 +10,7 @@ from gblint.model import Expr, Kind, LoggerValue
 from gblint.ops import Op
 from gblint.names import dotted
 from gblint.semantics import TRACED_RANDOM
-from gblint.tensors import NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, maybe_tensor
+from gblint.tensors import FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor
 
 from .base import Rule
 from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
@@ -319,7 +319,8 @@ class SkippedModuleCall(Rule):
     name = "skipped-module-call"
     gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296")
     node_types = (cst.Call,)
-    summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`...), a C "
+    summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`, "
+               "`importlib.import_module`...), a C "
                "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), "
                "`torch.manual_seed`, or a torch function whose Python result Dynamo neither folds nor keeps "
                "(`torch.get_num_threads()`, `torch._C._get_cpu_capability()`: GB0208).")
@@ -357,6 +358,12 @@ class SkippedModuleCall(Rule):
         "    salt = binascii.crc32(b'layer-3') % 7  # expect: GBL110\n"
         "    local = copy.copy(sizes)  # expect: GBL110\n"
         "    return x * salt + local[0]\n",
+        "import importlib\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    kernels = importlib.import_module('math')  # expect: GBL110\n"
+        "    return x * kernels.pi\n",
         "import torch\n"
         "@torch.compile\n"
         "def f(x):\n"
@@ -411,6 +418,10 @@ class SkippedModuleCall(Rule):
         if q.startswith(STDLIB_C_MODULES) and q not in POLYFILLED:
             return self.site(node, f"`{q}(...)` is a C function of the standard library Dynamo has no rule for",
                              gb_ids=("GB0007",))
+        if "." in q and q.split(".")[0] in SKIPPED_STDLIB and q not in FOLDED_STDLIB \
+                and not q.startswith(SKIPPED_MODULES) and q not in NOT_SKIPPED:
+            # importlib.import_module, linecache.getline: files Dynamo skips (re.match with constants it runs)
+            return self.site(node, f"`{q}(...)` lives in a module Dynamo skips", gb_ids=("GB0007",))
         kind = PYTHON_RESULTS.get(q) or NUMPY_PYTHON_RESULTS.get(q)  # in the graph, its Python result neither
         if kind:  # folded nor kept (trace_rules.py, the stubs; torch/_numpy for NumPy: scripts/update_torch_ops.py)
             return self.site(node, f"`{q}()` returns a Python {kind} Dynamo cannot put in the graph",

@@ -58,6 +58,11 @@ Unsupported context manager): the frame is skipped (measured: ``torch.backends.c
 ``torch/_dynamo/utils.py``: ``get_np_to_tnp_map``) whose every ``return`` in ``torch/_numpy/_funcs_impl.py`` or
 ``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
 (GB0208, as ``np.isscalar(k)`` does; measured: ``iscomplexobj``, ``isrealobj`` too).
+
+``skipped_stdlib``: the standard-library modules Dynamo skips (``BUILTIN_SKIPLIST``: a call of their functions
+from compiled code is GB0007 "Attempted to call function marked as skipped", ``importlib.import_module``), those
+it inlines when called all the same (``copy``), and the skipped functions it runs at trace time on constant
+arguments instead (``re.match``, ``importlib.util.find_spec``): :func:`skipped_stdlib`.
 ``int_params``: for the ``torch.*`` functions (``torch/_C/_VariableFunctions.pyi``), the ``torch.nn.functional``
 functions (``torch/nn/functional.pyi``, and the ``torch._C._nn`` functions it re-exports, ``torch/_C/_nn.pyi``) and
 the Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``), the parameters typed as an int or a
@@ -546,6 +551,55 @@ def int_params(torch_dir):
     return {"functions": table(functions), "functional": table(functional), "methods": table(methods, True)}
 
 
+def _dotted(node):
+    """``a.b.c`` of an attribute chain of names, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def skipped_stdlib(torch_dir):
+    """The standard-library modules whose files Dynamo skips (``BUILTIN_SKIPLIST`` of ``torch/_dynamo/trace_rules.py``:
+    a call of one of their functions is "Attempted to call function marked as skipped", GB0007), those of them whose
+    functions it inlines when compiled code calls them (``BUILTIN_INLINE_WHEN_CALLED``: ``copy``), and the skipped
+    functions ``SkipFunctionVariable.call_function`` (``torch/_dynamo/variables/functions.py``) runs at trace time
+    when their arguments are constants (``self.value in (...)`` or in a module-level set such as
+    ``RE_CONSTANT_FOLD_FNS``: ``re.match``, ``importlib.util.find_spec``)."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    modules, inline = [], []
+    for node in ast.parse(read("_dynamo", "trace_rules.py")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "BUILTIN_SKIPLIST" for t in targets) \
+                    and isinstance(node.value, (ast.Tuple, ast.List)):
+                modules = [e.id for e in node.value.elts if isinstance(e, ast.Name)]
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and _dotted(node.value.func) == "BUILTIN_INLINE_WHEN_CALLED.update":
+            inline = sorted({n.args[0].id for n in ast.walk(node.value) if isinstance(n, ast.Call)
+                             and _dotted(n.func) == "_module_dir" and n.args and isinstance(n.args[0], ast.Name)})
+    tree = ast.parse(read("_dynamo", "variables", "functions.py"))
+    sets = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+            for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, (ast.Set, ast.Tuple))}
+    folded = set()
+    for cls in tree.body:
+        if not (isinstance(cls, ast.ClassDef) and cls.name == "SkipFunctionVariable"):
+            continue
+        for fn in cls.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "call_function"):
+                continue
+            for cmp in ast.walk(fn):
+                if isinstance(cmp, ast.Compare) and _dotted(cmp.left) == "self.value" \
+                        and isinstance(cmp.ops[0], ast.In):
+                    found = cmp.comparators[0]
+                    found = sets.get(found.id, found) if isinstance(found, ast.Name) else found
+                    if isinstance(found, (ast.Set, ast.Tuple)):
+                        folded.update(d for d in map(_dotted, found.elts) if d)
+    return {"modules": sorted(modules), "inline_when_called": inline, "folded_with_constants": sorted(folded)}
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -568,7 +622,8 @@ def main():
            "python_valued": sorted(python_results(torch_dir, folded=True)),
            "numpy_python_results": numpy_python_results(torch_dir, tags),
            "context_managers": context_managers(torch_dir),
-           "int_params": int_params(torch_dir)}
+           "int_params": int_params(torch_dir),
+           "skipped_stdlib": skipped_stdlib(torch_dir)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

@@ -88,6 +88,9 @@ something else, or the reverse (a guard that must stay clean):
   of a cache another method stores (what an attribute may ever hold), and a ``__setattr__`` override's own
   ``super().__setattr__(name, value)``; a dict filled from the caller's keys may name it (kb40), as may a renaming
   ``__setattr__``, a local dict changed through another local name, a registry of what a method is handed (kb41).
+- A call of a function of a standard-library module Dynamo skips (``BUILTIN_SKIPLIST``, read from the installed
+  torch: ``importlib.import_module``, ``linecache.getline``) breaks (GB0007); those it runs on constant arguments
+  (``re.match``, ``importlib.util.find_spec``) and ``copy.deepcopy``, inlined when called, do not (kb42).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
