@@ -88,8 +88,9 @@ class Building:
         """What the method ``method`` (a qualname of ``summary``) receives when an ``__init__`` of a
         class of ``inst``'s MRO calls it on ``self`` while ``inst`` is built (torch-geometric's
         ``BasicGNN.__init__`` calls ``self.init_conv(..., **kwargs)``, which its subclass ``GCN``
-        defines); a parameter the calls disagree on holds each value; empty when no ``__init__``
-        calls it."""
+        defines), or a method such a call runs does (torchmetrics' ``__init__`` calls
+        ``self._create_state(...)``, which calls ``self.add_state("tp", ...)``); a parameter the calls
+        disagree on holds each value; empty when none calls it."""
         name = method.rpartition(".")[2]
         key = (inst, summary.path, method)
         if key in self._active:
@@ -97,21 +98,32 @@ class Building:
         self._active.add(key)
         try:
             found = []
-            for owner, info in self.interp.class_mro(inst.cls):
-                qual = info.methods.get("__init__")
-                init = owner.functions.get(qual) if qual is not None else None
-                if init is None or not init.params:
+            mro = self.interp.class_mro(inst.cls)
+            callers = [(owner, info.methods["__init__"]) for owner, info in mro if "__init__" in info.methods]
+            seen = {(owner.path, qual) for owner, qual in callers}
+            for owner, qual in callers:  # grows: a method a builder calls on self builds the instance too
+                caller = owner.functions.get(qual)
+                if caller is None or not caller.params:
                     continue
                 env = None
-                for ev in init.events:
-                    if ev.func is None or ev.func.op != Op.ATTR or ev.func.value != name or not ev.func.parts \
-                            or ev.func.parts[0] != Expr(Op.PARAM, init.params[0].name):
+                for ev in caller.events:
+                    if ev.func is None or ev.func.op != Op.ATTR or not ev.func.parts \
+                            or ev.func.parts[0] != Expr(Op.PARAM, caller.params[0].name):
                         continue
-                    env = env or self.interp.method_env(inst, owner, qual)
-                    found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
+                    if ev.func.value == name:
+                        env = env or self.interp.method_env(inst, owner, qual)
+                        found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
+                        continue
+                    step = next(((o, i.methods[ev.func.value]) for o, i in mro if ev.func.value in i.methods), None)
+                    if step is not None and (step[0].path, step[1]) not in seen and len(seen) < _MAX_BUILDERS:
+                        seen.add((step[0].path, step[1]))
+                        callers.append(step)
             return _agreed(found)
         finally:
             self._active.discard(key)
+
+
+_MAX_BUILDERS = 64  # methods building an instance looked at, at most (the __init__s and what they call on self)
 
 
 def _agreed(found: list) -> Dict[str, Expr]:

@@ -59,6 +59,7 @@ class ClassEffects:
         self.project = interp.project
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._deciding: set = set()  # (class, attribute) whose stores by a run-time name are being looked at
+        self._ever_asked: set = set()  # (class, attribute) whose every value is being found (_ever)
 
     def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
@@ -140,8 +141,8 @@ class ClassEffects:
         if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not a_setting(value):
             return value
         deciding = (inst.cls, name)
-        if deciding in self._deciding:  # a store's name read from the attribute itself: as it was built (a
-            return value  # store that names it only after one did never runs first: the least fixpoint)
+        if deciding in self._deciding:  # a store's name read from the attribute itself: not decided
+            return union((value, UNKNOWN))
         self._deciding.add(deciding)
         try:
             for summary, info in mro:
@@ -159,35 +160,38 @@ class ClassEffects:
 
     def _key_names(self, inst: Inst, mro, summary: FileSummary, method: str, key: Expr) -> Expr:
         """The names the store by a run-time name ``key`` in ``method`` may give, in the method's environment for
-        ``inst``; where that is not known, with each attribute of ``self`` the key reads taken as anything it may
-        ever hold (``for attr, v in self._cache.items(): setattr(self, attr, v)`` after ``self._cache`` is stored
-        by another method: :meth:`_ever`)."""
+        ``inst``, each attribute of ``self`` the key reads taken as anything it may ever hold (the method may run
+        after another stored it: ``for attr, v in self._cache.items(): setattr(self, attr, v)``, :meth:`_ever`)."""
         env = self.interp.method_env(inst, summary, method)
-        found = values.evaluate(key, env)
         info = summary.functions.get(method)
-        if found.op != Op.UNKNOWN or info is None or not info.params or on_class(summary, method):
-            return found
         reads = {}
-        for name in _self_reads(key, info.params[0].name):
-            ever = self._ever(inst, mro, name)
-            if ever is None:
-                return found
-            reads[name] = ever
-        return values.evaluate(_substituted(key, info.params[0].name, reads), env) if reads else found
+        if info is not None and info.params and not on_class(summary, method):
+            for name in _self_reads(key, info.params[0].name):
+                ever = self._ever(inst, mro, name)
+                if ever is not None:
+                    reads[name] = ever
+        return values.evaluate(_substituted(key, info.params[0].name, reads) if reads else key, env)
 
     def _ever(self, inst: Inst, mro, name: str) -> Optional[Expr]:
         """Every value attribute ``name`` of ``inst`` may hold while the program runs: what each store of its
         classes' methods makes (building the instance or not), as gblint.keyed opens it, and what the program
-        or a store by a run-time name may put there; None where no method stores it."""
-        found = []
-        for summary, info in mro:
-            building, other = _assignments(summary, info, name)
-            found += [self.interp.value(value, self.interp.method_env(inst, summary, method))
-                      for method, value in building + other]
-        if not found:
+        or a store by a run-time name may put there; None where no method stores it (or while it is asked)."""
+        asked = (inst.cls, name)
+        if asked in self._ever_asked:
             return None
-        value = opened(self.interp, inst, union(found), name, mro)
-        return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
+        self._ever_asked.add(asked)
+        try:
+            found = []
+            for summary, info in mro:
+                building, other = _assignments(summary, info, name)
+                found += [self.interp.value(value, self.interp.method_env(inst, summary, method))
+                          for method, value in building + other]
+            if not found:
+                return None
+            value = opened(self.interp, inst, union(found), name, mro)
+            return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
+        finally:
+            self._ever_asked.discard(asked)
 
     def sole_building_store(self, mro, name: str) -> bool:
         """Whether building an instance stores ``self.name`` exactly once in the classes of ``mro``

@@ -91,6 +91,8 @@ something else, or the reverse (a guard that must stay clean):
 - A call of a function of a standard-library module Dynamo skips (``BUILTIN_SKIPLIST``, read from the installed
   torch: ``importlib.import_module``, ``linecache.getline``) breaks (GB0007); those it runs on constant arguments
   (``re.match``, ``importlib.util.find_spec``) and ``copy.deepcopy``, inlined when called, do not (kb42).
+- What a method building the instance passes reaches the methods it calls on ``self`` too (``__init__`` ->
+  ``self._create_state()`` -> ``self.add_state("tp", ...)``): a registry filled there has those keys (kb43).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
