@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Dict, Set, Tuple
 
+import libcst as cst
+
 from . import values
 from .model import ClassInfo, Expr, FunctionInfo
 from .ops import Op
@@ -62,10 +64,8 @@ def changed_through_aliases(scope) -> None:
             scope.mutated.add(name)
             scope.mutated_keys[name] = None  # changed through another name: by any key
             scope.mutated_at.append((name, tests))
-        elif kind == "attr" and scope.class_info is not None:  # through another name: by any key
-            if name not in scope.class_info.mutated:
-                scope.class_info.mutated.append(name)
-            scope.class_info.mutated_keys[name] = None
+        elif kind == "attr" and scope.class_info is not None and name not in scope.class_info.mutated:
+            scope.class_info.mutated.append(name)
         elif kind == "local" and name in info.locals:  # `other = cache; other[k] = v` changes `cache`
             scope.mutated.add(name)
             scope.mutated_keys[name] = None
@@ -92,3 +92,21 @@ def kept_on_self(cls: ClassInfo, functions: Dict[str, FunctionInfo]) -> None:
             if added:
                 info.mutated = tuple(sorted(set(info.mutated) | set(added)))
                 info.mutated_when = info.mutated_when + tuple((n, values.const(True)) for n in added)
+
+
+def held_names(node: cst.BaseExpression) -> list:
+    """The names whose objects the value of ``node`` is or holds (``d``, ``[d]``, ``{"k": d}``, ``d or {}``), not
+    those it only reads (``d["k"]``, ``f(d)``, ``d.copy()``)."""
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [n for e in node.elements for n in held_names(e.value)]
+    if isinstance(node, cst.Dict):
+        return [n for e in node.elements for n in held_names(e.value)]
+    if isinstance(node, cst.IfExp):
+        return held_names(node.body) + held_names(node.orelse)
+    if isinstance(node, cst.BooleanOperation):
+        return held_names(node.left) + held_names(node.right)
+    if isinstance(node, cst.NamedExpr):
+        return held_names(node.value)
+    return []

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Protocol, Tuple
 
 import libcst as cst
 
-from . import aliases, keyed, value_syntax, values
+from . import aliases, keyed, namespace, value_syntax, values
 from .model import PARAM_PREFIX, BlockKind, CallArgs, Expr, Kind
 from .ops import Op
 from .loops import sure_calls
@@ -212,19 +212,24 @@ class Bindings:
         if isinstance(node, cst.Subscript):
             key = None
         while isinstance(node, cst.Subscript):
+            name = namespace.item_stores(node, self.builder.ctx.resolve)  # vars(m)["table"][k] = v
+            if name is not None:
+                self._note_in_place(name[1][0])
             node = node.value
         if isinstance(node, cst.NamedExpr):  # `(kw := kwargs)["k"] = v`: both names' object changes
             self.note_mutated(node.value, how, handed)
             node = node.target
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and self.builder.in_function():
+        named = namespace.getattr_name(node, self.builder.ctx.resolve)  # getattr(m, "table")[k] = v
+        if named is not None:
+            self._note_in_place(named)
+        if isinstance(node, cst.Attribute):
             scope = self.builder.scope
-            if scope.self_name and node.value.value == scope.self_name and scope.class_info is not None:
-                attr, info = node.attr.value, scope.class_info
-                if attr not in info.mutated:
-                    info.mutated.append(attr)
-                keys = info.mutated_keys.get(attr, ())
-                info.mutated_keys[attr] = None if key is None or keys is None else \
-                    keys + ((scope.info.qualname,) + tuple(key),)
+            own = self.builder.in_function() and isinstance(node.value, cst.Name) and scope.self_name \
+                and node.value.value == scope.self_name
+            if own and scope.class_info is not None and node.attr.value not in scope.class_info.mutated:
+                scope.class_info.mutated.append(node.attr.value)
+            elif not own:  # `model.cfg["debug"] = True`: any object's `cfg` may hold a changed container
+                self._note_in_place(node.attr.value)
             return
         if not isinstance(node, cst.Name):
             return
@@ -252,6 +257,10 @@ class Bindings:
             # `CONFIG.update(...)`
             if not handed and not self.builder.class_stack and name in self.summary.module_values:
                 self._module_changed(name)
+
+    def _note_in_place(self, name: str) -> None:
+        """The container attribute ``name`` of some object is changed in place (:data:`gblint.namespace.IN_PLACE`)."""
+        self.builder.flows.note_attr_store(namespace.IN_PLACE + name)
 
     def _module_grown(self, name: str, method: str, arg: cst.BaseExpression, call: cst.Call) -> bool:
         """``name.append(v)`` (``insert``, ``extend``) at module level, maybe in a loop or under a branch: the
@@ -527,13 +536,6 @@ def mutation_places(scope) -> tuple:
     mutated = tuple(sorted(scope.mutated & scope.params))
     scope.info.mutated_keys = keyed.recorded(scope, mutated, scope.rebound)
     scope.info.local_keys = keyed.recorded_locals(scope, scope.rebound)
-    if scope.class_info is not None and scope.rebound:  # a key reading a parameter the method rebinds is not known
-        own = scope.info.qualname
-        for attr, keys in scope.class_info.mutated_keys.items():
-            if keys is not None:
-                scope.class_info.mutated_keys[attr] = tuple(
-                    (m, values.forget(k, scope.rebound), gone, values.forget(v, scope.rebound)) if m == own
-                    else (m, k, gone, v) for m, k, gone, v in keys)
     return mutated, tuple((name, values.forget(Expr(Op.AND, parts=tests), scope.rebound) if tests else values.const(True))
                  for name, tests in scope.mutated_at if name in mutated)
 

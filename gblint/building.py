@@ -30,6 +30,8 @@ class BuildingHost(Protocol):
 
     def init_values(self, cls: Optional[Cls], args, generated, init) -> Tuple[Tuple[str, Expr], ...]: ...
 
+    def may_run(self, function: str) -> bool: ...
+
 
 class Building:
     """What the methods building an instance receive, asked of ``interp`` (a :class:`BuildingHost`);
@@ -89,8 +91,10 @@ class Building:
         class of ``inst``'s MRO calls it on ``self`` while ``inst`` is built (torch-geometric's
         ``BasicGNN.__init__`` calls ``self.init_conv(..., **kwargs)``, which its subclass ``GCN``
         defines), or a method such a call runs does (torchmetrics' ``__init__`` calls
-        ``self._create_state(...)``, which calls ``self.add_state("tp", ...)``); a parameter the calls
-        disagree on holds each value; empty when none calls it."""
+        ``self._create_state(...)``, which calls ``self.add_state("tp", ...)``), and what the calls on
+        ``self`` of the class's other methods the program may run pass (``extend(name)`` calling
+        ``self.add_state(name, ...)`` later); a parameter the calls disagree on holds each value; empty
+        when no builder calls it."""
         name = method.rpartition(".")[2]
         key = (inst, summary.path, method)
         if key in self._active:
@@ -118,6 +122,19 @@ class Building:
                     if step is not None and (step[0].path, step[1]) not in seen and len(seen) < _MAX_BUILDERS:
                         seen.add((step[0].path, step[1]))
                         callers.append(step)
+            if not found:
+                return {}
+            for owner, info in mro:  # a method the program may run later calling it on self passes what it passes
+                for qual in info.methods.values():
+                    caller = owner.functions.get(qual)
+                    if (owner.path, qual) in seen or caller is None or not caller.params \
+                            or not self.interp.may_run(caller.name):
+                        continue
+                    for ev in caller.events:
+                        if ev.func is not None and ev.func.op == Op.ATTR and ev.func.value == name and ev.func.parts \
+                                and ev.func.parts[0] == Expr(Op.PARAM, caller.params[0].name):
+                            found.append(self._passed(ev, self.interp.method_env(inst, owner, qual),
+                                                      Func(summary.path, method), bound=True))
             return _agreed(found)
         finally:
             self._active.discard(key)

@@ -46,6 +46,10 @@ class ClassEffectsHost(Protocol):
 
     def called_by_program(self) -> frozenset: ...
 
+    def in_place(self, name: str) -> bool: ...
+
+    def may_run(self, function: str) -> bool: ...
+
     def is_module(self, inst: Inst) -> bool: ...
 
 
@@ -147,7 +151,7 @@ class ClassEffects:
         try:
             for summary, info in mro:
                 for method, key in info.assigned.get(ANY, ()):
-                    if _restores(summary, method, key):
+                    if _restores(summary, method, key, self.interp.may_run):
                         continue
                     found = None if key.op == Op.UNKNOWN else self._key_names(inst, mro, summary, method, key)
                     parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
@@ -188,7 +192,7 @@ class ClassEffects:
                           for method, value in building + other]
             if not found:
                 return None
-            value = opened(self.interp, inst, union(found), name, mro)
+            value = opened(union(found), name, mro, self.interp.in_place(name))
             return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
         finally:
             self._ever_asked.discard(asked)
@@ -314,16 +318,17 @@ def _assignments(summary: FileSummary, info, name: str):
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
 
-def _restores(summary: FileSummary, method: str, key: Expr) -> bool:
+def _restores(summary: FileSummary, method: str, key: Expr, may_run) -> bool:
     """Whether a store by a run-time name (``key``) in ``method`` of ``summary`` changes no attribute of an instance
     from what it held: ``__setattr__``'s own ``super().__setattr__(name, value)`` (the store an assignment
-    ``obj.name = value`` makes, counted as that assignment), and ``__setstate__`` (which fills a copied or
-    unpickled instance, a new object, with what the original held: ``copy``'s and ``pickle``'s protocol)."""
+    ``obj.name = value`` makes, counted as that assignment), and ``__setstate__`` that the program never calls by
+    name (``may_run(name)``, :meth:`gblint.interp.Interpreter.may_run`: then it only fills a copied or unpickled
+    instance, a new object, with what the original held: ``copy``'s and ``pickle``'s protocol)."""
     info = summary.functions.get(method)
     if info is None:
         return False
     if info.name == "__setstate__":
-        return True
+        return not may_run("__setstate__")
     return info.name == "__setattr__" and len(info.params) >= 2 and key.op == Op.PARAM \
         and key.value == info.params[1].name
 

@@ -35,7 +35,7 @@ from .gaps import Gaps
 from .handing import Handing
 from .items import Items
 from .model import Dotted, Expr, FileSummary, Frame, FunctionInfo
-from .namespace import ANY
+from .namespace import ANY, IN_PLACE
 from .ops import Op
 from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
@@ -334,7 +334,7 @@ class Interpreter(CallsMixin):
             name, _, attrs = rest.partition(".")
             rebound = summary.global_stores.get(name, ()) if (summary.path, name) in self._facts()[3] else ()
             assigned = summary.module_values.get(name, ()) + rebound
-            if any(self._may_run(f) for f in summary.changed_by.get(name, ())):  # a registry a function fills
+            if any(self.may_run(f) for f in summary.changed_by.get(name, ())):  # a registry a function fills
                 assigned = tuple(values.changed_in_place(v) for v in assigned)
             if len(assigned) > 1:  # rebound too: a list grown by sure appends is only maybe what it holds
                 assigned = tuple(values.changed_in_place(v) if v.op == Op.SEQ and v.value == values.GROWN else v
@@ -482,6 +482,12 @@ class Interpreter(CallsMixin):
             return union((value, UNKNOWN))
         return value
 
+    def in_place(self, name: str) -> bool:
+        """Whether a file read so far changes in place the container an attribute ``name`` of some object holds
+        through another object than a method's own ``self`` (:data:`gblint.namespace.IN_PLACE`)."""
+        stored = self._facts()[1]
+        return IN_PLACE + name in stored or IN_PLACE + ANY in stored
+
     def _stored_by_name(self, stored: frozenset, path: Optional[str]) -> bool:
         """Whether code that may reach an object defined at ``path`` stores attributes it names at run time."""
         if self._storing[0] is not stored:  # asked for every read of a setting: once per files read
@@ -496,7 +502,7 @@ class Interpreter(CallsMixin):
         groups = self._groups[1]
         return groups.get(path, -1) in {groups.get(p) for p in storing}
 
-    def _may_run(self, function: str) -> bool:
+    def may_run(self, function: str) -> bool:
         """Whether a function named ``function`` may run, by the files read so far (:class:`ProgramChanges`)."""
         self._facts()
         return self._changes[1].reaches(function)
@@ -630,15 +636,16 @@ class Interpreter(CallsMixin):
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
                 value = self.class_effects.named_at_run_time(
-                    inst, mro, name, self.changed(name, keyed.opened(self, inst, union(found), name, mro), inst.cls.path))
+                    inst, mro, name, self.changed(name, keyed.opened(union(found), name, mro, self.in_place(name)), inst.cls.path))
                 effects = self.class_effects
                 if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
                     effects.run_getattr(inst, name, calls, want=False)
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
-            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, keyed.opened(self, inst,
-                values.alternatives(later + ([got] if got is not None else [])), name, mro), inst.cls.path))
+            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, keyed.opened(
+                values.alternatives(later + ([got] if got is not None else [])), name, mro, self.in_place(name)),
+                inst.cls.path))
         if got is not None:
             return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, got, inst.cls.path))
         fallback = self.class_effects.run_getattr(inst, name, calls, want=True)

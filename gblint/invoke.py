@@ -494,12 +494,12 @@ class CallsMixin:
                 return Expr(Op.SEQ, "sequential", tuple(kv.parts[1] for kv in args.positional[0].parts))
             return Expr(Op.SEQ, "sequential", args.positional)
         if name.startswith("torch.nn.") and short in ("ModuleDict", "ParameterDict"):
-            if first is not None and first.op == Op.DICT:
-                return Expr(Op.DICT, "moduledict", first.parts)
-            return Expr(Op.DICT, "moduledict", ())
-        if name in ("builtins.dict", "collections.OrderedDict"):
+            return Expr(Op.DICT, "moduledict", first.parts if first is not None and first.op == Op.DICT else ())
+        if name in ("builtins.dict", "collections.OrderedDict"):  # a copy: what a mapping or pairs not known held
+            kind = values.OPEN_DICT if args.star or args.starstar or (first is not None and first.op != Op.DICT) \
+                else first.value if first is not None else None
             base = first.parts if first is not None and first.op == Op.DICT else ()
-            return Expr(Op.DICT, None, base + tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
+            return Expr(Op.DICT, kind, base + tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name == "types.SimpleNamespace":
             return Expr(Op.DICT, "namespace", tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name in ("builtins.list", "builtins.tuple") and first is not None:

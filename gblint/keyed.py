@@ -31,25 +31,20 @@ STORING = frozenset({"setdefault"})
 REMOVING = frozenset({"pop"})
 
 
-def _named(node: cst.BaseExpression) -> bool:
-    """Whether ``node`` is a name or an attribute of one (``kwargs``, ``self.registry``)."""
-    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name))
-
-
 def subscript_key(target: cst.BaseExpression, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Expr]:
-    """The key of ``name[key]`` or ``name.attr[key]`` (``target``, one plain index; ``value_of`` makes a value of
+    """The key of ``name[key]`` (``target``, one plain index on a name; ``value_of`` makes a value of
     syntax), or None for any other target."""
-    if isinstance(target, cst.Subscript) and _named(target.value) and len(target.slice) == 1 \
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
             and isinstance(target.slice[0].slice, cst.Index):
         return value_of(target.slice[0].slice.value)
     return None
 
 
 def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Key]:
-    """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``; also on
-    ``name.attr``), or None for any other change."""
+    """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``), or None
+    for any other change."""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and _named(func.value)) or not call.args \
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or not call.args \
             or any(a.star or a.keyword is not None for a in call.args):
         return None
     name = func.attr.value
@@ -190,26 +185,18 @@ def local_changed(found: list, keys: Optional[Tuple[Key, ...]], evaluate: Callab
     return found + [values.changed_object(values.union(found))]
 
 
-def opened(interp, inst, value: Expr, name: str, mro) -> Expr:
-    """``value`` of the attribute ``name`` of the instance ``inst`` (whose classes are ``mro``: (summary,
-    ClassInfo) pairs) where a method of the class changes the collection in place: open (its items, maybe more: a
-    key it lacks may be there when the code runs), unless it is a dict whose every change names its key
-    (``self.registry[name] = v``): then it holds at most its keys and those the methods store, as their
-    environments for ``inst`` (``interp.method_env``, a :class:`gblint.interp.Interpreter`'s) find them."""
-    changers = [(summary, info) for summary, info in mro if name in info.mutated]
-    if not changers:
+def opened(value: Expr, name: str, mro, elsewhere: bool = False) -> Expr:
+    """``value`` of the attribute ``name`` of an instance whose classes are ``mro`` ((summary, ClassInfo) pairs),
+    open (its items, maybe more: a key it lacks may be there when the code runs) where a method of the class
+    changes the collection in place, or code elsewhere changes an attribute of that name in place (``elsewhere``:
+    ``model.cfg["debug"] = True``). Never bounded by the keys those methods name, as a local dict is
+    (:func:`local_changed`): the attribute's dict may also be changed through what it was handed to, returned
+    to or read by (``getattr(self, "d")``, ``vars(self)``, a property)."""
+    if not elsewhere and not any(name in info.mutated for _summary, info in mro):
         return value
-    keys: Optional[list] = []
-    for summary, info in changers:
-        found = info.mutated_keys.get(name)
-        if found is None:
-            keys = None
-            break
-        for method, key, gone, item in found:
-            env = interp.method_env(inst, summary, method)
-            keys.append((key, gone, item, lambda e, env=env: interp.value(e, env)))
     parts = value.parts if value.op == Op.UNION else (value,)
-    out = [changed_by(p, keys) if keys is not None and _const_keyed(p) else
-           Expr(p.op, values.OPEN_SEQ if p.op == Op.SEQ else values.OPEN_DICT, p.parts)
-           if p.op in (Op.SEQ, Op.DICT) else p for p in parts]
+    # a dict's entries may be stored over (`self.cfg["debug"] = True`); a list kept its items (a list of layers
+    # grows by `append`)
+    out = [values.changed_in_place(p) if p.op == Op.DICT else Expr(p.op, values.OPEN_SEQ, p.parts)
+           if p.op == Op.SEQ else p for p in parts]
     return values.union(out) if value.op == Op.UNION else out[0]

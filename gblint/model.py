@@ -565,10 +565,6 @@ class ClassInfo:
     # ``self`` attributes some method changes in place (``self.d[k] = v``, ``self.items.append(x)``,
     # ``f(self.d)``): a collection assigned to one may hold more than it was built with
     mutated: List[str] = dataclasses.field(default_factory=list)
-    # self.attr of ``mutated`` -> each change (method, key, removed, value stored or None) where every change of it
-    # names its key (``self.d[name] = v``, ``self.d.pop(k)``: gblint.keyed), None where one does not
-    mutated_keys: Dict[str, Optional[Tuple[Tuple[str, Expr, bool, Optional[Expr]], ...]]] = \
-        dataclasses.field(default_factory=dict)
     # ^ self.attr -> (qualified name of the method assigning it, the value) for every such assignment
     unsure: Tuple[Tuple[str, str], ...] = ()  # (method, attr) of `self.attr = ...` not on every path of it
     # self.attr -> (method, value, test) for a store made only where the ``if`` tests around it hold (their arms'

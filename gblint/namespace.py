@@ -15,6 +15,9 @@ from typing import Callable, Optional, Tuple
 import libcst as cst
 
 ANY = "*"  # a stored attribute name: any attribute of the object may be stored (a name not known)
+# a stored attribute entry IN_PLACE + name: the container attribute ``name`` of some object holds is changed in
+# place through it (``model.cfg["debug"] = True``, ``getattr(m, "table").update(...)``), not rebound
+IN_PLACE = "~"
 
 _SETATTR = frozenset({"setattr", "builtins.setattr", "object.__setattr__", "delattr", "builtins.delattr",
                       "object.__delattr__"})
@@ -88,6 +91,14 @@ def _changed_keys(method: str, args) -> Tuple[str, ...]:
         else:
             return (ANY,)
     return tuple(names)
+
+
+def getattr_name(node: cst.BaseExpression, resolve: Resolve) -> Optional[str]:
+    """``name`` of ``getattr(obj, "name")`` (``node``, a call with a literal name), else None."""
+    if isinstance(node, cst.Call) and len(node.args) >= 2 and not any(a.star for a in node.args[:2]) \
+            and ((isinstance(node.func, cst.Name) and node.func.value == "getattr") or resolve(node.func) == "builtins.getattr"):
+        return _literal_name(node.args[1].value)
+    return None
 
 
 def item_stores(target: cst.BaseExpression, resolve: Resolve) -> Optional[Tuple[cst.BaseExpression, Tuple[str, ...]]]:

@@ -207,11 +207,13 @@ class FunctionScope:
             self.in_loop_values.append(item)
             self.item_loop[id(item)] = id(loop)
 
-    def note_alias(self, name: str, other: str) -> None:
-        """``name = other``, both locals: from here one object has both names."""
-        if name != other:
-            self.local_aliases.setdefault(name, set()).add(other)
-            self.local_aliases.setdefault(other, set()).add(name)
+    def note_aliases(self, name: str, held) -> None:
+        """``name = other`` (or ``[other]``...): from here the objects of the locals ``held`` (names) have ``name``
+        too, or are held by what it names."""
+        for other in held:
+            if other != name and other in self.bound_names:
+                self.local_aliases.setdefault(name, set()).add(other)
+                self.local_aliases.setdefault(other, set()).add(name)
 
     def same_object(self, name: str) -> set:
         """The other locals that may name the object the local ``name`` holds (:meth:`note_alias`, followed)."""

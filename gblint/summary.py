@@ -456,8 +456,8 @@ class SummaryBuilder(PositionedVisitor):
         local = None
         if isinstance(target, (cst.Name, cst.Tuple, cst.List)) and self.in_function() and scope is self.scope:
             local = value_syntax.expr_of(value, scope)  # read before the binding: `x = f(x)` reads the old x
-            if isinstance(target, cst.Name) and isinstance(value, cst.Name) and value.value in scope.bound_names:
-                scope.note_alias(target.value, value.value)
+            if isinstance(target, cst.Name):  # `other = cache`, `holder = [cache]`: one object, two names
+                scope.note_aliases(target.value, aliases.held_names(value))
         self.bindings.note_rebound(target, local)
         self.flows.note_value_facts(target, value, scope)
         if local is not None and all(b.kind in (BlockKind.WITH, BlockKind.AFTER_RETURN) for b in scope.blocks):

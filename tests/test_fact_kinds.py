@@ -83,16 +83,18 @@ something else, or the reverse (a guard that must stay clean):
   slice bound it gives breaks (GB0124), and a tensor slice bound keeps the graph's prefix even inside a loop: no
   frame is skipped (kb38); a dict changed through another way or name (a key stored before the stores by name, a
   tuple-unpacked alias, a module registry a function fills) keeps its tests undecided (kb39); a setting stays what
-  the constructor made it beside stores by a run-time name that are proven to name other attributes: the keys of a
-  dict the class fills by key (``self._defaults[name] = v``, then ``setattr`` over it), of a local dict built by key,
-  of a cache another method stores (what an attribute may ever hold), and a ``__setattr__`` override's own
-  ``super().__setattr__(name, value)``; a dict filled from the caller's keys may name it (kb40), as may a renaming
-  ``__setattr__``, a local dict changed through another local name, a registry of what a method is handed (kb41).
+  the constructor made it beside stores by a run-time name proven to name other attributes: the keys of a local
+  dict built by key, and a ``__setattr__`` override's own ``super().__setattr__(name, value)``; a registry held in an
+  attribute is not bounded by the keys the class stores, so a store over its keys leaves the setting undecided
+  (kb40, kb43), as do a dict filled from the caller's keys, a renaming ``__setattr__``, a local dict changed
+  through another local name and a registry of what a method is handed (kb41). A dict an attribute holds, changed
+  in place after the module is built (by the driver, ``m.opts["debug"] = True``, or by a method), may hold other
+  values than it was built with; ``dict(pairs)`` holds the pairs' keys; ``__setstate__`` called on the instance and
+  a method the program calls that registers by name (``extend(name)`` -> ``self.add_state(name, ...)``) may store
+  the setting (kb44).
 - A call of a function of a standard-library module Dynamo skips (``BUILTIN_SKIPLIST``, read from the installed
   torch: ``importlib.import_module``, ``linecache.getline``) breaks (GB0007); those it runs on constant arguments
   (``re.match``, ``importlib.util.find_spec``) and ``copy.deepcopy``, inlined when called, do not (kb42).
-- What a method building the instance passes reaches the methods it calls on ``self`` too (``__init__`` ->
-  ``self._create_state()`` -> ``self.add_state("tp", ...)``): a registry filled there has those keys (kb43).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -149,6 +151,12 @@ CONDITIONAL = {
     "kb41_named_stores_that_may_name_a_setting.py": {22: 'when `self.strategy != "disable"`',
                                                       41: 'when `self.strategy != "disable"`',
                                                       61: 'when `self.strategy != "disable"`'},
+    # settings changed after the module is built: from `dict(pairs)` (taken as a closed empty dict before: a false
+    # definite), by `__setstate__` called on the instance, by a method the driver calls that registers by name
+    # (a false definite before: only what `__init__` passed was taken)
+    "kb44_settings_changed_after_construction.py": {41: 'when `self.strategy != "disable"`',
+                                                    59: 'when `self.strategy != "disable"`',
+                                                    78: 'when `self.strategy != "disable"`'},
 }
 
 #: program -> the frames a conditional diagnostic says are skipped where Dynamo did not skip them in the measured
@@ -184,6 +192,15 @@ UNKNOWN_VALUE = {
     "k96_setattr_kwargs_own_class.py": {25: "when `self.opts.verbose`"},
     # a list grown at module level may hold more than the layers gblint saw appended
     "kb19_module_list_grown_under_a_test.py": {12: "when `self.layers[i].inverse is Shift.inverse`"},
+    # the registry `reset` stores over by name is a dict attribute, which gblint never bounds by the keys the class
+    # stores (it may change through what it is handed to, `getattr(self, name)`, or code outside the class)
+    "kb40_settings_beside_named_stores.py": {47: 'when `self.strategy != "disable"`',
+                                             68: 'when `self.strategy != "disable"`'},
+    "kb43_states_made_by_a_helper_of_init.py": {30: 'when `self.strategy != "disable"`'},
+    # an option dict changed in place by the driver or a method after the module was built (no diagnostic before)
+    "kb44_settings_changed_after_construction.py": {16: 'when `self.k44_opts["debug"]`',
+                                                    30: 'when `self.k44_flags["debug"]`',
+                                                    **CONDITIONAL["kb44_settings_changed_after_construction.py"]},
 }
 
 
@@ -559,14 +576,3 @@ def test_data_where_an_int_is_wanted():
         got = {d["line"] for d in predicted()[name] if d["code"] in ("GBL139", "GBL301", "GBL201")
                and d["certainty"] == "definite"}
         assert got == measured, (name, got, measured)
-
-
-def test_a_setting_beside_stores_by_name_that_name_others_is_known():
-    """kb40: stores by a run-time name proven to name other attributes (a registry dict filled by key, a local dict
-    built by key, a cache another method stores, ``super().__setattr__(name, value)``) leave the setting the
-    constructor made: the break it guards is definite; a dict filled from the caller's keys leaves it conditional."""
-    name = "kb40_settings_beside_named_stores.py"
-    diags = {d["line"]: d for d in predicted()[name] if d["effect"] in ("break", "skip")}
-    assert [b["line"] for b in DOC["programs"][name]["breaks"]] == [47]
-    assert diags[47]["certainty"] == "definite", diags[47]
-    assert diags[68]["certainty"] == "conditional"

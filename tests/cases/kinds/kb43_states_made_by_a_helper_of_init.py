@@ -1,6 +1,6 @@
 """The registry a store by name iterates is filled by a method that `__init__` calls through another method of
-the class (`__init__` -> `self._create_state()` -> `self.add_state("tp", ...)`): its keys are what those calls
-pass, so `reset`'s `setattr` over them stores no setting and the branch on `strategy` is decided."""
+the class (`__init__` -> `self._create_state()` -> `self.add_state("tp", ...)`). Dynamo breaks on `strategy`;
+gblint keeps the break conditional: the registry is a dict attribute, whose keys it does not bound."""
 import torch
 from torch import nn
 
