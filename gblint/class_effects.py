@@ -50,6 +50,8 @@ class ClassEffectsHost(Protocol):
 
     def may_run(self, function: str) -> bool: ...
 
+    def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr: ...
+
     def is_module(self, inst: Inst) -> bool: ...
 
 
@@ -179,7 +181,8 @@ class ClassEffects:
     def _ever(self, inst: Inst, mro, name: str) -> Optional[Expr]:
         """Every value attribute ``name`` of ``inst`` may hold while the program runs: what each store of its
         classes' methods makes (building the instance or not), as gblint.keyed opens it, and what the program
-        or a store by a run-time name may put there; None where no method stores it (or while it is asked)."""
+        or a store by a run-time name may put there, besides what it holds when the region starts (a class
+        attribute, a dataclass field); None where no method stores it (or while it is asked)."""
         asked = (inst.cls, name)
         if asked in self._ever_asked:
             return None
@@ -192,6 +195,7 @@ class ClassEffects:
                           for method, value in building + other]
             if not found:
                 return None
+            found.append(self.interp.instance_attr(inst, name, None))
             value = opened(union(found), name, mro, self.interp.in_place(name))
             return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
         finally:
