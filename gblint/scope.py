@@ -101,7 +101,7 @@ class FunctionScope:
         self.mutated_keys: dict = {}  # name -> the gblint.keyed.Key of each change, None after one naming no key
         self.escaped: set = set()  # parameters another object may hold (`holder.d = kwargs`: gblint.keyed)
         self.escaped_locals: set = set()  # the same for locals, ``self.d = d`` included
-        self.local_aliases: dict = {}  # local -> the other locals bound to its object by a plain `a = b`
+        self.local_aliases: dict = {}  # local -> the other locals bound to its object (`a = b`, `a = [b]`)
         self.declared_global: set = set()  # names of a `global` statement in the body
         self.rebound: set = set()  # names assigned so far in the body: a parameter among them no longer holds the argument
         self.in_loop_values: list = []  # blocks and events with values recorded inside a loop (see values.forget)
