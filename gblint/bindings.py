@@ -241,22 +241,25 @@ class Bindings:
                 self._global_changes.setdefault(name, set()).add(scope.info.name)
             tests = tuple(b.test for b in scope.blocks if b.test is not None)
             scope.mutated_at.append((name, tests + ((how,) if how is not None else ())))
-            if name in scope.bound_names:  # a local collection changed in place: no longer what it was bound to
-                self.builder.flows.note_target(node, values.INPLACE)
-            local = scope.local_values.get(name)
-            if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
-                del scope.local_values[name]
+            self._local_changed(scope, name)
             for other in sorted(scope.same_object(name)):  # `other = cache; other[k] = v` changes `cache` too
                 scope.mutated.add(other)
                 keyed.note(scope, other, None)
-                self.builder.flows.note_target(cst.Name(other), values.INPLACE)
-                if other in scope.local_values and scope.local_values[other].op not in (Op.CONST, Op.NOTNONE):
-                    del scope.local_values[other]
+                self._local_changed(scope, other)
         elif scope is None:
             self._module_args.pop(name, None)
             # `CONFIG.update(...)`
             if not handed and not self.builder.class_stack and name in self.summary.module_values:
                 self._module_changed(name)
+
+    def _local_changed(self, scope, name: str) -> None:
+        """The collection the name ``name`` of the function of ``scope`` holds is changed in place: a local no longer
+        holds only what it was bound to."""
+        if name in scope.bound_names:
+            self.builder.flows.note_target(cst.Name(name), values.INPLACE)
+        local = scope.local_values.get(name)
+        if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
+            del scope.local_values[name]
 
     def _note_in_place(self, name: str) -> None:
         """The container attribute ``name`` of some object is changed in place (:data:`gblint.namespace.IN_PLACE`)."""

@@ -110,10 +110,7 @@ class Building:
                 if caller is None or not caller.params:
                     continue
                 env = None
-                for ev in caller.events:
-                    if ev.func is None or ev.func.op != Op.ATTR or not ev.func.parts \
-                            or ev.func.parts[0] != Expr(Op.PARAM, caller.params[0].name):
-                        continue
+                for ev in calls_on_self(caller):
                     if ev.func.value == name:
                         env = env or self.interp.method_env(inst, owner, qual)
                         found.append(self._passed(ev, env, Func(summary.path, method), bound=True))
@@ -130,14 +127,23 @@ class Building:
                     if (owner.path, qual) in seen or caller is None or not caller.params \
                             or not self.interp.may_run(caller.name):
                         continue
-                    for ev in caller.events:
-                        if ev.func is not None and ev.func.op == Op.ATTR and ev.func.value == name and ev.func.parts \
-                                and ev.func.parts[0] == Expr(Op.PARAM, caller.params[0].name):
+                    for ev in calls_on_self(caller):
+                        if ev.func.value == name:
                             found.append(self._passed(ev, self.interp.method_env(inst, owner, qual),
                                                       Func(summary.path, method), bound=True))
             return _agreed(found)
         finally:
             self._active.discard(key)
+
+
+def calls_on_self(info) -> list:
+    """The call events of the method ``info`` (a :class:`gblint.model.FunctionInfo`) on its own first parameter
+    (``self.name(...)``: the event's ``func`` is that attribute); none for a function without parameters."""
+    if not info.params:
+        return []
+    own = Expr(Op.PARAM, info.params[0].name)
+    return [ev for ev in info.events
+            if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0] == own]
 
 
 _MAX_BUILDERS = 64  # methods building an instance looked at, at most (the __init__s and what they call on self)

@@ -12,6 +12,7 @@ import dataclasses
 from typing import Dict, Optional, Protocol, Tuple
 
 from . import values
+from .building import calls_on_self
 from .invoke import Args
 from .keyed import opened
 from .model import Expr, FileSummary, Frame
@@ -315,10 +316,8 @@ def _assignments(summary: FileSummary, info, name: str):
         return (), ()
     building = {f"{info.qualname}.{m}" for m in _BUILDERS}
     init = summary.functions.get(f"{info.qualname}.__init__")
-    for ev in init.events if init is not None else ():
-        if ev.func is not None and ev.func.op == Op.ATTR and ev.func.parts and ev.func.parts[0].op == Op.PARAM \
-                and init.params and ev.func.parts[0].value == init.params[0].name:
-            building.add(f"{info.qualname}.{ev.func.value}")
+    for ev in calls_on_self(init) if init is not None else ():
+        building.add(f"{info.qualname}.{ev.func.value}")
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
 
@@ -337,9 +336,14 @@ def _restores(summary: FileSummary, method: str, key: Expr, may_run) -> bool:
         and key.value == info.params[1].name
 
 
+def _own_attr(e: Expr, self_name: str) -> bool:
+    """Whether ``e`` reads an attribute of the parameter ``self_name`` (``self.name``)."""
+    return e.op == Op.ATTR and bool(e.parts) and e.parts[0].op == Op.PARAM and e.parts[0].value == self_name
+
+
 def _self_reads(e: Expr, self_name: str) -> set:
     """The attributes of the parameter ``self_name`` that ``e`` reads directly (``self.name``)."""
-    if e.op == Op.ATTR and e.parts and e.parts[0].op == Op.PARAM and e.parts[0].value == self_name:
+    if _own_attr(e, self_name):
         return {e.value}
     out: set = set()
     for p in e.parts:
@@ -350,8 +354,7 @@ def _self_reads(e: Expr, self_name: str) -> set:
 
 def _substituted(e: Expr, self_name: str, reads: Dict[str, Expr]) -> Expr:
     """``e`` with each ``self.name`` of ``reads`` replaced by its value there."""
-    if e.op == Op.ATTR and e.parts and e.parts[0].op == Op.PARAM and e.parts[0].value == self_name \
-            and e.value in reads:
+    if _own_attr(e, self_name) and e.value in reads:
         return reads[e.value]
     if not isinstance(e, Expr) or not e.parts:
         return e

@@ -236,8 +236,7 @@ class Loader:
                                     incremental=self.settings.incremental and src.text is not None)
                 if key is not None:
                     self.cache.put(key, summary)
-            if summary.absent_modules:
-                self.absent[src.path] = list(summary.absent_modules)
+            self.took(src.path, summary)
             if followed:
                 self._note_dependencies(summary)
         except SourceError as exc:
@@ -261,6 +260,11 @@ class Loader:
                                                hint="Please report this with the file that caused it.",
                                                message=f"rule `{rule_name}` failed here{more}: {message}"))
         return summary
+
+    def took(self, path: str, summary: FileSummary) -> None:
+        """Note what the summary of the file at ``path`` took from the file system (:attr:`absent`)."""
+        if summary.absent_modules:
+            self.absent[path] = list(summary.absent_modules)
 
     def _note_dependencies(self, summary: FileSummary) -> None:
         """Remember the top-level packages that a followed file imports (see :attr:`dependencies`)."""
@@ -439,8 +443,7 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 hit.path = src.path  # stored under the absolute path: keep this run's spelling
                 loader.noqa[src.path] = noqa_lines(text)
                 loader.texts[src.path] = text
-                if hit.absent_modules:
-                    loader.absent[src.path] = list(hit.absent_modules)
+                loader.took(src.path, hit)
                 out.append(hit)
                 continue
         todo.append(src)
@@ -471,8 +474,7 @@ def _load_parallel(eager: List[SourceFile], loader: "Loader", jobs: int) -> List
                 loader.texts[src.path] = text
             if summary is not None:
                 out.append(summary)
-                if summary.absent_modules:
-                    loader.absent[src.path] = list(summary.absent_modules)
+                loader.took(src.path, summary)
                 if loader.cache is not None and text is not None:
                     module = _module_of(src)
                     loader.cache.put(loader.cache.key(src.path, module[0], text), summary)

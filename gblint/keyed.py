@@ -131,8 +131,7 @@ def changed(v: Expr, info, name: str, evaluate: Callable[[Expr], Expr]) -> Expr:
 def changed_by(v: Expr, keys: Optional[list]) -> Expr:
     """:func:`changed` for the changes ``keys``: ``(key, removed, value stored or None, evaluate)`` each, with the
     function that finds the values of its key and value where the change is made (None: a change by no known key)."""
-    if v.op != Op.DICT or keys is None or v.value not in (None, values.BOUNDED) \
-            or any(kv.parts[0].op != Op.CONST for kv in v.parts):
+    if keys is None or not _const_keyed(v):
         return values.changed_in_place(v)
     stored: dict = {}  # key -> the values stored under it (UNKNOWN where not known)
     removed, any_removed = set(), False
@@ -173,6 +172,7 @@ def _strings(v: Expr) -> Optional[frozenset]:
 
 
 def _const_keyed(v: Expr) -> bool:
+    """Whether ``v`` is a dict value that lists every key it holds, each a constant (BOUNDED: some of them)."""
     return v.op == Op.DICT and v.value in (None, values.BOUNDED) and all(kv.parts[0].op == Op.CONST for kv in v.parts)
 
 
