@@ -42,7 +42,7 @@ class _Positions:
         self.by_line: Dict[Tuple[type, int], cst.CSTNode] = {}
         self.functions: List[cst.FunctionDef] = []
         for node, rng in self.pos.items():
-            if isinstance(node, (cst.For, cst.While, cst.With, cst.Try, cst.If, cst.FunctionDef,
+            if isinstance(node, (cst.For, cst.While, cst.With, cst.Try, cst.If, cst.Assert, cst.FunctionDef,
                                  cst.SimpleStatementLine)):
                 self.by_line.setdefault((type(node), rng.start.line), node)
                 if isinstance(node, cst.FunctionDef):
@@ -227,8 +227,14 @@ def _disable(request: DisableFix, module: cst.Module, pos: _Positions, settings:
 def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
     """Replace ``if c: x = a`` by ``x = torch.where(c, a, x)``, or ``if c: raise E("msg")`` by
     ``torch._assert_async(torch.logical_not(c), "msg")``."""
-    node = pos.node((cst.If,), request.line)
     func = pos.enclosing_function(request.line)
+    check = pos.node((cst.Assert,), request.line)
+    if check is not None and func is not None:
+        new = _with_torch(lambda name: check_rewrite.negated_assert(module, check, name), alias)
+        title = ("Assert `torch.logical_not(...)` instead of `not ...`: Dynamo keeps that assertion in the graph "
+                 "(compiled, a failed check raises RuntimeError with the same message, not AssertionError)")
+        return (new, title, "unsafe") if new is not None else None
+    node = pos.node((cst.If,), request.line)
     if node is None or func is None:
         return None
     if check_rewrite.raise_guard(node) is not None:

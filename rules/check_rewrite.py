@@ -82,3 +82,22 @@ def to_assert_async(module: cst.Module, node: cst.If, alias: str) -> Optional[cs
     if comment is not None and comment.comment is not None:
         stmt = stmt.with_changes(trailing_whitespace=comment)
     return replace_node(module, node, stmt.with_changes(leading_lines=list(node.leading_lines)))
+
+
+def negated_assert(module: cst.Module, node: cst.Assert, alias: str) -> Optional[cst.Module]:
+    """``assert not T, "msg"`` -> ``assert ALIAS.logical_not(T), "msg"`` in ``module``: CPython
+    compiles ``not T`` in an ``assert`` to an inverted jump, which Dynamo does not recognise as an
+    assertion (a branch on the tensor, GB0170); on the call's result it does, and keeps the check in
+    the graph. Eagerly the same for a tensor ``T``: ``bool(logical_not(T))`` is ``not bool(T)``, and a
+    tensor of more than one element raises the same ``RuntimeError``; compiled, a failed check raises
+    ``RuntimeError("msg")`` (``_assert_async``) where it raised ``AssertionError``: unsafe (measured).
+    None for another shape (no single ``not``)."""
+    test = node.test
+    if not isinstance(test, cst.UnaryOperation) or not isinstance(test.operator, cst.Not) \
+            or (isinstance(test.expression, cst.UnaryOperation) and isinstance(test.expression.operator, cst.Not)):
+        return None
+    inner = test.expression.with_changes(lpar=[], rpar=[]) if isinstance(test.expression, cst.BaseExpression) else None
+    call = cst.parse_expression(f"{alias}.logical_not(x)").with_changes(
+        args=[cst.Arg(inner)], lpar=list(test.lpar), rpar=list(test.rpar))
+    return replace_node(module, test, call)
+

@@ -2,7 +2,10 @@
 
 Source: ``torch/_dynamo/symbolic_convert.py`` ``generic_jump`` ("Data-dependent branching",
 GB0170). Branches on shapes, ``numel()``, ``dim()``, ``dtype``, ``isinstance`` are guards,
-not breaks; ``assert`` on a tensor is rewritten to ``torch._assert`` (semantics.md §1).
+not breaks; ``assert`` on a tensor is rewritten to ``torch._assert_async`` (semantics.md §1), but
+only where its bytecode is the plain ``POP_JUMP_IF_TRUE; LOAD_ASSERTION_ERROR[; LOAD_CONST; CALL];
+RAISE_VARARGS`` (``_detect_and_normalize_assert_statement``): ``assert not t``, a chained comparison
+and a message computed at run time (``f"{name}"``, ``"...".format(x)``, a global) branch on the tensor.
 """
 import libcst as cst
 
@@ -26,11 +29,13 @@ class DataDependentBranch(Rule):
     code = "GBL105"
     name = "data-dependent-branch"
     gb_ids = ("GB0170",)
-    node_types = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation)
-    summary = "A Python branch (`if`, `while`, ternary, `and`/`or`) whose condition is a tensor."
+    node_types = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation, cst.Assert)
+    summary = ("A Python branch (`if`, `while`, ternary, `and`/`or`, an `assert` Dynamo cannot rewrite) whose condition "
+               "is a tensor.")
     why = "Python must know the tensor's value to pick a branch: the graph ends here (a frame skip inside a loop)."
     hint = ("Compute both branches and select with `torch.where(cond, a, b)`, or use `torch.cond`; check data with "
-            "`torch._assert_async(cond, msg)` instead of `if ...: raise`.")
+            "`torch._assert_async(cond, msg)` instead of `if ...: raise`; in an `assert`, test the tensor itself "
+            "(`assert torch.logical_not(t)`, not `assert not t`) with a constant message.")
     source = "torch/_dynamo/symbolic_convert.py: generic_jump; semantics.md §1"
     use_instead = (
         "import torch\n"
@@ -89,6 +94,12 @@ class DataDependentBranch(Rule):
         "    if not torch.isfinite(y).all():  # expect: GBL105\n"
         "        raise ValueError('non-finite')\n"
         "    return y\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x, name: str):\n"
+        "    assert not torch.isnan(x).any(), 'nan'  # expect: GBL105\n"
+        "    assert (x > 0).all(), f'{name} must be positive'  # expect: GBL105\n"
+        "    return x * 2\n",
     )
     examples_clean = (
         "import torch\n"
@@ -119,6 +130,7 @@ class DataDependentBranch(Rule):
         "    if isinstance(x, torch.Tensor):\n"
         "        x = x - 1\n"
         "    assert (x.abs() < 1e6).all()\n"
+        "    assert (x > -1e6).all(), 'too ' 'small'\n"
         "    return x\n",
         "import torch\n"
         "from transformers.utils import is_tracing\n"
@@ -136,6 +148,8 @@ class DataDependentBranch(Rule):
     )
 
     def check(self, node, ctx):
+        if isinstance(node, cst.Assert):
+            return self._assert(node, ctx)
         if isinstance(node, (cst.If, cst.While)):
             test = node.test
             if ctx.compiling_guard(test) is not None:
@@ -186,6 +200,48 @@ class DataDependentBranch(Rule):
                              gate_text=f"`{code_of(test)}` is a tensor")
         return None
 
+    def _assert(self, node: cst.Assert, ctx):
+        """``assert T, msg`` on a tensor ``T``: Dynamo keeps it in the graph when the jump is the
+        plain truth test followed by the raise with no message or one constant message; ``not T``
+        (CPython inverts the jump) and a chained comparison (a jump between the comparisons) branch
+        on the tensor, and so does a message computed at run time. An ``and``/``or`` test is the
+        :class:`cst.BooleanOperation`'s own site. Measured: tests/cases/kinds/kb45."""
+        test, negated = node.test, False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, not negated
+        if isinstance(test, cst.BooleanOperation):
+            return None
+        chained = isinstance(test, cst.Comparison) and len(test.comparisons) > 1
+        if chained:
+            # the first jump is on the first comparison (`a <= t` of `a <= t <= b`)
+            k = _stronger(ctx.kind(test.left), ctx.kind(test.comparisons[0].comparator))
+            how = "a chained comparison"
+        elif negated:
+            k, how = ctx.kind(test), "`assert not`"
+        elif node.msg is not None and not _constant(node.msg):
+            k, how = ctx.kind(test), "a run-time message"
+        else:
+            return None
+        what = f"`assert` with {how}" if not negated or chained else how
+        where = node.test if type(node.test) in INDEXED else node
+        # `assert not T, "msg"` -> `assert torch.logical_not(T), "msg"` (check_rewrite.negated_assert)
+        fix = ctx.known_tensor(test) if negated and not chained and (node.msg is None or _constant(node.msg)) else None
+        if maybe_tensor(k) and not (chained and k != Kind.TENSOR):
+            return self.site(where, f"{what} on a tensor value (data-dependent branching)", needs=k, python_value=True,
+                             fix_needs=(fix,) if fix else None)
+        if chained:
+            # the first comparison is a tensor when either of its operands is one
+            parts = (test.left, test.comparisons[0].comparator)
+            gate = Expr(Op.OR, parts=tuple(Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(p, ctx),)) for p in parts))
+            text = " or ".join(f"`{code_of(p)}`" for p in parts) + " is a tensor"
+        elif k in (Kind.UNKNOWN, Kind.PROBABLE):
+            gate = Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(test, ctx),))
+            text = f"`{code_of(test)}` is a tensor"
+        else:
+            return None
+        return self.site(where, f"{what} on a tensor value (data-dependent branching)", python_value=True,
+                         gate=gate, gate_text=text)
+
     @staticmethod
     def where_needs(node, ctx):
         """For ``if c: x = a`` (``else: x = b``), the kind tokens of ``c``, ``a`` and ``b`` (``x``
@@ -205,6 +261,36 @@ class DataDependentBranch(Rule):
             return None
         tokens = tuple(ctx.known_tensor(e) for e in (node.test, then[1], other))
         return None if None in tokens else tokens
+
+
+def _stronger(a: str, b: str) -> str:
+    """The kind of ``a OP b`` as far as a branch on it goes: a tensor when either may be one."""
+    if Kind.TENSOR in (a, b):
+        return Kind.TENSOR
+    if maybe_tensor(a):
+        return a
+    if maybe_tensor(b):
+        return b
+    return Kind.UNKNOWN if Kind.UNKNOWN in (a, b) or Kind.PROBABLE in (a, b) else a
+
+
+def _constant(msg: cst.BaseExpression) -> bool:
+    """Whether CPython compiles ``msg`` to one ``LOAD_CONST``: string and number literals, implicitly
+    joined strings, an f-string with no placeholder, and arithmetic on those that its optimizer folds
+    (not ``%`` on a string, which it leaves to run time: measured, kb45)."""
+    if isinstance(msg, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(msg, cst.ConcatenatedString):
+        return _constant(msg.left) and _constant(msg.right)
+    if isinstance(msg, cst.FormattedString):
+        return all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
+    if isinstance(msg, cst.UnaryOperation) and isinstance(msg.operator, cst.Minus):
+        return _constant(msg.expression)
+    if isinstance(msg, cst.BinaryOperation):
+        if isinstance(msg.operator, cst.Modulo) and not isinstance(msg.left, (cst.Integer, cst.Float)):
+            return False
+        return isinstance(msg.operator, (cst.Add, cst.Multiply)) and _constant(msg.left) and _constant(msg.right)
+    return False
 
 
 def _late_tensor_operand(test: cst.BooleanOperation, ctx):

@@ -95,6 +95,9 @@ something else, or the reverse (a guard that must stay clean):
 - A call of a function of a standard-library module Dynamo skips (``BUILTIN_SKIPLIST``, read from the installed
   torch: ``importlib.import_module``, ``linecache.getline``) breaks (GB0007); those it runs on constant arguments
   (``re.match``, ``importlib.util.find_spec``) and ``copy.deepcopy``, inlined when called, do not (kb42).
+- ``assert`` on a tensor is kept in the graph only in its plain form (the truth jump, then the raise with no
+  message or one constant); ``assert not t``, a chained comparison and a message computed at run time (an f-string
+  with a placeholder, ``.format``, ``%``, a global) branch on the tensor: GB0170 (kb45).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

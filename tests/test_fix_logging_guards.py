@@ -312,3 +312,48 @@ def test_assert_async_still_raises_on_bad_data(tmp_path):
         """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.splitlines() == ["RuntimeError non-finite logits"] * 2, out.stderr[-2000:]
+
+
+def test_negated_assert_is_asserted_on_logical_not(tmp_path):
+    """kb45 fixed with ``--unsafe-fixes``: each ``assert not T`` becomes ``assert torch.logical_not(T)``,
+    and measured under torch their two breaks are gone while the breaks no rewrite keeps (a message
+    computed at run time, a chained comparison) stay; outputs are equal; compiled, bad data raises
+    ``RuntimeError`` with the same message where the original raised ``AssertionError``."""
+    pytest.importorskip("torch")
+    name = "kb45_assert_forms.py"
+    orig, fixed = tmp_path / "orig", tmp_path / "fixed"
+    orig.mkdir()
+    fixed.mkdir()
+    shutil.copy(os.path.join(KINDS, name), orig / name)
+    shutil.copy(os.path.join(KINDS, name), fixed / name)
+    titles = [t for _, a, t in _fixes((orig / name).read_text()) if a == "unsafe"]
+    assert len(titles) == 2 and all(t.startswith("Assert `torch.logical_not") for t in titles)
+    safe = subprocess.run([sys.executable, "-m", "gblint", "fix", "--no-cache", str(fixed)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert (fixed / name).read_text() == (orig / name).read_text(), safe.stdout
+    subprocess.run([sys.executable, "-m", "gblint", "fix", "--unsafe-fixes", "--no-cache", str(fixed)],
+                   capture_output=True, text=True, cwd=ROOT)
+    text = (fixed / name).read_text()
+    assert text.count("assert torch.logical_not(") == 2 and "assert not not" in text
+    before = {b["function"] for b in _measure().measure([str(orig / name)])["programs"][name]["breaks"]}
+    after = {b["function"] for b in _measure().measure([str(fixed / name)])["programs"][name]["breaks"]}
+    assert {"negated", "negated_bare"} <= before
+    assert after == before - {"negated", "negated_bare"} and after
+    (o, _), (f, _) = _observe(str(orig), [name])[name], _observe(str(fixed), [name])[name]
+    assert o["error"] is None and f["error"] is None and o["outputs"] == f["outputs"] and o["outputs"]
+    code = textwrap.dedent(f"""\
+        import importlib.util, torch
+        for path in ({str(orig / name)!r}, {str(fixed / name)!r}):
+            spec = importlib.util.spec_from_file_location("kb45", path)
+            m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+            fn = m.negated.__wrapped__ if hasattr(m.negated, "__wrapped__") else m.negated
+            for run in (fn, torch.compile(fn, backend="eager")):
+                try:
+                    run(torch.tensor([1.0, float("nan")]))
+                    print("no error")
+                except Exception as e:
+                    print(type(e).__name__, str(e).splitlines()[0])
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.splitlines() == ["AssertionError nan in y", "AssertionError nan in y",
+                                       "AssertionError nan in y", "RuntimeError nan in y"], out.stderr[-2000:]
