@@ -43,11 +43,13 @@ def log_fix(site: Event, frame: str) -> Optional[FixRequest]:
 def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool) -> FixRequest:
     """The fix request for a break in ``loop`` of ``frame`` (``anchor``: the statement of the frame
     that leads to it; ``direct``: the site is in the frame itself): the loop's :class:`LoopFix`,
-    unless the site is the loop's only break and a logging call Dynamo can reorder, whose config
-    line compiles the loop without writing it out and keeps its output (issue 40: a `print` in a
-    loop was unrolled into one print per step). A guard, which drops the output under compile, is
-    not preferred to the loop's safe fix (the rule's hint names it)."""
-    if direct and site.code in LOG_FIXES and site.fixable:
+    unless the site is the loop's only break and a ``print`` or logging call: then that call's own
+    fix, the config line that lets Dynamo reorder it (its output kept) or else the guard that drops it
+    under compile (both unsafe), which compiles the loop as it is written. Issue 40: the safe loop fix
+    unrolled a `print("i", i)` loop into one print per step, or nested the loop in a helper, and the
+    fix a reviewer expects was not offered; a loop that holds a logging call is never unrolled
+    (:func:`gblint.fixes._loop`)."""
+    if direct and site.code in LOG_FIXES and (site.fixable or site.rule_name in ("print-call", "logging-call")):
         breaks = [e for e in frame.info.events if e.kind == EventKind.BREAK and loop in e.blocks]
         if len(breaks) == 1 and breaks[0].span == site.span:
             return LogFix(site.span.line, frame.name, site.fixable)

@@ -167,7 +167,8 @@ def _loop(request: LoopFix, module: cst.Module, pos: _Positions, settings: Setti
     if loop is None:
         return None
     new, title = None, ""
-    if isinstance(loop, cst.For) and not rewrites.rebinds_range(pos.module):  # the whole file decides
+    if isinstance(loop, cst.For) and not rewrites.rebinds_range(pos.module) \
+            and not log_rewrites.holds_logging(loop.body, LOGGER_METHODS):  # the whole file decides range
         new = rewrites.unroll(module, loop, settings.max_unroll)
         title = f"Unroll the loop at line {request.line}"
     if new is None:
@@ -193,9 +194,17 @@ def _block(request: BlockFix, module: cst.Module, pos: _Positions, settings: Set
         if new is not None:
             return new, (f"Move `.item()` out of the `try` block at line {request.line}: its handlers catch only "
                          "errors `.item()` does not raise"), "safe"
+        new = item_rewrite.drop_handlers(module, block)
+        if new is not None:
+            return new, (f"Move `.item()` out of the `try` block at line {request.line} (its handlers no longer run: "
+                         "what `.item()` raises propagates, such as RuntimeError for a tensor that has not one "
+                         "element or AttributeError for a value without `.item()`)"), "unsafe"
     if is_with:
         new = rewrites.split_with(module, block, stmt)
         title = f"Move the breaking statement out of the `with` block at line {request.line}"
+    elif _handles_assert(block, stmt):
+        new = None  # the handler is there for the assertion: moved out, a failed check would propagate
+        title = ""
     else:
         new = rewrites.split_try(module, block, stmt)
         title = f"Move the breaking statement out of the `try` block at line {request.line}"
@@ -228,6 +237,8 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     """Replace ``if c: x = a`` by ``x = torch.where(c, a, x)``, or ``if c: raise E("msg")`` by
     ``torch._assert_async(torch.logical_not(c), "msg")``."""
     func = pos.enclosing_function(request.line)
+    if func is not None and _shadows(func, alias or "torch"):
+        return None  # `torch` there is a local (`torch = x.new_zeros(())`): the rewrite would call it
     check = pos.node((cst.Assert,), request.line)
     if check is not None and func is not None:
         new = _with_torch(lambda name: check_rewrite.negated_assert(module, check, name), alias)
@@ -251,6 +262,29 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     return (new, title, "unsafe") if new is not None else None
 
 
+def _handles_assert(block: cst.Try, stmt) -> bool:
+    """Whether ``stmt`` is an ``assert`` and a handler of ``block`` may catch the ``AssertionError``
+    it raises (bare, ``AssertionError``, ``Exception``, ``BaseException``, or a name not known)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(b, cst.Assert) for b in stmt.body)):
+        return False
+    for handler in block.handlers:
+        if handler.type is None:
+            return True
+        items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        for item in items:
+            value = item.value if isinstance(item, cst.Element) else item
+            if not isinstance(value, cst.Name) or value.value in ("AssertionError", "Exception", "BaseException"):
+                return True
+    return False
+
+
+def _shadows(func: cst.FunctionDef, name: str) -> bool:
+    """Whether ``func`` binds ``name`` itself (a parameter, an assignment, an import, a loop target):
+    a rewrite that calls ``name.f(...)`` there would call the local."""
+    body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
+    return name in set(rewrites._param_names(func)) | rewrites.scan(body).binds
+
+
 def _with_torch(rewrite, alias: Optional[str]) -> Optional[cst.Module]:
     """``rewrite(name)`` with ``name`` the name torch is bound to; where the file binds none, the
     rewrite uses ``torch`` and ``import torch`` is added after it (nodes are found by identity)."""
@@ -270,12 +304,17 @@ def _log(request: LogFix, module: cst.Module, pos: _Positions, settings: Setting
     func = dotted(call.func) or ""
     if func != "print" and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in LOGGER_METHODS):
         return None  # str(t), time.time(): not logging
+    enclosing = pos.enclosing_function(request.line)
+    if enclosing is not None and _shadows(enclosing, alias or "torch"):
+        return None
     if request.reorderable:
         # the line uses no node of the module: `import torch` may go in first
         new = log_rewrites.add_reorderable(module if alias else rewrites.torch_name(module)[0], call, alias or "torch")
         if new is not None:
             return new, (f"Add `{func}` to `torch._dynamo.config.reorderable_logging_functions`: Dynamo runs it "
                          "after the graph (its output comes later, with tensors as they are then)"), "unsafe"
+    if log_rewrites.changes_state(call):
+        return None  # the guard would also drop what its arguments do (`print(stack.pop())`, `:=`)
     new = _with_torch(lambda name: log_rewrites.guard_compiling(module, stmt, name), alias)
     title = f"Guard `{func}(...)` with `if not torch.compiler.is_compiling():` (it no longer runs when compiled)"
     return (new, title, "unsafe") if new is not None else None

@@ -212,20 +212,22 @@ class DataDependentBranch(Rule):
         if isinstance(test, cst.BooleanOperation):
             return None
         chained = isinstance(test, cst.Comparison) and len(test.comparisons) > 1
+        if chained and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            return None  # the first jump is on a Python bool
         if chained:
             # the first jump is on the first comparison (`a <= t` of `a <= t <= b`)
             k = _stronger(ctx.kind(test.left), ctx.kind(test.comparisons[0].comparator))
             how = "a chained comparison"
         elif negated:
             k, how = ctx.kind(test), "`assert not`"
-        elif node.msg is not None and not _constant(node.msg):
+        elif node.msg is not None and _run_time(node.msg):
             k, how = ctx.kind(test), "a run-time message"
         else:
             return None
         what = f"`assert` with {how}" if not negated or chained else how
         where = node.test if type(node.test) in INDEXED else node
         # `assert not T, "msg"` -> `assert torch.logical_not(T), "msg"` (check_rewrite.negated_assert)
-        fix = ctx.known_tensor(test) if negated and not chained and (node.msg is None or _constant(node.msg)) else None
+        fix = ctx.known_tensor(test) if negated and not chained and (node.msg is None or _string(node.msg)) else None
         if maybe_tensor(k) and not (chained and k != Kind.TENSOR):
             return self.site(where, f"{what} on a tensor value (data-dependent branching)", needs=k, python_value=True,
                              fix_needs=(fix,) if fix else None)
@@ -274,23 +276,50 @@ def _stronger(a: str, b: str) -> str:
     return Kind.UNKNOWN if Kind.UNKNOWN in (a, b) or Kind.PROBABLE in (a, b) else a
 
 
-def _constant(msg: cst.BaseExpression) -> bool:
-    """Whether CPython compiles ``msg`` to one ``LOAD_CONST``: string and number literals, implicitly
-    joined strings, an f-string with no placeholder, and arithmetic on those that its optimizer folds
-    (not ``%`` on a string, which it leaves to run time: measured, kb45)."""
-    if isinstance(msg, (cst.SimpleString, cst.Integer, cst.Float)):
-        return True
+def _run_time(msg: cst.BaseExpression) -> bool:
+    """Whether CPython surely computes the message ``msg`` at run time instead of loading it with one
+    ``LOAD_CONST``: it reads a name or an attribute, calls, formats an f-string placeholder, builds a
+    list, set or dict, formats with ``%`` (left to run time, measured: kb45), or adds an f-string (the
+    optimizer folds only plain constants). An expression of literals alone is folded to one constant
+    (``"a" if True else "b"``, ``("x", "y")[0]``, ``"a" + "b"``): no break (a constant that is not a
+    string makes ``_assert_async`` raise instead, which is not a graph break)."""
+    found = []
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value not in ("True", "False", "None", "__debug__"):
+                found.append(node)
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.Modulo) and not isinstance(node.left, (cst.Integer, cst.Float)):
+                found.append(node)
+            elif any(isinstance(side, cst.FormattedString) for side in (node.left, node.right)):
+                found.append(node)
+
+        def visit_FormattedStringExpression(self, node) -> None:
+            found.append(node)
+
+        def visit_List(self, node) -> None:
+            found.append(node)
+
+        def visit_Set(self, node) -> None:
+            found.append(node)
+
+        def visit_Dict(self, node) -> None:
+            found.append(node)
+
+    msg.visit(_Reads())
+    return bool(found)
+
+
+def _string(msg: cst.BaseExpression) -> bool:
+    """Whether ``msg`` is a string literal (plain, implicitly joined, or an f-string with no
+    placeholder), the message the assertion's rewrite keeps: ``_assert_async`` takes only a ``str``."""
+    if isinstance(msg, cst.SimpleString):
+        return "b" not in msg.prefix.lower()
     if isinstance(msg, cst.ConcatenatedString):
-        return _constant(msg.left) and _constant(msg.right)
-    if isinstance(msg, cst.FormattedString):
-        return all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
-    if isinstance(msg, cst.UnaryOperation) and isinstance(msg.operator, cst.Minus):
-        return _constant(msg.expression)
-    if isinstance(msg, cst.BinaryOperation):
-        if isinstance(msg.operator, cst.Modulo) and not isinstance(msg.left, (cst.Integer, cst.Float)):
-            return False
-        return isinstance(msg.operator, (cst.Add, cst.Multiply)) and _constant(msg.left) and _constant(msg.right)
-    return False
+        return _string(msg.left) and _string(msg.right)
+    return isinstance(msg, cst.FormattedString) and all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
 
 
 def _late_tensor_operand(test: cst.BooleanOperation, ctx):

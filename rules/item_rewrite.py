@@ -135,3 +135,17 @@ def hoist_item(module: cst.Module, whole: cst.Module, block: cst.Try) -> Optiona
     if caught & binds.names or "*" in binds.names:
         return None
     return replace_node(module, block, stmt.with_changes(leading_lines=list(block.leading_lines)))
+
+
+def drop_handlers(module: cst.Module, block: cst.Try) -> Optional[cst.Module]:
+    """``try: s = t.item() / except RuntimeError: s = 0.0`` -> ``s = t.item()`` in ``module``,
+    whatever the handlers catch: they no longer run, so an error ``.item()`` raises (``RuntimeError``
+    for a tensor that has not one element) propagates instead of being handled. Unsafe; the shape
+    is :func:`hoist_item`'s (one ``NAME = NAME.item()``, no ``else``/``finally``). None otherwise."""
+    if block.finalbody is not None or block.orelse is not None or not block.handlers \
+            or not isinstance(block.body, cst.IndentedBlock) or len(block.body.body) != 1:
+        return None
+    stmt = block.body.body[0]
+    if item_call(stmt) is None:
+        return None
+    return replace_node(module, block, stmt.with_changes(leading_lines=list(block.leading_lines)))

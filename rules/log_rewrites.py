@@ -164,3 +164,56 @@ def guard_compiling(module: cst.Module, stmt: cst.SimpleStatementLine, alias: st
     guard = cst.If(test=cst.parse_expression(f"not {alias}.compiler.is_compiling()"),
                    body=cst.IndentedBlock(body=[inner]), leading_lines=list(stmt.leading_lines))
     return replace_node(module, stmt, guard)
+
+
+def holds_logging(node: cst.CSTNode, logger_methods) -> bool:
+    """Whether ``node`` (a loop) calls ``print``, a ``logging`` or ``warnings`` function, or a logger
+    method (``logger.info``, ``self.log.warning``: a method of ``logger_methods`` on a name that
+    says log). Unrolling such a loop writes its output statement once per step (issue 40: a
+    3-line loop with a ``print`` became 9 lines with 3 prints); the loop fix declines to."""
+    found = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            name = _dotted(call.func)
+            head, _, last = name.rpartition(".")
+            if name == "print" or head in ("logging", "warnings") or \
+                    (last in logger_methods and "log" in head.rpartition(".")[2].lower()):
+                found.append(call)
+
+    node.visit(_Calls())
+    return bool(found)
+
+
+#: methods that change their object (a guard around a call whose arguments call one drops the change)
+MUTATORS = frozenset({"pop", "popitem", "popleft", "append", "appendleft", "extend", "insert", "remove", "clear",
+                      "update", "setdefault", "add", "discard", "send", "write", "put", "put_nowait", "get_nowait"})
+
+
+def changes_state(call: cst.Call) -> bool:
+    """Whether evaluating ``call``'s arguments may change state beside printing: an assignment
+    expression (``:=``), ``next(...)``, a ``yield``/``await``, or a method named as a mutator
+    (``stack.pop()``, :data:`MUTATORS`) or an in-place tensor method (``t.add_(1)``). A guard that
+    skips the call under compile would skip that too, so it declines."""
+    found = []
+
+    class _Effects(cst.CSTVisitor):
+        def visit_NamedExpr(self, node) -> None:
+            found.append(node)
+
+        def visit_Yield(self, node) -> None:
+            found.append(node)
+
+        def visit_Await(self, node) -> None:
+            found.append(node)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            name = _dotted(node.func)
+            last = name.rpartition(".")[2]
+            if name == "next" or (isinstance(node.func, cst.Attribute) and (
+                    last in MUTATORS or (last.endswith("_") and not last.endswith("__")))):
+                found.append(node)
+
+    for arg in call.args:
+        arg.value.visit(_Effects())
+    return bool(found)

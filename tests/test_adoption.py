@@ -184,7 +184,7 @@ def test_a_missing_or_malformed_baseline_is_an_error(tmp_path):
 
 def test_fixable_diagnostics_are_marked_and_counted(tmp_path):
     text = ("import torch\n\n\n@torch.compile\ndef f(x):\n    for i in range(3):\n        x = x + i\n"
-            "        print(i)\n    return x\n\n\n@torch.compile\ndef g(x):\n    y = x * 2\n    y = y + 1\n"
+            "        torch._dynamo.graph_break()\n    return x\n\n\n@torch.compile\ndef g(x):\n    y = x * 2\n    y = y + 1\n"
             "    with torch.autograd.graph.saved_tensors_hooks(print, print):\n        print(y)\n"
             "        y = y - 1\n    return y\n\n\n@torch.compile\ndef h(x):\n    return x.mean().item()\n")
     cwd = project(tmp_path, text)

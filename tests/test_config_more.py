@@ -299,7 +299,8 @@ def test_an_excluded_module_is_named_as_excluded(tmp_path, pattern):
 # --------------------------------------------------------------------------- 7. standard input
 
 LOOP_LATIN1 = ("# -*- coding: latin-1 -*-\n# caf\xe9\nimport torch\n\n\n@torch.compile\ndef f(x, xs):\n"
-               "    x = x * 2\n    for v in xs:\n        x = x + v\n        print('\xe9t\xe9', v)\n    return x\n")
+               "    x = x * 2\n    for v in xs:\n        x = x + v\n        print('\xe9t\xe9', v)\n"
+               "        torch._dynamo.graph_break()\n    return x\n")
 
 
 @pytest.mark.parametrize("ioencoding", [None, "ascii", "utf-8"])

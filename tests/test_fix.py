@@ -130,7 +130,7 @@ def _fix_in_process(capsys, *args):
 
 def _fixable(path, loops=1):
     """A compiled function whose loops the helper rewrite fixes, one per round."""
-    body = "".join("    for v in xs:\n        x = x + v\n        print(v)\n" for _ in range(loops))
+    body = "".join("    for v in xs:\n        x = x + v\n        torch._dynamo.graph_break()\n" for _ in range(loops))
     path.write_text(f"import torch\n\n\n@torch.compile\ndef f(x, xs):\n    x = x * 2\n{body}    return x\n")
     return path
 
@@ -211,10 +211,10 @@ def test_fix_reaches_the_fixpoint_and_a_second_run_changes_nothing(tmp_path, cap
     path = tmp_path / "many.py"
     funcs = []
     for i in range(38):
-        loop = ("    for k in range(3):\n        x = x + k\n        print(k)\n" if i % 2
-                else "    for v in xs:\n        x = x + v\n        print(v)\n")
+        loop = ("    for k in range(3):\n        x = x + k\n        torch._dynamo.graph_break()\n" if i % 2
+                else "    for v in xs:\n        x = x + v\n        torch._dynamo.graph_break()\n")
         funcs.append(f"@torch.compile\ndef f{i}(x, xs):\n    x = x * 2\n{loop}    return x\n")
-    funcs.append("@torch.compile\ndef g(x, xs):\n" + "    for v in xs:\n        x = x - v\n        print(v)\n" * 2
+    funcs.append("@torch.compile\ndef g(x, xs):\n" + "    for v in xs:\n        x = x - v\n        torch._dynamo.graph_break()\n" * 2
                  + "    return x\n")  # moving g's first loop alone adds a skipped frame (g's second loop still skips g)
     path.write_text("import torch\n\n\n" + "\n\n".join(funcs))
     rc, out, err = _fix_in_process(capsys, str(path))
@@ -245,8 +245,8 @@ def test_round_limit_is_an_error_with_a_fresh_report(tmp_path, monkeypatch, caps
 
 
 def _loopy_project(tmp_path, monkeypatch):
-    """A checked file whose compiled function loops with a `print`, calling a package `loopylib` (on the path)
-    whose function does the same: ``(the package's file, the checked file)``."""
+    """A checked file whose compiled function loops with a graph break, calling a package `loopylib` (on the
+    path) whose function loops with a `print`: ``(the package's file, the checked file)``."""
     site = tmp_path / "site"
     (site / "loopylib").mkdir(parents=True)
     lib = site / "loopylib" / "__init__.py"
@@ -268,7 +268,7 @@ def _loopy_project(tmp_path, monkeypatch):
         def step(x, xs):
             for k in range(2):
                 x = x + k
-                print(k)
+                torch._dynamo.graph_break()
             return accumulate(x, xs)
         """))
     monkeypatch.syspath_prepend(str(site))

@@ -1,5 +1,6 @@
 """Differential test of the safe fixes: generated plain-Python functions with loops that gblint
-reports (a ``print`` in a loop of a compiled function skips its frame), fixed by ``fix_sources``
+reports (a ``print`` or ``torch._dynamo.graph_break()`` in a loop of a compiled function skips its
+frame), fixed by ``fix_sources``
 (unroll, move the loop into a helper, ``@torch.compiler.disable``), then run before and after the
 fix on the same inputs without torch (``torch.compile`` is a stub that returns the function). The
 return values, what was printed and the exceptions (type and message) must be equal.
@@ -77,7 +78,8 @@ class Gen:
         return [f"{pad}print({self.expr(loop_var)})"]
 
     def loop(self):
-        """A loop with at least one ``print`` (the break gblint reports) and its set-up lines."""
+        """A loop with at least one break gblint reports (a ``print``, or ``torch._dynamo.graph_break()``:
+        a loop that prints is never unrolled) and its set-up lines."""
         r = self.r
         kind = r.choice(["for", "for", "range", "while"])
         setup, head, first, var = [], "", [], "x"
@@ -89,7 +91,8 @@ class Gen:
             setup = ["    n = 0"]
             head, first = "    while n < len(xs):", ["        x = xs[n]", "        n += 1"]
         body = [self.stmt(8, var) for _ in range(r.randint(1, 4))]
-        body.insert(r.randint(0, len(body)), [f"        print({self.expr(var)})"])
+        brk = f"print({self.expr(var)})" if r.random() < 0.3 else "torch._dynamo.graph_break()"
+        body.insert(r.randint(0, len(body)), [f"        {brk}"])
         lines = setup + [head] + first + [line for s in body for line in s]
         if r.random() < 0.15:
             lines += ["    else:", f"        {self.var()} = {self.expr()}"]
@@ -134,6 +137,7 @@ def fake_torch(monkeypatch):
     stub = types.ModuleType("torch")
     stub.compile = lambda fn=None, **kwargs: fn if fn is not None else (lambda f: f)
     stub.compiler = types.SimpleNamespace(disable=lambda fn=None, **kwargs: fn if fn is not None else (lambda f: f))
+    stub._dynamo = types.SimpleNamespace(graph_break=lambda: None)
     monkeypatch.setitem(sys.modules, "torch", stub)
 
 
@@ -152,5 +156,6 @@ def test_safe_fixes_keep_behaviour(fake_torch):
         for old_run, new_run in zip(before, after):
             assert old_run == new_run, (f"seed {SEED}, module {m}: {old_run[0]}{old_run[1:4]} behaves differently "
                                         f"after the fix\n--- before\n{text}\n--- after\n{new}")
-    # the generator must exercise the rewrites, not only their refusals
-    assert fixed_functions >= EXAMPLES // 5, fixed_functions
+    # the generator must exercise the rewrites, not only their refusals (about a fifth of the draws
+    # are fixed; a loop that prints is only ever moved, so seeds with many such loops fix fewer)
+    assert fixed_functions >= EXAMPLES // 6, fixed_functions

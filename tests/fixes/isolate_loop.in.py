@@ -6,5 +6,5 @@ def sum_features(feats, scale):
     out = torch.zeros_like(feats[0])
     for f in feats:
         out = out + f.abs()
-        print("feature", f.shape)
+        torch._dynamo.graph_break()
     return out * scale

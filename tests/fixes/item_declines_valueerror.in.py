@@ -1,4 +1,4 @@
-# gblint-fix: --unsafe-fixes
+# gblint-fix: safe fixes only (the unsafe fix drops the handlers: item_drops_handlers)
 import torch
 
 
