@@ -94,7 +94,7 @@ class Consequences(CallValues):
             self.visited.setdefault(key[:2], frame)
             ends: List[Optional[Way]] = []  # the ways to breaks that end the frame's tracing when their arm runs
             for ev in frame.info.events:
-                if self.skips(ev, env):
+                if ev.alone or self.skips(ev, env):  # inlined: a break of the frame compiled alone is none
                     continue
                 found: List[InnerBreak] = []
                 if ev.kind == EventKind.BREAK:

@@ -476,6 +476,7 @@ class Event:
     needs_capture: bool = False
     origin_line: int = 0  # a lazily formatted f-string: the line it was written on (the event is at its use)
     loop_tail: bool = False  # a "tail" outcome that a loop around does not make a skip (see rules.base.BreakSite)
+    alone: bool = False  # breaks only where the frame is compiled on its own, never inlined (rules.base.BreakSite)
     needs: Optional[str] = None
     tensor_param: Optional[str] = None  # the parameter the break needs to be a tensor (a guess the walk may refute)
     passed_tensor: bool = False  # nothing says tensor_param is one: only a call passing a tensor reaches the break

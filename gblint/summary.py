@@ -643,7 +643,7 @@ class SummaryBuilder(PositionedVisitor):
                     code=site.rule.code, rule_name=site.rule.name, gb_ids=tuple(site.gb_ids), detail=site.detail,
                     hint=site.rule.hint, outcome=Outcome(site.outcome), python_value=site.python_value, needs=site.needs,
                     capturable=site.capturable, needs_capture=site.needs_capture, fix_needs=site.fix_needs,
-                    origin_line=site.origin_line, loop_tail=site.loop_tail)
+                    origin_line=site.origin_line, loop_tail=site.loop_tail, alone=site.alone)
                 self.add_event(ev)
                 self._site_nodes.add(id(site.node))
 

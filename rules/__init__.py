@@ -14,7 +14,7 @@ from .formatting import FormatTensor
 from .hooks import BackwardHookedModule, HookHandleUse, ModuleHookInRegion, OptimizerCall
 from .imports import ImportFailure
 from .indexing import DataDependentIndex, DataDependentSlice
-from .language import ClassStatement, ModuleConstruction, SortedWithKey, UncaughtRaise
+from .language import ClassStatement, MetaclassSuperCall, ModuleConstruction, SortedWithKey, UncaughtRaise
 from .objects import BuiltinGetattr, ClassAssignment, ContextVarCall, DictIteratorAcrossBreak, TensorSetUse
 from .scalars import NumpyConversion, ScalarExtraction, ToList
 from .tensor_methods import UnsupportedTensorMethod
@@ -28,7 +28,7 @@ ALL_RULES = [
     ImportFailure(), ContextVarCall(), ModuleHookInRegion(), BackwardHookedModule(), DynamoApiInRegion(),
     BuiltinGetattr(), OptimizerCall(), ClassAssignment(), TensorSetUse(), DataDependentIndex(), OpFailsInTry(),
     DictIteratorAcrossBreak(), HookHandleUse(), DataDependentSlice(), AssertTensorContainer(), MarkDirty(),
-    RangeOfTensor(), ApplyDuplicateInput(),
+    RangeOfTensor(), ApplyDuplicateInput(), MetaclassSuperCall(),
 ]
 
 __all__ = ["ALL_RULES", "BreakSite", "Rule"]

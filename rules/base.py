@@ -48,6 +48,9 @@ class BreakSite:
     # a "tail" outcome that stays one inside a loop: Dynamo keeps the graph up to the last checkpoint and runs the
     # rest eagerly, no GB7000 skip (a tensor slice bound, measured: tests/cases/kinds kb38)
     loop_tail: bool = False
+    # a break only where its frame is compiled on its own (called from code that runs eagerly), never where a
+    # compiled caller inlines it: Dynamo builds a class there without tracing its metaclass's `__call__` (kb46)
+    alone: bool = False
 
 
 class Rule:

@@ -338,3 +338,80 @@ class UncaughtRaise(Rule):
                 at = at if isinstance(at, cst.BaseExpression) else node
             return self.site(at, "`raise` re-raises an exception that leaves the compiled frame", outcome="raise")
         return self.site(node, "`raise` of an exception that leaves the compiled frame", outcome="raise")
+
+
+#: metaclasses whose instances' ``__call__`` is ``type.__call__`` (a slot wrapper): a metaclass deriving
+#: directly from one of these reaches it through ``super().__call__``
+_TYPE_CALL_BASES = frozenset({"type", "builtins.type", "abc.ABCMeta"})
+
+
+class MetaclassSuperCall(Rule):
+    code = "GBL145"
+    name = "metaclass-super-call"
+    gb_ids = ("GB0006",)
+    node_types = (cst.Call,)
+    summary = ("`super().__call__(...)` in a metaclass's `__call__` (it reaches `type.__call__`), where Dynamo "
+               "compiles that `__call__` as a frame of its own.")
+    why = ("`type.__call__` is a slot wrapper, not a function: Dynamo cannot call it through `super()` (GB0006) and "
+           "the graph ends there. It compiles a metaclass's `__call__` on its own when the class is called from code "
+           "that runs eagerly (a skipped frame, a disabled function); called from compiled code, the class is built "
+           "without tracing it: no break.")
+    hint = "Remove the break that makes the caller run eagerly: built from compiled code, the class does not break."
+    source = "torch/_dynamo/variables/misc.py: SuperVariable.call_method (GB0006); measured, tests/cases/kinds/kb46"
+    measured = "tests/cases/kinds/kb46_metaclass_call_alone.py"
+    use_instead = (
+        "import abc\n"
+        "import torch\n"
+        "class Meta(abc.ABCMeta):\n"
+        "    def __call__(cls, *args, **kwargs):\n"
+        "        return super().__call__(*args, **kwargs)\n"
+        "class Dist(metaclass=Meta):\n"
+        "    def __init__(self, loc):\n"
+        "        self.loc = loc\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    for i in range(2):\n"
+        "        x = x + i  # no break: the frame is compiled, and the class is built in its graph\n"
+        "    return Dist(x).loc * 2\n"
+        "f(torch.ones(2))\n"
+    )
+    examples_fire = (
+        "import abc\n"
+        "import torch\n"
+        "class Meta(abc.ABCMeta):\n"
+        "    def __call__(cls, *args, **kwargs):\n"
+        "        return super().__call__(*args, **kwargs)  # expect: GBL145\n"
+        "class Dist(metaclass=Meta):\n"
+        "    def __init__(self, loc):\n"
+        "        self.loc = loc\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    for i in range(2):\n"
+        "        print(i)  # expect: GBL201\n"
+        "    return Dist(x).loc * 2\n"
+        "f(torch.ones(2))\n",
+    )
+    examples_clean = (
+        "import abc\n"
+        "import torch\n"
+        "class Meta(abc.ABCMeta):\n"
+        "    def __call__(cls, *args, **kwargs):\n"
+        "        return super().__call__(*args, **kwargs)\n"
+        "class Dist(metaclass=Meta):\n"
+        "    def __init__(self, loc):\n"
+        "        self.loc = loc\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return Dist(x + 1).loc * 2  # built in the graph: the metaclass's __call__ is not traced\n"
+        "f(torch.ones(2))\n",
+    )
+
+    def check(self, node, ctx):
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__call__" and isinstance(func.value, cst.Call)
+                and ctx.resolve(func.value.func) == "super" and len(func.value.args) in (0, 2)):
+            return None
+        info, cls = ctx.info, ctx.class_info
+        if info is None or cls is None or info.name != "__call__" or not _TYPE_CALL_BASES.intersection(cls.bases):
+            return None
+        return self.site(node, "`super().__call__(...)` in a metaclass's `__call__`", alone=True)

@@ -98,6 +98,9 @@ something else, or the reverse (a guard that must stay clean):
 - ``assert`` on a tensor is kept in the graph only in its plain form (the truth jump, then the raise with no
   message or one constant); ``assert not t``, a chained comparison and a message computed at run time (an f-string
   with a placeholder, ``.format``, ``%``, a global) branch on the tensor: GB0170 (kb45).
+- A metaclass's ``__call__`` that calls ``super().__call__(...)`` breaks there (GB0006, ``type.__call__`` is a slot
+  wrapper) where Dynamo compiles it as a frame of its own, the class called from a frame it skipped; called from
+  compiled code, the class is built without tracing it: no break (kb46).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
