@@ -240,6 +240,11 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     if func is not None and _shadows(func, alias or "torch"):
         return None  # `torch` there is a local (`torch = x.new_zeros(())`): the rewrite would call it
     check = pos.node((cst.Assert,), request.line)
+    if check is not None and func is not None and check.msg is not None and not check_rewrite.literal(check.msg):
+        new = _with_torch(lambda name: check_rewrite.assert_async(module, check, name), alias)
+        title = ("Check with `torch._assert_async` instead of `assert` with a message built at run time (a failed check "
+                 "raises RuntimeError with the message, not AssertionError; `python -O` keeps it)")
+        return (new, title, "unsafe") if new is not None else None
     if check is not None and func is not None:
         new = _with_torch(lambda name: check_rewrite.negated_assert(module, check, name), alias)
         title = ("Assert `torch.logical_not(...)` instead of `not ...`: Dynamo keeps that assertion in the graph "

@@ -101,3 +101,92 @@ def negated_assert(module: cst.Module, node: cst.Assert, alias: str) -> Optional
         args=[cst.Arg(inner)], lpar=list(test.lpar), rpar=list(test.rpar))
     return replace_node(module, test, call)
 
+
+def formats(msg: cst.BaseExpression) -> bool:
+    """Whether ``msg`` surely evaluates to a ``str`` (``_assert_async`` takes nothing else): an
+    f-string, ``"...".format(...)`` or ``"..." % ...`` on a string literal, ``str(...)``, or ``+`` of
+    those and string literals."""
+    if isinstance(msg, (cst.FormattedString, cst.ConcatenatedString)) or \
+            (isinstance(msg, cst.SimpleString) and "b" not in msg.prefix.lower()):
+        return True
+    if isinstance(msg, cst.Call):
+        func = msg.func
+        if isinstance(func, cst.Name) and func.value == "str":
+            return True
+        return isinstance(func, cst.Attribute) and func.attr.value == "format" and \
+            isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)) and formats(func.value)
+    if isinstance(msg, cst.BinaryOperation):
+        if isinstance(msg.operator, cst.Modulo):
+            return isinstance(msg.left, (cst.SimpleString, cst.ConcatenatedString)) and formats(msg.left)
+        return isinstance(msg.operator, cst.Add) and formats(msg.left) and formats(msg.right)
+    return False
+
+
+def assert_async(module: cst.Module, node: cst.Assert, alias: str) -> Optional[cst.Module]:
+    """``assert T, MSG`` (MSG computed at run time, :func:`formats`) -> ``ALIAS._assert_async(T, MSG)``
+    in ``module`` (``assert not T, MSG`` -> ``ALIAS._assert_async(ALIAS.logical_not(T), MSG)``): Dynamo
+    keeps the check in the graph where the message folds to a constant at trace time. Unsafe: a failed
+    check raises ``RuntimeError(MSG)``, not ``AssertionError``, ``python -O`` no longer strips it, and the
+    message is built on every call. None for another shape."""
+    if node.msg is None or not formats(node.msg):
+        return None
+    test = node.test
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    if negated and isinstance(test.expression, cst.UnaryOperation) and isinstance(test.expression.operator, cst.Not):
+        return None
+    code = cst.Module([]).code_for_node((test.expression if negated else test).with_changes(lpar=[], rpar=[])
+                                        if isinstance(test, cst.BaseExpression) else test)
+    cond = f"{alias}.logical_not({code})" if negated else code
+    msg = cst.Module([]).code_for_node(node.msg)
+    try:
+        stmt = cst.parse_statement(f"{alias}._assert_async({cond}, {msg})\n")
+    except cst.ParserSyntaxError:
+        return None
+    line = _line_of(module, node)
+    if line is None:
+        return None
+    return replace_node(module, line, stmt.with_changes(leading_lines=list(line.leading_lines),
+                                                        trailing_whitespace=line.trailing_whitespace))
+
+
+def _line_of(module: cst.Module, node: cst.Assert) -> Optional[cst.SimpleStatementLine]:
+    """The statement line that holds ``node`` alone (None when it shares the line with others)."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, line: cst.SimpleStatementLine) -> None:
+            if len(line.body) == 1 and line.body[0] is node:
+                found.append(line)
+
+    module.visit(_Find())
+    return found[0] if found else None
+
+
+
+def literal(msg: cst.BaseExpression) -> bool:
+    """Whether ``msg`` is a ``str`` literal with nothing computed (an f-string with no placeholder too;
+    not bytes: ``_assert_async`` takes only a ``str``)."""
+    if isinstance(msg, cst.SimpleString):
+        return "b" not in msg.prefix.lower()
+    if isinstance(msg, cst.ConcatenatedString):
+        return literal(msg.left) and literal(msg.right)
+    return isinstance(msg, cst.FormattedString) and all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
+
+
+def formatted_parts(msg: cst.BaseExpression) -> list:
+    """The values a :func:`formats` message formats (f-string placeholders, ``.format`` and ``str``
+    arguments, the right side of ``%``): the rewrite evaluates them on every call, so they must not be
+    tensors (formatting one breaks the graph again)."""
+    if isinstance(msg, cst.FormattedString):
+        return [p.expression for p in msg.parts if isinstance(p, cst.FormattedStringExpression)]
+    if isinstance(msg, cst.ConcatenatedString):
+        return formatted_parts(msg.left) + formatted_parts(msg.right)
+    if isinstance(msg, cst.Call):
+        return [a.value for a in msg.args]
+    if isinstance(msg, cst.BinaryOperation):
+        if isinstance(msg.operator, cst.Modulo):
+            right = msg.right
+            return [e.value for e in right.elements] if isinstance(right, cst.Tuple) else [right]
+        return formatted_parts(msg.left) + formatted_parts(msg.right)
+    return []
+

@@ -17,6 +17,7 @@ from gblint.tensors import maybe_tensor
 from gblint.traversal import code_of
 
 from .base import Rule
+from . import check_rewrite
 from .check_rewrite import guard_needs
 from .indexing import random_value
 
@@ -226,8 +227,14 @@ class DataDependentBranch(Rule):
             return None
         what = f"`assert` with {how}" if not negated or chained else how
         where = node.test if type(node.test) in INDEXED else node
-        # `assert not T, "msg"` -> `assert torch.logical_not(T), "msg"` (check_rewrite.negated_assert)
-        fix = ctx.known_tensor(test) if negated and not chained and (node.msg is None or _string(node.msg)) else None
+        # `assert not T, "msg"` -> `assert torch.logical_not(T), "msg"`; a message formatted at run time into a
+        # str -> `torch._assert_async(T, msg)` (check_rewrite.negated_assert, check_rewrite.assert_async)
+        if node.msg is None or check_rewrite.literal(node.msg):
+            shaped = negated
+        else:  # what the message formats is evaluated on every call after the rewrite: known Python values only
+            shaped = check_rewrite.formats(node.msg) and all(
+                ctx.kind(p) == Kind.PYTHON for p in check_rewrite.formatted_parts(node.msg))
+        fix = ctx.known_tensor(test) if shaped and not chained else None
         if maybe_tensor(k) and not (chained and k != Kind.TENSOR):
             return self.site(where, f"{what} on a tensor value (data-dependent branching)", needs=k, python_value=True,
                              fix_needs=(fix,) if fix else None)
@@ -310,16 +317,6 @@ def _run_time(msg: cst.BaseExpression) -> bool:
 
     msg.visit(_Reads())
     return bool(found)
-
-
-def _string(msg: cst.BaseExpression) -> bool:
-    """Whether ``msg`` is a string literal (plain, implicitly joined, or an f-string with no
-    placeholder), the message the assertion's rewrite keeps: ``_assert_async`` takes only a ``str``."""
-    if isinstance(msg, cst.SimpleString):
-        return "b" not in msg.prefix.lower()
-    if isinstance(msg, cst.ConcatenatedString):
-        return _string(msg.left) and _string(msg.right)
-    return isinstance(msg, cst.FormattedString) and all(isinstance(p, cst.FormattedStringText) for p in msg.parts)
 
 
 def _late_tensor_operand(test: cst.BooleanOperation, ctx):

@@ -322,9 +322,10 @@ def test_assert_async_still_raises_on_bad_data(tmp_path):
 
 def test_negated_assert_is_asserted_on_logical_not(tmp_path):
     """kb45 fixed with ``--unsafe-fixes``: each ``assert not T`` becomes ``assert torch.logical_not(T)``,
-    and measured under torch their two breaks are gone while the breaks no rewrite keeps (a message
-    computed at run time, a chained comparison) stay; outputs are equal; compiled, bad data raises
-    ``RuntimeError`` with the same message where the original raised ``AssertionError``."""
+    each assert whose message is formatted into a str at run time ``torch._assert_async(T, msg)``, and
+    measured under torch those five breaks are gone while the two no rewrite keeps (a global message, a
+    chained comparison) stay; outputs are equal; compiled, bad data raises ``RuntimeError`` with the
+    same message where the original raised ``AssertionError``."""
     pytest.importorskip("torch")
     name = "kb45_assert_forms.py"
     orig, fixed = tmp_path / "orig", tmp_path / "fixed"
@@ -333,7 +334,8 @@ def test_negated_assert_is_asserted_on_logical_not(tmp_path):
     shutil.copy(os.path.join(KINDS, name), orig / name)
     shutil.copy(os.path.join(KINDS, name), fixed / name)
     titles = [t for _, a, t in _fixes((orig / name).read_text()) if a == "unsafe"]
-    assert len(titles) == 2 and all(t.startswith("Assert `torch.logical_not") for t in titles)
+    assert sum(t.startswith("Assert `torch.logical_not") for t in titles) == 2
+    assert sum(t.startswith("Check with `torch._assert_async`") for t in titles) == 3 and len(titles) == 5
     safe = subprocess.run([sys.executable, "-m", "gblint", "fix", "--no-cache", str(fixed)],
                           capture_output=True, text=True, cwd=ROOT)
     assert (fixed / name).read_text() == (orig / name).read_text(), safe.stdout
@@ -341,10 +343,12 @@ def test_negated_assert_is_asserted_on_logical_not(tmp_path):
                    capture_output=True, text=True, cwd=ROOT)
     text = (fixed / name).read_text()
     assert text.count("assert torch.logical_not(") == 2 and "assert not not" in text
+    assert text.count("torch._assert_async(") == 3 and "assert (y > 0).all(), SUFFIX" in text
     before = {b["function"] for b in _measure().measure([str(orig / name)])["programs"][name]["breaks"]}
     after = {b["function"] for b in _measure().measure([str(fixed / name)])["programs"][name]["breaks"]}
-    assert {"negated", "negated_bare"} <= before
-    assert after == before - {"negated", "negated_bare"} and after
+    rewritten = {"negated", "negated_bare", "formatted", "f_string", "percent"}
+    assert rewritten <= before
+    assert after == before - rewritten == {"from_global", "chained"}  # a global message, a chained comparison
     (o, _), (f, _) = _observe(str(orig), [name])[name], _observe(str(fixed), [name])[name]
     assert o["error"] is None and f["error"] is None and o["outputs"] == f["outputs"] and o["outputs"]
     code = textwrap.dedent(f"""\
@@ -492,3 +496,22 @@ def test_an_assert_is_not_moved_out_of_a_try_that_handles_it():
         f(torch.ones(3))
         """
     assert not any(t.startswith("Move the breaking statement") for _, _, t in _fixes(text))
+
+
+@pytest.mark.parametrize("msg", ['f"bad {y}"', '"bad {}".format(y)', "MESSAGES[0]"])
+def test_the_assert_async_fix_declines_messages_it_cannot_keep_in_the_graph(msg):
+    """The rewrite builds the message on every call: formatting a tensor breaks again (measured: `f"bad {y}"`
+    still breaks once rewritten), and a message not surely a str would make `_assert_async` raise."""
+    text = f"""\
+        import torch
+        MESSAGES = ["bad"]
+
+        @torch.compile
+        def f(x):
+            y = x + 1
+            assert (y > 0).all(), {msg}
+            return y * 2
+        f(torch.ones(3))
+        """
+    assert ("GBL105", 7, "definite") in _codes(text)
+    assert not any("_assert_async" in t for _, _, t in _fixes(text))
