@@ -348,14 +348,15 @@ _TYPE_CALL_BASES = frozenset({"type", "builtins.type", "abc.ABCMeta"})
 class MetaclassSuperCall(Rule):
     code = "GBL145"
     name = "metaclass-super-call"
-    gb_ids = ("GB0006",)
+    gb_ids = ("GB0006", "GB0156")
     node_types = (cst.Call,)
-    summary = ("`super().__call__(...)` in a metaclass's `__call__` (it reaches `type.__call__`), where Dynamo "
+    summary = ("`super().__call__(...)` or `type.__call__(cls, ...)` in a metaclass's `__call__`, where Dynamo "
                "compiles that `__call__` as a frame of its own.")
-    why = ("`type.__call__` is a slot wrapper, not a function: Dynamo cannot call it through `super()` (GB0006) and "
-           "the graph ends there. It compiles a metaclass's `__call__` on its own when the class is called from code "
-           "that runs eagerly (a skipped frame, a disabled function); called from compiled code, the class is built "
-           "without tracing it: no break.")
+    why = ("`type.__call__` is a slot wrapper, not a function: Dynamo cannot call it through `super()` (GB0006) nor "
+           "as a method of `type` (GB0156), and the graph ends there. It compiles a metaclass's `__call__` on its own "
+           "when the class is called from code that runs eagerly (a skipped frame) with a tensor among the arguments; "
+           "called from compiled code, the class is built without tracing it: no break. Always conditional: a frame "
+           "Dynamo declined once (no tensor in it) stays skipped for every class of the metaclass.")
     hint = "Remove the break that makes the caller run eagerly: built from compiled code, the class does not break."
     source = "torch/_dynamo/variables/misc.py: SuperVariable.call_method (GB0006); measured, tests/cases/kinds/kb46"
     measured = "tests/cases/kinds/kb46_metaclass_call_alone.py"
@@ -408,10 +409,29 @@ class MetaclassSuperCall(Rule):
 
     def check(self, node, ctx):
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "__call__" and isinstance(func.value, cst.Call)
-                and ctx.resolve(func.value.func) == "super" and len(func.value.args) in (0, 2)):
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__call__"):
+            return None
+        if isinstance(func.value, cst.Call) and ctx.resolve(func.value.func) == "super" and len(func.value.args) in (0, 2):
+            what, gb_ids = "`super().__call__(...)`", self.gb_ids[:1]
+        elif ctx.resolve(func.value) in ("type", "builtins.type"):
+            what, gb_ids = "`type.__call__(...)`", self.gb_ids[1:]  # a method of `type` Dynamo does not trace
+        else:
             return None
         info, cls = ctx.info, ctx.class_info
         if info is None or cls is None or info.name != "__call__" or not _TYPE_CALL_BASES.intersection(cls.bases):
             return None
-        return self.site(node, "`super().__call__(...)` in a metaclass's `__call__`", alone=True)
+        detail = f"{what} in a metaclass's `__call__`"
+        # Dynamo compiles the frame only where it holds a tensor-related object (has_tensor_in_frame in
+        # torch/_dynamo/convert_frame.py): the instance's arguments, as `cls` is a class (measured: `D(3)`,
+        # `D()` and `D(holder)` of an object holding a tensor run eagerly, no break). A frame it declined is
+        # skipped for good, for every class of the metaclass (its code object): so never definite, as an
+        # earlier eager call with no tensor anywhere in the program leaves no break (found by a helper)
+        args = [p.name for p in info.params[1:]]
+        first = "no earlier eager call of it held none"
+        if info.uses_torch:
+            return self.site(node, detail, gb_ids=gb_ids, alone=True, gate_kind="branch", gate=Expr(Op.UNKNOWN),
+                             gate_text=first)
+        holds = Expr(Op.OR, parts=tuple(Expr(Op.HOLDS_TENSOR, parts=(Expr(Op.PARAM, n),)) for n in args))
+        return self.site(node, detail, gb_ids=gb_ids, alone=True, gate_kind="branch",
+                         gate=Expr(Op.AND, parts=(holds, Expr(Op.UNKNOWN))),
+                         gate_text=f"the arguments hold a tensor and {first}")
