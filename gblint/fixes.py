@@ -21,6 +21,7 @@ from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFi
 from .rules import check_rewrite, item_rewrite, log_rewrites, rewrites
 from .rules.builtins import LOGGER_METHODS
 from .source import compile_error, restore_line_endings, split_lines
+from .traversal import caught_types
 
 CONFIG_ADVICE = {
     "capture_scalar_outputs": "Set `torch._dynamo.config.capture_scalar_outputs = True` to trace `.item()` "
@@ -273,11 +274,10 @@ def _handles_assert(block: cst.Try, stmt) -> bool:
     if not (isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(b, cst.Assert) for b in stmt.body)):
         return False
     for handler in block.handlers:
-        if handler.type is None:
+        types = caught_types(handler)
+        if types is None:
             return True
-        items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-        for item in items:
-            value = item.value if isinstance(item, cst.Element) else item
+        for value in types:
             if not isinstance(value, cst.Name) or value.value in ("AssertionError", "Exception", "BaseException"):
                 return True
     return False

@@ -13,7 +13,7 @@ from .loops import OwnScopeVisitor
 from .model import Expr
 from .names import dotted
 from .ops import Op
-from .traversal import read_walk
+from .traversal import caught_types, read_walk
 
 
 
@@ -120,12 +120,11 @@ _CATCH_KEY_ERROR = frozenset({"KeyError", "LookupError", "Exception", "BaseExcep
 
 def _caught(handler: cst.ExceptHandler) -> Optional[List[str]]:
     """The exception classes ``handler`` names (last dotted part), None for a bare ``except:``."""
-    if handler.type is None:
+    types = caught_types(handler)
+    if types is None:
         return None
-    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
     names = []
-    for item in items:
-        value = item.value if isinstance(item, cst.Element) else item
+    for value in types:
         text = dotted(value)
         names.append(text.rsplit(".", 1)[-1] if text else "")
     return names

@@ -400,6 +400,14 @@ def literal(node) -> Optional[object]:
     return None
 
 
+def caught_types(handler: cst.ExceptHandler) -> Optional[List[cst.BaseExpression]]:
+    """The expressions an ``except`` clause names (one, or each of a tuple); None for a bare ``except:``."""
+    if handler.type is None:
+        return None
+    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return [item.value if isinstance(item, cst.Element) else item for item in items]
+
+
 def kwarg(call: cst.Call, name: str):
     """The value of keyword argument ``name`` of ``call``, or None."""
     for a in call.args:

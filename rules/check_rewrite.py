@@ -93,13 +93,23 @@ def negated_assert(module: cst.Module, node: cst.Assert, alias: str) -> Optional
     ``RuntimeError("msg")`` (``_assert_async``) where it raised ``AssertionError``: unsafe (measured).
     None for another shape (no single ``not``)."""
     test = node.test
-    if not isinstance(test, cst.UnaryOperation) or not isinstance(test.operator, cst.Not) \
-            or (isinstance(test.expression, cst.UnaryOperation) and isinstance(test.expression.operator, cst.Not)):
+    negation = _negation(test)
+    if negation is None or not negation[1]:
         return None
-    inner = test.expression.with_changes(lpar=[], rpar=[]) if isinstance(test.expression, cst.BaseExpression) else None
     call = cst.parse_expression(f"{alias}.logical_not(x)").with_changes(
-        args=[cst.Arg(inner)], lpar=list(test.lpar), rpar=list(test.rpar))
+        args=[cst.Arg(negation[0].with_changes(lpar=[], rpar=[]))], lpar=list(test.lpar), rpar=list(test.rpar))
     return replace_node(module, test, call)
+
+
+def _negation(test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, bool]]:
+    """``(X, True)`` for a test ``not X``, ``(test, False)`` for one with no ``not``; None for a double
+    ``not``, which the assertion rewrites leave alone."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return test, False
+    inner = test.expression
+    if isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Not):
+        return None
+    return inner, True
 
 
 def formats(msg: cst.BaseExpression) -> bool:
@@ -130,13 +140,11 @@ def assert_async(module: cst.Module, node: cst.Assert, alias: str) -> Optional[c
     message is built on every call. None for another shape."""
     if node.msg is None or not formats(node.msg):
         return None
-    test = node.test
-    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    if negated and isinstance(test.expression, cst.UnaryOperation) and isinstance(test.expression.operator, cst.Not):
+    negation = _negation(node.test)
+    if negation is None:
         return None
-    code = cst.Module([]).code_for_node((test.expression if negated else test).with_changes(lpar=[], rpar=[])
-                                        if isinstance(test, cst.BaseExpression) else test)
-    cond = f"{alias}.logical_not({code})" if negated else code
+    code = cst.Module([]).code_for_node(negation[0].with_changes(lpar=[], rpar=[]))
+    cond = f"{alias}.logical_not({code})" if negation[1] else code
     msg = cst.Module([]).code_for_node(node.msg)
     try:
         stmt = cst.parse_statement(f"{alias}._assert_async({cond}, {msg})\n")

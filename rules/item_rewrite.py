@@ -17,7 +17,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from gblint.traversal import replace_node
+from gblint.traversal import caught_types, replace_node
 
 #: exceptions that ``NAME.item()`` (no arguments) cannot raise, whatever ``NAME`` holds among
 #: tensors, NumPy values and Python objects without ``item``
@@ -42,12 +42,11 @@ def item_call(stmt: cst.BaseStatement) -> Optional[str]:
 def _caught(handler: cst.ExceptHandler) -> Optional[Set[str]]:
     """The exception names ``handler`` catches, or None when it is bare, binds ``as``, or names
     something other than plain names."""
-    if handler.type is None or handler.name is not None:
+    types = caught_types(handler)
+    if types is None or handler.name is not None:
         return None
-    items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
     names = set()
-    for item in items:
-        value = item.value if isinstance(item, cst.Element) else item
+    for value in types:
         if not isinstance(value, cst.Name):
             return None
         names.add(value.value)
@@ -113,16 +112,22 @@ class _Binds(cst.CSTVisitor):
             self.names.add(item.name.value)
 
 
+def _lone_item(block: cst.Try) -> Optional[cst.SimpleStatementLine]:
+    """The statement ``NAME = NAME.item()`` when it is all ``block``'s body holds and the ``try``
+    has handlers and no ``else``/``finally``; None otherwise."""
+    if block.finalbody is not None or block.orelse is not None or not block.handlers \
+            or not isinstance(block.body, cst.IndentedBlock) or len(block.body.body) != 1:
+        return None
+    stmt = block.body.body[0]
+    return stmt if item_call(stmt) is not None else None
+
+
 def hoist_item(module: cst.Module, whole: cst.Module, block: cst.Try) -> Optional[cst.Module]:
     """``try: s = t.item() / except KeyError: ...`` -> ``s = t.item()``, in ``module``; ``whole``
     is the file's module (which names it binds). None when the rewrite does not provably keep
     behaviour (see the module's docstring)."""
-    if block.finalbody is not None or block.orelse is not None or not block.handlers \
-            or not isinstance(block.body, cst.IndentedBlock) \
-            or len(block.body.body) != 1:
-        return None
-    stmt = block.body.body[0]
-    if item_call(stmt) is None:
+    stmt = _lone_item(block)
+    if stmt is None:
         return None
     caught: Set[str] = set()
     for handler in block.handlers:
@@ -142,10 +147,7 @@ def drop_handlers(module: cst.Module, block: cst.Try) -> Optional[cst.Module]:
     whatever the handlers catch: they no longer run, so an error ``.item()`` raises (``RuntimeError``
     for a tensor that has not one element) propagates instead of being handled. Unsafe; the shape
     is :func:`hoist_item`'s (one ``NAME = NAME.item()``, no ``else``/``finally``). None otherwise."""
-    if block.finalbody is not None or block.orelse is not None or not block.handlers \
-            or not isinstance(block.body, cst.IndentedBlock) or len(block.body.body) != 1:
-        return None
-    stmt = block.body.body[0]
-    if item_call(stmt) is None:
+    stmt = _lone_item(block)
+    if stmt is None:
         return None
     return replace_node(module, block, stmt.with_changes(leading_lines=list(block.leading_lines)))

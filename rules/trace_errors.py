@@ -13,6 +13,7 @@ from gblint import value_syntax
 from gblint.model import BlockKind, Expr
 from gblint.ops import Op
 from gblint.tensors import maybe_tensor
+from gblint.traversal import caught_types
 
 from .base import Rule
 from .notes import local_note, note_local
@@ -22,11 +23,10 @@ CATCH_RUNTIME = frozenset({"RuntimeError", "Exception", "BaseException"})
 
 def _catches_runtime(node: cst.Try) -> bool:
     for handler in node.handlers:
-        if handler.type is None:
+        types = caught_types(handler)
+        if types is None:
             return True
-        items = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-        for item in items:
-            value = item.value if isinstance(item, cst.Element) else item
+        for value in types:
             name = value.attr.value if isinstance(value, cst.Attribute) else getattr(value, "value", "")
             if name in CATCH_RUNTIME:
                 return True

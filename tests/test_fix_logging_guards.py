@@ -414,14 +414,11 @@ def _codes(text):
     return [(d.code, d.line, d.certainty) for d in diags]
 
 
-@pytest.mark.parametrize("msg", ['"a" if True else "b"', '"abc"[0]', '("neg", "pos")[0]', "None", '("a", "b")',
-                                 "...", '"a" + "b"', '"ab" * 3'])
-def test_an_assert_message_cpython_folds_is_no_break(msg):
-    """Found by a fresh helper, measured under torch 2.13: CPython folds a message of literals into one
-    constant and Dynamo keeps the assertion (a constant that is not a string makes `_assert_async` raise
-    TypeError instead: no graph break either). Not reported."""
-    assert _codes(f"""\
+def _asserting(msg):
+    """A compiled function that asserts ``(y > 0).all()`` with the message ``msg`` (source), on line 7."""
+    return f"""\
         import torch
+        MESSAGES = ["bad"]
 
         @torch.compile
         def f(x):
@@ -429,7 +426,16 @@ def test_an_assert_message_cpython_folds_is_no_break(msg):
             assert (y > 0).all(), {msg}
             return y * 2
         f(torch.ones(3))
-        """) == []
+        """
+
+
+@pytest.mark.parametrize("msg", ['"a" if True else "b"', '"abc"[0]', '("neg", "pos")[0]', "None", '("a", "b")',
+                                 "...", '"a" + "b"', '"ab" * 3'])
+def test_an_assert_message_cpython_folds_is_no_break(msg):
+    """Found by a fresh helper, measured under torch 2.13: CPython folds a message of literals into one
+    constant and Dynamo keeps the assertion (a constant that is not a string makes `_assert_async` raise
+    TypeError instead: no graph break either). Not reported."""
+    assert _codes(_asserting(msg)) == []
 
 
 def test_a_chained_identity_test_is_no_break():
@@ -502,16 +508,6 @@ def test_an_assert_is_not_moved_out_of_a_try_that_handles_it():
 def test_the_assert_async_fix_declines_messages_it_cannot_keep_in_the_graph(msg):
     """The rewrite builds the message on every call: formatting a tensor breaks again (measured: `f"bad {y}"`
     still breaks once rewritten), and a message not surely a str would make `_assert_async` raise."""
-    text = f"""\
-        import torch
-        MESSAGES = ["bad"]
-
-        @torch.compile
-        def f(x):
-            y = x + 1
-            assert (y > 0).all(), {msg}
-            return y * 2
-        f(torch.ones(3))
-        """
+    text = _asserting(msg)
     assert ("GBL105", 7, "definite") in _codes(text)
     assert not any("_assert_async" in t for _, _, t in _fixes(text))
