@@ -20,9 +20,8 @@ import dataclasses
 import os
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import fix_requests, messages, registry, values, versions
-from .codes import CODES
-from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame, name_each_other
+from . import fix_requests, values, versions
+from .diagnostics import Diagnostic, TraceFrame, name_each_other
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
                     ManagerKind, Outcome, Region)
@@ -30,13 +29,15 @@ from .branch_cover import Way, below, covering, way_to
 from .calls import CallValues, call_key
 from .skip_cover import SkipWay, covered_skip
 from .compile_errors import CompileErrors, call_trace, join_hint
-from .frame_context import FrameContext, certainty_under, eogb_value
+from .frame_context import FrameContext, eogb_value
+from .sink import DiagnosticSink
 from .frame_report import FrameReport
 from .comp_frames import CompFrames, star_generator
 from .fixpoint import CutMemo
 from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, too_far
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
+from .resumed import TAIL_BRIEF, Checkpoint, nested_text, tail_text
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -178,8 +179,6 @@ class _RegionWalk:
         self.release = versions.release_for(region.torch_version or versions.NEWEST_TORCH)
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
-        self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
-        self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
@@ -187,6 +186,7 @@ class _RegionWalk:
         self.last_call_resumed = False
         self.call_ways: List[SkipWay] = []  # of the last call: the breaks that skip the frame only when their arm runs
         self.ctx = FrameContext(self.diagnostics)
+        self.sink = DiagnosticSink(self.release, self.ctx, self.diagnostics)
         self.errors = CompileErrors(region, self)
         self.comps = CompFrames(region, owner, self)
 
@@ -210,52 +210,23 @@ class _RegionWalk:
             self.frames.append(self._current[key])
         return self._current[key]
 
-    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str, proven: Optional[Outcome]) -> None:
+    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str, proven: Optional[Outcome],
+             ops: Optional[int] = None) -> None:
         """Record a verdict in ``frame``'s report (for ``--explain`` and graph counts): ``verdict`` if
         the break happens, ``proven`` the verdict of what surely happens there (None: nothing does;
-        graphs are counted from proven verdicts, :class:`gblint.frame_report.FrameReport`)."""
-        self.report_for(frame).record(verdict, anchor.span.line, anchor.ops_index, what, proven)
+        graphs are counted from proven verdicts, :class:`gblint.frame_report.FrameReport`); ``ops``: the
+        frame's ops before it (default: the anchor's)."""
+        self.report_for(frame).record(verdict, anchor.span.line, anchor.ops_index if ops is None else ops, what, proven)
 
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None,
-             fix_request: Optional[FixRequest] = None, subject: Optional[str] = None) -> None:
-        """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect),
-        once per code, site and frame. ``message`` is the whole explanation; the one-line message
-        is composed from ``subject`` (what breaks; default: the site being decided) by
-        :func:`gblint.messages.short_message`. A line met again for another break (a call into another
-        file that leads to two) reports the surer one: how sure one break is says nothing of the other."""
-        effect = outcome.effect
-        key = (code, path, span.line, frame_name)
-        site = (path, span.line)
-        earlier = self.emitted.get(key)
-        if earlier is None and effect == "break" and code != "GBL208":
-            earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
-        old = self.diagnostics[earlier] if earlier is not None else None
-        if old is not None and not (trace and old.trace and _end(trace) != _end(old.trace)):
-            self._surer(earlier, effect)
-            return
-        ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
-        if ids and registry.gb_type(ids[0], self.release):
-            message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
-        how, condition = certainty_under(self.ctx.context, self.conditions)
-        subject = subject if subject is not None else self.subject
-        short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0)) \
-            if subject else messages.fit(message)
-        new = Diagnostic(
-            path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
-            code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
-            explanation=message, frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
-            certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else "")
-        if old is not None:
-            if new.certainty and CERTAINTY_RANK[new.certainty] > CERTAINTY_RANK.get(old.certainty, -1):
-                self.ctx.record_emitted(self.conditions, earlier)
-                self.diagnostics[earlier] = new
-            return
-        self.reported_sites.setdefault(site, len(self.diagnostics))
-        self.emitted[key] = len(self.diagnostics)
-        self.ctx.record_emitted(self.conditions)
-        self.diagnostics.append(new)
+             fix_request: Optional[FixRequest] = None, subject: Optional[str] = None,
+             brief: Optional[str] = None) -> None:
+        """:meth:`gblint.sink.DiagnosticSink.emit` under the conditions of the site being decided; ``subject``
+        (what breaks, for the one-line message) defaults to that site's."""
+        self.sink.emit(code, outcome, frame_name, path, span, message, hint, gb_ids, trace, self.conditions,
+                       subject if subject is not None else self.subject, name, fix_request, brief)
 
     def emit_under(self, conditions: Tuple[str, ...], *args, **kwargs) -> None:
         """:meth:`emit` for a site of its own, decided under ``conditions`` (not the site being decided)."""
@@ -264,15 +235,6 @@ class _RegionWalk:
             self.emit(*args, **kwargs)
         finally:
             self.conditions = None
-
-    def _surer(self, index: int, effect: str) -> None:
-        """The site of diagnostic ``index`` is met again: when it is surer now (definite where it was conditional)."""
-        if effect not in ("break", "skip", "error"):
-            return
-        how, condition = certainty_under(self.ctx.context, self.conditions)
-        d = self.diagnostics[index]
-        if d.certainty and CERTAINTY_RANK.get(how, -1) > CERTAINTY_RANK.get(d.certainty, -1):
-            self.diagnostics[index] = dataclasses.replace(d, certainty=how, condition=condition)
 
     # -------------------------------------------------------------- frames
     def frame(self, frame: Frame, strict: bool, env: Optional[values.Env] = None) -> None:
@@ -324,7 +286,8 @@ class _RegionWalk:
             self.note(frame, Outcome.SKIP, _def_event(info), "generator function (GB0003)", Outcome.SKIP)
             return
         skipped = False
-        checkpoint = 0  # ops in the frame's graph at the last resumable break
+        checkpoint = Checkpoint()  # the frame's graph at the last resumable break
+        eager_from = 0  # the frame runs eagerly from this op on, once skipped (or its rest, after a tail)
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
         ways: List[SkipWay] = []  # the breaks that skip the frame only when their arm runs (gblint.skip_cover)
         for ev in info.events:
@@ -341,6 +304,10 @@ class _RegionWalk:
                 if fullgraph or ev_strict:
                     self.errors.error_at(frame, ev, (), ev.detail + " is an unsupported context manager",
                                          ev.gb_ids, "Enter the manager outside the compiled function.", ev_strict)
+                    continue
+                if checkpoint.line and not self.owner.residual(ev.blocks, env):  # only the resume function skipped
+                    self._resumed_tail(frame, ev, "", checkpoint, frame.path, ev.gb_ids, (), None, "GBL204")
+                    skipped, eager_from = True, checkpoint.ops
                     continue
                 self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
                           f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
@@ -365,26 +332,31 @@ class _RegionWalk:
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
                                       conditions=(conditions := self.owner.event_conditions(ev, env)))
                 if verdict == Outcome.RESUME:
-                    checkpoint = ev.ops_index
+                    checkpoint = Checkpoint(ev.ops_index, checkpoint.line if conditions else ev.span.line)
                 elif verdict == Outcome.SKIP and not conditions:
                     skipped = True
+                elif verdict == Outcome.TAIL and not conditions:  # Dynamo traces no further in this frame
+                    skipped, eager_from = True, checkpoint.ops
                 elif verdict == Outcome.SKIP:  # one in each arm of an `if`: skipped whichever runs (k66)
                     way = self.owner.way(frame, ev, env)
                     skipped = covered_skip(self, frame, ev, ways, [(way, frame.path, ev.span.line)])
                 continue
             if ev.kind == EventKind.CALL:
                 skips = self.call(frame, ev, strict, checkpoint, env)
+                if self.last_call_tail:
+                    skips, eager_from = True, checkpoint.ops
                 skips = skips or covered_skip(self, frame, ev, ways, self.call_ways)
                 if not skips:  # a call that skips the frame has had its callee's frame decided
                     traced.append(ev)
                 skipped = skips or skipped
                 if not skipped and self.last_call_resumed:
-                    checkpoint = ev.ops_index
+                    checkpoint = Checkpoint(ev.ops_index, ev.span.line if self.last_call_sure else checkpoint.line)
         if skipped:
             # the whole frame runs eagerly, the calls before the break included (a loop body runs them again
             # after it): each function they call is compiled on its own (measured, tests/cases/kinds/k53_*)
             for ev in traced:
-                self.fresh_callees(frame, ev, env)
+                if ev.ops_index >= eager_from:
+                    self.fresh_callees(frame, ev, env)
             self.comps.eager_comprehensions(frame, env)
 
     def breaks_here(self, ev: Event) -> bool:
@@ -411,10 +383,10 @@ class _RegionWalk:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=self.owner.via(callee_env))
 
     # -------------------------------------------------------------- calls
-    def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: int, env: Optional[values.Env] = None) -> bool:
+    def call(self, frame: Frame, ev: Event, strict: bool, checkpoint: Checkpoint, env: Optional[values.Env] = None) -> bool:
         """Handle a call event of ``frame`` (parameters holding ``env``): True if it skips ``frame`` for any values."""
         env = env or values.Env()
-        self.last_call_resumed = False
+        self.last_call_resumed = self.last_call_sure = self.last_call_tail = False
         self.call_ways = []
         skipped = sure = False
         at_call = self.owner.residual(ev.blocks, env)  # the tests around the call not known to hold
@@ -426,7 +398,9 @@ class _RegionWalk:
                 verdict = self.decide(frame, callee, blocks, callee, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
                 sure |= verdict == Outcome.SKIP and not conditions
+                self.last_call_tail |= verdict == Outcome.TAIL and not conditions
                 self.last_call_resumed |= verdict == Outcome.RESUME
+                self.last_call_sure |= verdict == Outcome.RESUME and not conditions
                 continue
             info = callee.info
             dec = info.decorator(*DISABLE)
@@ -436,7 +410,9 @@ class _RegionWalk:
                 verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                 skipped |= verdict == Outcome.SKIP
                 sure |= verdict == Outcome.SKIP and not conditions
+                self.last_call_tail |= verdict == Outcome.TAIL and not conditions
                 self.last_call_resumed |= verdict == Outcome.RESUME
+                self.last_call_sure |= verdict == Outcome.RESUME and not conditions
                 if brk.gb_ids == ("GB0099",) and not self.region_failed:
                     inner_env = self.owner.callee_values(ev, callee, env, callee_env)[0]
                     for sub in info.events:
@@ -452,6 +428,7 @@ class _RegionWalk:
                     verdict = self.decide(frame, brk, ev.blocks, brk, checkpoint, (), conditions=conditions)
                     skipped |= verdict == Outcome.SKIP
                     sure |= verdict == Outcome.SKIP and not conditions
+                    self.last_call_tail |= verdict == Outcome.TAIL and not conditions
                     if not self.region_failed:
                         self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via)
                 continue
@@ -509,6 +486,7 @@ class _RegionWalk:
                                        conditions=at_call + ib.conditions)
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
+                self.last_call_tail |= verdict == Outcome.TAIL and not (at_call + ib.conditions)
                 if verdict == Outcome.SKIP and at_call + ib.conditions:
                     self.call_ways.append((ib.way, ib.frame.path, ib.line))
                 if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
@@ -522,6 +500,7 @@ class _RegionWalk:
                       max(sure_verdicts, key=lambda v: v[0])[1] if sure_verdicts else None)
             skipped |= verdict == Outcome.SKIP
             self.last_call_resumed |= verdict == Outcome.RESUME
+            self.last_call_sure |= verdict == Outcome.RESUME and bool(sure_verdicts) and not at_call
             if not self.region_failed and not flat and not (self.region.nested_graph_breaks and not skipped):
                 if not all(self.is_error_only(ib, ev, strict) for ib in inner) and not alone:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via,
@@ -534,7 +513,7 @@ class _RegionWalk:
         return self.region.fullgraph or bool(ib.strict if ib.strict is not None else self.strict_at(ev.blocks, strict))
 
     # -------------------------------------------------------------- the decision
-    def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+    def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
                conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
@@ -543,7 +522,7 @@ class _RegionWalk:
         self.note(frame, verdict, anchor, site.detail, None if conditions else verdict)
         return verdict
 
-    def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+    def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
                 uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does; returns the
@@ -555,7 +534,7 @@ class _RegionWalk:
         finally:
             self.conditions = self.subject = None
 
-    def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: int,
+    def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                  chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int) -> Outcome:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
@@ -580,15 +559,21 @@ class _RegionWalk:
             return self.comps.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:
             where = "in a function called inside" if chain else "inside"
+            request = loop_fix(frame, loop, site, anchor, not chain) if frame.path == path else None
+            if checkpoint.line:
+                return self._resumed_tail(frame, site, f"inside the loop at line {loop.line}", checkpoint, path,
+                                          site.gb_ids + ("GB7000",), trace, request, "GBL201")
             self.emit("GBL201", Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
                       f"inside a loop (GB7000), so the whole frame `{frame.name}` is skipped and runs eagerly, "
                       f"including the work before the loop.",
                       join_hint(site.hint, "Move the break out of the loop, unroll a constant-range loop, or "
                                  "move the loop into its own function so that only that frame is skipped."),
-                      site.gb_ids + ("GB7000",), trace,
-                      fix_request=loop_fix(frame, loop, site, anchor, not chain) if frame.path == path else None)
+                      site.gb_ids + ("GB7000",), trace, fix_request=request)
             return Outcome.SKIP
+        if site.outcome == Outcome.SKIP and checkpoint.line and not chain:
+            return self._resumed_tail(frame, site, "", checkpoint, path, site.gb_ids, trace, None, site.code,
+                                      site.rule_name)
         if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
                    if site.outcome == Outcome.RAISE else "Dynamo cannot resume after this")
@@ -609,7 +594,7 @@ class _RegionWalk:
                         (b.kind == BlockKind.WITH and b.manager is not None
                          and b.manager.kind != ManagerKind.RESUMABLE)), None)
         if blocker is not None or (site.outcome == Outcome.TAIL and not chain):  # a callee's: nested, below
-            ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint
+            ops = (blocker.ops_at_entry if blocker is not None else anchor.ops_index) - checkpoint.ops
             if blocker is None:
                 label, code, gb = "this point", site.code, site.gb_ids
             elif blocker.kind in (BlockKind.TRY, BlockKind.HANDLER):
@@ -632,31 +617,23 @@ class _RegionWalk:
                                      "function so that only that frame runs eagerly."), gb, trace,
                           name=None if blocker is not None else site.rule_name, fix_request=request)
                 return Outcome.TAIL
+            if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
+                self.comps.contextmanager_frames(frame, blocker)
+            if checkpoint.line:
+                return self._resumed_tail(frame, site, f"{how}{label}", checkpoint, path, gb, trace, request, code,
+                                          None if blocker is not None else site.rule_name)
             self.emit(code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
                       f"it, so frame `{frame.name}` is skipped and runs eagerly.",
                       join_hint(site.hint, "Move the break out of the block, or move the block into its own "
                                  "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
-            if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
-                self.comps.contextmanager_frames(frame, blocker)
             return Outcome.SKIP
         if chain:
-            if self.region.nested_graph_breaks:
-                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: with "
-                       "nested_graph_breaks=True Dynamo resumes inside the callee: 1 break, 2 graphs.")
-            elif uncompiled:
-                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
-                       f"the {traced} frame(s) on the way that Dynamo compiles ({uncompiled} hold no tensors and run "
-                       f"uncompiled), each re-traces down to it: {traced} break(s), {2 * traced} graphs "
-                       "(nested_graph_breaks=False).")
-            else:
-                # each error_on_graph_break decorator on the way adds a wrapper frame with no ops (semantics.md §8.7)
-                wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))
-                extra = f" ({wrappers} of them `error_on_graph_break` wrappers, with no ops)" if wrappers else ""
-                msg = (f"{site.detail}, reached through {depth - 1} call(s) from `{frame.name}`: the break splits "
-                       f"all {depth + wrappers} frames on the way{extra}, each re-traces down to it: "
-                       f"{depth + wrappers} breaks, {2 * depth} graphs (nested_graph_breaks=False).")
+            # each error_on_graph_break decorator on the way adds a wrapper frame with no ops (semantics.md §8.7)
+            wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))
+            msg = nested_text(site.detail, frame.name, depth, traced, uncompiled, wrappers,
+                              self.region.nested_graph_breaks)
             self.emit("GBL301", Outcome.RESUME, frame.name, path, site.span, msg,
                       join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
@@ -670,6 +647,21 @@ class _RegionWalk:
                   fix_request=direct_fix(site, frame.name))
         return Outcome.RESUME
 
+    def _resumed_tail(self, frame: Frame, site: Event, place: str, checkpoint: Checkpoint, path: str,
+                      gb_ids: Tuple[str, ...], trace, request: Optional[FixRequest], code: str,
+                      name: Optional[str] = None) -> Outcome:
+        """A break Dynamo cannot resume from, met after ``frame`` surely resumed (:mod:`gblint.resumed`): the
+        resume function is a skipped frame (the diagnostic's effect), ``frame`` keeps its graphs before it (TAIL)."""
+        self.emit(code, Outcome.SKIP, frame.name, path, site.span, tail_text(site.detail, place, frame.name, checkpoint),
+                  join_hint(site.hint, "Move the break out of the block or loop, or move it into its own function so "
+                            "that only that frame runs eagerly."), gb_ids, trace, name=name, fix_request=request,
+                  subject=f"{site.detail}{_WHERE.get(code, '')}", brief=TAIL_BRIEF.replace("{line}", str(checkpoint.line)))
+        # the resume function is skipped whole: the frame's graphs end at the break it resumed after
+        self.note(frame, Outcome.TAIL, site, site.detail, None if self.conditions else Outcome.TAIL, checkpoint.ops)
+        report = self.report_for(frame)
+        report.resume_skipped = report.resume_skipped or report.outcome == Outcome.TAIL
+        return Outcome.TAIL
+
     def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:
         """A nested break whose site is in another file than the checked code that pays for it
         is also shown at that code's call into it (where its author can act), naming the site."""
@@ -682,7 +674,7 @@ class _RegionWalk:
                   f"`{call.call_text}(...)` leads to {site.detail} at {os.path.basename(site_frame.path)}:"
                   f"{site.span.line}, a nested graph break that splits `{frame.name}` here.", site.hint,
                   site.gb_ids, trace, subject=f"`{call.call_text}(...)`")
-        here = self.emitted.get(("GBL301", frame.path, call.span.line, frame.name))
+        here = self.sink.emitted.get(("GBL301", frame.path, call.span.line, frame.name))
         if here is not None and self.diagnostics[here].trace == trace:  # it names this break (the surer of those met)
             main = next((i for i in range(len(self.diagnostics) - 1, -1, -1) if i != here and self.diagnostics[i].line
                          == site.span.line and self.diagnostics[i].path == site_frame.path), None)
@@ -690,9 +682,8 @@ class _RegionWalk:
                 name_each_other(self.diagnostics, (main, here))
 
 
-def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:
-    """The break a trace leads to: its last frame's path and line."""
-    return trace[-1].path, trace[-1].line
+#: where a break that cannot resume is, for the one-line message, by the code that says why
+_WHERE = {"GBL201": " in a loop", "GBL202": " in a `try`", "GBL203": " in a `with`"}
 
 
 def _def_event(info: FunctionInfo) -> Event:

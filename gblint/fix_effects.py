@@ -126,7 +126,14 @@ def _predict(run, source_file, settings, path: str, text: str, frame: str, cache
     return Effect(sum(fr.graphs_at_most for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames),
                   sum(fr.status in ("skipped", "failed") for fr in walk.frames),
                   sum(fr.status == "tail" for fr in walk.frames), own[0].status if own else "compiled",
-                  max(0, own[0].frame.info.ops_total - len(own[0].splits)) if own else 0)
+                  max(0, _compiled_ops(own[0]) - len(own[0].splits)) if own else 0)
+
+
+def _compiled_ops(report) -> int:
+    """The ops of a frame that Dynamo traces: all of them, or those before the rest run eagerly (a tail)."""
+    if report.status == "tail" and report.tail_ops is not None:
+        return report.tail_ops
+    return report.frame.info.ops_total
 
 
 def apply_edit(text: str, edit: Edit) -> str:

@@ -16,12 +16,13 @@ from .model import Frame, Outcome
 def count_graphs(outcome: Optional[Outcome], split_ops: List[int], tail_ops: Optional[int], ops_total: int) -> int:
     """The FX graphs of a frame whose verdict is ``outcome`` (None: compiled, maybe split), split at the op
     indices ``split_ops``, its rest run eagerly from op ``tail_ops`` (TAIL); ``ops_total``: the frame's ops.
-    A stretch without ops makes no graph (Dynamo compiles no empty graph), except a compiled prefix."""
+    A stretch without ops makes no graph (Dynamo compiles no empty graph), except a compiled prefix before a
+    checkpoint (a rest run eagerly from the last split is a skipped resume function: no prefix of its own)."""
     if outcome in (Outcome.SKIP, Outcome.ERROR):
         return 0
     bounds = [0] + split_ops + [tail_ops if tail_ops is not None else ops_total]
     segments = [b - a for a, b in zip(bounds, bounds[1:])]
-    if tail_ops is not None:
+    if tail_ops is not None and not (split_ops and tail_ops == split_ops[-1]):  # a resume function skipped: none
         return max(1, sum(1 for n in segments if n > 0))
     return sum(1 for n in segments if n > 0)
 
@@ -46,6 +47,7 @@ class FrameReport:
     sure_split_ops: List[int] = dataclasses.field(default_factory=list)
     sure_tail_ops: Optional[int] = None
     proven: bool = False
+    resume_skipped: bool = False  # the eager rest is a resume function Dynamo skipped (gblint.resumed)
 
     @property
     def status(self) -> str:

@@ -46,15 +46,16 @@ def via(calls: int) -> str:
 
 
 def short_message(code: str, outcome: str, subject: str, frame: str, calls: int = 0,
-                  limit: int = LIMIT) -> str:
+                  limit: int = LIMIT, template: Optional[str] = None) -> str:
     """The one-line message of a consequence: the ``brief`` template of ``code`` (or of the
     verdict ``outcome``, :data:`DEFAULT_BRIEF`) filled with ``subject`` (what breaks), ``frame``
     (the function that pays) and ``calls`` (how many calls lead from ``frame`` to the break).
     ``subject`` is shortened first when the line would exceed ``limit`` characters, in its
     middle (:func:`clip`: its construct, the code span it starts with, stays whole), so the
-    consequence is always read in full; the result is at most ``limit`` characters."""
+    consequence is always read in full; the result is at most ``limit`` characters. ``template``: a
+    brief of the same form in place of the code's (for a consequence the code's brief does not state)."""
     entry = CODES.get(code)
-    template = (entry.brief if entry is not None and entry.brief else "") or \
+    template = template or (entry.brief if entry is not None and entry.brief else "") or \
         DEFAULT_BRIEF.get(outcome, DEFAULT_BRIEF["resume"])
     rest = template.replace("{frame}", frame or "?").replace("{via}", via(calls))
     room = limit - (len(rest) - len("{subject}"))

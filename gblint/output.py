@@ -296,7 +296,9 @@ def write_explain(walks, name: str, out: TextIO) -> bool:
             breaks, most_breaks = breaks + fr.sure_breaks, most_breaks + len(fr.splits)
             status = {"compiled": "compiled", "skipped": "SKIPPED (runs eagerly)", "tail": "prefix compiled, rest eager",
                       "failed": "FAILS TO COMPILE"}[fr.status]
-            skipped += fr.status == "skipped"
+            if fr.status == "tail" and fr.resume_skipped:
+                status = "prefix compiled, its resume function skipped (runs eagerly)"
+            skipped += fr.status == "skipped" or fr.resume_skipped
             where = f"{display_path(fr.frame.path)}:{fr.frame.info.span.line}"
             out.write(f"  frame {fr.frame.name} ({where}): {status}, {graph_count(g, fr.graphs_at_most)}"
                       f"{'' if fr.proven else ' (compiled on its own only if a conditional break happens)'}\n")

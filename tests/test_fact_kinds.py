@@ -103,6 +103,10 @@ something else, or the reverse (a guard that must stay clean):
   from a frame it skipped with a tensor among the arguments (an int, or an object holding a tensor, leave the frame
   uncompiled); called from compiled code, the class is built without tracing it: no break (kb46). Never definite:
   a frame Dynamo declined once stays skipped for every class of the metaclass.
+- A break that cannot resume (in a loop, GB7000; a ``.item()`` in a ``try``; an unsupported ``with``; a skip marker)
+  after a graph break the frame resumed from skips only the resume function, not the frame: the graphs before the
+  first break are kept and nothing after it is traced; after a break that may not happen (under a test of an
+  argument, not taken in the measured run) the whole frame is skipped (kb47).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

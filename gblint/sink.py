@@ -1,0 +1,86 @@
+"""Where the consequence walk's verdicts become diagnostics: one per code, site and frame, the surest kept.
+
+:class:`gblint.consequences._RegionWalk` decides what a break does to a frame; this sink turns each
+decision into a :class:`gblint.diagnostics.Diagnostic` (its one-line message, its certainty under the
+conditions the decision was made under, the graph-break id texts of the release in force) and keeps
+one diagnostic per code, site and frame, the surest of those met.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from . import messages, registry
+from .codes import CODES
+from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame
+from .frame_context import FrameContext, certainty_under
+from .model import FixRequest, Outcome
+
+
+class DiagnosticSink:
+    """The diagnostics of one region's walk (``diagnostics``, shared with ``ctx``), for ``release``."""
+
+    def __init__(self, release, ctx: FrameContext, diagnostics: List[Diagnostic]):
+        self.release = release
+        self.ctx = ctx
+        self.diagnostics = diagnostics
+        self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
+        self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
+
+    def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
+             gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], conditions: Optional[Tuple[str, ...]],
+             subject: Optional[str], name: Optional[str] = None, fix_request: Optional[FixRequest] = None,
+             brief: Optional[str] = None) -> None:
+        """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect), decided
+        under ``conditions`` (None: none), once per code, site and frame. ``message`` is the whole
+        explanation; the one-line message is composed from ``subject`` (what breaks) by
+        :func:`gblint.messages.short_message` (from ``brief`` in place of the code's, when given). A line met again for another break (a call into another
+        file that leads to two) reports the surer one: how sure one break is says nothing of the other."""
+        effect = outcome.effect
+        key = (code, path, span.line, frame_name)
+        site = (path, span.line)
+        earlier = self.emitted.get(key)
+        if earlier is None and effect == "break" and code != "GBL208":
+            earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
+        old = self.diagnostics[earlier] if earlier is not None else None
+        if old is not None and not (trace and old.trace and _end(trace) != _end(old.trace)):
+            self._surer(earlier, effect, conditions)
+            return
+        ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
+        if ids and registry.gb_type(ids[0], self.release):
+            message = f"{message} [{ids[0]}: {registry.gb_type(ids[0], self.release)}]"
+        how, condition = certainty_under(self.ctx.context, conditions)
+        short = messages.short_message(code, str(outcome), subject, frame_name, max(len(trace) - 1, 0),
+                                       template=brief) \
+            if subject else messages.fit(message)
+        new = Diagnostic(
+            path=path, line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column,
+            code=code, name=name or (CODES[code].name if code in CODES else ""), effect=effect, message=short,
+            explanation=message, frame=frame_name, gb_ids=ids, hint=hint, trace=trace, fix_request=fix_request,
+            certainty=how if effect in ("break", "skip", "error") else "", condition=condition if how else "")
+        if old is not None:
+            if new.certainty and CERTAINTY_RANK[new.certainty] > CERTAINTY_RANK.get(old.certainty, -1):
+                self.ctx.record_emitted(conditions, earlier)
+                self.diagnostics[earlier] = new
+            return
+        self.reported_sites.setdefault(site, len(self.diagnostics))
+        self.emitted[key] = len(self.diagnostics)
+        self.ctx.record_emitted(conditions)
+        self.diagnostics.append(new)
+
+    def _surer(self, index: int, effect: str, conditions: Optional[Tuple[str, ...]]) -> None:
+        """The site of diagnostic ``index`` is met again: when it is surer now (definite where it was conditional)."""
+        if effect not in ("break", "skip", "error"):
+            return
+        how, condition = certainty_under(self.ctx.context, conditions)
+        d = self.diagnostics[index]
+        if d.certainty and CERTAINTY_RANK.get(how, -1) > CERTAINTY_RANK.get(d.certainty, -1):
+            self.diagnostics[index] = dataclasses.replace(d, certainty=how, condition=condition)
+
+
+def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:
+    """The break a trace leads to: its last frame's path and line."""
+    return trace[-1].path, trace[-1].line
+
+
+__all__: Tuple[str, ...] = ("DiagnosticSink",)
