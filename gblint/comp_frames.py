@@ -107,15 +107,16 @@ class CompFrames:
                        name=None if chain else site.rule_name)
         return Outcome.RESUME
 
-    def eager_comprehensions(self, frame: Frame, env) -> None:
-        """``frame`` is skipped: each comprehension it runs is met by Dynamo as a frame of its own."""
+    def eager_comprehensions(self, frame: Frame, env, after: int = 0) -> None:
+        """``frame`` is skipped (after line ``after``: its rest, after a tail): each comprehension it runs there
+        is met by Dynamo as a frame of its own."""
         if self.region.fullgraph:
             return
         inlined = self._inlined()
         done = self.traced_generators
         for ev in frame.info.events:
             comp = _comp(ev)
-            if comp is None or self.tests.skips(ev, env):
+            if comp is None or ev.span.line <= after or self.tests.skips(ev, env):
                 continue
             conditions = self.tests.residual(ev.blocks[:-1], env or values.Env())
             if comp.kind == BlockKind.GENEXPR:

@@ -287,7 +287,7 @@ class _RegionWalk:
             return
         skipped = False
         checkpoint = Checkpoint()  # the frame's graph at the last resumable break
-        eager_from = 0  # the frame runs eagerly from this op on, once skipped (or its rest, after a tail)
+        eager_after = 0  # once skipped, the frame runs eagerly after this line (its rest, after a tail)
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
         ways: List[SkipWay] = []  # the breaks that skip the frame only when their arm runs (gblint.skip_cover)
         for ev in info.events:
@@ -307,7 +307,7 @@ class _RegionWalk:
                     continue
                 if checkpoint.line and not self.owner.residual(ev.blocks, env):  # only the resume function skipped
                     self._resumed_tail(frame, ev, "", checkpoint, frame.path, ev.gb_ids, (), None, "GBL204")
-                    skipped, eager_from = True, checkpoint.ops
+                    skipped, eager_after = True, checkpoint.line
                     continue
                 self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
                           f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
@@ -336,7 +336,7 @@ class _RegionWalk:
                 elif verdict == Outcome.SKIP and not conditions:
                     skipped = True
                 elif verdict == Outcome.TAIL and not conditions:  # Dynamo traces no further in this frame
-                    skipped, eager_from = True, checkpoint.ops
+                    skipped, eager_after = True, self._eager_after(frame, checkpoint, ev)
                 elif verdict == Outcome.SKIP:  # one in each arm of an `if`: skipped whichever runs (k66)
                     way = self.owner.way(frame, ev, env)
                     skipped = covered_skip(self, frame, ev, ways, [(way, frame.path, ev.span.line)])
@@ -344,7 +344,7 @@ class _RegionWalk:
             if ev.kind == EventKind.CALL:
                 skips = self.call(frame, ev, strict, checkpoint, env)
                 if self.last_call_tail:
-                    skips, eager_from = True, checkpoint.ops
+                    skips, eager_after = True, self._eager_after(frame, checkpoint, ev)
                 skips = skips or covered_skip(self, frame, ev, ways, self.call_ways)
                 if not skips:  # a call that skips the frame has had its callee's frame decided
                     traced.append(ev)
@@ -355,9 +355,14 @@ class _RegionWalk:
             # the whole frame runs eagerly, the calls before the break included (a loop body runs them again
             # after it): each function they call is compiled on its own (measured, tests/cases/kinds/k53_*)
             for ev in traced:
-                if ev.ops_index >= eager_from:
+                if ev.span.line > eager_after:
                     self.fresh_callees(frame, ev, env)
-            self.comps.eager_comprehensions(frame, env)
+            self.comps.eager_comprehensions(frame, env, eager_after)
+
+    def _eager_after(self, frame: Frame, checkpoint: Checkpoint, ev: Event) -> int:
+        """The line after which ``frame`` runs eagerly once the break at ``ev`` ended its tracing: the break it
+        resumed after, when its resume function is skipped; else (a checkpoint's tail) the break's own line."""
+        return checkpoint.line if self.report_for(frame).resume_skipped else ev.span.line - 1
 
     def breaks_here(self, ev: Event) -> bool:
         """fullgraph=True captures `.item()` symbolically (measured on 2.13): the read is no break,

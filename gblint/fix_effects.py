@@ -13,9 +13,10 @@ from the engine's ``run``, which this module never imports.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .diagnostics import DISPLAY_ONLY, Edit, Fix
+from .source import compile_error
 
 
 class Effect(NamedTuple):
@@ -174,6 +175,43 @@ def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor) 
     why = "adds a skipped frame" if after.skipped > before.skipped else "removes no break or skipped frame"
     return dataclasses.replace(fix, title=fix.title + note + f"; {why}: not applied)",
                                applicability=DISPLAY_ONLY, effect=_plain(before, after))
+
+
+def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Predictor) -> Optional[Fix]:
+    """The fixes of one frame that gain nothing one at a time (each ``display-only``, judged by
+    :func:`with_graphs`), judged applied together: a frame skipped for two reasons (a ``print`` in a
+    loop and a ``.item()`` in a ``try``) is compiled only when both go. ``fixes``: their rewrites as
+    built, before any prediction, one edit each. Returns one :class:`Fix` holding every edit that does
+    not overlap an earlier one (by line), with the strictest applicability of them, when that set is
+    at least two fixes, CPython compiles the result and :func:`gains` holds for the frame; else None.
+    Issue 40: a forward with ``assert not t``, a print loop and ``try: t.item()`` got no fix at all."""
+    chosen: List[Fix] = []
+    spans: List[Tuple[int, int]] = []
+    for fix in sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column)):
+        e = fix.edits[0]
+        span = (e.line, max(e.end_line, e.line + 1))
+        if any(span[0] < b and a < span[1] for a, b in spans):
+            continue
+        chosen.append(fix)
+        spans.append(span)
+    if len(chosen) < 2:
+        return None
+    new = text
+    for fix in reversed(chosen):  # bottom up: the lines above each edit stay where they are
+        new = apply_edit(new, fix.edits[0])
+    if compile_error(new, path) is not None:
+        return None
+    before, after = predict(path, text, frame), predict(path, new, frame)
+    if before is None or after is None or not gains(before, after):
+        return None
+    safe = all(f.applicability == "safe" for f in chosen)
+    graphs, breaks = after.graphs, after.breaks
+    title = "; ".join(f.title for f in chosen) + \
+        f" (the {len(chosen)} fixes together, each no gain alone: `{frame}`: ~{before.graphs} -> ~{graphs} " \
+        f"graph{'s' if graphs != 1 else ''}, {breaks} graph break{'s' if breaks != 1 else ''}" + \
+        (f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
+         if before.skipped != after.skipped else "") + ")"
+    return Fix(title, "safe" if safe else "unsafe", tuple(f.edits[0] for f in chosen), effect=_plain(before, after))
 
 
 def _plain(before: Effect, after: Effect) -> tuple:

@@ -14,8 +14,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .config import Settings
-from .diagnostics import Diagnostic, Edit, Fix
-from .fix_effects import with_graphs
+from .diagnostics import DISPLAY_ONLY, Diagnostic, Edit, Fix
+from .fix_effects import together, with_graphs
 from .names import dotted
 from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, WhereFix
 from .rules import check_rewrite, item_rewrite, log_rewrites, rewrites
@@ -198,7 +198,7 @@ def _block(request: BlockFix, module: cst.Module, pos: _Positions, settings: Set
         new = item_rewrite.drop_handlers(module, block)
         if new is not None:
             return new, (f"Move `.item()` out of the `try` block at line {request.line} (its handlers no longer run: "
-                         "what `.item()` raises propagates, such as RuntimeError for a tensor that has not one "
+                         "what the statement raises propagates, such as RuntimeError for a tensor that has not one "
                          "element or AttributeError for a value without `.item()`)"), "unsafe"
     if is_with:
         new = rewrites.split_with(module, block, stmt)
@@ -336,9 +336,12 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
                  predict=None) -> List[Diagnostic]:
     """Return the diagnostics with ``fix`` filled in where a fix request can be honoured.
     ``predict`` (:func:`gblint.fix_effects.graph_counter`): the title of a loop, block, logging or
-    ``if`` fix also says the graphs of its frame before and after it (display-only without a gain)."""
+    ``if`` fix also says the graphs of its frame before and after it (display-only without a gain);
+    the fixes of one frame that gain nothing alone are judged together (:func:`gblint.fix_effects.together`):
+    where together they gain, each of their diagnostics carries that one fix, every edit of it."""
     out = []
     cache: Dict[str, Optional[_Positions]] = {}
+    alone: Dict[Tuple[str, str], List[Tuple[int, Fix]]] = {}  # (path, frame) -> (index in out, fix as built)
     for d in diagnostics:
         if d.fix_request is None or d.fix is not None:
             out.append(d)
@@ -356,6 +359,16 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
         fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
             if is_config or cache.get(d.path) else None
         if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix)):
+            built = fix
             fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict)
+            if fix.applicability == DISPLAY_ONLY and fix.effect is not None and built.applicability != DISPLAY_ONLY \
+                    and len(built.edits) == 1:
+                alone.setdefault((d.path, d.fix_request.frame), []).append((len(out), built))
         out.append(dataclasses.replace(d, fix=fix) if fix else d)
+    for (path, frame), found in alone.items():
+        joint = together([f for _, f in found], path, texts[path], frame, predict) if len(found) > 1 else None
+        if joint is not None:
+            for i, built in found:
+                if built.edits[0] in joint.edits:
+                    out[i] = dataclasses.replace(out[i], fix=joint)
     return out

@@ -24,8 +24,9 @@ from gblint.traversal import caught_types, replace_node
 NOT_RAISED = frozenset({"KeyError", "IndexError", "ZeroDivisionError", "StopIteration"})
 
 
-def item_call(stmt: cst.BaseStatement) -> Optional[str]:
-    """The receiver's name when ``stmt`` is exactly ``NAME = NAME.item()``, else None."""
+def item_call(stmt: cst.BaseStatement, any_receiver: bool = False) -> Optional[str]:
+    """The receiver's name when ``stmt`` is exactly ``NAME = NAME.item()``, else None; with
+    ``any_receiver``, ``NAME = EXPR.item()`` too, EXPR tensor methods and operators on names (``""`` then)."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
     assign = stmt.body[0]
@@ -34,9 +35,29 @@ def item_call(stmt: cst.BaseStatement) -> Optional[str]:
         return None
     call = assign.value
     if not isinstance(call, cst.Call) or call.args or not isinstance(call.func, cst.Attribute) \
-            or call.func.attr.value != "item" or not isinstance(call.func.value, cst.Name):
+            or call.func.attr.value != "item":
         return None
+    if not isinstance(call.func.value, cst.Name):
+        return "" if any_receiver and _method_chain(call.func.value) else None
     return call.func.value.value
+
+
+def _method_chain(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is tensor methods and operators on names and numbers (``h.mean()``, ``(a - b).abs()``):
+    no subscript (``stats["sum"]`` raises KeyError, which a handler may be there for) and no call of a
+    function by name (it may raise anything)."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _method_chain(expr.value)
+    if isinstance(expr, cst.Call):
+        return isinstance(expr.func, cst.Attribute) and _method_chain(expr.func) \
+            and all(_method_chain(a.value) for a in expr.args)
+    if isinstance(expr, cst.BinaryOperation):
+        return _method_chain(expr.left) and _method_chain(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return _method_chain(expr.expression)
+    return False
 
 
 def _caught(handler: cst.ExceptHandler) -> Optional[Set[str]]:
@@ -112,14 +133,14 @@ class _Binds(cst.CSTVisitor):
             self.names.add(item.name.value)
 
 
-def _lone_item(block: cst.Try) -> Optional[cst.SimpleStatementLine]:
-    """The statement ``NAME = NAME.item()`` when it is all ``block``'s body holds and the ``try``
-    has handlers and no ``else``/``finally``; None otherwise."""
+def _lone_item(block: cst.Try, any_receiver: bool = False) -> Optional[cst.SimpleStatementLine]:
+    """The statement ``NAME = NAME.item()`` (``NAME = EXPR.item()`` with ``any_receiver``) when it is all
+    ``block``'s body holds and the ``try`` has handlers and no ``else``/``finally``; None otherwise."""
     if block.finalbody is not None or block.orelse is not None or not block.handlers \
             or not isinstance(block.body, cst.IndentedBlock) or len(block.body.body) != 1:
         return None
     stmt = block.body.body[0]
-    return stmt if item_call(stmt) is not None else None
+    return stmt if item_call(stmt, any_receiver) is not None else None
 
 
 def hoist_item(module: cst.Module, whole: cst.Module, block: cst.Try) -> Optional[cst.Module]:
@@ -145,9 +166,10 @@ def hoist_item(module: cst.Module, whole: cst.Module, block: cst.Try) -> Optiona
 def drop_handlers(module: cst.Module, block: cst.Try) -> Optional[cst.Module]:
     """``try: s = t.item() / except RuntimeError: s = 0.0`` -> ``s = t.item()`` in ``module``,
     whatever the handlers catch: they no longer run, so an error ``.item()`` raises (``RuntimeError``
-    for a tensor that has not one element) propagates instead of being handled. Unsafe; the shape
-    is :func:`hoist_item`'s (one ``NAME = NAME.item()``, no ``else``/``finally``). None otherwise."""
-    stmt = _lone_item(block)
+    for a tensor that has not one element, or what computing the receiver raises) propagates instead of
+    being handled. Unsafe; the shape is :func:`hoist_item`'s with any receiver (one ``NAME = EXPR.item()``,
+    no ``else``/``finally``). None otherwise."""
+    stmt = _lone_item(block, any_receiver=True)
     if stmt is None:
         return None
     return replace_node(module, block, stmt.with_changes(leading_lines=list(block.leading_lines)))

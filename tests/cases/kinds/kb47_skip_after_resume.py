@@ -2,7 +2,8 @@
 torch/_dynamo/resume_execution.py) compiled as a frame of its own. A later break that cannot resume there (in a loop,
 GB7000; in a `try` with no checkpoint; an unsupported `with`; a skip marker) skips only that resume function: the
 graphs before the first break are kept, and no break after it in the frame is made (the rest runs eagerly). A break
-that may not happen (under a test of an argument) leaves the whole frame skipped when it does not."""
+that may not happen (under a test of an argument) leaves the whole frame skipped when it does not. A comprehension
+in the skipped resume function is compiled as a frame of its own (Python 3.11), one before the first break is not."""
 import torch
 
 NO_GRAD = torch.no_grad()  # a manager object made outside the compiled code: Dynamo cannot enter it (GB0142)
@@ -97,6 +98,16 @@ def break_then_try_after_ops(x):
     return h * s
 
 
+@torch.compile(backend="eager")
+def comprehensions_around_break(x, ws):
+    a = [x * w for w in ws]
+    torch._dynamo.graph_break()
+    b = [x + w for w in ws]
+    for i in range(2):
+        print("step", i)
+    return sum(a) + sum(b)
+
+
 def main():
     x = torch.ones(4)
     break_then_loop(x)
@@ -107,6 +118,7 @@ def main():
     break_then_manager(x)
     flag_then_loop(x)
     break_then_try_after_ops(x)
+    comprehensions_around_break(x, [torch.ones(4), torch.ones(4)])
 
 
 if __name__ == "__main__":
