@@ -6,7 +6,6 @@ leaves the resume function that holds the ``try`` skipped; the second assert fix
 resume function into a skipped frame). :func:`gblint.fix_effects.together` judges the fixes of one frame
 that gain nothing alone applied together; where they gain, each of their diagnostics carries that one fix
 (every edit), applied in one round, unsafe when any of them is."""
-import os
 import textwrap
 
 import pytest
