@@ -31,10 +31,12 @@ class Effect(NamedTuple):
     tails: int = 0
     status: str = "compiled"
     ops: int = 0  # the frame's own tensor ops, less one per graph break (a breaking call may count as one)
+    eager: int = 0  # every region of a file together: how eagerly their frames run, summed (_EAGER)
 
 
-#: ``predict(path, text, frame)``: the :class:`Effect` of ``frame`` compiled alone, or None
-Predictor = Callable[[str, str, str], Optional[Effect]]
+#: ``predict(path, text, frame)``: the :class:`Effect` of ``frame`` compiled alone (``frame`` None: of every
+#: compiled region of the file together, its own status and ops left at their defaults), or None
+Predictor = Callable[[str, str, Optional[str]], Optional[Effect]]
 
 #: how much of a frame runs eagerly, by its status (lower is better)
 _EAGER = {"compiled": 0, "tail": 1, "skipped": 2, "failed": 2}
@@ -78,7 +80,7 @@ def graph_counter(run, source_file, settings, cache=None) -> Predictor:
     reading = _ReadOnly(cache) if cache is not None else None
     memo: Dict[Tuple[str, int, str], Optional[Effect]] = {}
 
-    def predict(path: str, text: str, frame: str) -> Optional[Effect]:
+    def predict(path: str, text: str, frame: Optional[str]) -> Optional[Effect]:
         key = (path, hash(text), frame)
         if key not in memo:
             memo[key] = _predict(run, source_file, settings, path, text, frame, reading)
@@ -107,15 +109,20 @@ class _ReadOnly:
         pass
 
 
-def _predict(run, source_file, settings, path: str, text: str, frame: str, cache=None) -> Optional[Effect]:
+def _predict(run, source_file, settings, path: str, text: str, frame: Optional[str], cache=None) -> Optional[Effect]:
     from .index import module_name
     module = module_name(path)[0]
-    alone = dataclasses.replace(settings, entry_points=(f"{module}:{frame}",), jobs=1,
+    alone = dataclasses.replace(settings, entry_points=(f"{module}:{frame}",) if frame is not None else (), jobs=1,
                                 select=("GBL",), ignore=(), per_file_ignores={})
     try:
         _, _, _, walks = run([source_file(path, text)], alone, cache, fixes=False)
     except Exception:  # a prediction is a courtesy: never a reason for the fix, or the run, to fail
         return None
+    if frame is None:  # every region of the file, as its compile calls make them
+        frames = [fr for w in walks if w.region.entry.path == path for fr in w.frames]
+        return Effect(sum(fr.graphs_at_most for fr in frames), sum(len(fr.splits) for fr in frames),
+                      sum(fr.status in ("skipped", "failed") or fr.resume_skipped for fr in frames),
+                      sum(fr.status == "tail" for fr in frames), eager=sum(_EAGER.get(fr.status, 2) for fr in frames))
     mine = [w for w in walks if w.region.entry.name == frame and w.region.entry.path == path]
     if not mine:
         return None
@@ -125,7 +132,7 @@ def _predict(run, source_file, settings, path: str, text: str, frame: str, cache
     # applicability, so what it removes is what it removes when the breaks happen; a conditional break is
     # judged as a break (judged on proven breaks only, no fix on a function of unannotated parameters applied)
     return Effect(sum(fr.graphs_at_most for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames),
-                  sum(fr.status in ("skipped", "failed") for fr in walk.frames),
+                  sum(fr.status in ("skipped", "failed") or fr.resume_skipped for fr in walk.frames),
                   sum(fr.status == "tail" for fr in walk.frames), own[0].status if own else "compiled",
                   max(0, _compiled_ops(own[0]) - len(own[0].splits)) if own else 0)
 
@@ -149,11 +156,13 @@ def apply_edit(text: str, edit: Edit) -> str:
     return text[:offset(edit.line, edit.column)] + edit.text + text[offset(edit.end_line, edit.end_column):]
 
 
-def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor) -> Fix:
+def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor, module_wide: bool = False) -> Fix:
     """``fix`` whose title says the graphs of ``frame`` before and after it (and the skipped
     frames, when they change), carrying both predictions (``Fix.effect``). A fix whose predicted
     effect is no gain (:func:`gains`), or cannot be predicted, becomes ``display-only``: advice that
-    ``gblint fix`` never applies, with or without ``--unsafe-fixes``."""
+    ``gblint fix`` never applies, with or without ``--unsafe-fixes``. ``module_wide``: the edit changes
+    what every compiled region of the file does (a ``torch._dynamo.config`` line), so it is also judged
+    on them all (:func:`_elsewhere`)."""
     if len(fix.edits) != 1:
         return fix
     before = predict(path, text, frame)
@@ -170,21 +179,25 @@ def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor) 
            f"{breaks} graph break{'s' if breaks != 1 else ''}"
     if before.skipped != after.skipped:
         note += f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
-    if gains(before, after):
+    worse = _elsewhere(predict, path, text, apply_edit(text, fix.edits[0]), before, after) if module_wide else ""
+    if gains(before, after) and not worse:
         return dataclasses.replace(fix, title=fix.title + note + ")", effect=_plain(before, after))
-    why = "adds a skipped frame" if after.skipped > before.skipped else "removes no break or skipped frame"
+    why = worse or ("adds a skipped frame" if after.skipped > before.skipped else "removes no break or skipped frame")
     return dataclasses.replace(fix, title=fix.title + note + f"; {why}: not applied)",
                                applicability=DISPLAY_ONLY, effect=_plain(before, after))
 
 
-def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Predictor) -> Optional[Fix]:
+def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Predictor,
+             module_wide: bool = False) -> Optional[Fix]:
     """The fixes of one frame that gain nothing one at a time (each ``display-only``, judged by
     :func:`with_graphs`), judged applied together: a frame skipped for two reasons (a ``print`` in a
     loop and a ``.item()`` in a ``try``) is compiled only when both go. ``fixes``: their rewrites as
     built, before any prediction, one edit each. Returns one :class:`Fix` holding every edit that does
     not overlap an earlier one (by line), with the strictest applicability of them, when that set is
     at least two fixes, CPython compiles the result and :func:`gains` holds for the frame; else None.
-    Issue 40: a forward with ``assert not t``, a print loop and ``try: t.item()`` got no fix at all."""
+    ``module_wide``: one of them changes every compiled region of the file (judged on them all, as in
+    :func:`with_graphs`). Issue 40: a forward with ``assert not t``, a print loop and ``try: t.item()`` got
+    no fix at all."""
     chosen: List[Fix] = []
     spans: List[Tuple[int, int]] = []
     for fix in sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column)):
@@ -204,6 +217,8 @@ def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Pr
     before, after = predict(path, text, frame), predict(path, new, frame)
     if before is None or after is None or not gains(before, after):
         return None
+    if module_wide and _elsewhere(predict, path, text, new, before, after):  # one of them is (see with_graphs)
+        return None
     safe = all(f.applicability == "safe" for f in chosen)
     graphs, breaks = after.graphs, after.breaks
     title = "; ".join(f.title for f in chosen) + \
@@ -212,6 +227,19 @@ def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Pr
         (f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
          if before.skipped != after.skipped else "") + ")"
     return Fix(title, "safe" if safe else "unsafe", tuple(f.edits[0] for f in chosen), effect=_plain(before, after))
+
+
+def _elsewhere(predict: Predictor, path: str, text: str, new: str, before: Effect, after: Effect) -> str:
+    """Why an edit that changes every compiled region of ``path`` (``text`` -> ``new``) is no gain there,
+    or "": the frames of the file's regions together (``predict(path, text, None)``) run more eagerly
+    (:data:`_EAGER`, summed) than the fixed frame's own change accounts for (``before`` -> ``after``). Measured: listing ``print``
+    as reorderable made another function's ``try: return t.item()`` its first break, skipping it whole."""
+    whole, fixed = predict(path, text, None), predict(path, new, None)
+    if whole is None or fixed is None:
+        return "its effect on the file's other compiled regions is not predicted"
+    if fixed.eager - whole.eager > _EAGER.get(after.status, 2) - _EAGER.get(before.status, 2):
+        return "another compiled region of the file runs more eagerly"
+    return ""
 
 
 def _plain(before: Effect, after: Effect) -> tuple:

@@ -341,7 +341,8 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
     where together they gain, each of their diagnostics carries that one fix, every edit of it."""
     out = []
     cache: Dict[str, Optional[_Positions]] = {}
-    alone: Dict[Tuple[str, str], List[Tuple[int, Fix]]] = {}  # (path, frame) -> (index in out, fix as built)
+    # (path, frame) -> (index in out, fix as built, whether it changes every region of the file)
+    alone: Dict[Tuple[str, str], List[Tuple[int, Fix, bool]]] = {}
     for d in diagnostics:
         if d.fix_request is None or d.fix is not None:
             out.append(d)
@@ -360,15 +361,23 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
             if is_config or cache.get(d.path) else None
         if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix)):
             built = fix
-            fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict)
+            wide = isinstance(d.fix_request, LogFix) and d.fix_request.reorderable and fix.title.startswith("Add ")
+            fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict, module_wide=wide)
+            if wide and fix.applicability == DISPLAY_ONLY:  # the config line changes other regions: guard instead
+                guard = build_fix(dataclasses.replace(d.fix_request, reorderable=False), text, settings,
+                                  cache.get(d.path))
+                guard = with_graphs(guard, d.path, text, d.fix_request.frame, predict) if guard is not None else None
+                if guard is not None and guard.applicability != DISPLAY_ONLY:
+                    built, fix, wide = guard, guard, False
             if fix.applicability == DISPLAY_ONLY and fix.effect is not None and built.applicability != DISPLAY_ONLY \
                     and len(built.edits) == 1:
-                alone.setdefault((d.path, d.fix_request.frame), []).append((len(out), built))
+                alone.setdefault((d.path, d.fix_request.frame), []).append((len(out), built, wide))
         out.append(dataclasses.replace(d, fix=fix) if fix else d)
     for (path, frame), found in alone.items():
-        joint = together([f for _, f in found], path, texts[path], frame, predict) if len(found) > 1 else None
+        joint = together([f for _, f, _ in found], path, texts[path], frame, predict,
+                         module_wide=any(w for _, _, w in found)) if len(found) > 1 else None
         if joint is not None:
-            for i, built in found:
+            for i, built, _ in found:
                 if built.edits[0] in joint.edits:
                     out[i] = dataclasses.replace(out[i], fix=joint)
     return out

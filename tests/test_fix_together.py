@@ -122,3 +122,66 @@ def test_the_user_model_measured_under_torch(tmp_path):
     assert sum(after["graphs"]) > sum(before["graphs"])  # more of the forward's ops compiled
     (o, _), (f, _) = _observe(str(orig), ["m.py"])["m.py"], _observe(str(fixed), ["m.py"])["m.py"]
     assert o["error"] is None and f["error"] is None and o["outputs"] == f["outputs"] and o["outputs"]
+
+
+MODULE_WIDE = textwrap.dedent("""\
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def logs(x):
+        h = x * 2
+        print("mid")
+        return h + 1
+
+
+    @torch.compile(backend="eager")
+    def start_then_return_in_try(x):
+        h = x * 2
+        print("start")
+        try:
+            return h.sum().item()
+        except RuntimeError:
+            return 0.0
+    """)
+
+
+def test_a_config_line_that_makes_another_region_worse_is_not_offered():
+    """Listing ``print`` as reorderable (one line for the whole module) removes the break in ``logs`` but makes
+    the ``try`` the first break of the other function, which Dynamo then skips whole (measured by a helper on
+    torch 2.13: 1 graph -> 0): judged on every region of the file, the config line is advice only and the
+    print in ``logs`` is guarded instead (a change local to its frame)."""
+    diags = check_sources([SourceFile("m.py", MODULE_WIDE)], Settings(python_version=(3, 11))).diagnostics
+    fixes = {d.line: d.fix for d in diags if d.fix is not None}
+    assert fixes[7].applicability == "unsafe" and fixes[7].title.startswith("Guard `print(...)`")
+    assert fixes[14].applicability == "display-only"
+    new = _fix(MODULE_WIDE).texts["m.py"]
+    assert "reorderable_logging_functions" not in new and new.count("is_compiling") == 1
+    after = check_sources([SourceFile("m.py", new)], Settings(python_version=(3, 11))).diagnostics
+    # the other function is as it was: its print still breaks, and only its resume function is skipped
+    assert [(d.code, d.frame) for d in after] == [("GBL107", "start_then_return_in_try"),
+                                                   ("GBL202", "start_then_return_in_try")]
+    assert "resumed at line" in after[1].message
+
+
+def test_a_skipped_resume_function_counts_as_a_skipped_frame_in_a_fix_prediction():
+    """Unrolling a loop whose break skips the resume function removes that skipped frame (a gain); before, the
+    prediction saw a frame with a compiled prefix both ways and withheld the fix (measured by a helper: 1 -> 4
+    graphs, 1 -> 0 skipped frames)."""
+    text = textwrap.dedent("""\
+        import torch
+
+
+        @torch.compile
+        def f(x):
+            h = x * 2
+            torch._dynamo.graph_break()
+            for i in range(3):
+                h = h + i
+                torch._dynamo.graph_break()
+            return h
+        """)
+    diags = check_sources([SourceFile("m.py", text)], Settings(python_version=(3, 11))).diagnostics
+    loop = [d for d in diags if d.code == "GBL201"]
+    assert len(loop) == 1 and loop[0].fix is not None and loop[0].fix.applicability == "safe"
+    assert "1 -> 0 skipped frames" in loop[0].fix.title
