@@ -38,7 +38,7 @@ from .diagnostics import Edit, Fix
 
 # 10: Manager.callee dropped; 11: msgpack records (gblint.cache_codec); 12: Event.callee, DisabledCall,
 # NonstrictCall dropped (issue 39); 13: Event.alone
-FORMAT = 13
+FORMAT = 14
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)

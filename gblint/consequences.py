@@ -37,6 +37,7 @@ from .fixpoint import CutMemo
 from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, too_far
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
+from .backedge import returns_first
 from .resumed import TAIL_BRIEF, Checkpoint, nested_text, tail_text
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
@@ -560,6 +561,8 @@ class _RegionWalk:
         comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
         loop = None if site.loop_tail and site.outcome == Outcome.TAIL else \
             next((b for b in blocks if b.kind == BlockKind.LOOP), None)
+        if loop is not None and self.region.python_version == (3, 11) and returns_first(blocks, anchor.span.line):
+            loop = None  # Dynamo's loop test meets a `return` first: the break resumes (gblint.backedge)
         if comp is not None and loop is None:
             return self.comps.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:

@@ -452,6 +452,9 @@ class Block:
     condition: str = ""  # a branch's test as written (negated for an `else`), for diagnostics' certainty
     test: Optional[Expr] = None  # the same test as a value gblint may decide (None: not a branch)
     exits_at_entry: int = 0  # `return`/`continue`/`break` statements of the function read before the block
+    # a loop: the line ranges of its body's statements a break in which meets a `return` before the jump back
+    # (gblint.backedge; Dynamo's maybe_has_backedge finds no loop there on Python 3.11)
+    returns_first: Tuple[Tuple[int, int], ...] = ()
 
 
 @dataclasses.dataclass

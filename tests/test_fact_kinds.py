@@ -107,6 +107,10 @@ something else, or the reverse (a guard that must stay clean):
   after a graph break the frame resumed from skips only the resume function, not the frame: the graphs before the
   first break are kept and nothing after it is traced; after a break that may not happen (under a test of an
   argument, not taken in the measured run) the whole frame is skipped (kb47).
+- Dynamo's loop test (``maybe_has_backedge``) stops at the first ``return`` after the break in bytecode order: a break
+  in a loop body followed by a ``return`` laid out before the jump back (a last ``if`` that returns, an early return
+  later in the body, one in a ``while`` or an inner loop) resumes; a ``return`` in the ``else`` of a last ``if``,
+  after a ``continue``, before the break, or a ``break`` in its place leave the frame skipped (kb48, Python 3.11).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

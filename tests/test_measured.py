@@ -80,12 +80,6 @@ KNOWN_DIFFERENCES = {
         "frame is skipped); gblint counts an `except` body as an error path and reports it only with --error-paths "
         "(the kind of found/316; issue 16). From torch 2.14 a bare `raise` is reported at the line that raised "
         "first (17), on 2.13 at the `raise` (19)."),
-    "n11_loop_exit_paths.py": (
-        {"false skipped frames": ["return_in_body", "return_in_for"]},
-        "Dynamo's loop test (`maybe_has_backedge`, symbolic_convert.py) scans the bytecode from the break to the "
-        "first RETURN: a `return` inside the loop body after the break stops the scan before the backward jump, so "
-        "the break resumes instead of skipping the frame (on 3.12+ only in a `while` loop: a `for` loop's return "
-        "is laid out after its backward jump). gblint skips every frame with a break in a loop body."),
 }
 
 
@@ -104,7 +98,11 @@ _REFERENCE_ONLY = {  # torch 2.13, on every Python measured
 }
 _PY312 = {  # Python 3.12 and 3.13
     "n11_loop_exit_paths.py": (
-        {"false skipped frames": ["return_in_body"]}, KNOWN_DIFFERENCES["n11_loop_exit_paths.py"][1]),
+        {"false skipped frames": ["return_in_body"]},
+        "Dynamo's loop test (`maybe_has_backedge`, symbolic_convert.py) scans the bytecode from the break to the "
+        "first RETURN: a `return` inside the loop body after the break stops the scan before the backward jump, so "
+        "the break resumes instead of skipping the frame; on 3.12+ only in a `while` loop (a `for` loop's return "
+        "is laid out after its backward jump). gblint reads that layout for Python 3.11 only (gblint.backedge)."),
     "v17_while_true.py": (
         {"false skipped frames": ["f"]},
         "on Python 3.12+ the `return x` after a `while True:` loop is copied to the `break` (CPython inlines small "
