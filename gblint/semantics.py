@@ -81,7 +81,9 @@ RNN_MODULES = ("torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM")
 #: skips the calling frame, measured/r06_lstm_nested.py splits the caller and skips only the callee)
 #: ``ctx.mark_dirty`` (GBL141) is the same: inlined through ``apply`` it is a nested break, in the
 #: ``forward`` frame compiled on its own it cannot resume (measured: tests/cases/kinds/k27)
-CALLERS_RESUME = frozenset({"GBL118", "GBL141"})
+#: and so is ``torch._dynamo.skip_frame()`` (GBL121) in an inlined helper: the helper alone is skipped, its caller
+#: breaks at the call and resumes (measured: tests/cases/kinds/kb49)
+CALLERS_RESUME = frozenset({"GBL118", "GBL121", "GBL141"})
 # break sources that only log or print: a callee made of these is best disabled outright
 LOGGING_RULES = ("print-call", "logging-call", "skipped-module-call", "tensor-repr")
 

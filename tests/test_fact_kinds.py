@@ -111,6 +111,8 @@ something else, or the reverse (a guard that must stay clean):
   in a loop body followed by a ``return`` laid out before the jump back (a last ``if`` that returns, an early return
   later in the body, one in a ``while`` or an inner loop) resumes; a ``return`` in the ``else`` of a last ``if``,
   after a ``continue``, before the break, or a ``break`` in its place leave the frame skipped (kb48, Python 3.11).
+- ``torch._dynamo.skip_frame()`` in a helper Dynamo inlines skips the helper only: the caller breaks at the call and
+  resumes (2 graphs); in a loop of the caller, the caller is skipped too (kb49).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

@@ -12,7 +12,8 @@ break happened. Compared with the graphs torch 2.13 compiled for the programs of
 - k54: a definite nested break in one helper and a conditional one in another: the definite one splits the
   caller and its helper, the conditional one adds nothing proven;
 - kb47: a break that cannot resume (in a loop, a ``try``, an unsupported ``with``, a skip marker) after a graph
-  break the frame resumed from skips only the resume function: the graphs before it are kept, none after it.
+  break the frame resumed from skips only the resume function: the graphs before it are kept, none after it;
+- kb49: ``skip_frame()`` in an inlined helper skips the helper only: its caller breaks at the call and resumes.
 """
 import json
 import os
@@ -28,7 +29,7 @@ from .conftest import ROOT
 FOLDER = os.path.join(ROOT, "tests", "cases", "kinds")
 with open(os.path.join(FOLDER, "observed.json"), encoding="utf-8") as _fh:
     OBSERVED = json.load(_fh)["programs"]
-COUNTED = sorted(n for n in OBSERVED if n.split("_")[0] in ("k50", "k51", "k52", "k53", "k54", "kb47"))
+COUNTED = sorted(n for n in OBSERVED if n.split("_")[0] in ("k50", "k51", "k52", "k53", "k54", "kb47", "kb49"))
 #: the programs whose breaks are conditional and did not happen in the measured run
 CONDITIONAL_ONLY = ("k52_conditional_breaks_only.py", "k54_definite_and_conditional_in_callees.py")
 
@@ -41,7 +42,7 @@ def regions(name: str):
 
 
 def test_the_counted_programs_are_measured():
-    assert len(COUNTED) == 6 and set(CONDITIONAL_ONLY) <= set(COUNTED)
+    assert len(COUNTED) == 7 and set(CONDITIONAL_ONLY) <= set(COUNTED)
     assert all(OBSERVED[n]["exception"] is None for n in COUNTED)
 
 
