@@ -16,7 +16,7 @@ import libcst as cst
 from . import value_syntax
 from .arm_kinds import ArmKinds, loop_back
 from .loops import _names_bound as names_bound, loop_exits
-from .backedge import returning_nodes
+from .backedge import rebuilt_iterator, returning_nodes
 from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
@@ -123,7 +123,7 @@ class Blocks:
     def _note_returns_first(self, node) -> None:
         """The loop block just entered gets, as the traversal reads them, the lines of the events in its body's
         statements after which a ``return`` comes before the jump back (:func:`gblint.backedge.returning_nodes`)."""
-        if self.in_function():
+        if self.in_function() and rebuilt_iterator(node):
             loop = self.scope.blocks[-1]
             for stmt in returning_nodes(node.body):
                 self._returns_first[id(stmt)] = loop

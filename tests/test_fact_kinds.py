@@ -110,7 +110,8 @@ something else, or the reverse (a guard that must stay clean):
 - Dynamo's loop test (``maybe_has_backedge``) stops at the first ``return`` after the break in bytecode order: a break
   in a loop body followed by a ``return`` laid out before the jump back (a last ``if`` that returns, an early return
   later in the body, one in a ``while`` or an inner loop) resumes; a ``return`` in the ``else`` of a last ``if``,
-  after a ``continue``, before the break, or a ``break`` in its place leave the frame skipped (kb48, Python 3.11).
+  after a ``continue``, in a nested ``def``, a ``break`` in its place, a last ``if`` with a chained comparison and a loop
+  over ``enumerate`` (its iterator cannot be rebuilt in the resume function) leave the frame skipped (kb48, Python 3.11).
 - ``torch._dynamo.skip_frame()`` in a helper Dynamo inlines skips the helper only: the caller breaks at the call and
   resumes (2 graphs); in a loop of the caller, the caller is skipped too (kb49).
 

@@ -4,16 +4,17 @@ frame skipped). A break in a loop body followed by a `return` laid out before th
 that returns, an early `return` later in the body, one in a `while`, one in an inner loop) resumes like a break
 outside a loop. A `return` in the `else` of a last `if` (the jump over the `else` is threaded to the jump back),
 one after a `continue`, one in a function defined in the body (a code object of its own) and a `break` in
-place of the `return` leave the frame skipped."""
+place of the `return` leave the frame skipped; so do a loop over `enumerate(...)` (the resume function would need
+its iterator rebuilt, GB0092) and a last `if` whose test is a chained comparison."""
 import torch
 
 
 @torch.compile(backend="eager")
 def return_last(x, ws):
     h = x * 2
-    for w in ws:
+    for i in range(2):
         print("step")
-        h = h + w
+        h = h + ws[i]
         if h.shape[0] == 7:
             return h
     return h.sin()
@@ -22,7 +23,7 @@ def return_last(x, ws):
 @torch.compile(backend="eager")
 def return_in_middle(x, ws):
     h = x * 2
-    for w in ws:
+    for w in (ws[0], ws[1]):
         torch._dynamo.graph_break()
         if h.shape[0] == 7:
             return h
@@ -45,7 +46,7 @@ def return_in_while(x):
 @torch.compile(backend="eager")
 def return_in_inner_loop(x, ws):
     h = x * 2
-    for w in ws:
+    for w in [ws[0], ws[1]]:
         print("outer")
         for k in range(2):
             if k == 5:
@@ -57,7 +58,7 @@ def return_in_inner_loop(x, ws):
 @torch.compile(backend="eager")
 def return_in_else(x, ws):
     h = x * 2
-    for w in ws:
+    for w in (ws[0], ws[1]):
         print("step")
         if h.shape[0] != 7:
             h = h + w
@@ -69,7 +70,7 @@ def return_in_else(x, ws):
 @torch.compile(backend="eager")
 def continue_first(x, ws):
     h = x * 2
-    for w in ws:
+    for w in (ws[0], ws[1]):
         print("step")
         if h.shape[0] == 3:
             continue
@@ -82,7 +83,7 @@ def continue_first(x, ws):
 @torch.compile(backend="eager")
 def return_in_nested_def(x, ws):
     h = x * 2
-    for w in ws:
+    for w in (ws[0], ws[1]):
         print("step")
 
         def scale(t):
@@ -94,11 +95,33 @@ def return_in_nested_def(x, ws):
 @torch.compile(backend="eager")
 def break_not_return(x, ws):
     h = x * 2
-    for w in ws:
+    for w in (ws[0], ws[1]):
         print("step")
         h = h + w
         if h.shape[0] == 7:
             break
+    return h.sin()
+
+
+@torch.compile(backend="eager")
+def return_over_enumerate(x, ws):
+    h = x * 2
+    for i, w in enumerate(ws):
+        print("step")
+        h = h + w
+        if i == 7:
+            return h
+    return h.sin()
+
+
+@torch.compile(backend="eager")
+def chained_test_last(x):
+    h = x * 2
+    for i in range(2):
+        print("step")
+        h = h + i
+        if 5 < i < 9:
+            return h
     return h.sin()
 
 
@@ -113,6 +136,8 @@ def main():
     continue_first(x, ws)
     return_in_nested_def(x, ws)
     break_not_return(x, ws)
+    return_over_enumerate(x, ws)
+    chained_test_last(x)
 
 
 if __name__ == "__main__":
