@@ -37,6 +37,34 @@ def returning_nodes(body: cst.BaseSuite) -> List[cst.CSTNode]:
     return found
 
 
+class ReturnsFirst:
+    """Fills each loop block's ``returns_first`` as a traversal reads the loop's body: the lines of the events
+    (breaks and calls) read in the statements :func:`returning_nodes` finds, or in an ``if``'s test there."""
+
+    def __init__(self) -> None:
+        self._noted: dict = {}  # id(statement) -> its loop's block
+        self._open: dict = {}  # id(statement being read) -> (its loop's block, the index of its first event)
+
+    def enter_loop(self, loop: cst.CSTNode, block: Block) -> None:
+        """The traversal enters the body of ``loop`` (a ``for``/``while``), whose block is ``block``."""
+        if rebuilt_iterator(loop):
+            for stmt in returning_nodes(loop.body):
+                self._noted[id(stmt)] = block
+
+    def start(self, stmt: cst.CSTNode, events: list) -> None:
+        """The traversal enters ``stmt``; ``events``: the function's events so far."""
+        block = self._noted.get(id(stmt))
+        if block is not None:
+            self._open[id(stmt)] = (block, len(events))
+
+    def end(self, stmt: cst.CSTNode, events: list) -> None:
+        """The traversal leaves ``stmt`` (an ``if``: its test)."""
+        found = self._open.pop(id(stmt), None)
+        if found is not None:
+            block, first = found
+            block.returns_first = block.returns_first + tuple((ev.span.line, ev.span.end_line) for ev in events[first:])
+
+
 def rebuilt_iterator(loop: cst.CSTNode) -> bool:
     """Whether Dynamo can resume inside ``loop`` at all: a ``while`` holds no iterator; a ``for`` over
     ``range(...)`` or a list or tuple display holds one it rebuilds in the resume function. Over
@@ -135,4 +163,4 @@ def _unread_test(test: cst.BaseExpression) -> bool:
         (isinstance(test, cst.Name) and test.value in ("True", "False", "None", "__debug__"))
 
 
-__all__: Tuple[str, ...] = ("rebuilt_iterator", "returning_nodes", "returns_first")
+__all__: Tuple[str, ...] = ("ReturnsFirst", "rebuilt_iterator", "returning_nodes", "returns_first")

@@ -16,7 +16,7 @@ import libcst as cst
 from . import value_syntax
 from .arm_kinds import ArmKinds, loop_back
 from .loops import _names_bound as names_bound, loop_exits
-from .backedge import rebuilt_iterator, returning_nodes
+from .backedge import ReturnsFirst
 from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
 from .model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from .ops import Op
@@ -61,6 +61,10 @@ class BlocksHost(Protocol):
     def add_event(self, ev: Event) -> None: ...
 
 
+#: statements after which the rest of their block never runs
+_TERMINAL = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
 class Blocks:
     """Pushes and pops the blocks of the current function as the traversal enters and leaves them,
     read through ``builder`` (a :class:`BlocksHost`). ``try_nodes``: the ``try`` statements around
@@ -72,8 +76,8 @@ class Blocks:
         self.try_nodes: list = []
         self._branch_tests: list = []  # (block, test node or text, negated): see fill_conditions
         self._match_stack: list = []  # the `match` statements being read, innermost last
-        self._returns_first: dict = {}  # id(statement) -> the loop block it returns first in (see visit_For_body)
-        self._returning: dict = {}  # id(statement being read) -> (its loop block, its first event's index)
+        self.returns = ReturnsFirst()  # each loop block's lines where a break meets a `return` first
+        self._suites: list = []  # per suite being read, innermost last: the blocks marking its dead rest
 
     @property
     def scope(self) -> Optional[FunctionScope]:
@@ -103,8 +107,8 @@ class Blocks:
 
     def visit_For_body(self, node: cst.For) -> None:
         self.push(BlockKind.LOOP, node)
-        self._note_returns_first(node)
         if self.in_function():
+            self.returns.enter_loop(node, self.scope.blocks[-1])
             self.scope.loop_values[id(self.scope.blocks[-1])] = self.scope.pending_loop
             self.scope.note_loop_entry()
             loop = self.scope.blocks[-1]
@@ -120,33 +124,27 @@ class Blocks:
         # each step (FOR_ITER) runs in the loop: __next__, a generator's body, __getitem__
         self.builder.flows.note_iteration(node.iter, at=node)
 
-    def _note_returns_first(self, node) -> None:
-        """The loop block just entered gets, as the traversal reads them, the lines of the events in its body's
-        statements after which a ``return`` comes before the jump back (:func:`gblint.backedge.returning_nodes`)."""
-        if self.in_function() and rebuilt_iterator(node):
-            loop = self.scope.blocks[-1]
-            for stmt in returning_nodes(node.body):
-                self._returns_first[id(stmt)] = loop
-
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._start_returning(node)
+        if self.in_function():
+            self.returns.start(node, self.scope.pending)
 
     def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._end_returning(node)
+        if self.in_function():
+            self.returns.end(node, self.scope.pending)
+        if self.in_function() and self._suites and any(isinstance(small, _TERMINAL) for small in node.body):
+            # what follows in the same suite never runs (CPython drops it): under a test that is never true, until
+            # the suite ends (an `except` clause after a `try` body that returns still runs)
+            self.push(BlockKind.AFTER_RETURN, node, test=Expr(Op.CONST, value=False))
+            self._suites[-1].append(self.scope.blocks[-1])
 
-    def _start_returning(self, node) -> None:
-        """Entering a statement :meth:`_note_returns_first` noted: its events (those of an ``if``'s test) are
-        where its loop's test meets a ``return`` first."""
-        loop = self._returns_first.get(id(node))
-        if loop is not None and self.in_function():
-            self._returning[id(node)] = (loop, len(self.scope.pending))
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._suites.append([])
 
-    def _end_returning(self, node) -> None:
-        found = self._returning.pop(id(node), None)
-        if found is not None and self.in_function():
-            loop, start = found
-            loop.returns_first = loop.returns_first + tuple(
-                (ev.span.line, ev.span.end_line) for ev in self.scope.pending[start:])
+    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        dead = self._suites.pop() if self._suites else []
+        if dead and self.in_function():
+            blocks = self.scope.blocks
+            blocks[:] = [b for b in blocks if not any(b is d for d in dead)]
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
@@ -266,8 +264,8 @@ class Blocks:
         self.push_while_guard(node)
         if not no_backedge(node):
             self.push(BlockKind.LOOP, node)
-            self._note_returns_first(node)
             if self.in_function():
+                self.returns.enter_loop(node, self.scope.blocks[-1])
                 self.scope.note_loop_entry()
                 loop_back(self.scope, node.body)
 
@@ -330,13 +328,15 @@ class Blocks:
         self.pop()
 
     def visit_If(self, node: cst.If) -> None:
-        self._start_returning(node)
+        if self.in_function():
+            self.returns.start(node, self.scope.pending)
         self.builder.bindings.enter_if_values(node)
         if self.in_function():
             self.scope.arm_stack.append(ArmKinds(self.scope))
 
     def visit_If_body(self, node: cst.If) -> None:
-        self._end_returning(node)  # the test's events
+        if self.in_function():
+            self.returns.end(node, self.scope.pending)  # the test's events
         self.push_guard(node, negate=False, suite=node.body)
         if self.in_function():
             self.builder.bindings.note_if_test(node, self.scope.blocks[-1].test if self.scope.blocks else None)

@@ -114,6 +114,8 @@ something else, or the reverse (a guard that must stay clean):
   over ``enumerate`` (its iterator cannot be rebuilt in the resume function) leave the frame skipped (kb48, Python 3.11).
 - ``torch._dynamo.skip_frame()`` in a helper Dynamo inlines skips the helper only: the caller breaks at the call and
   resumes (2 graphs); in a loop of the caller, the caller is skipped too (kb49).
+- Code after a ``return``, ``raise``, ``continue`` or ``break`` in the same suite never runs (CPython drops it): no
+  break there; the ``except`` clause of a ``try`` whose body returns still runs when the body raises (kb50).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
