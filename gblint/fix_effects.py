@@ -120,9 +120,7 @@ def _predict(run, source_file, settings, path: str, text: str, frame: Optional[s
         return None
     if frame is None:  # every region of the file, as its compile calls make them
         frames = [fr for w in walks if w.region.entry.path == path for fr in w.frames]
-        return Effect(sum(fr.graphs_at_most for fr in frames), sum(len(fr.splits) for fr in frames),
-                      sum(fr.status in ("skipped", "failed") or fr.resume_skipped for fr in frames),
-                      sum(fr.status == "tail" for fr in frames), eager=sum(_EAGER.get(fr.status, 2) for fr in frames))
+        return Effect(*_totals(frames), eager=sum(_EAGER.get(fr.status, 2) for fr in frames))
     mine = [w for w in walks if w.region.entry.name == frame and w.region.entry.path == path]
     if not mine:
         return None
@@ -131,10 +129,16 @@ def _predict(run, source_file, settings, path: str, text: str, frame: Optional[s
     # every break counted as if it happens (FrameReport.graphs_at_most): a rewrite keeps behaviour within its
     # applicability, so what it removes is what it removes when the breaks happen; a conditional break is
     # judged as a break (judged on proven breaks only, no fix on a function of unannotated parameters applied)
-    return Effect(sum(fr.graphs_at_most for fr in walk.frames), sum(len(fr.splits) for fr in walk.frames),
-                  sum(fr.status in ("skipped", "failed") or fr.resume_skipped for fr in walk.frames),
-                  sum(fr.status == "tail" for fr in walk.frames), own[0].status if own else "compiled",
+    return Effect(*_totals(walk.frames), own[0].status if own else "compiled",
                   max(0, _compiled_ops(own[0]) - len(own[0].splits)) if own else 0)
+
+
+def _totals(frames) -> Tuple[int, int, int, int]:
+    """Graphs (every break counted as happening), graph breaks, skipped frames (a skipped resume function is
+    one) and frames whose rest runs eagerly, over the frame reports ``frames``."""
+    return (sum(fr.graphs_at_most for fr in frames), sum(len(fr.splits) for fr in frames),
+            sum(fr.status in ("skipped", "failed") or fr.resume_skipped for fr in frames),
+            sum(fr.status == "tail" for fr in frames))
 
 
 def _compiled_ops(report) -> int:
@@ -165,21 +169,16 @@ def with_graphs(fix: Fix, path: str, text: str, frame: str, predict: Predictor, 
     on them all (:func:`_elsewhere`)."""
     if len(fix.edits) != 1:
         return fix
-    before = predict(path, text, frame)
-    after = predict(path, apply_edit(text, fix.edits[0]), frame)
+    new = apply_edit(text, fix.edits[0])
+    before, after = predict(path, text, frame), predict(path, new, frame)
     if before is None or after is None:
         return dataclasses.replace(fix, title=fix.title + f" (`{frame}`: effect not predicted; not applied)",
                                    applicability=DISPLAY_ONLY)
     if before == after:
         return dataclasses.replace(fix, title=fix.title + f" (`{frame}`: no change predicted; not applied)",
                                    applicability=DISPLAY_ONLY, effect=_plain(before, after))
-    graphs, breaks = after.graphs, after.breaks
-    # graphs are estimated from the ops between breaks, as --explain shows them (~): the breaks are counted
-    note = f" (`{frame}`: ~{before.graphs} -> ~{graphs} graph{'s' if graphs != 1 else ''}, " \
-           f"{breaks} graph break{'s' if breaks != 1 else ''}"
-    if before.skipped != after.skipped:
-        note += f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
-    worse = _elsewhere(predict, path, text, apply_edit(text, fix.edits[0]), before, after) if module_wide else ""
+    note = f" ({_change(frame, before, after)}"
+    worse = _elsewhere(predict, path, text, new, before, after) if module_wide else ""
     if gains(before, after) and not worse:
         return dataclasses.replace(fix, title=fix.title + note + ")", effect=_plain(before, after))
     why = worse or ("adds a skipped frame" if after.skipped > before.skipped else "removes no break or skipped frame")
@@ -220,13 +219,20 @@ def together(fixes: Sequence[Fix], path: str, text: str, frame: str, predict: Pr
     if module_wide and _elsewhere(predict, path, text, new, before, after):  # one of them is (see with_graphs)
         return None
     safe = all(f.applicability == "safe" for f in chosen)
-    graphs, breaks = after.graphs, after.breaks
     title = "; ".join(f.title for f in chosen) + \
-        f" (the {len(chosen)} fixes together, each no gain alone: `{frame}`: ~{before.graphs} -> ~{graphs} " \
-        f"graph{'s' if graphs != 1 else ''}, {breaks} graph break{'s' if breaks != 1 else ''}" + \
-        (f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
-         if before.skipped != after.skipped else "") + ")"
+        f" (the {len(chosen)} fixes together, each no gain alone: {_change(frame, before, after)})"
     return Fix(title, "safe" if safe else "unsafe", tuple(f.edits[0] for f in chosen), effect=_plain(before, after))
+
+
+def _change(frame: str, before: Effect, after: Effect) -> str:
+    """```frame``: ~1 -> ~4 graphs, 3 graph breaks, 1 -> 0 skipped frames`` (the skipped frames only when they
+    change): graphs are estimated from the ops between breaks, as --explain shows them (~); breaks are counted."""
+    graphs, breaks = after.graphs, after.breaks
+    note = f"`{frame}`: ~{before.graphs} -> ~{graphs} graph{'s' if graphs != 1 else ''}, " \
+           f"{breaks} graph break{'s' if breaks != 1 else ''}"
+    if before.skipped != after.skipped:
+        note += f", {before.skipped} -> {after.skipped} skipped frame{'s' if after.skipped != 1 else ''}"
+    return note
 
 
 def _elsewhere(predict: Predictor, path: str, text: str, new: str, before: Effect, after: Effect) -> str:

@@ -316,14 +316,17 @@ def _log(request: LogFix, module: cst.Module, pos: _Positions, settings: Setting
         # the line uses no node of the module: `import torch` may go in first
         new = log_rewrites.add_reorderable(module if alias else rewrites.torch_name(module)[0], call, alias or "torch")
         if new is not None:
-            return new, (f"Add `{func}` to `torch._dynamo.config.reorderable_logging_functions`: Dynamo runs it "
-                         "after the graph (its output comes later, with tensors as they are then)"), "unsafe"
+            return new, (f"{_REORDERABLE}`{func}` to `torch._dynamo.config.reorderable_logging_functions`: "
+                         "Dynamo runs it after the graph (its output comes later, with tensors as they are then)"), "unsafe"
     if log_rewrites.changes_state(call):
         return None  # the guard would also drop what its arguments do (`print(stack.pop())`, `:=`)
     new = _with_torch(lambda name: log_rewrites.guard_compiling(module, stmt, name), alias)
     title = f"Guard `{func}(...)` with `if not torch.compiler.is_compiling():` (it no longer runs when compiled)"
     return (new, title, "unsafe") if new is not None else None
 
+
+#: how the title of the config-line logging fix begins: that fix changes every compiled region of the file
+_REORDERABLE = "Add "
 
 _REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where, LogFix: _log}
 
@@ -361,7 +364,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
             if is_config or cache.get(d.path) else None
         if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix)):
             built = fix
-            wide = isinstance(d.fix_request, LogFix) and d.fix_request.reorderable and fix.title.startswith("Add ")
+            wide = isinstance(d.fix_request, LogFix) and fix.title.startswith(_REORDERABLE)
             fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict, module_wide=wide)
             if wide and fix.applicability == DISPLAY_ONLY:  # the config line changes other regions: guard instead
                 guard = build_fix(dataclasses.replace(d.fix_request, reorderable=False), text, settings,
