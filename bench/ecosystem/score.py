@@ -582,7 +582,8 @@ def _tally(table: Dict[str, Dict[str, int]], listed: Dict[str, List[str]], label
 
 
 def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
-    """Per GB id recall, per code precision, and every miss and false positive with its model."""
+    """Per GB id recall, per code precision, every miss and false positive with its model, and the drivers
+    whose default output is a false all-clear (Dynamo breaks, the default output shows none of its breaks)."""
     by_gb: Dict[str, Dict[str, int]] = {}
     by_code: Dict[str, Dict[str, int]] = {}
     misses: Dict[str, List[str]] = {}
@@ -605,7 +606,8 @@ def detail(per_model: Dict[str, Any]) -> Dict[str, Any]:
             "codes": {k: dict(v, precision=ratio(v["hit"], v["pred"])) for k, v in sorted(by_code.items())},
             "missed": misses, "false_positives": false, "false_definite": false_definite,
             "unreached_most_common": dict(sorted(unreached.items(), key=lambda kv: (-kv[1], kv[0]))[:60]),
-            "errors": {n: m["gblint_error"] for n, m in per_model.items() if "gblint_error" in m}}
+            "errors": {n: m["gblint_error"] for n, m in per_model.items() if "gblint_error" in m},
+            "false_all_clear": sorted(n for n, m in per_model.items() if m.get("driver", {}).get("false_all_clear"))}
 
 
 def overall(rows: Dict[str, Any]) -> Dict[str, Any]:
