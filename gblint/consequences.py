@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from . import fix_requests, values, versions
 from .diagnostics import Diagnostic, TraceFrame, name_each_other
@@ -34,7 +34,7 @@ from .sink import DiagnosticSink
 from .frame_report import FrameReport
 from .comp_frames import CompFrames, star_generator
 from .fixpoint import CutMemo
-from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, too_far
+from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, in_try, too_far
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 from .backedge import returns_first
@@ -100,7 +100,7 @@ class Consequences(CallValues):
                     continue
                 found: List[InnerBreak] = []
                 if ev.kind == EventKind.BREAK:
-                    if ev.outcome == Outcome.RAISE and (_in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
+                    if ev.outcome == Outcome.RAISE and (in_try(ev.blocks) or self.uncertain(ev.blocks, env)):
                         continue
                     found = [InnerBreak(frame, ev, (), conditions=self.event_conditions(ev, env),  # capture: per region
                                         way=self.way(frame, ev, env))]
@@ -143,7 +143,7 @@ class Consequences(CallValues):
         override = eogb_value(eogb)
         uncompiled = int(alone)
         for ib in self.inner_breaks(callee, stack, inner_env):
-            if ib.event.outcome == Outcome.RAISE and _in_try(ev.blocks):
+            if ib.event.outcome == Outcome.RAISE and in_try(ev.blocks):
                 continue  # caught by this frame's try
             strict = ib.strict if ib.strict is not None else override
             event = self._resumed(ib.event) if ib.event.outcome == Outcome.SKIP \
@@ -166,10 +166,6 @@ class Consequences(CallValues):
         return walk
 
 
-def _in_try(blocks: Iterable[Block]) -> bool:
-    return any(b.kind == BlockKind.TRY for b in blocks)
-
-
 class _RegionWalk:
     """The state of one region's walk: frames compiled, diagnostics emitted; ``ctx``, ``errors`` and ``comps``
     its collaborators (:mod:`gblint.frame_context`, :mod:`gblint.compile_errors`, :mod:`gblint.comp_frames`)."""
@@ -181,6 +177,7 @@ class _RegionWalk:
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
+        self.way: Optional[Way] = None  # those conditions as arms chosen (gblint.branch_cover), when only that
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
@@ -227,7 +224,7 @@ class _RegionWalk:
         """:meth:`gblint.sink.DiagnosticSink.emit` under the conditions of the site being decided; ``subject``
         (what breaks, for the one-line message) defaults to that site's."""
         self.sink.emit(code, outcome, frame_name, path, span, message, hint, gb_ids, trace, self.conditions,
-                       subject if subject is not None else self.subject, name, fix_request, brief)
+                       subject if subject is not None else self.subject, name, fix_request, brief, self.way)
 
     def emit_under(self, conditions: Tuple[str, ...], *args, **kwargs) -> None:
         """:meth:`emit` for a site of its own, decided under ``conditions`` (not the site being decided)."""
@@ -323,7 +320,7 @@ class _RegionWalk:
             if ev.kind == EventKind.BREAK:
                 if not self.breaks_here(ev):
                     continue
-                if ev.outcome == Outcome.RAISE and _in_try(ev.blocks):
+                if ev.outcome == Outcome.RAISE and in_try(ev.blocks):
                     continue
                 if ev.outcome == Outcome.RAISE and self.owner.uncertain(ev.blocks, env):
                     if self.owner.error_paths:  # reported, but the usual path goes on being traced
@@ -331,7 +328,8 @@ class _RegionWalk:
                                      conditions=self.owner.event_conditions(ev, env))
                     continue  # a `raise` not known to run is a validation path, not a compile cost
                 verdict = self.decide(frame, ev, ev.blocks, ev, checkpoint, (), strict_override=ev_strict,
-                                      conditions=(conditions := self.owner.event_conditions(ev, env)))
+                                      conditions=(conditions := self.owner.event_conditions(ev, env)),
+                                      way=self.owner.way(frame, ev, env))
                 if verdict == Outcome.RESUME:
                     checkpoint = Checkpoint(ev.ops_index, checkpoint.line if conditions else ev.span.line)
                 elif verdict == Outcome.SKIP and not conditions:
@@ -472,13 +470,14 @@ class _RegionWalk:
                 if not self.region_failed and not flat and not alone:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
-            seen_sites = set()
-            verdicts = []
+            seen_sites, verdicts = set(), []
             for ib in inner:
                 site = (ib.frame.path, ib.line)
                 if site in seen_sites:
                     continue
-                seen_sites.add(site)
+                seen_sites.add(site)  # met on ways that cover each arm on them: whichever arm runs (branch_cover)
+                conds = () if not self.is_error_only(ib, ev, strict) and covering(
+                    x.way for x in inner if (x.frame.path, x.line) == site) is not None else at_call + ib.conditions
                 # a higher-order op's body (checkpoint) breaking is one break of this frame; a break
                 # met in what an attribute read runs (a property) is not at a call Dynamo can resume
                 # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py); an
@@ -489,11 +488,11 @@ class _RegionWalk:
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
-                                       conditions=at_call + ib.conditions)
+                                       conditions=conds, way=ib.way)
                 verdicts.append((verdict.severity, verdict, ib))
-                sure |= verdict == Outcome.SKIP and not (at_call + ib.conditions)
-                self.last_call_tail |= verdict == Outcome.TAIL and not (at_call + ib.conditions)
-                if verdict == Outcome.SKIP and at_call + ib.conditions:
+                sure |= verdict == Outcome.SKIP and not conds
+                self.last_call_tail |= verdict == Outcome.TAIL and not conds
+                if verdict == Outcome.SKIP and conds:
                     self.call_ways.append((ib.way, ib.frame.path, ib.line))
                 if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
                     break  # met whenever the call runs: what lies after is traced (if at all) in the callee's frame
@@ -521,24 +520,25 @@ class _RegionWalk:
     # -------------------------------------------------------------- the decision
     def decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
-               conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
+               conditions: Optional[Tuple[str, ...]] = None, way: Optional[Way] = None) -> Outcome:
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
         verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
-                               conditions=conditions)
+                               conditions=conditions, way=way)
         self.note(frame, verdict, anchor, site.detail, None if conditions else verdict)
         return verdict
 
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
-                uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None) -> Outcome:
-        """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame``) does; returns the
-        verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
-        self.conditions = conditions
+                uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None,
+                way: Optional[Way] = None) -> Outcome:
+        """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame`` on ``way``, under
+        ``conditions``) does; returns the verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
+        self.conditions, self.way = conditions, way
         try:
             return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
                                  uncompiled)
         finally:
-            self.conditions = self.subject = None
+            self.conditions = self.subject = self.way = None
 
     def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                  chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int) -> Outcome:

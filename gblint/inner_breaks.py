@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from .branch_cover import Way
-from .model import Event, Frame
+from .model import Block, BlockKind, Event, Frame
 
 
 @dataclasses.dataclass
@@ -62,3 +62,8 @@ def distinct(found: List[InnerBreak]) -> List[InnerBreak]:
         ways[site] = ways.get(site, 0) + 1
         out.append(ib)
     return out
+
+
+def in_try(blocks: Iterable[Block]) -> bool:
+    """Whether an event inside ``blocks`` is in a ``try`` block (a ``raise`` there may be caught)."""
+    return any(b.kind == BlockKind.TRY for b in blocks)

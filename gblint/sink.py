@@ -3,7 +3,9 @@
 :class:`gblint.consequences._RegionWalk` decides what a break does to a frame; this sink turns each
 decision into a :class:`gblint.diagnostics.Diagnostic` (its one-line message, its certainty under the
 conditions the decision was made under, the graph-break id texts of the release in force) and keeps
-one diagnostic per code, site and frame, the surest of those met.
+one diagnostic per code, site and frame, the surest of those met. A site met again on another way (the other
+arm of an ``if`` around the call that leads to it) is surer when the ways met so far cover every arm
+(:func:`gblint.branch_cover.covering`): it is reached whichever arm runs.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from . import messages, registry
+from .branch_cover import Way, covering
 from .codes import CODES
 from .diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame
 from .frame_context import FrameContext, certainty_under
@@ -26,13 +29,15 @@ class DiagnosticSink:
         self.diagnostics = diagnostics
         self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
         self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
+        self.ways: Dict[Tuple[int, tuple], List[Way]] = {}  # (index, context) -> the ways it was met on
 
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], conditions: Optional[Tuple[str, ...]],
              subject: Optional[str], name: Optional[str] = None, fix_request: Optional[FixRequest] = None,
-             brief: Optional[str] = None) -> None:
+             brief: Optional[str] = None, way: Optional[Way] = None) -> None:
         """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect), decided
-        under ``conditions`` (None: none), once per code, site and frame. ``message`` is the whole
+        under ``conditions`` (None: none), once per code, site and frame; ``way``: those conditions as the
+        choices of the arms on the way (:func:`gblint.branch_cover.way_to`), None where they are not only that. ``message`` is the whole
         explanation; the one-line message is composed from ``subject`` (what breaks) by
         :func:`gblint.messages.short_message` (from ``brief`` in place of the code's, when given). A line met again for another break (a call into another
         file that leads to two) reports the surer one: how sure one break is says nothing of the other."""
@@ -44,7 +49,7 @@ class DiagnosticSink:
             earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
         old = self.diagnostics[earlier] if earlier is not None else None
         if old is not None and not (trace and old.trace and _end(trace) != _end(old.trace)):
-            self._surer(earlier, effect, conditions)
+            self._surer(earlier, effect, self._covered(earlier, conditions, way if effect != "error" else None))
             return
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):
@@ -65,8 +70,23 @@ class DiagnosticSink:
             return
         self.reported_sites.setdefault(site, len(self.diagnostics))
         self.emitted[key] = len(self.diagnostics)
+        self._covered(len(self.diagnostics), conditions, way if effect != "error" else None)
         self.ctx.record_emitted(conditions)
         self.diagnostics.append(new)
+
+    def _covered(self, index: int, conditions: Optional[Tuple[str, ...]], way: Optional[Way]):
+        """``conditions``, or none when the diagnostic ``index`` has now been met, under the same context, on
+        ways that cover every arm of the tests on them (one of them is met whichever arm runs). Never for a
+        compile error: the first error met ends the compile, and a test on the way may be that error
+        (a tensor test under fullgraph=True), so that no arm runs."""
+        if not conditions or way is None:
+            return conditions
+        ways = self.ways.setdefault((index, self.ctx.context), [])
+        ways.append(way)
+        if len(ways) > 1 and covering(ways) is not None:
+            self.ctx.record_emitted((), index)
+            return ()
+        return conditions
 
     def _surer(self, index: int, effect: str, conditions: Optional[Tuple[str, ...]]) -> None:
         """The site of diagnostic ``index`` is met again: when it is surer now (definite where it was conditional)."""

@@ -93,7 +93,8 @@ def name_expr(name: str, scope) -> Expr:
 def _bound_value(s, name: str) -> Expr:
     """What the local ``name`` of ``s`` holds here: what the arm of the innermost tracked ``if``
     bound it to (:meth:`gblint.bindings.Bindings.enter_if_values`), what it was bound to
-    above on every path (outside loops), else any of its bindings (``local``)."""
+    above on every path (outside loops, or in ``for`` loops whose target and body never bind it:
+    no later step changes it), else any of its bindings (``local``)."""
     frames = s.if_values
     if frames and not any(b.kind == BlockKind.LOOP for b in s.blocks[frames[-1].depth:]):
         for frame in reversed(frames):  # innermost first: what this arm bound, else what the name held before
@@ -112,8 +113,9 @@ def _bound_value(s, name: str) -> Expr:
     if frames and any(name in f.prev for f in frames):
         return Expr(Op.LOCAL, name)  # bound in an arm of an `if` around, in a way not followed
     local = s.local_values.get(name)
-    if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
-        return local  # bound above on every path, outside loops: the value it was bound to
+    if local is not None and not any(b.kind == BlockKind.LOOP and name in s.loop_runs.get(id(b), (None, (name,)))[1]
+                                     for b in s.blocks):
+        return local  # bound above on every path, and by no `for` loop around: the value it was bound to
     return Expr(Op.LOCAL, name)
 
 

@@ -116,6 +116,12 @@ something else, or the reverse (a guard that must stay clean):
   resumes (2 graphs); in a loop of the caller, the caller is skipped too (kb49).
 - Code after a ``return``, ``raise``, ``continue`` or ``break`` in the same suite never runs (CPython drops it): no
   break there; the ``except`` clause of a ``try`` whose body returns still runs when the body raises (kb50).
+- A break met through a call in each arm of a test gblint cannot decide (the same module called in both arms, two
+  helpers that each call the same breaking function) is met whichever arm runs: the nested break, and the skip of a
+  loop around it, are definite; met in one arm only, it stays conditional (kb51).
+- A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
+  a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
+  a local the body binds again after using it does not (conditional, kb52).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -237,6 +243,12 @@ LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound 
 EACH_STEP = {"kb18_each_layer_by_index.py": {"Flow.forward": None,
                                              "Picky.forward": "when `self.flows[i].inverse is B.inverse` "
                                                               "(and 1 more condition)"}}
+#: program -> frame -> the condition of its diagnostics (None: definite): a break met on a way through each arm of a
+#: test is met whichever arm runs (kb51); a local bound before a `for` loop that never binds it keeps its value (kb52)
+EACH_ARM = {"kb51_same_break_each_arm.py": {"Block.forward": None, "Stack.forward": None, "forward_metric": None,
+                                            "OneArm.forward": "when `self.rotary is not None`"},
+            "kb52_value_kept_through_loop.py": {"Model.forward": None,
+                                                "Rebound.forward": "when `self.rotary is not None`"}}
 
 
 def predicted():
@@ -374,7 +386,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     for name in FILES:
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
-            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP
+            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -398,6 +410,18 @@ def test_a_loop_over_every_index_calls_each_layer():
         diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
         got = {d["frame"]: (None if d["certainty"] == "definite" else d["condition"]) for d in diags}
         assert got == frames, diags
+
+
+def test_a_break_met_in_each_arm_and_a_value_kept_through_a_loop():
+    """A break met through a call in each arm of an undecided test (the same module in both arms, two helpers that
+    each reach one breaking function) is definite, and so is the loop skip around it; met in one arm only it stays
+    conditional (kb51). A setting bound before a ``for`` loop that never binds it decides the test of each layer the
+    loop builds; one the loop binds again after handing it on does not (kb52). Every break Dynamo made is reported."""
+    for name, frames in EACH_ARM.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        got = {d["frame"]: (None if d["certainty"] == "definite" else d["condition"]) for d in diags}
+        assert got == frames, diags
+        assert {b["line"] for b in DOC["programs"][name]["breaks"]} <= {d["line"] for d in diags}
 
 
 #: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks

@@ -31,10 +31,12 @@ What varies (each a field of :class:`Spec`):
   (``gblint.value_syntax._bound_value``); ``match v:`` with a case of
   falsy patterns (``None | False | 0 | "" | []``) and a wildcard case.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
-  (``torch._dynamo.graph_break()``, ``print``, ``.item()``), so that whether the branch runs decides a break.
+  (``torch._dynamo.graph_break()``, ``print``, ``.item()``, or a call of a helper that breaks: ``breaker(x)``),
+  so that whether the branch runs decides a break.
 - ``else_body``: what the other arm of an ``if`` or a conditional expression does, the same choices: with a
   break source in both arms one of them runs whatever the value (in a loop, the frame is skipped whichever arm
-  runs: ``gblint.branch_cover``).
+  runs: ``gblint.branch_cover``; a call of the same breaking helper in both arms meets its break whichever arm
+  runs, ``gblint.sink``).
 - ``places``: where the test sits, outermost first: in a ``for`` loop, in a helper function (one call deeper
   each), in a ``with torch.no_grad()`` block; ``fetch`` re-reads a value that lives in a config, a global, the
   module or a helper inside the innermost helper instead of passing it down as a parameter.
@@ -60,7 +62,7 @@ MODULE_ONLY = ("module_attr", "buffer", "parameter")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return")
 FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match")
-BODIES = ("plain", "graph_break", "print", "item")
+BODIES = ("plain", "graph_break", "print", "item", "helper_break")
 PLACES = ("loop", "helper", "no_grad")
 ENTRIES = ("decorator", "call", "module")
 
@@ -165,7 +167,8 @@ def _body(body: str, sign: str = "+") -> List[str]:
     return {"plain": [f"x = x {sign} 1"],
             "graph_break": ["torch._dynamo.graph_break()", f"x = x {sign} 1"],
             "print": ['print("taken")', f"x = x {sign} 1"],
-            "item": [f"x = x {sign} x.sum().item()"]}[body]
+            "item": [f"x = x {sign} x.sum().item()"],
+            "helper_break": [f"x = breaker(x) {sign} 1"]}[body]
 
 
 def _test(spec: Spec, v: str) -> List[str]:
@@ -237,6 +240,8 @@ def render(spec: Spec) -> str:
         helpers.append(["def get_value(x):", f"    return {value(spec, 'x')}"])
     elif spec.arrival == "tuple_unpack":
         helpers.append(["def split(x):", f"    return x * 2, {value(spec, 'x')}"])
+    if "helper_break" in (spec.body, spec.else_body):
+        helpers.append(["def breaker(x):", "    torch._dynamo.graph_break()", "    return x * 3"])
 
     def fetch_expr() -> str:
         """Where the value is read from, in a function that has ``self`` (module) and ``x``."""

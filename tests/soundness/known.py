@@ -92,6 +92,15 @@ FIXED: Dict[str, Fixed] = {
         "compiles the module-level name's value, the decorators applied by the interpreter (gblint.regions), as "
         "`torch.compile(f)` already did; each wrapper closure is its own region (gblint.entries, the entry's "
         "values per closure in gblint.calls). Measured: tests/cases/harness/h12_compiled_wraps_decorator.py."),
+    "error_after_covering_tensor_test": Fixed(
+        Spec(truthy=False, form="arm_rebind", body="helper_break", else_body="helper_break", fullgraph=True),
+        {},
+        "found by the `helper_break` body the day it was added (2026-12-06): a call of the same breaking helper in "
+        "both arms of `if w > 1:` (`w` a tensor) under fullgraph=True. A break met on ways that cover both arms of "
+        "a test is met whichever arm runs (gblint.sink, kb51), so the helper's break became a definite compile "
+        "error; but the tensor test is itself the first compile error, and no arm is ever traced. Fixed: a "
+        "compile error is never made surer by covering arms (the first error met ends the compile); breaks and "
+        "skips are, since Dynamo resumes after a tensor test and traces the arm taken."),
 }
 
 
