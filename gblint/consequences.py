@@ -17,11 +17,10 @@ Rules (``gblint.rules``) say *what* breaks; this module says *what it costs*.
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import fix_requests, values, versions
-from .diagnostics import Diagnostic, TraceFrame, name_each_other
+from .diagnostics import Diagnostic, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
 from .model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
                     ManagerKind, Outcome, Region)
@@ -38,7 +37,9 @@ from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, in_try,
 from .semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from .fix_requests import direct_fix, loop_fix
 from .backedge import returns_first
-from .resumed import TAIL_BRIEF, Checkpoint, nested_text, tail_text
+from .resumed import Checkpoint, nested_text, resumed_tail
+from . import further
+from .own_call import at_own_call
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -178,6 +179,7 @@ class _RegionWalk:
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
         self.way: Optional[Way] = None  # those conditions as arms chosen (gblint.branch_cover), when only that
+        self.further: Optional[int] = None  # the line of a frame's first skip reason, while judging another (further)
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
         self.frames: List[FrameReport] = []
         self._current: Dict[Tuple[str, str], FrameReport] = {}
@@ -214,7 +216,9 @@ class _RegionWalk:
         the break happens, ``proven`` the verdict of what surely happens there (None: nothing does;
         graphs are counted from proven verdicts, :class:`gblint.frame_report.FrameReport`); ``ops``: the
         frame's ops before it (default: the anchor's)."""
-        self.report_for(frame).record(verdict, anchor.span.line, anchor.ops_index if ops is None else ops, what, proven)
+        if self.further is None:  # a further reason changes nothing Dynamo does
+            self.report_for(frame).record(verdict, anchor.span.line, anchor.ops_index if ops is None else ops, what,
+                                          proven)
 
     # -------------------------------------------------------------- emitting
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
@@ -222,9 +226,15 @@ class _RegionWalk:
              fix_request: Optional[FixRequest] = None, subject: Optional[str] = None,
              brief: Optional[str] = None) -> None:
         """:meth:`gblint.sink.DiagnosticSink.emit` under the conditions of the site being decided; ``subject``
-        (what breaks, for the one-line message) defaults to that site's."""
+        (what breaks, for the one-line message) defaults to that site's. While a further reason is judged, only
+        what skips the frame is reported, as such (:func:`gblint.further.recast`)."""
+        subject = subject if subject is not None else self.subject
+        if self.further is not None:
+            if outcome != Outcome.SKIP:
+                return
+            message, subject, brief = further.recast(code, message, subject or "", frame_name, self.further)
         self.sink.emit(code, outcome, frame_name, path, span, message, hint, gb_ids, trace, self.conditions,
-                       subject if subject is not None else self.subject, name, fix_request, brief, self.way)
+                       subject, name, fix_request, brief, self.way)
 
     def emit_under(self, conditions: Tuple[str, ...], *args, **kwargs) -> None:
         """:meth:`emit` for a site of its own, decided under ``conditions`` (not the site being decided)."""
@@ -288,13 +298,19 @@ class _RegionWalk:
         eager_after = 0  # once skipped, the frame runs eagerly after this line (its rest, after a tail)
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
         ways: List[SkipWay] = []  # the breaks that skip the frame only when their arm runs (gblint.skip_cover)
+        last = first = None  # the event met last before the frame was known to be skipped: its first reason
         for ev in info.events:
             if self.owner.skips(ev, env):
                 continue
             if skipped:
+                first = first or last
                 if ev.kind == EventKind.CALL:
                     self.fresh_callees(frame, ev, env)
+                elif not eager_after and not fullgraph and not self.strict_at(ev.blocks, strict) \
+                        and further.eligible(ev, first):
+                    self.further_reason(frame, ev, env, first)
                 continue
+            last = ev
             ev_strict = self.strict_at(ev.blocks, strict)
             if ev.kind == EventKind.WITH and ev.manager is not None and ev.manager.kind == ManagerKind.FAILS:
                 return self.errors.internal_error(frame, ev, ())  # the call raises: nothing after it runs
@@ -304,18 +320,10 @@ class _RegionWalk:
                                          ev.gb_ids, "Enter the manager outside the compiled function.", ev_strict)
                     continue
                 if checkpoint.line and not self.owner.residual(ev.blocks, env):  # only the resume function skipped
-                    self._resumed_tail(frame, ev, "", checkpoint, frame.path, ev.gb_ids, (), None, "GBL204")
+                    resumed_tail(self, frame, ev, "", checkpoint, frame.path, ev.gb_ids, (), None, "GBL204")
                     skipped, eager_after = True, checkpoint.line
                     continue
-                self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
-                          f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
-                          f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
-                          "Enter the manager outside the compiled function, or create it inside with a supported "
-                          "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
-                          ev.gb_ids, (), subject=ev.detail)
-                self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)",
-                          None if self.owner.residual(ev.blocks, env) else Outcome.SKIP)
-                skipped = True
+                skipped = self.unsupported_with(frame, ev, env)
                 continue
             if ev.kind == EventKind.BREAK:
                 if not self.breaks_here(ev):
@@ -357,6 +365,32 @@ class _RegionWalk:
                 if ev.span.line > eager_after:
                     self.fresh_callees(frame, ev, env)
             self.comps.eager_comprehensions(frame, env, eager_after)
+
+    def unsupported_with(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> bool:
+        """Report the ``with`` of a manager Dynamo cannot wrap at ``ev``: it skips ``frame`` (True)."""
+        self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
+                  f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
+                  f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
+                  "Enter the manager outside the compiled function, or create it inside with a supported "
+                  "constructor (`torch.no_grad()`, `torch.autocast(...)`, `contextlib.nullcontext()`).",
+                  ev.gb_ids, (), subject=ev.detail)
+        self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)",
+                  None if self.owner.residual(ev.blocks, env or values.Env()) else Outcome.SKIP)
+        return True
+
+    def further_reason(self, frame: Frame, ev: Event, env: Optional[values.Env], first: Event) -> None:
+        """Report ``ev`` if it skips ``frame`` on its own, which ``first`` already skipped (:mod:`gblint.further`)."""
+        if ev.kind == EventKind.BREAK and not self.breaks_here(ev):
+            return
+        self.further = first.span.line
+        try:
+            if ev.kind == EventKind.WITH:
+                self.unsupported_with(frame, ev, env)
+            else:
+                self._decide(frame, ev, ev.blocks, ev, Checkpoint(), (), strict_override=False,
+                             conditions=self.owner.event_conditions(ev, env), way=self.owner.way(frame, ev, env))
+        finally:
+            self.further = None
 
     def _eager_after(self, frame: Frame, checkpoint: Checkpoint, ev: Event) -> int:
         """The line after which ``frame`` runs eagerly once the break at ``ev`` ended its tracing: the break it
@@ -569,7 +603,7 @@ class _RegionWalk:
             where = "in a function called inside" if chain else "inside"
             request = loop_fix(frame, loop, site, anchor, not chain) if frame.path == path else None
             if checkpoint.line:
-                return self._resumed_tail(frame, site, f"inside the loop at line {loop.line}", checkpoint, path,
+                return resumed_tail(self, frame, site, f"inside the loop at line {loop.line}", checkpoint, path,
                                           site.gb_ids + ("GB7000",), trace, request, "GBL201")
             self.emit("GBL201", Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {where} the loop at line {loop.line} of `{frame.name}`: Dynamo cannot resume "
@@ -580,7 +614,7 @@ class _RegionWalk:
                       site.gb_ids + ("GB7000",), trace, fix_request=request)
             return Outcome.SKIP
         if site.outcome == Outcome.SKIP and checkpoint.line and not chain:
-            return self._resumed_tail(frame, site, "", checkpoint, path, site.gb_ids, trace, None, site.code,
+            return resumed_tail(self, frame, site, "", checkpoint, path, site.gb_ids, trace, None, site.code,
                                       site.rule_name)
         if site.outcome in (Outcome.SKIP, Outcome.RAISE):
             why = ("an exception that leaves the compiled frame makes Dynamo give up on it (GB0088)"
@@ -628,7 +662,7 @@ class _RegionWalk:
             if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
                 self.comps.contextmanager_frames(frame, blocker)
             if checkpoint.line:
-                return self._resumed_tail(frame, site, f"{how}{label}", checkpoint, path, gb, trace, request, code,
+                return resumed_tail(self, frame, site, f"{how}{label}", checkpoint, path, gb, trace, request, code,
                                           None if blocker is not None else site.rule_name)
             self.emit(code, Outcome.SKIP, frame.name, path, site.span,
                       f"{site.detail} {how}{label}: Dynamo cannot resume here and no checkpoint (>= 2 ops) precedes "
@@ -647,51 +681,13 @@ class _RegionWalk:
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
                       fix_request=fix_requests.nested(site_frame, self.region))
-            self._at_own_call(frame, chain, site_frame, site, trace)
+            at_own_call(self, self.owner.project.loader, frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
                   fix_request=direct_fix(site, frame.name))
         return Outcome.RESUME
-
-    def _resumed_tail(self, frame: Frame, site: Event, place: str, checkpoint: Checkpoint, path: str,
-                      gb_ids: Tuple[str, ...], trace, request: Optional[FixRequest], code: str,
-                      name: Optional[str] = None) -> Outcome:
-        """A break Dynamo cannot resume from, met after ``frame`` surely resumed (:mod:`gblint.resumed`): the
-        resume function is a skipped frame (the diagnostic's effect), ``frame`` keeps its graphs before it (TAIL)."""
-        self.emit(code, Outcome.SKIP, frame.name, path, site.span, tail_text(site.detail, place, frame.name, checkpoint),
-                  join_hint(site.hint, "Move the break out of the block or loop, or move it into its own function so "
-                            "that only that frame runs eagerly."), gb_ids, trace, name=name, fix_request=request,
-                  subject=f"{site.detail}{_WHERE.get(code, '')}", brief=TAIL_BRIEF.replace("{line}", str(checkpoint.line)))
-        # the resume function is skipped whole: the frame's graphs end at the break it resumed after
-        self.note(frame, Outcome.TAIL, site, site.detail, None if self.conditions else Outcome.TAIL, checkpoint.ops)
-        report = self.report_for(frame)
-        report.resume_skipped = report.resume_skipped or report.outcome == Outcome.TAIL
-        return Outcome.TAIL
-
-    def _at_own_call(self, frame: Frame, chain, site_frame: Frame, site: Event, trace) -> None:
-        """A nested break whose site is in another file than the checked code that pays for it
-        is also shown at that code's call into it (where its author can act), naming the site."""
-        call = chain[0][1]
-        loader = self.owner.project.loader
-        roots = tuple(os.path.join(r, "") for r in (loader.followed.values() if loader is not None else ()))
-        if site_frame.path == frame.path or os.path.abspath(frame.path).startswith(roots):
-            return
-        self.emit("GBL301", Outcome.RESUME, frame.name, frame.path, call.span,
-                  f"`{call.call_text}(...)` leads to {site.detail} at {os.path.basename(site_frame.path)}:"
-                  f"{site.span.line}, a nested graph break that splits `{frame.name}` here.", site.hint,
-                  site.gb_ids, trace, subject=f"`{call.call_text}(...)`")
-        here = self.sink.emitted.get(("GBL301", frame.path, call.span.line, frame.name))
-        if here is not None and self.diagnostics[here].trace == trace:  # it names this break (the surer of those met)
-            main = next((i for i in range(len(self.diagnostics) - 1, -1, -1) if i != here and self.diagnostics[i].line
-                         == site.span.line and self.diagnostics[i].path == site_frame.path), None)
-            if main is not None:
-                name_each_other(self.diagnostics, (main, here))
-
-
-#: where a break that cannot resume is, for the one-line message, by the code that says why
-_WHERE = {"GBL201": " in a loop", "GBL202": " in a `try`", "GBL203": " in a `with`"}
 
 
 def _def_event(info: FunctionInfo) -> Event:

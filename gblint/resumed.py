@@ -9,7 +9,11 @@ and the rest of the frame runs eagerly (measured on torch 2.13: ``tests/cases/ki
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Optional, Tuple
+
+from .compile_errors import join_hint
+from .model import Event, FixRequest, Frame, Outcome
+from .walk_api import Reporter
 
 
 class Checkpoint(NamedTuple):
@@ -49,4 +53,26 @@ def nested_text(detail: str, frame: str, depth: int, traced: int, uncompiled: in
             f"{depth + wrappers} breaks, {2 * depth} graphs (nested_graph_breaks=False).")
 
 
-__all__: Tuple[str, ...] = ("TAIL_BRIEF", "Checkpoint", "nested_text", "tail_text")
+#: where a break that cannot resume is, for the one-line message, by the code that says why
+WHERE = {"GBL201": " in a loop", "GBL202": " in a `try`", "GBL203": " in a `with`"}
+
+
+def resumed_tail(walk: Reporter, frame: Frame, site: Event, place: str, checkpoint: Checkpoint, path: str,
+                 gb_ids: Tuple[str, ...], trace, request: Optional[FixRequest], code: str,
+                 name: Optional[str] = None) -> Outcome:
+    """Report through ``walk`` a break at ``site`` Dynamo cannot resume from (``place``: where it is, as
+    ``"inside the loop at line 7"``; ``code``: the code that says why), met after ``frame`` surely resumed at
+    ``checkpoint``: the resume function is a skipped frame (the diagnostic's effect), ``frame`` keeps its graphs
+    before it (TAIL, the verdict returned)."""
+    walk.emit(code, Outcome.SKIP, frame.name, path, site.span, tail_text(site.detail, place, frame.name, checkpoint),
+              join_hint(site.hint, "Move the break out of the block or loop, or move it into its own function so "
+                        "that only that frame runs eagerly."), gb_ids, trace, name=name, fix_request=request,
+              subject=f"{site.detail}{WHERE.get(code, '')}", brief=TAIL_BRIEF.replace("{line}", str(checkpoint.line)))
+    # the resume function is skipped whole: the frame's graphs end at the break it resumed after
+    walk.note(frame, Outcome.TAIL, site, site.detail, None if walk.conditions else Outcome.TAIL, checkpoint.ops)
+    report = walk.report_for(frame)
+    report.resume_skipped = report.resume_skipped or report.outcome == Outcome.TAIL
+    return Outcome.TAIL
+
+
+__all__: Tuple[str, ...] = ("TAIL_BRIEF", "WHERE", "Checkpoint", "nested_text", "resumed_tail", "tail_text")

@@ -9,18 +9,24 @@ from typing import Iterable, List, Optional, Protocol, Tuple
 
 from . import values
 from .diagnostics import Diagnostic, TraceFrame
+from .frame_report import FrameReport
+from .sink import DiagnosticSink
 from .model import Block, Event, FixRequest, Frame, Outcome, Span
 
 
 class Reporter(Protocol):
     """The walk as its collaborators report through it: ``diagnostics``, the region's list so far
-    (read, and made to name each other in place), and the three ways of adding to it."""
+    (read, and made to name each other in place), ``conditions``, those of the site being decided (None: none),
+    ``sink``, where they become diagnostics, the three ways of adding to the list, and each frame's report."""
 
     diagnostics: List[Diagnostic]
+    conditions: Optional[Tuple[str, ...]]
+    sink: DiagnosticSink
 
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span: Span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], name: Optional[str] = None,
-             fix_request: Optional[FixRequest] = None, subject: Optional[str] = None) -> None:
+             fix_request: Optional[FixRequest] = None, subject: Optional[str] = None,
+             brief: Optional[str] = None) -> None:
         """Report what a break does to a frame, certain as the site being decided is."""
 
     def emit_under(self, conditions: Tuple[str, ...], code: str, outcome: Outcome, frame_name: str, path: str,
@@ -28,8 +34,12 @@ class Reporter(Protocol):
                    subject: Optional[str] = None) -> None:
         """:meth:`emit` for a site of its own, decided under ``conditions``."""
 
-    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str, proven: Optional[Outcome]) -> None:
+    def note(self, frame: Frame, verdict: Outcome, anchor: Event, what: str, proven: Optional[Outcome],
+             ops: Optional[int] = None) -> None:
         """Record a verdict in ``frame``'s report."""
+
+    def report_for(self, frame: Frame) -> FrameReport:
+        """The report of ``frame`` in this walk."""
 
 
 class WalkFacts(Protocol):

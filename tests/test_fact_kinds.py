@@ -119,6 +119,9 @@ something else, or the reverse (a guard that must stay clean):
 - A break met through a call in each arm of a test gblint cannot decide (the same module called in both arms, two
   helpers that each call the same breaking function) is met whichever arm runs: the nested break, and the skip of a
   loop around it, are definite; met in one arm only, it stays conditional (kb51).
+- After the break that skips a frame, each later break that would skip it on its own is a further reason with its
+  line: where Dynamo skips the same frame once the earlier reasons are removed; a second break in the same loop is
+  none (kb53).
 - A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
   a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
   a local the body binds again after using it does not (conditional, kb52).
@@ -422,6 +425,32 @@ def test_a_break_met_in_each_arm_and_a_value_kept_through_a_loop():
         got = {d["frame"]: (None if d["certainty"] == "definite" else d["condition"]) for d in diags}
         assert got == frames, diags
         assert {b["line"] for b in DOC["programs"][name]["breaks"]} <= {d["line"] for d in diags}
+
+
+#: program -> frame -> (the line Dynamo skips it at, the lines of the further reasons gblint gives);
+#: the frames of kb53 after the first are the first with its earlier reasons removed
+EVERY_REASON = {"kb53_every_skip_reason.py": {"three_reasons": (14, [17, 21]), "without_first": (29, [33]),
+                                              "only_last": (42, []), "one_reason": (50, [])}}
+
+
+def test_every_reason_a_frame_is_skipped():
+    """After the break that skips a frame, each later break that would skip it on its own is a further reason, with
+    its line (kb53): the first reason is where Dynamo skips the frame, and each further one is where Dynamo skips
+    the same frame with the earlier reasons removed (the same statement, measured). A second break in the loop that
+    holds the first is no further reason, nor anything in a frame with one reason."""
+    for name, frames in EVERY_REASON.items():
+        skipped = {f["function"]: f["line"] for f in DOC["programs"][name]["skipped_frames"]}
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        with open(os.path.join(FOLDER, name), encoding="utf-8") as fh:
+            text = fh.read().splitlines()
+        for frame, (first, more) in frames.items():
+            mine = [d for d in diags if d["frame"] == frame]
+            assert skipped[frame] == first and [d["line"] for d in mine] == [first] + more, mine
+            assert all(d["effect"] == "skip" and d["certainty"] == "definite" for d in mine), mine
+            assert [("another reason" in d["message"]) for d in mine] == [False] + [True] * len(more), mine
+        later = [skipped[f] for f in frames][1:3]  # the same frame without its first, then without its first two
+        assert [text[line - 1].strip() for line in frames["three_reasons"][1]] == \
+            [text[line - 1].strip() for line in later]
 
 
 #: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks

@@ -359,7 +359,9 @@ def test_unroll_declines_when_range_is_not_the_builtin(tmp_path, capsys):
 # tests/test_fix_runtime.py measures the public cases): moving a breaking call's `try` into a helper
 # took careful from 3 graphs, 0 skipped frames to 3 graphs, 1 skipped frame (_careful_try); moving the
 # first of two breaking loops into a helper leaves f skipped and skips the helper too (0 -> 0 graphs,
-# 1 -> 2 skipped frames, both loops moved); a loop with no op outside it gave 0 graphs before and
+# 1 -> 2 skipped frames, both loops moved), and guarding its `print` leaves the second loop's
+# `graph_break()`, which no rewrite removes (with a `print` there too, the two guards judged together
+# remove the skip: tests/test_fix_together.py); a loop with no op outside it gave 0 graphs before and
 # after, the skipped frame only moved into the helper.
 NO_GAIN = {
     "helper_in_try.py": os.path.join(ROOT, "tests", "cases", "examples", "047_nested_break_in_caller_try.py"),

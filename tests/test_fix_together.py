@@ -185,3 +185,53 @@ def test_a_skipped_resume_function_counts_as_a_skipped_frame_in_a_fix_prediction
     loop = [d for d in diags if d.code == "GBL201"]
     assert len(loop) == 1 and loop[0].fix is not None and loop[0].fix.applicability == "safe"
     assert "1 -> 0 skipped frames" in loop[0].fix.title
+
+
+TWO_LOOPS = textwrap.dedent("""\
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def f(x, xs):
+        for v in xs:
+            x = x + v
+            print(v)
+        for v in xs:
+            x = x * v
+            print(v)
+        return x
+
+
+    def main():
+        return f(torch.ones(3), [torch.ones(3), torch.ones(3)])
+
+
+    if __name__ == "__main__":
+        main()
+    """)
+
+
+def test_every_skip_reason_of_a_frame_is_fixed_together(tmp_path):
+    """A ``print`` in each of two loops: Dynamo skips ``f`` at the first; the second is a further reason
+    (:mod:`gblint.further`), so the two guards are judged together and gain (before, only the first was reported
+    and its guard alone, no gain, was not applied). Measured: 0 graphs and the frame skipped before, 1 graph and
+    no break after, the same output."""
+    diags = check_sources([SourceFile("m.py", TWO_LOOPS)], Settings(python_version=(3, 11))).diagnostics
+    assert [(d.line, "another reason" in d.message) for d in diags] == [(8, False), (11, True)]
+    assert all(d.fix is not None and d.fix.applicability == "unsafe" and "2 fixes together" in d.fix.title
+               for d in diags)
+    assert _fix(TWO_LOOPS, unsafe=False).texts["m.py"] == TWO_LOOPS
+    new = _fix(TWO_LOOPS).texts["m.py"]
+    assert new.count("if not torch.compiler.is_compiling():") == 2
+    pytest.importorskip("torch")
+    orig, fixed = tmp_path / "orig", tmp_path / "fixed"
+    orig.mkdir()
+    fixed.mkdir()
+    (orig / "m.py").write_text(TWO_LOOPS)
+    (fixed / "m.py").write_text(new)
+    before = _measure().measure([str(orig / "m.py")])["programs"]["m.py"]
+    after = _measure().measure([str(fixed / "m.py")])["programs"]["m.py"]
+    assert [f["function"] for f in before["skipped_frames"]] == ["f"] and before["graphs"] == []
+    assert after["skipped_frames"] == [] and after["breaks"] == [] and len(after["graphs"]) == 1
+    (o, _), (g, _) = _observe(str(orig), ["m.py"])["m.py"], _observe(str(fixed), ["m.py"])["m.py"]
+    assert o["error"] is None and g["error"] is None and o["outputs"] == g["outputs"] and o["outputs"]

@@ -8,5 +8,5 @@ def f(x, xs):
         print(v)
     for v in xs:
         x = x * v
-        print(v)
+        torch._dynamo.graph_break()
     return x
