@@ -122,6 +122,9 @@ something else, or the reverse (a guard that must stay clean):
 - After the break that skips a frame, each later break that would skip it on its own is a further reason with its
   line: where Dynamo skips the same frame once the earlier reasons are removed; a second break in the same loop is
   none (kb53).
+- A parameter annotated with a type alias imported from elsewhere (``_TensorOrTensors``, torch_geometric's ``Adj``)
+  is what the caller passes, as one without annotation: a tensor from the driver makes its boolean-mask indexing in
+  a loop a definite skip (before: taken for no tensor, "All checks passed"); a ``Number`` gets a Python int (kb54).
 - A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
   a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
   a local the body binds again after using it does not (conditional, kb52).
