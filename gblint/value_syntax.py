@@ -348,7 +348,8 @@ def call_expr(node: cst.Call, scope) -> Expr:
         # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
         return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope)
                     + ((STRIDED,) if scope.resolve(func) in _STRIDED_FACTORIES and not any(
-                        a.keyword is not None and a.keyword.value == "layout" for a in node.args) else ()))
+                        a.keyword is not None and a.keyword.value == "layout" for a in node.args) else ())
+                    + ((NO_DATA,) if _no_data(node, scope) else ()))
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -527,6 +528,19 @@ def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
     if not dims or any(d.op != Op.CONST or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
         return ()
     return dims
+
+
+#: a tensor's part: made by ``torch.tensor`` from an empty list or tuple display. Dynamo knows such a tensor's data
+#: (none), so a dynamic-shape op of it (``unique``, ``nonzero``) has a known size and does not break, unlike one of
+#: ``torch.zeros(0)`` (measured: tests/cases/kinds/kb55)
+NO_DATA = Expr(Op.SEQ, "torch.tensor([])")
+
+
+def _no_data(node: cst.Call, scope) -> bool:
+    """Whether the call ``node`` is ``torch.tensor([])`` (or of ``()``), whatever its keywords."""
+    first = next((a.value for a in node.args if a.keyword is None), None)
+    return scope.resolve(node.func) == "torch.tensor" and isinstance(first, (cst.List, cst.Tuple)) \
+        and not first.elements and not any(a.star for a in node.args)
 
 
 _FOLDS = frozenset({"all", "any"})  # builtins whose value values.evaluate computes

@@ -1,13 +1,25 @@
 """Ops whose output shape depends on data: ``nonzero``, ``unique``, boolean masks...
 
 Source: ``torch/_dynamo/variables/tensor.py`` / ``torch.py`` ("Dynamic shape operator",
-GB0036) with ``config.capture_dynamic_output_shape_ops = False``; semantics.md §1.
+GB0036) with ``config.capture_dynamic_output_shape_ops = False``; semantics.md §1. Not of a tensor
+``torch.tensor([])`` makes (or ``torch.cat`` of such): Dynamo knows its data, none, and the op's size (measured,
+tests/cases/kinds/kb55; ``torch.zeros(0)`` breaks): where an ``if`` binds the operand to one in an arm, the break
+happens only under the test of the other arm.
 """
+from typing import List, Optional, Tuple
+
 import libcst as cst
 
+from gblint import value_syntax
+from gblint.model import Expr
+from gblint.ops import Op
 from gblint.tensors import mask_kind, maybe_tensor
 
 from .base import Rule
+
+#: (a gate's test, its words); no gate: a break whatever the values; NEVER: no break at all
+Gate = Optional[Tuple[Expr, str]]
+NEVER = (Expr(Op.CONST, value=False), "")
 
 DYNAMIC_METHODS = {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere"}
 DYNAMIC_FUNCS = {f"torch.{n}" for n in DYNAMIC_METHODS} | {"torch.Tensor.nonzero"}
@@ -74,6 +86,11 @@ class DynamicShapeOp(Rule):
         "    idx = torch.nonzero(x > 0.5).squeeze(-1)\n"
         "    return x.index_select(0, idx).sum() + x[x > 0].sum() + torch.repeat_interleave(x, 2).sum()\n",
         "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    empty = torch.tensor([], dtype=x.dtype)  # Dynamo knows its data (none): the sizes below are known\n"
+        "    return x + torch.cat([empty, empty]).unique().sum() + torch.tensor([]).nonzero().sum()\n",
+        "import torch\n"
         "torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
         "@torch.compile\n"
         "def f(x):\n"
@@ -104,7 +121,9 @@ class DynamicShapeOp(Rule):
         func = node.func
         q = ctx.resolve(func)
         if q in DYNAMIC_FUNCS:
-            return self.site(node, f"`{q}(...)` has a data-dependent output shape")
+            first = next((a.value for a in node.args if a.keyword is None), None)
+            return self._gated(node, f"`{q}(...)` has a data-dependent output shape", None,
+                               _with_data(first, ctx) if first is not None else None)
         if q == "torch.repeat_interleave":
             args = [a.value for a in node.args if a.keyword is None]
             repeats = next((a.value for a in node.args if a.keyword and a.keyword.value == "repeats"), None)
@@ -126,8 +145,8 @@ class DynamicShapeOp(Rule):
             if maybe_tensor(k) and mask_kind(func.value, ctx) is not None and func.attr.value != "unique":
                 k = "T"  # `(labels == 2).nonzero()`: a Python comparison gives a bool, which has no `.nonzero()`
             if maybe_tensor(k) or (k == "?" and func.attr.value in ("nonzero", "masked_select", "argwhere")):
-                return self.site(node, f"`.{func.attr.value}()` has a data-dependent output shape",
-                                 needs=k if maybe_tensor(k) else None)
+                return self._gated(node, f"`.{func.attr.value}()` has a data-dependent output shape",
+                                   k if maybe_tensor(k) else None, _with_data(func.value, ctx))
             return None
         if isinstance(func, cst.Attribute) and func.attr.value == "repeat_interleave":
             if not any(a.keyword and a.keyword.value == "output_size" for a in node.args) and node.args:
@@ -136,3 +155,50 @@ class DynamicShapeOp(Rule):
                     return self.site(node, "`repeat_interleave` with tensor repeats and no `output_size`", needs=k)
             return None
         return None
+
+    def _gated(self, node, detail: str, needs, gate: Gate):
+        """The site of a dynamic-shape op whose operand holds data only under ``gate`` (:func:`_with_data`)."""
+        if gate is NEVER:
+            return None
+        if gate is None:
+            return self.site(node, detail, needs=needs)
+        return self.site(node, detail, needs=needs, gate=gate[0], gate_kind="branch", gate_text=gate[1])
+
+
+def _with_data(operand: cst.BaseExpression, ctx) -> Gate:
+    """When the operand of a dynamic-shape op holds data: never when it is made by ``torch.tensor([])`` (a name
+    bound to one, or ``torch.cat``/``torch.stack`` of such names), under the test of the arm that binds a name to
+    another value where an ``if`` bound it to one in its other arm, always (None) otherwise (torch 2.13: Dynamo
+    knows such a tensor's data, none, and the op's size; tests/cases/kinds/kb55)."""
+    names: List[str] = []
+    if isinstance(operand, cst.Name):
+        names = [operand.value]
+    elif isinstance(operand, cst.Call) and ctx.resolve(operand.func) in ("torch.cat", "torch.stack") \
+            and operand.args and isinstance(operand.args[0].value, (cst.List, cst.Tuple)):
+        items = [e.value for e in operand.args[0].value.elements]
+        if not items or not all(isinstance(e, cst.Name) for e in items):
+            return None
+        names = [e.value for e in items]
+    elif isinstance(operand, cst.Call):
+        return NEVER if value_syntax.NO_DATA in value_syntax.expr_of(operand, ctx).parts else None
+    if not names:
+        return None
+    tests, words = [], []
+    for name in names:
+        v = value_syntax.name_expr(name, ctx)
+        if _empty(v):
+            continue
+        if v.op == Op.IFELSE and len(v.parts) == 3 and _empty(v.parts[1]) != _empty(v.parts[2]):
+            test = v.parts[0] if _empty(v.parts[2]) else Expr(Op.NOT, parts=(v.parts[0],))
+            tests.append(test)
+            words.append(f"`{name}` holds data")
+            continue
+        return None
+    if not tests:
+        return NEVER
+    test = tests[0] if len(tests) == 1 else Expr(Op.OR, parts=tuple(tests))
+    return test, " or ".join(words)
+
+
+def _empty(v: Expr) -> bool:
+    return v.op == Op.TENSOR and value_syntax.NO_DATA in v.parts

@@ -125,6 +125,10 @@ something else, or the reverse (a guard that must stay clean):
 - A parameter annotated with a type alias imported from elsewhere (``_TensorOrTensors``, torch_geometric's ``Adj``)
   is what the caller passes, as one without annotation: a tensor from the driver makes its boolean-mask indexing in
   a loop a definite skip (before: taken for no tensor, "All checks passed"); a ``Number`` gets a Python int (kb54).
+- A dynamic-shape op of a tensor ``torch.tensor([])`` makes (or ``torch.cat`` of such) does not break: Dynamo knows
+  its data; where an ``if`` binds the operand to one in an arm (torchdiffeq's ``step_t``), the break happens under
+  the test of the other arm: none where the call leaves it empty, definite where it passes data, conditional where
+  the value is not known; ``torch.zeros(0)`` and a literal with data break (kb55).
 - A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
   a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
   a local the body binds again after using it does not (conditional, kb52).
@@ -254,7 +258,10 @@ EACH_STEP = {"kb18_each_layer_by_index.py": {"Flow.forward": None,
 EACH_ARM = {"kb51_same_break_each_arm.py": {"Block.forward": None, "Stack.forward": None, "forward_metric": None,
                                             "OneArm.forward": "when `self.rotary is not None`"},
             "kb52_value_kept_through_loop.py": {"Model.forward": None,
-                                                "Rebound.forward": "when `self.rotary is not None`"}}
+                                                "Rebound.forward": "when `self.rotary is not None`"},
+            "kb55_dynamic_shape_op_of_an_empty_tensor.py": {
+                "with_steps": None, "zeros_nonzero": None, "literal_unique": None,
+                "steps_maybe": "when `step_t` holds data or `jump_t` holds data"}}
 
 
 def predicted():
