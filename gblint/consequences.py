@@ -298,17 +298,17 @@ class _RegionWalk:
         eager_after = 0  # once skipped, the frame runs eagerly after this line (its rest, after a tail)
         traced: List[Event] = []  # the calls met before the frame is known to be skipped
         ways: List[SkipWay] = []  # the breaks that skip the frame only when their arm runs (gblint.skip_cover)
-        last = first = None  # the event met last before the frame was known to be skipped: its first reason
+        last = reasons = None  # the event met last before the frame was known to be skipped: its first reason
         for ev in info.events:
             if self.owner.skips(ev, env):
                 continue
             if skipped:
-                first = first or last
+                reasons = reasons or (further.Reasons(last) if last is not None else None)
                 if ev.kind == EventKind.CALL:
                     self.fresh_callees(frame, ev, env)
-                elif not eager_after and not fullgraph and not self.strict_at(ev.blocks, strict) \
-                        and further.eligible(ev, first):
-                    self.further_reason(frame, ev, env, first)
+                elif reasons is not None and not eager_after and not fullgraph \
+                        and not self.strict_at(ev.blocks, strict) and reasons.admit(ev):
+                    self.further_reason(frame, ev, env, last)
                 continue
             last = ev
             ev_strict = self.strict_at(ev.blocks, strict)
@@ -659,7 +659,8 @@ class _RegionWalk:
                                      "function so that only that frame runs eagerly."), gb, trace,
                           name=None if blocker is not None else site.rule_name, fix_request=request)
                 return Outcome.TAIL
-            if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC:
+            if blocker is not None and blocker.manager is not None and blocker.manager.kind == ManagerKind.GENERIC \
+                    and self.further is None:  # a further reason changes nothing Dynamo does
                 self.comps.contextmanager_frames(frame, blocker)
             if checkpoint.line:
                 return resumed_tail(self, frame, site, f"{how}{label}", checkpoint, path, gb, trace, request, code,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from .model import BlockKind, Event, EventKind, ManagerKind, Outcome
+from .model import BlockKind, Event, EventKind, Outcome
 from .resumed import WHERE
 
 #: the one-line message of a further reason (:func:`gblint.messages.short_message`; ``{line}``: the first reason's)
@@ -25,19 +25,25 @@ FURTHER_BRIEF = "{subject}{via}: another reason `{frame}` is skipped, met once l
 _HOLDING = (BlockKind.LOOP, BlockKind.TRY, BlockKind.HANDLER, BlockKind.WITH)
 
 
-def eligible(ev: Event, first: Event) -> bool:
-    """Whether ``ev``, met in a frame after ``first`` already skipped it, is judged as a further reason: a break or
-    an unsupported ``with`` of the frame's own code (not in a comprehension, a frame of its own, nor under a manager
-    written as a generator, whose frames are analysed apart), not a ``raise``, and in no loop, ``try`` or ``with``
-    block that also holds ``first``."""
-    if ev.kind not in (EventKind.BREAK, EventKind.WITH) or ev.outcome == Outcome.RAISE:
-        return False
-    if any(b.kind in (BlockKind.COMP, BlockKind.GENEXPR) or (
-            b.kind == BlockKind.WITH and b.manager is not None and b.manager.kind == ManagerKind.GENERIC)
-           for b in ev.blocks):
-        return False
-    held = {_key(b) for b in first.blocks if b.kind in _HOLDING}
-    return not any(_key(b) in held for b in ev.blocks if b.kind in _HOLDING)
+class Reasons:
+    """The reasons of one frame met so far, from its first (``first``): which later events are judged."""
+
+    def __init__(self, first: Event):
+        self.held = {_key(b) for b in first.blocks if b.kind in _HOLDING}
+
+    def admit(self, ev: Event) -> bool:
+        """Whether ``ev``, met after the frame was skipped, is judged as a further reason: a break or an unsupported
+        ``with`` of the frame's own code (not in a comprehension, a frame of its own), not a ``raise``, and in no loop, ``try`` or ``with`` block
+        that holds the first reason or one judged before (a block is one reason). Its blocks are held from now."""
+        if ev.kind not in (EventKind.BREAK, EventKind.WITH) or ev.outcome == Outcome.RAISE:
+            return False
+        if any(b.kind in (BlockKind.COMP, BlockKind.GENEXPR) for b in ev.blocks):
+            return False
+        mine = {_key(b) for b in ev.blocks if b.kind in _HOLDING}
+        if mine & self.held:
+            return False
+        self.held |= mine
+        return True
 
 
 def recast(code: str, message: str, subject: str, frame: str, line: int) -> Tuple[str, str, str]:
@@ -52,4 +58,4 @@ def _key(block) -> Tuple[object, int, int]:
     return block.kind, block.line, block.column
 
 
-__all__: Tuple[str, ...] = ("FURTHER_BRIEF", "eligible", "recast")
+__all__: Tuple[str, ...] = ("FURTHER_BRIEF", "Reasons", "recast")

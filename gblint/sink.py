@@ -44,12 +44,15 @@ class DiagnosticSink:
         effect = outcome.effect
         key = (code, path, span.line, frame_name)
         site = (path, span.line)
-        earlier = self.emitted.get(key)
+        earlier = same = self.emitted.get(key)
         if earlier is None and effect == "break" and code != "GBL208":
             earlier = self.reported_sites.get(site)  # the same break, already reported from a caller's point of view
         old = self.diagnostics[earlier] if earlier is not None else None
         if old is not None and not (trace and old.trace and _end(trace) != _end(old.trace)):
-            self._surer(earlier, effect, self._covered(earlier, conditions, way if effect != "error" else None))
+            # only ways to this very diagnostic cover: a way on which the break does something else (resumes where
+            # another way meets it in a loop) does not make this one happen
+            self._surer(earlier, effect, self._covered(earlier, conditions, way if same is not None and
+                                                       effect != "error" and old.effect == effect else None))
             return
         ids = registry.known(dict.fromkeys(gb_ids), self.release)  # the ids and texts of the release in force
         if ids and registry.gb_type(ids[0], self.release):

@@ -113,10 +113,18 @@ def _bound_value(s, name: str) -> Expr:
     if frames and any(name in f.prev for f in frames):
         return Expr(Op.LOCAL, name)  # bound in an arm of an `if` around, in a way not followed
     local = s.local_values.get(name)
-    if local is not None and not any(b.kind == BlockKind.LOOP and name in s.loop_runs.get(id(b), (None, (name,)))[1]
-                                     for b in s.blocks):
-        return local  # bound above on every path, and by no `for` loop around: the value it was bound to
+    if local is not None and not any(b.kind == BlockKind.LOOP for b in s.blocks):
+        return local  # bound above on every path, outside loops: the value it was bound to
+    if local is not None and not _holds_container(local) and all(
+            name not in s.loop_runs.get(id(b), (None, (name,)))[1] for b in s.blocks if b.kind == BlockKind.LOOP):
+        return local  # nor bound by a `for` loop around (its target, its body), nor a container a step may change
     return Expr(Op.LOCAL, name)
+
+
+def _holds_container(v: Expr) -> bool:
+    """Whether ``v`` may be (or hold) a list, dict or set display, which a loop's body may change in place without
+    binding the name (``rot.pop()``)."""
+    return v.op in (Op.SEQ, Op.DICT, Op.SET, Op.LOCAL, Op.UNKNOWN) or any(_holds_container(p) for p in v.parts)
 
 
 def loop_runs(node: cst.For, scope) -> tuple:
@@ -537,10 +545,16 @@ NO_DATA = Expr(Op.SEQ, "torch.tensor([])")
 
 
 def _no_data(node: cst.Call, scope) -> bool:
-    """Whether the call ``node`` is ``torch.tensor([])`` (or of ``()``), whatever its keywords."""
+    """Whether the call ``node`` is ``torch.tensor([])`` or ``torch.as_tensor([])`` (of ``()``, of ``[[]]``: a
+    display of empty displays), whatever its keywords."""
     first = next((a.value for a in node.args if a.keyword is None), None)
-    return scope.resolve(node.func) == "torch.tensor" and isinstance(first, (cst.List, cst.Tuple)) \
-        and not first.elements and not any(a.star for a in node.args)
+    return scope.resolve(node.func) in ("torch.tensor", "torch.as_tensor") and _empty_display(first) \
+        and not any(a.star for a in node.args)
+
+
+def _empty_display(node) -> bool:
+    return isinstance(node, (cst.List, cst.Tuple)) and all(
+        isinstance(e, cst.Element) and _empty_display(e.value) for e in node.elements)
 
 
 _FOLDS = frozenset({"all", "any"})  # builtins whose value values.evaluate computes

@@ -170,21 +170,19 @@ def _with_data(operand: cst.BaseExpression, ctx) -> Gate:
     bound to one, or ``torch.cat``/``torch.stack`` of such names), under the test of the arm that binds a name to
     another value where an ``if`` bound it to one in its other arm, always (None) otherwise (torch 2.13: Dynamo
     knows such a tensor's data, none, and the op's size; tests/cases/kinds/kb55)."""
-    names: List[str] = []
-    if isinstance(operand, cst.Name):
-        names = [operand.value]
-    elif isinstance(operand, cst.Call) and ctx.resolve(operand.func) in ("torch.cat", "torch.stack") \
+    items: List[cst.BaseExpression] = [operand]
+    if isinstance(operand, cst.Call) and ctx.resolve(operand.func) in ("torch.cat", "torch.stack") \
             and operand.args and isinstance(operand.args[0].value, (cst.List, cst.Tuple)):
-        items = [e.value for e in operand.args[0].value.elements]
-        if not items or not all(isinstance(e, cst.Name) for e in items):
+        items = [e.value for e in operand.args[0].value.elements if isinstance(e, cst.Element)]
+        if not items or len(items) != len(operand.args[0].value.elements):
             return None
-        names = [e.value for e in items]
-    elif isinstance(operand, cst.Call):
-        return NEVER if value_syntax.NO_DATA in value_syntax.expr_of(operand, ctx).parts else None
-    if not names:
-        return None
     tests, words = [], []
-    for name in names:
+    for item in items:
+        if isinstance(item, cst.Call) and _empty(value_syntax.expr_of(item, ctx)):
+            continue
+        if not isinstance(item, cst.Name):
+            return None
+        name = item.value
         v = value_syntax.name_expr(name, ctx)
         if _empty(v):
             continue

@@ -129,6 +129,9 @@ something else, or the reverse (a guard that must stay clean):
   its data; where an ``if`` binds the operand to one in an arm (torchdiffeq's ``step_t``), the break happens under
   the test of the other arm: none where the call leaves it empty, definite where it passes data, conditional where
   the value is not known; ``torch.zeros(0)`` and a literal with data break (kb55).
+- Edges found by a helper (kb56): a break met in a loop in one arm and outside it in the other is not met with one
+  effect whichever arm runs (the skip stays conditional); a list changed in place in a loop is no value kept
+  through it; two breaks in one later loop are one further reason; a ``with`` after a ``try`` reason is one.
 - A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
   a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
   a local the body binds again after using it does not (conditional, kb52).
@@ -143,7 +146,7 @@ import os
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, run_cli
 from .folder_programs import predictions
 from .test_measured import differences
 
@@ -175,6 +178,8 @@ CONDITIONAL = {
     "k83_elif_without_else.py": {10: 'when `kind == "ragged"`', 12: 'when `kind == "padded"` (and 1 more condition)'},
     "k84_nested_ifs_call_and_break.py": {8: "when `clamp` (and 1 more condition)", 20: "when `not (by_width)`"},
     "k85_conditional_expression_each_value.py": {10: "when `reverse`"},
+    # a list changed in place in the loop that builds the layers: the second layer's list is empty (kb56)
+    "kb56_arms_loops_reasons_edges.py": {39: "when `self.rotary`"},
     # the wrapper stores the key it tests, with a value read from the environment
     "kb30_kwargs_stored_keys.py": {39: 'when `not (kwargs.get("debug_io", False))`'},
     # built with `verbose=False` among the keywords its __init__ stores by name
@@ -206,6 +211,8 @@ CONDITIONAL_SKIPS = {
     "k82_arm_continues_before_break.py": ["accumulate"],
     "k83_elif_without_else.py": ["lengths_of"],
     "kb36_loop_may_stop_before_a_layer.py": ["forward"],
+    # skipped only when `n > 2` (its loop arm): the measured run took the other arm, where the break resumes
+    "kb56_arms_loops_reasons_edges.py": ["loop_or_once"],
 }
 
 #: program -> the frame skipped whichever arm runs: its diagnostic at the ``def`` line is definite, the breaks
@@ -259,6 +266,9 @@ EACH_ARM = {"kb51_same_break_each_arm.py": {"Block.forward": None, "Stack.forwar
                                             "OneArm.forward": "when `self.rotary is not None`"},
             "kb52_value_kept_through_loop.py": {"Model.forward": None,
                                                 "Rebound.forward": "when `self.rotary is not None`"},
+            "kb56_arms_loops_reasons_edges.py": {"loop_or_once": "when `n > 2`",
+                                                 "PopInLoop.forward": "when `self.rotary`",
+                                                 "two_in_later_loop": None, "try_then_with": None},
             "kb55_dynamic_shape_op_of_an_empty_tensor.py": {
                 "with_steps": None, "zeros_nonzero": None, "literal_unique": None,
                 "steps_maybe": "when `step_t` holds data or `jump_t` holds data"}}
@@ -438,9 +448,11 @@ def test_a_break_met_in_each_arm_and_a_value_kept_through_a_loop():
 
 
 #: program -> frame -> (the line Dynamo skips it at, the lines of the further reasons gblint gives);
-#: the frames of kb53 after the first are the first with its earlier reasons removed
+#: the frames of kb53 after the first are the first with its earlier reasons removed; kb56: two breaks in one later
+#: loop are one reason, and a `with` Dynamo cannot resume in is one after a `try`
 EVERY_REASON = {"kb53_every_skip_reason.py": {"three_reasons": (14, [17, 21]), "without_first": (29, [33]),
-                                              "only_last": (42, []), "one_reason": (50, [])}}
+                                              "only_last": (42, []), "one_reason": (50, [])},
+                "kb56_arms_loops_reasons_edges.py": {"two_in_later_loop": (61, [65]), "try_then_with": (82, [86])}}
 
 
 def test_every_reason_a_frame_is_skipped():
@@ -458,9 +470,10 @@ def test_every_reason_a_frame_is_skipped():
             assert skipped[frame] == first and [d["line"] for d in mine] == [first] + more, mine
             assert all(d["effect"] == "skip" and d["certainty"] == "definite" for d in mine), mine
             assert [("another reason" in d["message"]) for d in mine] == [False] + [True] * len(more), mine
-        later = [skipped[f] for f in frames][1:3]  # the same frame without its first, then without its first two
-        assert [text[line - 1].strip() for line in frames["three_reasons"][1]] == \
-            [text[line - 1].strip() for line in later]
+        if "three_reasons" in frames:
+            later = [skipped[f] for f in frames][1:3]  # the same frame without its first, then without its first two
+            assert [text[line - 1].strip() for line in frames["three_reasons"][1]] == \
+                [text[line - 1].strip() for line in later]
 
 
 #: program -> the line of a break behind a test of a key that a dict changed in place by named keys surely lacks
@@ -662,3 +675,53 @@ def test_data_where_an_int_is_wanted():
         got = {d["line"] for d in predicted()[name] if d["code"] in ("GBL139", "GBL301", "GBL201")
                and d["certainty"] == "definite"}
         assert got == measured, (name, got, measured)
+
+
+ALIASES = """\
+from typing import Union
+
+import torch
+
+
+class SparseTensor:
+    pass
+
+
+Adj = Union[torch.Tensor, SparseTensor]
+"""
+
+ALIASED = """\
+import torch
+from torch import Tensor
+
+import aliases as al
+from aliases import Adj
+
+
+@torch.compile(backend="eager")
+def by_module(x: Tensor, edge: al.Adj) -> Tensor:
+    return x * int(edge.max())
+
+
+@torch.compile(backend="eager")
+def by_name(x: Tensor, edge: Adj) -> Tensor:
+    return x * int(edge.max())
+
+
+def main():
+    edge = torch.tensor([[0, 1], [1, 2]])
+    by_module(torch.randn(4, 3), edge)
+    by_name(torch.randn(4, 3), edge)
+"""
+
+
+def test_a_type_alias_read_from_another_module_is_what_the_caller_passes(tmp_path):
+    """``edge: Adj`` and ``edge: al.Adj`` with ``Adj = Union[Tensor, SparseTensor]`` in another module (kb54 measures
+    torch's own alias): the driver passes a tensor, so ``int(edge.max())`` breaks for sure (Dynamo breaks at both,
+    GB0124, measured by a helper on torch 2.13); before, the parameter was taken for no tensor."""
+    (tmp_path / "aliases.py").write_text(ALIASES)
+    (tmp_path / "main.py").write_text(ALIASED)
+    doc = json.loads(run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", "main.py",
+                             cwd=str(tmp_path)).stdout)
+    got = sorted((d["line"], d["code"], d["certainty"]) for d in doc["diagnostics"])
+    assert got == [(10, "GBL102", "definite"), (15, "GBL102", "definite")], got
