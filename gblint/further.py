@@ -33,8 +33,9 @@ class Reasons:
 
     def admit(self, ev: Event) -> bool:
         """Whether ``ev``, met after the frame was skipped, is judged as a further reason: a break or an unsupported
-        ``with`` of the frame's own code (not in a comprehension, a frame of its own), not a ``raise``, and in no loop, ``try`` or ``with`` block
-        that holds the first reason or one judged before (a block is one reason). Its blocks are held from now."""
+        ``with`` of the frame's own code (not in a comprehension, a frame of its own), not a ``raise``, and in no
+        loop, ``try`` or ``with`` block that holds the first reason or one judged before (a block is one reason).
+        Its blocks are held from now."""
         if ev.kind not in (EventKind.BREAK, EventKind.WITH) or ev.outcome == Outcome.RAISE:
             return False
         if any(b.kind in (BlockKind.COMP, BlockKind.GENEXPR) for b in ev.blocks):

@@ -28,9 +28,9 @@ def declared_kind(p: cst.Param, is_forward: bool, imports: ImportTable) -> str:
             return Kind.PYTHON
         # a union of tensor types (`Union[Tensor, SparseTensor]`, `Optional[Tensor]`, `Tuple[Tensor, Tensor]`), or a
         # name this file does not define (a type alias such as `Adj = Union[Tensor, SparseTensor]` imported from
-        # elsewhere, or `typing_mod.Adj`, whose meaning is not read here): what the caller passes decides, as for a parameter without
-        # annotation; one naming any other class (`Union[Tensor, LinearOperator]`, `Cache | None`) may be an object
-        # whose methods share a tensor's names (`.size()`): not taken for a tensor
+        # elsewhere, or `typing_mod.Adj`, whose meaning is not read here): what the caller passes decides, as for a
+        # parameter without annotation; one naming any other class (`Union[Tensor, LinearOperator]`, `Cache | None`)
+        # may be an object whose methods share a tensor's names (`.size()`): not taken for a tensor
         alias = isinstance(p.annotation.annotation, (cst.Name, cst.Attribute)) and q != ann
         return param_kind(name) if _tensor_types(p.annotation.annotation) or alias else Kind.UNKNOWN
     if p.default is not None and not (isinstance(p.default, cst.Name) and p.default.value == "None"):

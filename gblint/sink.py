@@ -37,8 +37,8 @@ class DiagnosticSink:
              brief: Optional[str] = None, way: Optional[Way] = None) -> None:
         """Report what a break does to frame ``frame_name`` (``outcome``, the diagnostic's effect), decided
         under ``conditions`` (None: none), once per code, site and frame; ``way``: those conditions as the
-        choices of the arms on the way (:func:`gblint.branch_cover.way_to`), None where they are not only that. ``message`` is the whole
-        explanation; the one-line message is composed from ``subject`` (what breaks) by
+        choices of the arms on the way (:func:`gblint.branch_cover.way_to`), None where they are not only that.
+        ``message`` is the whole explanation; the one-line message is composed from ``subject`` (what breaks) by
         :func:`gblint.messages.short_message` (from ``brief`` in place of the code's, when given). A line met again for another break (a call into another
         file that leads to two) reports the surer one: how sure one break is says nothing of the other."""
         effect = outcome.effect
