@@ -323,7 +323,8 @@ class _RegionWalk:
                     resumed_tail(self, frame, ev, "", checkpoint, frame.path, ev.gb_ids, (), None, "GBL204")
                     skipped, eager_after = True, checkpoint.line
                     continue
-                skipped = self.unsupported_with(frame, ev, env)
+                self.unsupported_with(frame, ev, env)
+                skipped = True
                 continue
             if ev.kind == EventKind.BREAK:
                 if not self.breaks_here(ev):
@@ -366,8 +367,8 @@ class _RegionWalk:
                     self.fresh_callees(frame, ev, env)
             self.comps.eager_comprehensions(frame, env, eager_after)
 
-    def unsupported_with(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> bool:
-        """Report the ``with`` of a manager Dynamo cannot wrap at ``ev``: it skips ``frame`` (True)."""
+    def unsupported_with(self, frame: Frame, ev: Event, env: Optional[values.Env]) -> None:
+        """Report the ``with`` of a manager Dynamo cannot wrap at ``ev``: it skips ``frame``."""
         self.emit("GBL204", Outcome.SKIP, frame.name, frame.path, ev.span,
                   f"{ev.detail}: Dynamo cannot wrap this context manager ({', '.join(ev.gb_ids)}), so frame "
                   f"`{frame.name}` is skipped and runs eagerly even without a break inside.",
@@ -376,7 +377,6 @@ class _RegionWalk:
                   ev.gb_ids, (), subject=ev.detail)
         self.note(frame, Outcome.SKIP, ev, ev.detail + " (unsupported context manager)",
                   None if self.owner.residual(ev.blocks, env or values.Env()) else Outcome.SKIP)
-        return True
 
     def further_reason(self, frame: Frame, ev: Event, env: Optional[values.Env], first: Event) -> None:
         """Report ``ev`` if it skips ``frame`` on its own, which ``first`` already skipped (:mod:`gblint.further`)."""
@@ -504,14 +504,17 @@ class _RegionWalk:
                 if not self.region_failed and not flat and not alone:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
+            site_ways: Dict[Tuple[str, int], list] = {}  # each site's ways through this call, in order met
+            for ib in inner:
+                site_ways.setdefault((ib.frame.path, ib.line), []).append(ib.way)
             seen_sites, verdicts = set(), []
             for ib in inner:
                 site = (ib.frame.path, ib.line)
                 if site in seen_sites:
                     continue
                 seen_sites.add(site)  # met on ways that cover each arm on them: whichever arm runs (branch_cover)
-                conds = () if not self.is_error_only(ib, ev, strict) and covering(
-                    x.way for x in inner if (x.frame.path, x.line) == site) is not None else at_call + ib.conditions
+                conds = () if not self.is_error_only(ib, ev, strict) and covering(site_ways[site]) is not None \
+                    else at_call + ib.conditions
                 # a higher-order op's body (checkpoint) breaking is one break of this frame; a break
                 # met in what an attribute read runs (a property) is not at a call Dynamo can resume
                 # after: the frame is skipped (measured, tests/fixtures/reach/o09_methods.py); an
