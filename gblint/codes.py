@@ -288,6 +288,26 @@ CODES: Dict[str, Code] = {c.code: c for c in (
          example=("import torch\n\n\n@torch.compile\ndef total(xs):\n    return sum(x.item() for x in xs)\n"),
          use_instead=("import torch\n\n\n@torch.compile\ndef total(xs):\n    return torch.stack(xs).sum()\n"),
          measured=_EXAMPLES + "035_generator_expression_break.py", docs=(SKIPPED_DOC,)),
+    Code("GBL209", "method-of-built-object", "skip",
+         "A break inside a method of an object the compiled frame built cannot resume (GB0092).", ("GB0092",),
+         why="At the break Dynamo rebuilds the frame's stack to run the call in Python, and a method bound to an "
+             "object with no source (built by the traced code) has no reconstruction: with no graph of at least 2 "
+             "ops before the call the frame is skipped (0 graphs), else the rest of it runs eagerly; the method "
+             "runs as a frame of its own.",
+         hint="Build the object outside the compiled function and pass it in, call the method through its class "
+              "(`Cls.method(obj, ...)`), or remove the break from the method.",
+         source="torch/_dynamo/codegen.py: PyCodegen (Reconstruction failure); variables/functions.py: "
+                "UserMethodVariable has no reconstruct",
+         brief="{subject}, a method of an object built here, breaks: frame `{frame}` is skipped (runs eagerly, "
+               "GB0092)",
+         example=("import torch\n\n\nclass Stepper:\n    def __init__(self, y):\n        self.y = y\n\n"
+                  "    def step(self, x):\n        print('stepping')\n        return x + self.y\n\n\n"
+                  "@torch.compile\ndef f(x):\n    s = Stepper(x)\n    return s.step(x) * 2\n"),
+         use_instead=("import torch\n\n\nclass Stepper:\n    def __init__(self, y):\n        self.y = y\n\n"
+                      "    def step(self, x):\n        print('stepping')\n        return x + self.y\n\n\n"
+                      "@torch.compile\ndef f(x):\n    s = Stepper(x)\n"
+                      "    return Stepper.step(s, x) * 2  # the function has a source: the break resumes\n"),
+         measured="tests/cases/kinds/kb57_method_of_an_object_built_in_the_frame.py", docs=(SKIPPED_DOC,)),
     Code("GBL208", "eager-tail", "break", "A break in try/with after a checkpoint: the graph up to the checkpoint is "
                                           "compiled, the rest of the frame runs eagerly.",
          why="Dynamo cannot resume inside the block, but keeps the graph traced up to the last checkpoint (at least "

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Optional, Set, Tuple
 
 from . import values, versions
-from .compile_errors import join_hint
+from .compile_errors import call_trace, join_hint
 from .model import Block, BlockKind, Event, EventKind, Frame, Outcome, Region, Span
 from .ops import Op
 from .walk_api import Reporter, WalkFacts
@@ -169,4 +169,18 @@ class CompFrames:
             "Unpack a list instead (`f(*[... for ...])`), or remove the break from the callee.",
             ("GB8335",), (), subject=f"`{ev.call_text}(*generator)` reaching a break")
         self.walk.note(frame, Outcome.SKIP, ev, f"star-unpacks a generator into `{ev.call_text}`, which breaks",
+                       None if conditions else Outcome.SKIP)
+
+    def inlined_generator_skip(self, frame: Frame, ev: Event, callee: Frame, first, conditions: Tuple[str, ...]) -> None:
+        """The call ``ev`` consumes the generator ``callee``, which breaks inside (``first``, an inner break, the
+        tests on the way to it ``conditions``): a break inside an inlined generator cannot resume, the caller is
+        skipped."""
+        trace = call_trace(first.chain, first.frame, first.event)
+        self.walk.emit("GBL205", Outcome.SKIP, frame.name, first.frame.path, first.event.span,
+                       f"{first.event.detail} inside generator `{callee.name}`, consumed by `{frame.name}` "
+                       f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
+                       f"`{frame.name}` is skipped and runs eagerly.",
+                       "Move the break out of the generator, or build the list in a plain loop-free helper.",
+                       first.event.gb_ids, trace, subject=f"{first.event.detail} inside generator `{callee.name}`")
+        self.walk.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks",
                        None if conditions else Outcome.SKIP)

@@ -40,6 +40,7 @@ from .backedge import returns_first
 from .resumed import Checkpoint, nested_text, resumed_tail
 from . import further
 from .own_call import at_own_call
+from .unrebuilt import fresh_method, unrebuilt_call
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -484,16 +485,7 @@ class _RegionWalk:
                     self.errors.error_at(frame, first.event, first.chain, f"the generator `{callee.name}` breaks",
                                          first.event.gb_ids, first.event.hint, strict, site_frame=first.frame)
                     continue
-                trace = call_trace(first.chain, first.frame, first.event)
-                self.emit("GBL205", Outcome.SKIP, frame.name, first.frame.path, first.event.span,
-                          f"{first.event.detail} inside generator `{callee.name}`, consumed by `{frame.name}` "
-                          f"at line {ev.span.line}: a break inside an inlined generator cannot resume, so frame "
-                          f"`{frame.name}` is skipped and runs eagerly.",
-                          "Move the break out of the generator, or build the list in a plain loop-free helper.",
-                          first.event.gb_ids, trace,
-                          subject=f"{first.event.detail} inside generator `{callee.name}`")
-                self.note(frame, Outcome.SKIP, ev, f"consumes generator `{callee.name}` that breaks",
-                          None if at_call + first.conditions else Outcome.SKIP)
+                self.comps.inlined_generator_skip(frame, ev, callee, first, at_call + first.conditions)
                 skipped = sure = True
                 continue
             gen = star_generator(frame, ev)
@@ -504,6 +496,8 @@ class _RegionWalk:
                 if not self.region_failed and not flat and not alone:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
+            rebuilt = None if flat or self.region.nested_graph_breaks else fresh_method(
+                self.owner.project.interp, frame, ev, env)  # a method of an object built here: GB0092
             site_ways: Dict[Tuple[str, int], list] = {}  # each site's ways through this call, in order met
             for ib in inner:
                 site_ways.setdefault((ib.frame.path, ib.line), []).append(ib.way)
@@ -525,7 +519,7 @@ class _RegionWalk:
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,
-                                       conditions=conds, way=ib.way)
+                                       conditions=conds, way=ib.way, unrebuilt=None if property_read else rebuilt)
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not conds
                 self.last_call_tail |= verdict == Outcome.TAIL and not conds
@@ -567,18 +561,20 @@ class _RegionWalk:
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
                 uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None,
-                way: Optional[Way] = None) -> Outcome:
+                way: Optional[Way] = None, unrebuilt: Optional[str] = None) -> Outcome:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame`` on ``way``, under
-        ``conditions``) does; returns the verdict: ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
+        ``conditions``; through ``unrebuilt``, :func:`gblint.unrebuilt.fresh_method`) does; returns the verdict:
+        ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
         self.conditions, self.way = conditions, way
         try:
             return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
-                                 uncompiled)
+                                 uncompiled, unrebuilt)
         finally:
             self.conditions = self.subject = self.way = None
 
     def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
-                 chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int) -> Outcome:
+                 chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int,
+                 unrebuilt: Optional[str] = None) -> Outcome:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         self.subject = site.detail
@@ -675,6 +671,8 @@ class _RegionWalk:
                                  "function so that only that frame is skipped."), gb, trace,
                       name=None if blocker is not None else site.rule_name, fix_request=request)
             return Outcome.SKIP
+        if chain and unrebuilt:
+            return unrebuilt_call(self, frame, site, site.span.line, anchor, checkpoint, trace, unrebuilt)
         if chain:
             # each error_on_graph_break decorator on the way adds a wrapper frame with no ops (semantics.md §8.7)
             wrappers = sum(1 for f in [c for c, _ in chain[1:]] + [site_frame] if f.info.decorator(*EOGB))

@@ -135,6 +135,11 @@ something else, or the reverse (a guard that must stay clean):
 - A local bound before a ``for`` loop whose target and body never bind it holds in each step what it held before:
   a setting picked by a known argument and handed to each layer the loop builds decides the layer's test (definite);
   a local the body binds again after using it does not (conditional, kb52).
+- A break inside a method of an object the compiled frame built (``Stepper(x)``, a dataclass, a class picked from a
+  dict, what a helper returns; a staticmethod read from it) cannot resume: Dynamo cannot rebuild the bound method
+  at the call (GB0092), so the frame is skipped there, or after a 2-op checkpoint its rest runs eagerly, or after a
+  resumed break its resume function is skipped; a classmethod, ``Stepper.step(s, x)``, ``__call__``, an object
+  passed in and one handed to a helper resume (kb57).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

@@ -31,8 +31,9 @@ What varies (each a field of :class:`Spec`):
   (``gblint.value_syntax._bound_value``); ``match v:`` with a case of
   falsy patterns (``None | False | 0 | "" | []``) and a wildcard case.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
-  (``torch._dynamo.graph_break()``, ``print``, ``.item()``, or a call of a helper that breaks: ``breaker(x)``),
-  so that whether the branch runs decides a break.
+  (``torch._dynamo.graph_break()``, ``print``, ``.item()``, a call of a helper that breaks: ``breaker(x)``, or
+  a method that breaks of an object built there: ``Breaker().run(x)``, GB0092 at the call), so that whether the
+  branch runs decides a break.
 - ``else_body``: what the other arm of an ``if`` or a conditional expression does, the same choices: with a
   break source in both arms one of them runs whatever the value (in a loop, the frame is skipped whichever arm
   runs: ``gblint.branch_cover``; a call of the same breaking helper in both arms meets its break whichever arm
@@ -62,7 +63,7 @@ MODULE_ONLY = ("module_attr", "buffer", "parameter")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return")
 FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match")
-BODIES = ("plain", "graph_break", "print", "item", "helper_break")
+BODIES = ("plain", "graph_break", "print", "item", "helper_break", "built_break")
 PLACES = ("loop", "helper", "no_grad")
 ENTRIES = ("decorator", "call", "module")
 
@@ -168,7 +169,8 @@ def _body(body: str, sign: str = "+") -> List[str]:
             "graph_break": ["torch._dynamo.graph_break()", f"x = x {sign} 1"],
             "print": ['print("taken")', f"x = x {sign} 1"],
             "item": [f"x = x {sign} x.sum().item()"],
-            "helper_break": [f"x = breaker(x) {sign} 1"]}[body]
+            "helper_break": [f"x = breaker(x) {sign} 1"],
+            "built_break": ["b = Breaker()", f"x = b.run(x) {sign} 1"]}[body]
 
 
 def _test(spec: Spec, v: str) -> List[str]:
@@ -242,6 +244,9 @@ def render(spec: Spec) -> str:
         helpers.append(["def split(x):", f"    return x * 2, {value(spec, 'x')}"])
     if "helper_break" in (spec.body, spec.else_body):
         helpers.append(["def breaker(x):", "    torch._dynamo.graph_break()", "    return x * 3"])
+    if "built_break" in (spec.body, spec.else_body):
+        helpers.append(["class Breaker:", "    def run(self, x):", "        torch._dynamo.graph_break()",
+                        "        return x * 3"])
 
     def fetch_expr() -> str:
         """Where the value is read from, in a function that has ``self`` (module) and ``x``."""
