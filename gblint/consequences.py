@@ -40,7 +40,7 @@ from .backedge import returns_first
 from .resumed import Checkpoint, nested_text, resumed_tail
 from . import further
 from .own_call import at_own_call
-from .unrebuilt import fresh_method, unrebuilt_call
+from .unrebuilt import Unrebuilt, fresh_method, unrebuilt_call
 
 _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, at most
 
@@ -561,7 +561,7 @@ class _RegionWalk:
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                 chain, site_frame: Optional[Frame] = None, strict_override: Optional[bool] = None,
                 uncompiled: int = 0, conditions: Optional[Tuple[str, ...]] = None,
-                way: Optional[Way] = None, unrebuilt: Optional[str] = None) -> Outcome:
+                way: Optional[Way] = None, unrebuilt: Optional[Unrebuilt] = None) -> Outcome:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame`` on ``way``, under
         ``conditions``; through ``unrebuilt``, :func:`gblint.unrebuilt.fresh_method`) does; returns the verdict:
         ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
@@ -574,7 +574,7 @@ class _RegionWalk:
 
     def _verdict(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
                  chain, site_frame: Optional[Frame], strict_override: Optional[bool], uncompiled: int,
-                 unrebuilt: Optional[str] = None) -> Outcome:
+                 unrebuilt: Optional[Unrebuilt] = None) -> Outcome:
         if site.origin_line:
             site = dataclasses.replace(site, detail=f"{site.detail} (line {site.origin_line}), used here")
         self.subject = site.detail

@@ -17,7 +17,7 @@ from .config import Settings
 from .diagnostics import DISPLAY_ONLY, Diagnostic, Edit, Fix
 from .fix_effects import together, with_graphs
 from .names import dotted
-from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, WhereFix
+from .model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, MethodFix, WhereFix
 from .rules import check_rewrite, item_rewrite, log_rewrites, rewrites
 from .rules.builtins import LOGGER_METHODS
 from .source import compile_error, restore_line_endings, split_lines
@@ -325,10 +325,33 @@ def _log(request: LogFix, module: cst.Module, pos: _Positions, settings: Setting
     return (new, title, "unsafe") if new is not None else None
 
 
+def _method(request: MethodFix, module: cst.Module, pos: _Positions, settings: Settings, alias) -> Rewrite:
+    """Call ``receiver.method(...)`` on the request's line through the object's class:
+    ``type(receiver).method(receiver, ...)`` (a staticmethod: ``type(receiver).method(...)``). The analysis
+    proved that reads the same function (:func:`gblint.unrebuilt.fresh_method`); declines unless exactly one
+    such call starts on the line and neither the function nor the module binds ``type``."""
+    calls = [n for n, r in pos.pos.items() if isinstance(n, cst.Call) and r.start.line == request.line
+             and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+             and n.func.value.value == request.receiver and n.func.attr.value == request.method]
+    func = pos.enclosing_function(request.line)
+    if len(calls) != 1 or func is None or _shadows(func, "type") or "type" in rewrites.scan(pos.module.body).binds:
+        return None
+    call = calls[0]
+    owner = cst.Call(func=cst.Name("type"), args=[cst.Arg(cst.Name(request.receiver))])
+    args = list(call.args) if request.static else [cst.Arg(cst.Name(request.receiver))] + list(call.args)
+    new_call = call.with_changes(func=cst.Attribute(value=owner, attr=cst.Name(request.method)), args=args)
+    new = module.deep_replace(call, new_call)
+    if not isinstance(new, cst.Module):
+        return None
+    return (new, f"Call `{request.method}` through the object's class, `type({request.receiver}).{request.method}(...)`: "
+                 "Dynamo can rebuild it at the break, so the frame resumes", "safe")
+
+
 #: how the title of the config-line logging fix begins: that fix changes every compiled region of the file
 _REORDERABLE = "Add "
 
-_REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where, LogFix: _log}
+_REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where, LogFix: _log,
+             MethodFix: _method}
 
 
 def _bare_newlines(text: str) -> str:
@@ -362,7 +385,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
                 cache[d.path] = None
         fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
             if is_config or cache.get(d.path) else None
-        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix)):
+        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix, MethodFix)):
             built = fix
             wide = isinstance(d.fix_request, LogFix) and fix.title.startswith(_REORDERABLE)
             fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict, module_wide=wide)

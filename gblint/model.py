@@ -368,6 +368,19 @@ class LogFix(FixRequest):
     reorderable: bool
 
 
+@dataclasses.dataclass(frozen=True)
+class MethodFix(FixRequest):
+    """Call the method ``method`` of the object ``receiver`` (a local of ``frame``) on ``line`` through the
+    object's class, ``type(receiver).method(receiver, ...)`` (``static``: a staticmethod, no receiver passed),
+    so that Dynamo can rebuild the call at a break inside it (:mod:`gblint.unrebuilt`)."""
+
+    line: int
+    frame: str
+    receiver: str
+    method: str
+    static: bool = False
+
+
 # ----------------------------------------------------------------------------- the summary
 
 

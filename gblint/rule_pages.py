@@ -30,7 +30,7 @@ from .diagnostics import EFFECT_WORDS, GB_URL, RULE_DOC
 GAIN = ("A loop, block, logging or `if` rewrite is applied only when gblint predicts that it removes a skipped "
         "frame or a graph break without adding one (its title gives the graphs, breaks and skipped frames before "
         "and after); otherwise it is shown as `display-only` advice and never applied.")
-GAIN_CODES = ("GBL105", "GBL107", "GBL109", "GBL110", "GBL201", "GBL202", "GBL203", "GBL208")
+GAIN_CODES = ("GBL105", "GBL107", "GBL109", "GBL110", "GBL201", "GBL202", "GBL203", "GBL208", "GBL209")
 #: the logging fixes (rules/log_rewrites.py), shared by the codes that report a logging call
 _LOG_FIXES = (("unsafe", "When Dynamo can reorder the call (`print`, `logging.info` and logging's other "
                          "functions, `warnings.warn`; arguments that are literals, f-strings and known tensors; no "
@@ -82,7 +82,14 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "GBL203": (("unsafe", "Splits the `with` block around the breaking statement: the manager is entered twice "
                           "and the statement runs outside it. Declines when the manager binds `as` a name."),),
     "GBL208": (("unsafe", "Splits the `try`/`with` block around the breaking statement, as for GBL202 and "
-                          "GBL203."),),
+                          "GBL203."),
+               ("safe", "For a method of an object built in the frame, calls it through the object's class, as "
+                        "for GBL209."),),
+    "GBL209": (("safe", "Rewrites `s.step(x)` as `type(s).step(s, x)` (a staticmethod: `type(s).plain(x)`) when `s` "
+                        "is a local name, no method of its class assigns `self.step`, no class on the way defines "
+                        "`__getattribute__` and `type` is not rebound: the same function runs with the same "
+                        "arguments, and Dynamo rebuilds the call at the break (measured: the frame resumes, outputs "
+                        "equal). Declines for any other receiver (`Shift(x).apply(x)`)."),),
     "GBL301": (("safe", "Decorates a callee whose breaks are all printing/logging with "
                         "`@torch.compiler.disable`: one clean break instead of one per frame."),
                ("advice", "Otherwise suggests `torch._dynamo.config.nested_graph_breaks = True` (one break and "

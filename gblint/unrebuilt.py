@@ -18,9 +18,9 @@ and a method of an object passed in resume.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
-from .model import Dotted, Event, Expr, Frame, Outcome
+from .model import Dotted, Event, Expr, Frame, MethodFix, Outcome
 from .objects import Bound, Closure, Cls, Func, Inst
 from .ops import Op
 from .resumed import Checkpoint, resumed_tail
@@ -35,11 +35,19 @@ HINT = ("Build the object outside the compiled function and pass it in, call the
         "(`Cls.method(obj, ...)`), or remove the break from the method.")
 
 
-def fresh_method(interp, frame: Frame, ev: Event, env) -> Optional[str]:
+class Unrebuilt(NamedTuple):
+    """A call of a method of an object the frame built (:func:`fresh_method`): ``built``, the construction
+    that builds the object, as text (``"`Stepper(...)`"``); ``fix``, the rewrite that calls it through the
+    object's class, where that provably calls the same function (None: no such rewrite)."""
+
+    built: str
+    fix: Optional[MethodFix] = None
+
+
+def fresh_method(interp, frame: Frame, ev: Event, env) -> Optional[Unrebuilt]:
     """What the call ``ev`` of ``frame`` (parameters holding ``env``, a :class:`gblint.values.Env`)
     calls when it is a method (or staticmethod) read from an object ``frame`` builds itself, for
-    every value the object may be: the construction that builds it, as ``"`Stepper(...)`"``; else None.
-    ``interp`` is the project's :class:`gblint.interp.Interpreter`."""
+    every value the object may be; else None. ``interp`` is the project's :class:`gblint.interp.Interpreter`."""
     func = ev.func
     if func is None or func.op != Op.ATTR or ev.read:
         return None
@@ -49,6 +57,7 @@ def fresh_method(interp, frame: Frame, ev: Event, env) -> Optional[str]:
         return None
     value = interp.evaluate(func.parts[0], env, None)
     parts = value.parts if value.op == Op.UNION else (value,)
+    static, same = set(), True
     for inst in parts:
         if not isinstance(inst, Inst):
             return None
@@ -59,7 +68,24 @@ def fresh_method(interp, frame: Frame, ev: Event, env) -> Optional[str]:
             method = method.func
         if not isinstance(method, (Func, Closure)):
             return None
-    return built
+        static.add(not isinstance(interp.class_attr(inst.cls, func.value, inst, None), Bound))
+        same = same and _class_lookup_is_instance_lookup(interp, inst.cls, func.value)
+    receiver, _, name = ev.call_text.partition(".")
+    fix = MethodFix(ev.span.line, frame.name, receiver, name, static.pop()) \
+        if same and len(static) == 1 and receiver.isidentifier() and name == func.value else None
+    return Unrebuilt(built, fix)
+
+
+def _class_lookup_is_instance_lookup(interp, cls: Cls, name: str) -> bool:
+    """Whether ``type(obj).name`` is what ``obj.name`` reads for an instance ``obj`` of ``cls``: no method assigns
+    ``self.name`` (an instance attribute would come first), no class on the way defines ``__getattribute__``, and
+    its metaclass, if any, is ``abc.ABCMeta`` (one that defines ``__getattribute__`` would change the class read)."""
+    for _summary, info in interp.class_mro(cls):
+        if name in info.attrs or name in info.assigned or "__getattribute__" in info.methods:
+            return False
+        if info.metaclass and info.metaclass.rsplit(".", 1)[-1] != "ABCMeta":
+            return False
+    return True
 
 
 def _built_here(interp, frame: Frame, recv: Expr, env, depth: int) -> Optional[str]:
@@ -111,11 +137,13 @@ def _plain(interp, cls: Cls) -> bool:
 
 
 def unrebuilt_call(walk: Reporter, frame: Frame, site: Event, site_line: int, anchor: Event, checkpoint: Checkpoint,
-                   trace, what: str) -> Outcome:
-    """Report through ``walk`` what the call ``anchor`` of ``frame``, a method of an object built by ``what`` (:func:`fresh_method`),, does
-    when it reaches the break ``site`` (at ``site_line`` of its file): Dynamo breaks at the call (GB0092). After
-    a checkpoint of at least 2 ops, ``TAIL`` (GBL208); else the frame, or the resume function it surely resumed in
-    (:func:`gblint.resumed.resumed_tail`), is skipped (GBL209)."""
+                   trace, unrebuilt: Unrebuilt) -> Outcome:
+    """Report through ``walk`` what the call ``anchor`` of ``frame``, a method of an object built as ``unrebuilt``
+    says (:func:`fresh_method`), does when it reaches the break ``site`` (at ``site_line`` of its file): Dynamo
+    breaks at the call (GB0092). After a checkpoint of at least 2 ops, ``TAIL`` (GBL208); else the frame, or the
+    resume function it surely resumed in (:func:`gblint.resumed.resumed_tail`), is skipped (GBL209). Each carries
+    the rewrite through the object's class (``unrebuilt.fix``), where there is one."""
+    what = unrebuilt.built
     reaches = f"`{anchor.call_text}(...)` reaches {site.detail}"
     why = (f"`{anchor.call_text}` is a method of an object built in `{frame.name}` by {what}; at the break (line "
            f"{site_line}) Dynamo cannot rebuild a method bound to an object the traced code built (GB0092 "
@@ -126,17 +154,17 @@ def unrebuilt_call(walk: Reporter, frame: Frame, site: Event, site_line: int, an
         walk.emit("GBL208", Outcome.TAIL, frame.name, frame.path, anchor.span,
                   f"{reaches}: {why}; it compiles the graph up to the last checkpoint before the call (about {ops} "
                   f"ops) and runs the rest of `{frame.name}` eagerly.", HINT, call.gb_ids, trace,
-                  subject=f"`{anchor.call_text}(...)`", brief=BRIEF_TAIL)
+                  subject=f"`{anchor.call_text}(...)`", brief=BRIEF_TAIL, fix_request=unrebuilt.fix)
         return Outcome.TAIL
     if checkpoint.line:
         return resumed_tail(walk, frame, dataclasses.replace(call, detail=f"`{anchor.call_text}(...)`"),
                             f"(a method of an object built by {what}, it reaches {site.detail} at line {site_line}: "
-                            "GB0092)", checkpoint, frame.path, call.gb_ids, trace, None, "GBL209")
+                            "GB0092)", checkpoint, frame.path, call.gb_ids, trace, unrebuilt.fix, "GBL209")
     walk.emit("GBL209", Outcome.SKIP, frame.name, frame.path, anchor.span,
               f"{reaches}: {why}; no checkpoint (>= 2 ops) precedes the call, so frame `{frame.name}` is skipped and "
               f"runs eagerly (the method is compiled as a frame of its own).", HINT, call.gb_ids, trace,
-              subject=f"`{anchor.call_text}(...)`")
+              subject=f"`{anchor.call_text}(...)`", fix_request=unrebuilt.fix)
     return Outcome.SKIP
 
 
-__all__: Tuple[str, ...] = ("fresh_method", "unrebuilt_call")
+__all__: Tuple[str, ...] = ("Unrebuilt", "fresh_method", "unrebuilt_call")
