@@ -496,8 +496,10 @@ class _RegionWalk:
                 if not self.region_failed and not flat and not alone:
                     self.frame_from(frame, env, ev, callee, strict=False, env=inner_env, via=via, alone_if=conditions)
                 continue
-            rebuilt = None if flat or self.region.nested_graph_breaks else fresh_method(
-                self.owner.project.interp, frame, ev, env)  # a method of an object built here: GB0092
+            rebuilt = None if flat or self.region.nested_graph_breaks else fresh_method(  # GB0092
+                self.owner.project.interp, frame, ev, env, self.report_for(frame).split_lines())
+            if rebuilt:  # Dynamo breaks at the call whichever site it meets first: the surest decides the report
+                inner = sorted(inner, key=lambda ib: len(ib.conditions))
             site_ways: Dict[Tuple[str, int], list] = {}  # each site's ways through this call, in order met
             for ib in inner:
                 site_ways.setdefault((ib.frame.path, ib.line), []).append(ib.way)
@@ -516,6 +518,7 @@ class _RegionWalk:
                 # STORE_SUBSCR like a call (tests/fixtures/reach/o14_dataclass_output_and_item_store.py)
                 property_read = (ev.read and ev.args is None) or (callee_env is not None and callee_env.read)
                 site = dataclasses.replace(ib.event, outcome=Outcome.SKIP) if property_read else ib.event
+                conds += rebuilt.unsure if rebuilt and not property_read else ()  # a break before: resumed
                 verdict = self._decide(frame, site, ev.blocks, ev, checkpoint, () if flat else ib.chain,
                                        site_frame=ib.frame,
                                        strict_override=self.is_error_only(ib, ev, strict), uncompiled=ib.uncompiled,

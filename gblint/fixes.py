@@ -329,12 +329,11 @@ def _method(request: MethodFix, module: cst.Module, pos: _Positions, settings: S
     """Call ``receiver.method(...)`` on the request's line through the object's class:
     ``type(receiver).method(receiver, ...)`` (a staticmethod: ``type(receiver).method(...)``). The analysis
     proved that reads the same function (:func:`gblint.unrebuilt.fresh_method`); declines unless exactly one
-    such call starts on the line and neither the function nor the module binds ``type``."""
+    such call starts on the line and no statement of the file, in any scope, binds ``type``."""
     calls = [n for n, r in pos.pos.items() if isinstance(n, cst.Call) and r.start.line == request.line
              and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
              and n.func.value.value == request.receiver and n.func.attr.value == request.method]
-    func = pos.enclosing_function(request.line)
-    if len(calls) != 1 or func is None or _shadows(func, "type") or "type" in rewrites.scan(pos.module.body).binds:
+    if len(calls) != 1 or pos.enclosing_function(request.line) is None or _binds_anywhere(pos.module, "type"):
         return None
     call = calls[0]
     owner = cst.Call(func=cst.Name("type"), args=[cst.Arg(cst.Name(request.receiver))])
@@ -345,6 +344,88 @@ def _method(request: MethodFix, module: cst.Module, pos: _Positions, settings: S
         return None
     return (new, f"Call `{request.method}` through the object's class, `type({request.receiver}).{request.method}(...)`: "
                  "Dynamo can rebuild it at the break, so the frame resumes", "safe")
+
+
+class _Binder(cst.CSTVisitor):
+    """Finds a binding of ``name`` anywhere in a module, nested scopes and ``global`` statements included."""
+
+    def __init__(self, name: str):
+        self.name, self.found = name, False
+
+    def _check(self, node) -> None:
+        self.found = self.found or (isinstance(node, cst.Name) and node.value == self.name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for n in _names(node.target):
+            self._check(n)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._check(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._check(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        for n in _names(node.target):
+            self._check(n)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        for n in _names(node.target):
+            self._check(n)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        for n in _names(node.name):
+            self._check(n)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._check(node.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._check(node.name)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._check(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None and isinstance(node.name, cst.Name):
+            self._check(node.name)
+
+    def visit_ImportStar(self, node: cst.ImportStar) -> None:
+        self.found = True  # `from m import *` may bind it
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self._check(item.name)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self._check(item.name)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._check(node.name)
+
+
+def _names(target) -> List[cst.CSTNode]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``)."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+def _binds_anywhere(module: cst.Module, name: str) -> bool:
+    """Whether any statement of ``module``, in any scope, binds ``name`` (a rewrite that calls it would call
+    that instead of the builtin)."""
+    binder = _Binder(name)
+    module.visit(binder)
+    return binder.found
 
 
 #: how the title of the config-line logging fix begins: that fix changes every compiled region of the file

@@ -72,6 +72,10 @@ class FrameReport:
         """The FX graphs if every conditional break happened (never below :attr:`graphs`)."""
         return max(self.graphs, count_graphs(self.outcome, self.split_ops, self.tail_ops, self.frame.info.ops_total))
 
+    def split_lines(self) -> List[Tuple[int, bool]]:
+        """``(line, proven)`` of each graph break recorded so far on the upper track."""
+        return [(line, sure) for (line, _what), sure in zip(self.splits, self.split_sure)]
+
     def record(self, verdict: Outcome, line: int, ops_index: int, what: str, proven: Optional[Outcome]) -> None:
         """A break at ``line`` (op index ``ops_index``) gives the frame ``verdict`` if it happens;
         ``proven``: the verdict of the breaks there that surely happen (None: none does). A frame

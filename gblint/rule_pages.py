@@ -87,7 +87,8 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                         "for GBL209."),),
     "GBL209": (("safe", "Rewrites `s.step(x)` as `type(s).step(s, x)` (a staticmethod: `type(s).plain(x)`) when `s` "
                         "is a local name, no method of its class assigns `self.step`, no class on the way defines "
-                        "`__getattribute__` and `type` is not rebound: the same function runs with the same "
+                        "`__getattribute__` or `__new__` and no statement of the file binds `type`: the same function "
+                        "runs with the same "
                         "arguments, and Dynamo rebuilds the call at the break (measured: the frame resumes, outputs "
                         "equal). Declines for any other receiver (`Shift(x).apply(x)`)."),),
     "GBL301": (("safe", "Decorates a callee whose breaks are all printing/logging with "

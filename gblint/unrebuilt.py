@@ -18,10 +18,11 @@ and a method of an object passed in resume.
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from .model import Dotted, Event, Expr, Frame, MethodFix, Outcome
+from .model import BlockKind, Dotted, Event, EventKind, Expr, Frame, MethodFix, Outcome
 from .objects import Bound, Closure, Cls, Func, Inst
+from .namespace import ANY
 from .ops import Op
 from .resumed import Checkpoint, resumed_tail
 from .walk_api import Reporter
@@ -42,63 +43,92 @@ class Unrebuilt(NamedTuple):
 
     built: str
     fix: Optional[MethodFix] = None
+    # the condition that no break met after the object is built resumes the frame (the object would be an
+    # argument of the resume function, which has a source); empty where none may
+    unsure: Tuple[str, ...] = ()
+    # (line, ops) of each construction: the frame's op count takes the call that builds the object and its
+    # binding for tensor ops (its result is not known to the syntax), which Dynamo does not trace
+    made_ops: Tuple[Tuple[int, int], ...] = ()
 
 
-def fresh_method(interp, frame: Frame, ev: Event, env) -> Optional[Unrebuilt]:
+def fresh_method(interp, frame: Frame, ev: Event, env, splits: Sequence[Tuple[int, bool]] = ()) -> Optional[Unrebuilt]:
     """What the call ``ev`` of ``frame`` (parameters holding ``env``, a :class:`gblint.values.Env`)
     calls when it is a method (or staticmethod) read from an object ``frame`` builds itself, for
-    every value the object may be; else None. ``interp`` is the project's :class:`gblint.interp.Interpreter`."""
+    every value the object may be; else None. ``interp`` is the project's :class:`gblint.interp.Interpreter`;
+    ``splits``, ``(line, sure)`` of the frame's breaks met so far that resume: one between the construction and the
+    call hands the object to the resume function as an argument, which has a source (None where it surely happens;
+    a condition, :attr:`Unrebuilt.unsure`, where it may).
+
+    None too where the call may read something else than the class's function: a method of the class stores
+    ``self.name`` (or attributes by a run-time name, or in ``__dict__``), the program stores ``name`` on some
+    object, a class defines ``__getattribute__`` or ``__new__`` (which may return an object built elsewhere)."""
     func = ev.func
     if func is None or func.op != Op.ATTR or ev.read:
         return None
     env = interp.frame_env(frame, env)
-    built = _built_here(interp, frame, func.parts[0], env, 0)
+    made: List[Expr] = []
+    built = _built_here(interp, frame, func.parts[0], env, 0, made)
     if built is None:
         return None
+    events = frame.info.events
+    index = next((i for i, e in enumerate(events) if e is ev), len(events))
+    where = [max((i for i in range(index) if events[i].kind == EventKind.CALL and events[i].func == m), default=None)
+             for m in made]
+    if not where or None in where:
+        return None
+    since = [sure for line, sure in splits if line >= min(events[i].span.line for i in where)]
+    if any(since):
+        return None
+    unsure = (f"no break before `{ev.call_text}(...)` resumes `{frame.name}`",) if since else ()
+    made_ops = tuple((events[i].span.line, min(2, events[i + 1].ops_index - events[i].ops_index)) for i in where)
     value = interp.evaluate(func.parts[0], env, None)
     parts = value.parts if value.op == Op.UNION else (value,)
-    static, same = set(), True
+    static = set()
     for inst in parts:
-        if not isinstance(inst, Inst):
+        if not isinstance(inst, Inst) or not _class_lookup_is_instance_lookup(interp, inst.cls, func.value):
             return None
         method = interp.class_attr(inst.cls, func.value, inst, None)
+        static.add(not isinstance(method, Bound))
         if isinstance(method, Bound):
             if not isinstance(method.recv, Inst):  # a classmethod: bound to the class, which has a source
                 return None
             method = method.func
-        if not isinstance(method, (Func, Closure)):
+        if not isinstance(method, (Func, Closure)) or interp.changed(func.value, method, inst.cls.path) != method:
             return None
-        static.add(not isinstance(interp.class_attr(inst.cls, func.value, inst, None), Bound))
-        same = same and _class_lookup_is_instance_lookup(interp, inst.cls, func.value)
     receiver, _, name = ev.call_text.partition(".")
     fix = MethodFix(ev.span.line, frame.name, receiver, name, static.pop()) \
-        if same and len(static) == 1 and receiver.isidentifier() and name == func.value else None
-    return Unrebuilt(built, fix)
+        if len(static) == 1 and receiver.isidentifier() and name == func.value else None
+    return Unrebuilt(built, fix, unsure=unsure, made_ops=made_ops)
 
 
 def _class_lookup_is_instance_lookup(interp, cls: Cls, name: str) -> bool:
-    """Whether ``type(obj).name`` is what ``obj.name`` reads for an instance ``obj`` of ``cls``: no method assigns
-    ``self.name`` (an instance attribute would come first), no class on the way defines ``__getattribute__``, and
-    its metaclass, if any, is ``abc.ABCMeta`` (one that defines ``__getattribute__`` would change the class read)."""
+    """Whether ``type(obj).name`` is what ``obj.name`` reads for an instance ``obj`` of ``cls``, built by ``cls``:
+    no method assigns ``self.name``, attributes by a run-time name (``setattr(self, k, v)``) or in ``__dict__``
+    (an instance attribute would come first), no class on the way defines ``__getattribute__`` or ``__new__``,
+    and its metaclass, if any, is ``abc.ABCMeta`` (another may make ``cls(...)`` return anything)."""
     for _summary, info in interp.class_mro(cls):
-        if name in info.attrs or name in info.assigned or "__getattribute__" in info.methods:
+        if name in info.attrs or name in info.assigned or ANY in info.assigned or "__dict__" in info.mutated \
+                or "__getattribute__" in info.methods or "__new__" in info.methods:
             return False
         if info.metaclass and info.metaclass.rsplit(".", 1)[-1] != "ABCMeta":
             return False
     return True
 
 
-def _built_here(interp, frame: Frame, recv: Expr, env, depth: int) -> Optional[str]:
+def _built_here(interp, frame: Frame, recv: Expr, env, depth: int, made: List[Expr]) -> Optional[str]:
     """How ``recv`` (an expression of ``frame``) is an object built by the traced code itself: the
-    construction that builds it, as text; None when it may come from elsewhere."""
+    construction that builds it, as text; None when it may come from elsewhere. The calls of ``frame`` that
+    build it go into ``made``."""
     if recv.op == Op.LOCAL:
         if any(p.name == recv.value for p in frame.info.params):
             return None
         bindings = frame.info.locals.get(recv.value, ())
-        found = [_built_here(interp, frame, b, env, depth) for b in bindings]
+        found = [_built_here(interp, frame, b, env, depth, made) for b in bindings]
         return found[0] if found and all(found) else None
     if recv.op != Op.CALLV or depth > _MAX_DEPTH:
         return None
+    if depth == 0:
+        made.append(recv.parts[0])
     fn = interp.evaluate(recv.parts[0], env, None)
     parts = fn.parts if fn.op == Op.UNION else (fn,)
     texts = []
@@ -112,8 +142,8 @@ def _built_here(interp, frame: Frame, recv: Expr, env, depth: int) -> Optional[s
         if called is None or not called.info.results or called.info.is_generator:
             return None
         inner = interp.frame_env(called, None)
-        made = [_built_here(interp, called, r, inner, depth + 1) for r in called.info.results]
-        if not all(made):
+        got = [_built_here(interp, called, r, inner, depth + 1, made) for r in called.info.results]
+        if not all(got):
             return None
         texts.append(f"`{called.name}(...)`")
     return " or ".join(dict.fromkeys(texts)) if texts else None
@@ -149,7 +179,10 @@ def unrebuilt_call(walk: Reporter, frame: Frame, site: Event, site_line: int, an
            f"{site_line}) Dynamo cannot rebuild a method bound to an object the traced code built (GB0092 "
            "Reconstruction failure), so it cannot resume after the call")
     call = dataclasses.replace(anchor, detail=reaches, gb_ids=("GB0092",), hint=HINT)
-    ops = anchor.ops_index - checkpoint.ops
+    # the graph a checkpoint keeps ends before the outermost `with` around the call (measured: kb57 in_no_grad)
+    withs = [b for b in anchor.blocks if b.kind == BlockKind.WITH]
+    end = (withs[0].line, withs[0].ops_at_entry) if withs else (anchor.span.line + 1, anchor.ops_index)
+    ops = end[1] - checkpoint.ops - sum(n for line, n in unrebuilt.made_ops if checkpoint.line < line < end[0])
     if ops >= 2:
         walk.emit("GBL208", Outcome.TAIL, frame.name, frame.path, anchor.span,
                   f"{reaches}: {why}; it compiles the graph up to the last checkpoint before the call (about {ops} "

@@ -6,7 +6,11 @@ dataclass's method ``dataclass_method``, a solver class picked from a dict of su
 ``static_of_built``); after a checkpoint of two ops the rest of the frame runs eagerly (``ops_first``); after an
 earlier resumed break the resume function is skipped (``resumed_first``). A classmethod (``class_method``), the
 method called through its class (``through_class``), ``__call__`` (``called_object``), an object passed in
-(``passed_in``) and a built object handed to a helper that calls the method (``handed_on``) resume."""
+(``passed_in``) and a built object handed to a helper that calls the method (``handed_on``) resume. Inside a
+``with`` the checkpoint is before the block: 2 ops there keep their graph (``ops_before_no_grad``), none skip the
+frame (``in_no_grad``). The object is an argument of the resume function, which has a source, where a break resumes
+between its construction and the call (``break_between``), where its constructor breaks (``ctor_breaks``): both
+resume."""
 import abc
 import dataclasses
 
@@ -65,6 +69,45 @@ class Euler(Solver):
 
 
 SOLVERS = {"euler": Euler}
+
+
+class Grad:
+    def __init__(self, y):
+        self.y = y
+
+    def step(self, x):
+        print("grad step")
+        return x + self.y
+
+
+class NoGrad:
+    def __init__(self, y):
+        self.y = y
+
+    def step(self, x):
+        print("no-grad step")
+        return x + self.y
+
+
+class Between:
+    def __init__(self, y):
+        self.y = y
+
+    def step(self, x):
+        print("between step")
+        return x + self.y
+
+
+class Noisy:
+    def __init__(self, y):
+        print("building")
+        self.y = y
+
+    def run(self, x):
+        print("running")
+        return x + self.y
+
+
 
 
 def make_stepper(x):
@@ -149,6 +192,37 @@ def handed_on(x):
     return call_step(s, x) * 2
 
 
+@torch.compile(backend="eager")
+def ops_before_no_grad(x):
+    y = x * 2
+    y = y + 1
+    s = Grad(y)
+    with torch.no_grad():
+        z = s.step(y)
+    return z * 3
+
+
+@torch.compile(backend="eager")
+def in_no_grad(x):
+    s = NoGrad(x)
+    with torch.no_grad():
+        z = s.step(x)
+    return z * 3
+
+
+@torch.compile(backend="eager")
+def break_between(x):
+    s = Between(x)
+    print("between")
+    return s.step(x) * 2
+
+
+@torch.compile(backend="eager")
+def ctor_breaks(x):
+    s = Noisy(x)
+    return s.run(x) * 2
+
+
 def main():
     x = torch.ones(3)
     built_here(x)
@@ -163,6 +237,10 @@ def main():
     called_object(x)
     passed_in(x, Stepper(x))
     handed_on(x)
+    ops_before_no_grad(x)
+    in_no_grad(x)
+    break_between(x)
+    ctor_breaks(x)
 
 
 if __name__ == "__main__":
