@@ -526,7 +526,7 @@ class _RegionWalk:
                 verdicts.append((verdict.severity, verdict, ib))
                 sure |= verdict == Outcome.SKIP and not conds
                 self.last_call_tail |= verdict == Outcome.TAIL and not conds
-                if verdict == Outcome.SKIP and conds:
+                if verdict == Outcome.SKIP and conds and not (rebuilt and rebuilt.unsure):  # no branch choice
                     self.call_ways.append((ib.way, ib.frame.path, ib.line))
                 if not ib.conditions[len(at_call) + len(via):] and not self.region.nested_graph_breaks:
                     break  # met whenever the call runs: what lies after is traced (if at all) in the callee's frame
