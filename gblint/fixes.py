@@ -342,8 +342,14 @@ def _method(request: MethodFix, module: cst.Module, pos: _Positions, settings: S
     new = module.deep_replace(call, new_call)
     if not isinstance(new, cst.Module):
         return None
-    return (new, f"Call `{request.method}` through the object's class, `type({request.receiver}).{request.method}(...)`: "
-                 "Dynamo can rebuild it at the break, so the frame resumes", "safe")
+    return (new, f"Call `{request.method}` through the object's class, `type({request.receiver})."
+                 f"{request.method}(...)`: Dynamo can rebuild it at the break, so the frame resumes", "safe")
+
+
+#: the nodes that bind the names of one of their fields (an assignment target, a definition's or pattern's name)
+_BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
+                   cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.AsName: "name",
+                   cst.Param: "name", cst.FunctionDef: "name", cst.ClassDef: "name", cst.MatchAs: "name"}
 
 
 class _Binder(cst.CSTVisitor):
@@ -352,72 +358,17 @@ class _Binder(cst.CSTVisitor):
     def __init__(self, name: str):
         self.name, self.found = name, False
 
-    def _check(self, node) -> None:
-        self.found = self.found or (isinstance(node, cst.Name) and node.value == self.name)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        for n in _names(node.target):
-            self._check(n)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._check(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._check(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        for n in _names(node.target):
-            self._check(n)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        for n in _names(node.target):
-            self._check(n)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        for n in _names(node.name):
-            self._check(n)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._check(node.name)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._check(node.name)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._check(node.name)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None and isinstance(node.name, cst.Name):
-            self._check(node.name)
-
-    def visit_ImportStar(self, node: cst.ImportStar) -> None:
-        self.found = True  # `from m import *` may bind it
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self._check(item.name)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._check(item.name)
-
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self._check(node.name)
-
-
-def _names(target) -> List[cst.CSTNode]:
-    """The names an assignment target binds (``a``, ``a, (b, *c)``)."""
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        field = _BINDING_FIELDS.get(type(node))
+        if field is not None and getattr(node, field) is not None:
+            self.found |= self.name in rewrites._target_names(getattr(node, field))
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.found |= any(item.name.value == self.name for item in node.names)
+        elif isinstance(node, cst.ImportAlias) and node.asname is None and isinstance(node.name, cst.Name):
+            self.found |= node.name.value == self.name
+        elif isinstance(node, cst.ImportStar):
+            self.found = True  # `from m import *` may bind it
+        return not self.found
 
 
 def _binds_anywhere(module: cst.Module, name: str) -> bool:
@@ -433,6 +384,8 @@ _REORDERABLE = "Add "
 
 _REWRITES = {LoopFix: _loop, BlockFix: _block, DisableFix: _disable, WhereFix: _where, LogFix: _log,
              MethodFix: _method}
+#: the rewrites whose title gives the graphs before and after, applied only with a predicted gain
+_PREDICTED = (LoopFix, BlockFix, LogFix, WhereFix, MethodFix)
 
 
 def _bare_newlines(text: str) -> str:
@@ -466,7 +419,7 @@ def attach_fixes(diagnostics: Sequence[Diagnostic], texts: Dict[str, str], setti
                 cache[d.path] = None
         fix = build_fix(d.fix_request, text, settings, cache.get(d.path)) \
             if is_config or cache.get(d.path) else None
-        if fix is not None and predict is not None and isinstance(d.fix_request, (LoopFix, BlockFix, LogFix, WhereFix, MethodFix)):
+        if fix is not None and predict is not None and isinstance(d.fix_request, _PREDICTED):
             built = fix
             wide = isinstance(d.fix_request, LogFix) and fix.title.startswith(_REORDERABLE)
             fix = with_graphs(fix, d.path, text, d.fix_request.frame, predict, module_wide=wide)

@@ -158,7 +158,7 @@ def _plain(interp, cls: Cls) -> bool:
     known = {info.qualname for _, info in mro}
     for summary, info in mro:
         for base in info.bases:
-            if base in PLAIN_BASES or base.split("[", 1)[0] in PLAIN_BASES:
+            if base.split("[", 1)[0] in PLAIN_BASES:
                 continue
             found = interp.project.class_info(summary, Dotted(base))
             if found is None or found[1].qualname not in known:

@@ -394,3 +394,15 @@ def test_fix_prints_the_prediction_beside_a_fresh_check(tmp_path):
     proc = run_cli("fix", "--no-cache", str(dst))
     assert f"gblint: GBL201 in {dst} (`refine`): predicted: ~0 -> ~4 graphs, 0 -> 3 graph breaks, " \
            "1 -> 0 skipped frames; after the fix: ~4 graphs, 3 graph breaks, 0 skipped frames" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("code,binds", [
+    ("type = 1", True), ("a, (b, *type) = z", True), ("def f():\n    global type\n", True),
+    ("f = lambda type: 1", True), ("with a as type:\n    pass\n", True), ("import x as type", True),
+    ("from m import *", True), ("[1 for type in x]", True), ("(type := 3)", True),
+    ("match x:\n    case [type]:\n        pass\n", True), ("class type:\n    pass\n", True),
+    ("x: int = type(1)", False), ("def f(cls: type):\n    pass\n", False), ("import a.type", False)])
+def test_the_method_fix_sees_every_binding_of_type(code, binds):
+    """The GBL209 rewrite calls the builtin `type`: any binding of the name, in any scope, makes it decline."""
+    from gblint.fixes import _binds_anywhere
+    assert _binds_anywhere(cst.parse_module(code + "\n"), "type") is binds
