@@ -29,6 +29,7 @@ from .gaps import partly
 from .model import ContainerValue, Dotted, Event, Frame, ModuleAttr, NnModuleAttr
 from .ops import Op
 from .semantics import DISABLE, EXTERNAL_HEADS
+from .tensors import PY_METHODS, TENSOR_METHOD_RESULTS, TENSOR_METHODS
 
 #: node outcomes, in the order the legend shows them
 OUTCOMES = ("compiled", "pieces", "skipped", "error", "unresolved")
@@ -291,9 +292,35 @@ def graph_boundaries(report) -> List[dict]:
 
 def unfollowed_records(events) -> List[Dict[str, object]]:
     """:func:`unfollowed_events` as JSON ``coverage.unfollowed`` lists them: ``{"path", "line",
-    "function", "call", "reason", "undecided"}`` (:func:`undecided`)."""
+    "function", "call", "reason", "undecided", "method_of"}`` (:func:`undecided`, :func:`method_of`)."""
     return [{"path": frame.path, "line": ev.span.line, "function": frame.name, "call": ev.call_text,
-             "reason": reason, "undecided": undecided(reason)} for frame, ev, reason in events]
+             "reason": reason, "undecided": undecided(reason), "method_of": method_of(ev, reason)}
+            for frame, ev, reason in events]
+
+
+#: the public method names of Python's builtin values, each with the first type of these that has it (read
+#: from the running Python's own types, never a hand-kept list)
+_BUILTIN_METHODS: Dict[str, str] = {}
+for _type in reversed((str, list, dict, set, tuple, bytes, frozenset, int, float, complex)):
+    _BUILTIN_METHODS.update((name, _type.__name__) for name in dir(_type) if not name.startswith("_"))
+del _type
+#: the method names of ``torch.Tensor``: those of its stubs (``class TensorBase`` in ``torch/_C/__init__.pyi``,
+#: packaged by ``scripts/update_torch_ops.py``) and those gblint knows the results of
+_TENSOR_METHOD_NAMES = TENSOR_METHOD_RESULTS | TENSOR_METHODS | PY_METHODS
+
+
+def method_of(ev: Event, reason: str) -> str:
+    """For a call not followed because its target is known only at run time (``reason``), ``recv.name(...)`` (the
+    call event ``ev``) whose ``name`` a method of ``torch.Tensor`` or of a Python builtin value also has: that
+    type's name (``"Tensor"``, ``"str"``, ``"list"``...), the receiver then probably being one (its own method, no
+    gap; gblint could not prove the receiver's kind); ``""`` for any other call. Such calls are listed after the
+    others (:func:`gblint.output.unfollowed_text`): they seldom hide the call that matters."""
+    if not undecided(reason) or ev.func is None or ev.func.op != Op.ATTR or not ev.func.parts:
+        return ""
+    name = ev.func.value
+    if name in _TENSOR_METHOD_NAMES:
+        return "Tensor"
+    return _BUILTIN_METHODS.get(name, "")
 
 
 def unfollowed_events(model, walks) -> List[Tuple[Frame, Event, str]]:

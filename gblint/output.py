@@ -149,12 +149,17 @@ def unfollowed_text(unfollowed, incomplete_said: bool = False) -> str:
     """The summary's lines about the calls not followed: :func:`unfollowed_line` (after "The
     analysis is incomplete: " unless ``incomplete_said``), then one line per call (at most
     :data:`UNFOLLOWED_SHOWN`), those whose target could not be decided (a value known only at run
-    time) first, each ``path:line: `call(...)` in `function`: reason``."""
-    ordered = sorted(unfollowed, key=lambda u: not u["undecided"])  # stable: call order within each kind
+    time) first, and of them those by a name no Tensor or builtin method has (``method_of``,
+    :func:`gblint.calltree.method_of`) before those by such a name, each
+    ``path:line: `call(...)` in `function`: reason``."""
+    # stable: call order within each kind
+    ordered = sorted(unfollowed, key=lambda u: (not u["undecided"], bool(u["undecided"] and u.get("method_of"))))
     line = unfollowed_line(unfollowed)
     lines = [line if incomplete_said else f"The analysis is incomplete: {line}"]
     for u in ordered[:UNFOLLOWED_SHOWN]:
-        lines.append(f"  {display_path(u['path'])}:{u['line']}: `{u['call']}(...)` in `{u['function']}`: {u['reason']}")
+        named = f" (`{u['call'].rpartition('.')[2]}` is also a {u['method_of']} method)" if u.get("method_of") else ""
+        lines.append(f"  {display_path(u['path'])}:{u['line']}: `{u['call']}(...)` in `{u['function']}`: "
+                     f"{u['reason']}{named}")
     if len(ordered) > UNFOLLOWED_SHOWN:
         lines.append(f"  ... and {len(ordered) - UNFOLLOWED_SHOWN} more (--format json lists them all)")
     return "".join(line + "\n" for line in lines)

@@ -60,7 +60,7 @@ def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reach
       that does not import torch is no model file: nothing is said about it.
     - ``GBL006`` at each call a region makes in a checked file that gblint did not follow
       (``unfollowed``: :func:`gblint.calltree.unfollowed_events`), saying why."""
-    from .calltree import too_deep, undecided
+    from .calltree import method_of, too_deep, undecided
     unread = {d.path for d in diagnostics if d.code in ("GBL001", "GBL002", "GBL003")}
     declares = {s.path for s in summaries if s.regions}
     covered = {r.entry.path for r in regions} | {f.path for f in reached}
@@ -98,12 +98,15 @@ def coverage_notes(checked: Iterable[Tuple[str, str]], summaries, regions, reach
             message = messages.clip(call, max(messages.LIMIT - len(action) - len(" not followed"), 16)) + \
                 " not followed" + action
             hint = f"Pass --follow-imports {package} to read the package's source."
+        named = method_of(ev, reason)
+        named = f" `{ev.func.value}` is also a {named} method: the receiver may be one, though its kind was not " \
+                "proven." if named else ""
         out.append(Diagnostic(
             path=frame.path, line=ev.span.line, column=ev.span.column, end_line=ev.span.end_line,
             end_column=ev.span.end_column, code="GBL006", name=CODES["GBL006"].name, effect="info",
             message=messages.fit(message),
             explanation=f"{call} in `{frame.name}` is not followed: {reason}. A graph break in what it runs cannot "
-                        f"be reported, so the compiled region is not fully checked.",
+                        f"be reported, so the compiled region is not fully checked.{named}",
             hint=hint))
     return out
 

@@ -184,7 +184,8 @@ def _data_stamp() -> List[list]:
     return out
 
 
-_UNFOLLOWED = {"path": str, "line": int, "function": str, "call": str, "reason": str, "undecided": bool}
+_UNFOLLOWED = {"path": str, "line": int, "function": str, "call": str, "reason": str, "undecided": bool,
+               "method_of": str}
 
 
 def _unfollowed_record(record: dict) -> bool:

@@ -155,6 +155,38 @@ def test_an_undecided_call_target_is_never_all_checks_passed(tmp_path):
     assert [(u["call"], u["undecided"]) for u in cov["unfollowed"]] == [("helper", False), ("self.act", True)]
 
 
+NAMED_LIKE_BUILTINS = """import torch
+
+
+@torch.compile
+def f(x, names, act, grid):
+    parts = names.split(",")
+    rows = grid.hardshrink()
+    y = act(x + rows)
+    return y * len(parts)
+"""
+
+
+def test_calls_by_the_name_of_a_tensor_or_builtin_method_are_listed_after_the_others(tmp_path):
+    """Both receivers' kinds are unknown, so all three calls are listed; `names.split` and `grid.hardshrink` carry the
+    type whose method has their name (Python's own `str`, torch's stubbed `Tensor`) and come after `act(...)`,
+    the call that may hide a break, though they come first in the code."""
+    proc = check(tmp_path, "m.py", text=NAMED_LIKE_BUILTINS)
+    assert proc.returncode == 0, proc.stderr
+    assert "All checks passed" not in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("3 calls not followed, 3 of them to a target known only at run time (")
+    assert lines[2].startswith("  m.py:8: `act(...)` in `f`: what `act` is depends on values known only")
+    assert lines[3].startswith("  m.py:6: `names.split(...)` in `f`: ")
+    assert lines[3].endswith("(`split` is also a str method)")
+    assert lines[4].startswith("  m.py:7: `grid.hardshrink(...)` in `f`: ")
+    assert lines[4].endswith("(`hardshrink` is also a Tensor method)")
+    cov = coverage(tmp_path, "m.py")
+    assert cov["complete"] is False
+    assert [(u["call"], u["undecided"], u["method_of"]) for u in cov["unfollowed"]] == [
+        ("names.split", True, "str"), ("grid.hardshrink", True, "Tensor"), ("act", True, "")]
+
+
 def test_after_diagnostics_the_summary_still_says_incomplete(tmp_path):
     text = UNDECIDED.replace("        return self.act(y)", "        print(y)\n        return self.act(y)")
     proc = check(tmp_path, "m.py", text=text)
