@@ -143,15 +143,18 @@ def _uses(info: FunctionInfo) -> Tuple[FrozenSet[str], FrozenSet[str]]:
     hit = _USES.get(id(info))
     if hit is not None and hit[0] is info:
         return hit[1], hit[2]
-    own = info.params[0].name if info.params else None
+    # a method's own instance (or class); a plain function's first parameter is any object handed to it
+    own = info.params[0].name if info.params and info.class_name and info.decorator("staticmethod") is None else None
     found = _named(v for values in info.locals.values() for v in values) | _named(info.results)
     called = set()
     for ev in info.events:
         if ev.kind != EventKind.CALL or not ev.call_text:
             continue
         name = ev.call_text.rsplit(".", 1)[-1]
+        # a method's `super().name(...)` of its own name runs only where it runs: no call of it by the program
         if ev.func is not None and ev.func.op == Op.ATTR and not (
-                ev.func.parts and ev.func.parts[0].op == Op.PARAM and ev.func.parts[0].value == own):
+                ev.func.parts and ev.func.parts[0].op == Op.PARAM and ev.func.parts[0].value == own) \
+                and not (name == info.name and ev.func.parts and ev.func.parts[0].op == Op.SUPER):
             called.add(name)
         found.add(name)
         found |= _named(_argument_values(ev.args))

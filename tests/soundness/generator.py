@@ -19,8 +19,11 @@ What varies (each a field of :class:`Spec`):
   (``default``), a keyword filled by a wrapper decorator from a config object with ``kwargs.setdefault``
   (``kwarg_wrapper``), a dataclass config's attribute (``config_attr``), a module-level name (``global``), a
   module attribute set in ``__init__`` (``module_attr``), ``register_buffer`` (``buffer``), an
-  ``nn.Parameter`` (``parameter``), a helper's return value (``helper_return``) or a tuple unpacked from a
-  helper's return value (``tuple_unpack``).
+  ``nn.Parameter`` (``parameter``), a helper's return value (``helper_return``), a tuple unpacked from a
+  helper's return value (``tuple_unpack``), or a module attribute beside a registry of states that ``__init__``
+  fills by name and a ``reset()`` it calls restores by name (``setattr(self, name, d)`` over the registry:
+  torchmetrics' ``Metric``), the registry holding another name (``registry_attr``) or the value's own
+  (``registry_named``: ``add_state("v", value)``, so the store by name is what sets it).
 - ``form``: how it is tested: ``if v``, ``if not v``, ``while v: ... break`` (the body always leaves the loop),
   ``while v:`` a loop that runs the body at most twice, ``a if v else b``,
   ``if bool(v)``, and ``and``/``or`` chains with another Python bool (``other``, true or false) on either side
@@ -57,11 +60,12 @@ from hypothesis import strategies as st
 KINDS = ("bool", "int", "float", "str", "none", "tensor0d", "tensor1", "tensor_cmp", "ndarray", "list", "c_state")
 TENSOR_KINDS = ("tensor0d", "tensor1", "tensor_cmp")
 ARRIVALS = ("arg", "default", "kwarg_wrapper", "config_attr", "global", "module_attr", "buffer", "parameter",
-            "helper_return", "tuple_unpack")
+            "helper_return", "tuple_unpack", "registry_attr", "registry_named")
 #: arrivals that exist only on an nn.Module
-MODULE_ONLY = ("module_attr", "buffer", "parameter")
+MODULE_ONLY = ("module_attr", "buffer", "parameter", "registry_attr", "registry_named")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
-FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return")
+FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return", "registry_attr",
+             "registry_named")
 FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match")
 BODIES = ("plain", "graph_break", "print", "item", "helper_break", "built_break")
 PLACES = ("loop", "helper", "no_grad")
@@ -251,12 +255,13 @@ def render(spec: Spec) -> str:
     def fetch_expr() -> str:
         """Where the value is read from, in a function that has ``self`` (module) and ``x``."""
         return {"config_attr": "self.config.v" if module else "CONFIG.v", "global": "VALUE",
-                "module_attr": "self.v", "buffer": "self.v", "parameter": "self.v",
-                "helper_return": "get_value(x)"}[spec.arrival]
+                "module_attr": "self.v", "buffer": "self.v", "parameter": "self.v", "registry_attr": "self.v",
+                "registry_named": "self.v", "helper_return": "get_value(x)"}[spec.arrival]
 
     methods: List[List[str]] = []
     counter = [0]
-    self_helpers = module and spec.fetch and spec.arrival in ("config_attr", "module_attr", "buffer", "parameter")
+    self_helpers = module and spec.fetch and spec.arrival in ("config_attr", "module_attr", "buffer", "parameter",
+                                                              "registry_attr", "registry_named")
 
     def block(places: Tuple[str, ...], has_v: bool) -> List[str]:
         """Lines of the current function that do what ``places`` says, testing ``v`` at the innermost place;
@@ -310,6 +315,17 @@ def render(spec: Spec) -> str:
             init.append(f'    self.register_buffer("v", {value(spec)})')
         elif spec.arrival == "parameter":
             init.append(f"    self.v = nn.Parameter({value(spec)})")
+        elif spec.arrival in ("registry_attr", "registry_named"):
+            init.append("    self._states = {}")
+            if spec.arrival == "registry_attr":
+                init += [f"    self.v = {value(spec)}", '    self.add_state("total", torch.zeros(()))']
+            else:
+                init.append(f'    self.add_state("v", {value(spec)})')
+            init.append("    self.reset()")
+            methods += [["def add_state(self, name, default):", "    setattr(self, name, default)",
+                         "    self._states[name] = default"],
+                        ["def reset(self):", "    for name, default in self._states.items():",
+                         "        setattr(self, name, default)"]]
         forward = ([] if spec.arrival != "kwarg_wrapper" else ["@fill_from_config"])
         forward += [f"def forward(self, {', '.join(params)}):"] + _indent(body)
         cls = ["class Net(nn.Module):"] + _indent(init) + [""]
