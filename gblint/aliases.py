@@ -64,10 +64,8 @@ def changed_through_aliases(scope) -> None:
             scope.mutated.add(name)
             scope.mutated_keys[name] = None  # changed through another name: by any key
             scope.mutated_at.append((name, tests))
-        elif kind == "attr" and scope.class_info is not None:
-            if name not in scope.class_info.mutated:
-                scope.class_info.mutated.append(name)
-            scope.class_info.keyed_changes[name] = None  # changed through another name: by any key
+        elif kind == "attr" and scope.class_info is not None and name not in scope.class_info.mutated:
+            scope.class_info.mutated.append(name)
         elif kind == "local" and name in info.locals:  # `other = cache; other[k] = v` changes `cache`
             scope.mutated.add(name)
             scope.mutated_keys[name] = None

@@ -226,13 +226,10 @@ class Bindings:
             scope = self.builder.scope
             own = self.builder.in_function() and isinstance(node.value, cst.Name) and scope.self_name \
                 and node.value.value == scope.self_name
-            if own and scope.class_info is not None:
-                if node.attr.value not in scope.class_info.mutated:
-                    scope.class_info.mutated.append(node.attr.value)
-                _note_keyed_change(scope.class_info.keyed_changes, node.attr.value, scope.info.qualname, key)
+            if own and scope.class_info is not None and node.attr.value not in scope.class_info.mutated:
+                scope.class_info.mutated.append(node.attr.value)
             elif not own:  # `model.cfg["debug"] = True`: any object's `cfg` may hold a changed container
-                added = key is None or not (key[1] or keyed.preserving(key[0], self.builder.value_of(node)))
-                self._note_in_place(node.attr.value, keys=added)
+                self._note_in_place(node.attr.value)
             return
         if not isinstance(node, cst.Name):
             return
@@ -264,12 +261,9 @@ class Bindings:
         if local is not None and local.op not in (Op.CONST, Op.NOTNONE):
             del scope.local_values[name]
 
-    def _note_in_place(self, name: str, keys: bool = True) -> None:
-        """The container attribute ``name`` of some object is changed in place (:data:`gblint.namespace.IN_PLACE`),
-        by a key not known to be one it has unless ``keys`` is False (:data:`gblint.keyed.KEYS`)."""
+    def _note_in_place(self, name: str) -> None:
+        """The container attribute ``name`` of some object is changed in place (:data:`gblint.namespace.IN_PLACE`)."""
         self.builder.flows.note_attr_store(namespace.IN_PLACE + name)
-        if keys:
-            self.builder.flows.note_attr_store(keyed.KEYS + name)
 
     def _module_grown(self, name: str, method: str, arg: cst.BaseExpression, call: cst.Call) -> bool:
         """``name.append(v)`` (``insert``, ``extend``) at module level, maybe in a loop or under a branch: the
@@ -582,12 +576,3 @@ def unpacked(target, value: Expr):
                                                              for e in target.elements):
         return [pair for i, e in enumerate(target.elements) for pair in unpacked(e.value, Expr(Op.UNPACK, i, (value,)))]
     return []
-
-
-def _note_keyed_change(changes: dict, attr: str, method: str, key: Optional[tuple]) -> None:
-    """Record in ``changes`` (:attr:`gblint.model.ClassInfo.keyed_changes`) a change of ``self.attr`` made in
-    ``method``: ``key`` is ``(key, removed, value)`` for a change of one key, None for any other."""
-    if key is None:
-        changes[attr] = None
-    elif changes.get(attr, ()) is not None:
-        changes[attr] = changes.get(attr, ()) + (() if key[1] else ((method, key[0]),))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional, Protocol, Tuple
 
-from . import keyed, values
+from . import values
 from .building import calls_on_self
 from .invoke import Args
 from .keyed import opened
@@ -67,59 +67,6 @@ class ClassEffects:
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._deciding: set = set()  # (class, attribute) whose stores by a run-time name are being looked at
         self._ever_asked: set = set()  # (class, attribute) whose every value is being found (_ever)
-        self._keys_asked: set = set()  # (instance, attribute) whose stored keys are being found (stored_keys)
-
-    def opened(self, inst: Inst, mro, name: str, value: Expr) -> Expr:
-        """``value`` of attribute ``name`` of ``inst`` (whose classes are ``mro``) where methods may change it in place:
-        :func:`gblint.keyed.opened`'s, or, where every change stores one of some keys known for ``inst``
-        (:meth:`stored_keys`), the dict it holds with those keys at most (torchmetrics' ``add_state`` stores
-        ``self._defaults[name]`` for each name ``__init__`` passes it): a loop over it binds one of those."""
-        elsewhere = self.interp.in_place(name)
-        if not elsewhere and not any(name in info.mutated for _summary, info in mro):
-            return value
-        keys = self.stored_keys(inst, mro, name) if value.op in (Op.DICT, Op.UNION) else None
-        found = None if keys is None else keyed.bounded(value, keys)
-        return found if found is not None else opened(value, name, mro, elsewhere)
-
-    def stored_keys(self, inst: Inst, mro, name: str) -> Optional[frozenset]:
-        """The keys the methods of ``inst``'s classes (``mro``) store in the dict ``self.name`` holds, each found in the
-        method's environment for ``inst`` (what the ``__init__`` calls on ``self`` pass:
-        :meth:`gblint.building.Building.called_by_init`) to be one of a few strings, besides keys of that same dict
-        (``for k, v in self.d.items(): self.d[k] = f(v)``). None where a change stores another key or no single
-        key, where the dict is made elsewhere than by a dict display a method assigns (a class attribute, a field,
-        an argument: shared with other objects), or where code anywhere binds it to another name, stores it
-        elsewhere or returns it (:data:`gblint.keyed.ESCAPED`) or stores a key in an attribute of that name on
-        another object (:data:`gblint.keyed.KEYS`)."""
-        if self.interp.in_place(keyed.HELD + name) or self.interp.in_place(keyed.ADDED + name):
-            return None
-        asked = (inst, name)
-        if asked in self._keys_asked:
-            return None
-        self._keys_asked.add(asked)
-        try:
-            keys: set = set()
-            for summary, info in mro:
-                if name in info.values or name in info.fields \
-                        or any(v.op != Op.DICT for _method, v in info.assigned.get(name, ())):
-                    return None
-                if name not in info.mutated:
-                    continue
-                changes = info.keyed_changes.get(name)
-                if changes is None:
-                    return None
-                for method, key in changes:
-                    fn = summary.functions.get(method)
-                    if fn is None or not fn.params or fn.class_name != info.qualname or on_class(summary, method):
-                        return None
-                    if keyed.preserving(key, Expr(Op.ATTR, name, (Expr(Op.PARAM, fn.params[0].name),))):
-                        continue
-                    found = keyed.key_strings(self.interp.value(key, self.interp.method_env(inst, summary, method)))
-                    if found is None:
-                        return None
-                    keys |= found
-            return frozenset(keys)
-        finally:
-            self._keys_asked.discard(asked)
 
     def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
@@ -207,7 +154,7 @@ class ClassEffects:
         try:
             for summary, info in mro:
                 for method, key in info.assigned.get(ANY, ()):
-                    if _restores(summary, method, key, lambda called: self._called_by_name(mro, called)):
+                    if _restores(summary, method, key, self.interp.may_run):
                         continue
                     found = None if key.op == Op.UNKNOWN else self._key_names(inst, mro, summary, method, key)
                     parts = () if found is None else found.parts if found.op == Op.UNION else (found,)
@@ -218,15 +165,6 @@ class ClassEffects:
         finally:
             self._deciding.discard(deciding)
 
-    def _called_by_name(self, mro, name: str) -> bool:
-        """Whether the program calls a method ``name`` by that name where it may run on an instance whose classes are
-        ``mro``: on another object than a method's own ``self`` in code that may run
-        (:meth:`gblint.interp.Interpreter.called_by_program`), or on ``self`` in a method of one of those classes."""
-        if name in self.interp.called_by_program():
-            return True
-        return any(ev.func.value == name for summary, info in mro for qual in info.methods.values()
-                   if qual in summary.functions for ev in calls_on_self(summary.functions[qual]))
-
     def _key_names(self, inst: Inst, mro, summary: FileSummary, method: str, key: Expr) -> Expr:
         """The names the store by a run-time name ``key`` in ``method`` may give, in the method's environment for
         ``inst``, each attribute of ``self`` the key reads taken as anything it may ever hold (the method may run
@@ -236,22 +174,17 @@ class ClassEffects:
         reads = {}
         if info is not None and info.params and not on_class(summary, method):
             for name in _self_reads(key, info.params[0].name):
-                ever = self._ever(inst, mro, name, optimistic=(inst.cls, name) in self._deciding)
+                ever = self._ever(inst, mro, name)
                 if ever is not None:
                     reads[name] = ever
         return values.evaluate(_substituted(key, info.params[0].name, reads) if reads else key, env)
 
-    def _ever(self, inst: Inst, mro, name: str, optimistic: bool = False) -> Optional[Expr]:
+    def _ever(self, inst: Inst, mro, name: str) -> Optional[Expr]:
         """Every value attribute ``name`` of ``inst`` may hold while the program runs: what each store of its
         classes' methods makes (building the instance or not), as gblint.keyed opens it, and what the program
         or a store by a run-time name may put there, besides what it holds when the region starts (a class
-        attribute, a dataclass field); None where no method stores it (or while it is asked).
-
-        ``optimistic``: asked while deciding whether a store by a run-time name may store ``name`` itself, for a
-        store whose key reads it (``for k, v in self._cache.items(): setattr(self, k, v)``): then without what such
-        stores may put there. The reachable values are the least fixpoint, so a decision that no such store names
-        ``name``, reached on that hypothesis, confirms it; one that some store may name it taints it anyway."""
-        asked = (inst.cls, name, optimistic)
+        attribute, a dataclass field); None where no method stores it (or while it is asked)."""
+        asked = (inst.cls, name)
         if asked in self._ever_asked:
             return None
         self._ever_asked.add(asked)
@@ -263,11 +196,8 @@ class ClassEffects:
                           for method, value in building + other]
             if not found:
                 return None
-            if optimistic:
-                held = self.interp.class_attr(inst.cls, name, inst, None)
-                return self.opened(inst, mro, name, union(found + ([held] if held is not None else [])))
             found.append(self.interp.instance_attr(inst, name, None))
-            value = self.opened(inst, mro, name, union(found))
+            value = opened(union(found), name, mro, self.interp.in_place(name))
             return self.named_at_run_time(inst, mro, name, self.interp.changed(name, value, inst.cls.path))
         finally:
             self._ever_asked.discard(asked)
@@ -391,18 +321,17 @@ def _assignments(summary: FileSummary, info, name: str):
     return tuple(a for a in assigned if a[0] in building), tuple(a for a in assigned if a[0] not in building)
 
 
-def _restores(summary: FileSummary, method: str, key: Expr, called_by_name) -> bool:
+def _restores(summary: FileSummary, method: str, key: Expr, may_run) -> bool:
     """Whether a store by a run-time name (``key``) in ``method`` of ``summary`` changes no attribute of an instance
     from what it held: ``__setattr__``'s own ``super().__setattr__(name, value)`` (the store an assignment
     ``obj.name = value`` makes, counted as that assignment), and ``__setstate__`` that the program never calls by
-    name where it may run on the instance (``called_by_name(name)``, :meth:`ClassEffects._called_by_name`; Python's
-    protocols are no such call: then it only fills a copied or unpickled instance, a new object, with what the
-    original held, ``copy``'s and ``pickle``'s protocol, ``copy._reconstruct``)."""
+    name (``may_run(name)``, :meth:`gblint.interp.Interpreter.may_run`: then it only fills a copied or unpickled
+    instance, a new object, with what the original held: ``copy``'s and ``pickle``'s protocol)."""
     info = summary.functions.get(method)
     if info is None:
         return False
     if info.name == "__setstate__":
-        return not called_by_name("__setstate__")
+        return not may_run("__setstate__")
     return info.name == "__setattr__" and len(info.params) >= 2 and key.op == Op.PARAM \
         and key.value == info.params[1].name
 

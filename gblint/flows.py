@@ -118,8 +118,6 @@ class Flows:
         """Record that ``target`` (an assignment target) is bound to ``value``: a local name of
         the function, a global at module level, a class-body name, or a ``self`` attribute.
         ``suffix`` is added to each name (a comprehension's own: :data:`value_syntax.COMP`)."""
-        for name in keyed.held_attrs(value):  # `d = obj.table`: that dict may change through `d` (keyed.ESCAPED)
-            self.note_attr_store(keyed.ESCAPED + name)
         if self.builder.in_function() and isinstance(target, (cst.Attribute, cst.Subscript)) and not (
                 isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == self.builder.scope.self_name):
@@ -375,8 +373,6 @@ class Flows:
         if self.builder.in_function() and not self.builder.suppressed():
             info = self.builder.scope.info
             value = self.builder.value_of(node.value) if node.value is not None else const(None)
-            for name in keyed.held_attrs(value):  # `return self.table`: the caller may change it
-                self.note_attr_store(keyed.ESCAPED + name)
             tests = [b.test for b in self.builder.scope.blocks if b.test is not None and b.kind in _GUARDS]
             if tests:  # returned only when the tests around it hold
                 test = tests[0] if len(tests) == 1 else Expr(Op.AND, parts=tuple(tests))

@@ -635,7 +635,7 @@ class Interpreter(CallsMixin):
                              self.evaluate(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
             if found:  # the most derived class that sets it while building the instance decides
-                opened = self.class_effects.opened(inst, mro, name, union(found))
+                opened = keyed.opened(union(found), name, mro, self.in_place(name))
                 value = self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, opened, inst.cls.path))
                 effects = self.class_effects
                 if calls is not None and effects.held_by_module(inst, value):  # in `_modules`, not __dict__
@@ -643,11 +643,12 @@ class Interpreter(CallsMixin):
                 return value
         got = self.class_attr(inst.cls, name, inst, calls)
         if later:  # until one of those methods runs, the instance has its class's attribute
-            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, self.class_effects.opened(
-                inst, mro, name, values.alternatives(later + ([got] if got is not None else []))), inst.cls.path))
+            return self.class_effects.named_at_run_time(inst, mro, name, self.changed(name, keyed.opened(
+                values.alternatives(later + ([got] if got is not None else [])), name, mro, self.in_place(name)),
+                inst.cls.path))
         if got is not None:  # a class's dict a method changes through `self` is changed for every instance
             return self.class_effects.named_at_run_time(inst, mro, name, self.changed(
-                name, self.class_effects.opened(inst, mro, name, got), inst.cls.path))
+                name, keyed.opened(got, name, mro, self.in_place(name)), inst.cls.path))
         fallback = self.class_effects.run_getattr(inst, name, calls, want=True)
         if fallback is not None:
             return fallback

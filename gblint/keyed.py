@@ -21,7 +21,6 @@ import libcst as cst
 
 from . import values
 from .model import Expr
-from .namespace import IN_PLACE
 from .ops import Op
 
 #: a change of one key: (the key, whether it is removed, the value stored: None when not known or removed)
@@ -32,26 +31,10 @@ STORING = frozenset({"setdefault"})
 REMOVING = frozenset({"pop"})
 
 
-#: a stored attribute entry ESCAPED + name (:attr:`gblint.model.FileSummary.stored_attrs`, a function's ``stores``):
-#: what an attribute ``name`` of some object holds is bound to another name, stored elsewhere or returned
-#: (``d = obj.table``, ``self.table = other.table``, ``return self.table``): changed through that, by any key
-HELD = "held:"
-ESCAPED = IN_PLACE + HELD
-#: KEYS + name: the dict an attribute ``name`` of some object holds gets a key not known through another object than
-#: a method's own ``self`` (``cfg.table[k] = v`` with ``k`` no key of that same dict, ``cfg.table.update(d)``)
-ADDED = "keys:"
-KEYS = IN_PLACE + ADDED
-
-
-def _named_base(node: cst.BaseExpression) -> bool:
-    """Whether ``node`` is a name or an attribute of a name (``d``, ``self.d``)."""
-    return isinstance(node, cst.Name) or isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-
-
 def subscript_key(target: cst.BaseExpression, value_of: Callable[[cst.BaseExpression], Expr]) -> Optional[Expr]:
-    """The key of ``name[key]`` or ``name.attr[key]`` (``target``, one plain index; ``value_of`` makes a value of
+    """The key of ``name[key]`` (``target``, one plain index on a name; ``value_of`` makes a value of
     syntax), or None for any other target."""
-    if isinstance(target, cst.Subscript) and _named_base(target.value) and len(target.slice) == 1 \
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
             and isinstance(target.slice[0].slice, cst.Index):
         return value_of(target.slice[0].slice.value)
     return None
@@ -61,7 +44,7 @@ def method_key(call: cst.Call, value_of: Callable[[cst.BaseExpression], Expr]) -
     """``(key, removed, value)`` of ``name.pop(key...)`` or ``name.setdefault(key, value)`` (``call``), or None
     for any other change."""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and _named_base(func.value)) or not call.args \
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or not call.args \
             or any(a.star or a.keyword is not None for a in call.args):
         return None
     name = func.attr.value
@@ -79,39 +62,6 @@ def note(scope, name: str, key: Optional[Key]) -> None:
         scope.mutated_keys[name] = None
     elif scope.mutated_keys.get(name, ()) is not None:
         scope.mutated_keys[name] = scope.mutated_keys.get(name, ()) + (key,)
-
-
-def held_attrs(e: Expr) -> set:
-    """The attribute names whose object the value ``e`` is or holds (``obj.table``, ``[obj.table]``, ``a.t or {}``),
-    not those it only reads (``obj.table[k]``, ``len(obj.table)``, ``f(obj.table)``, each change of which a call
-    handed it makes is noted apart)."""
-    if e.op == Op.ATTR:
-        return {e.value}
-    if e.op in (Op.UNION, Op.SEQ, Op.AND, Op.OR):
-        parts = e.parts
-    elif e.op == Op.DICT:
-        parts = tuple(kv.parts[1] for kv in e.parts if kv.op == Op.KV and len(kv.parts) > 1)
-    elif e.op == Op.IFELSE:
-        parts = e.parts[1:]
-    else:
-        return set()
-    out: set = set()
-    for p in parts:
-        out |= held_attrs(p)
-    return out
-
-
-def preserving(key: Expr, holder: Expr) -> bool:
-    """Whether ``key``, stored in the dict ``holder`` holds (an attribute read), is one of that same dict's keys: the
-    name a loop over it binds (``for k in d``, ``for k, v in d.items()``, ``.keys()``), so no key is added."""
-    if key.op == Op.UNPACK and key.value == 0 and key.parts:
-        key = key.parts[0]
-    if key.op != Op.ITER or not key.parts:
-        return False
-    inner = key.parts[0]
-    if inner.op == Op.ITEMS and inner.value in ("items", "keys") and inner.parts:
-        inner = inner.parts[0]
-    return inner == holder
 
 
 def note_escape(scope, value: Expr) -> None:
@@ -221,11 +171,6 @@ def _strings(v: Expr) -> Optional[frozenset]:
     return frozenset(p.value for p in parts)
 
 
-def key_strings(v: Expr) -> Optional[frozenset]:
-    """The strings the key value ``v`` may be (one of at most a few), or None when not all known."""
-    return _strings(v)
-
-
 def _const_keyed(v: Expr) -> bool:
     """Whether ``v`` is a dict value that lists every key it holds, each a constant (BOUNDED: some of them)."""
     return v.op == Op.DICT and v.value in (None, values.BOUNDED) and all(kv.parts[0].op == Op.CONST for kv in v.parts)
@@ -238,24 +183,6 @@ def local_changed(found: list, keys: Optional[Tuple[Key, ...]], evaluate: Callab
     if keys is not None and found and all(_const_keyed(f) for f in found):
         return [changed_by(f, [(k, gone, item, evaluate) for k, gone, item in keys]) for f in found]
     return found + [values.changed_object(values.union(found))]
-
-
-def bounded(value: Expr, keys: frozenset) -> Optional[Expr]:
-    """``value`` (a dict each of whose forms lists its constant keys) once changed in place by stores of ``keys`` (and
-    removals) alone: each entry maybe another value or gone, each key stored maybe there (:data:`values.BOUNDED`);
-    None when ``value`` is not such a dict."""
-    parts = value.parts if value.op == Op.UNION else (value,)
-    if not parts or not all(_const_keyed(p) for p in parts):
-        return None
-    out = []
-    for p in parts:
-        have = {kv.parts[0].value for kv in p.parts}
-        entries = [Expr(Op.KV, parts=(kv.parts[0], values.union((kv.parts[1], values.OTHER, values.MAYBE_ABSENT))))
-                   for kv in p.parts]
-        entries += [Expr(Op.KV, parts=(values.const(k), values.union((values.UNKNOWN, values.MAYBE_ABSENT))))
-                    for k in sorted(keys - have)]
-        out.append(Expr(Op.DICT, values.BOUNDED, tuple(entries)))
-    return values.union(out) if len(out) > 1 else out[0]
 
 
 def opened(value: Expr, name: str, mro, elsewhere: bool = False) -> Expr:

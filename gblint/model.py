@@ -587,9 +587,6 @@ class ClassInfo:
     # self.attr -> (method, value, test) for a store made only where the ``if`` tests around it hold (their arms'
     # tests, joined; no loop or ``try`` around it): a store under a test false for the instance never runs
     guards: Dict[str, Tuple[Tuple[str, Expr, Expr], ...]] = dataclasses.field(default_factory=dict)
-    # self.attr (of ``mutated``) -> (method, key) of each change that stores a key in the dict it holds (``self.d[k] =
-    # v``, ``self.d.setdefault(k, v)``; a removal stores none); None where a change stores no known single key
-    keyed_changes: Dict[str, Optional[Tuple[Tuple[str, Expr], ...]]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

@@ -1,9 +1,9 @@
 """A setting beside methods that store attributes by a name known only at run time: over the keys of a registry
 dict the class fills by key (`self._defaults[name] = v`), of a local dict built by key, of a cache another method
 stores, and a `__setattr__` override's own `super().__setattr__(name, value)`. Dynamo breaks in `Tracker` (the
-stores name other attributes). Checked alone gblint proves it (the keys are those `__init__` passes `add_state`);
-beside kb59, which hands out a `_defaults`, not: a dict attribute's escape is decided by its name over the whole
-program. In `Loose` the names come from the caller's dict, which names the setting."""
+stores name other attributes); gblint keeps it conditional, since it never bounds a dict attribute's keys (it may
+change through `getattr(self, name)`, what it is handed to, or code outside the class). In `Loose` the names
+come from the caller's dict, which names the setting."""
 import torch
 from torch import nn
 
