@@ -300,10 +300,9 @@ def unfollowed_records(events) -> List[Dict[str, object]]:
 
 #: the public method names of Python's builtin values, each with the first type of these that has it (read
 #: from the running Python's own types, never a hand-kept list)
-_BUILTIN_METHODS: Dict[str, str] = {}
-for _type in reversed((str, list, dict, set, tuple, bytes, frozenset, int, float, complex)):
-    _BUILTIN_METHODS.update((name, _type.__name__) for name in dir(_type) if not name.startswith("_"))
-del _type
+_BUILTIN_TYPES = (str, list, dict, set, tuple, bytes, frozenset, int, float, complex)
+_BUILTIN_METHODS: Dict[str, str] = {name: t.__name__ for t in reversed(_BUILTIN_TYPES)
+                                    for name in dir(t) if not name.startswith("_")}
 #: the method names of ``torch.Tensor``: those of its stubs (``class TensorBase`` in ``torch/_C/__init__.pyi``,
 #: packaged by ``scripts/update_torch_ops.py``) and those gblint knows the results of
 _TENSOR_METHOD_NAMES = TENSOR_METHOD_RESULTS | TENSOR_METHODS | PY_METHODS

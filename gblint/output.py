@@ -152,8 +152,8 @@ def unfollowed_text(unfollowed, incomplete_said: bool = False) -> str:
     time) first, and of them those by a name no Tensor or builtin method has (``method_of``,
     :func:`gblint.calltree.method_of`) before those by such a name, each
     ``path:line: `call(...)` in `function`: reason``."""
-    # stable: call order within each kind
-    ordered = sorted(unfollowed, key=lambda u: (not u["undecided"], bool(u["undecided"] and u.get("method_of"))))
+    # stable: call order within each kind (`method_of` is set only on an undecided call)
+    ordered = sorted(unfollowed, key=lambda u: (not u["undecided"], bool(u.get("method_of"))))
     line = unfollowed_line(unfollowed)
     lines = [line if incomplete_said else f"The analysis is incomplete: {line}"]
     for u in ordered[:UNFOLLOWED_SHOWN]:
