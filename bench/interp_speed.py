@@ -12,7 +12,7 @@ transformers (2 layers, hidden size 32). Each is checked as the harness checks i
     gblint check --format json --exit-zero --isolated --conditional all --follow-imports PKG DRIVER.py
 
 ``cold``: a fresh, empty ``--cache-dir`` each round; ``warm``: a cache dir filled by one run
-before the rounds (nothing changed: the stored report, :mod:`gblint.results`); ``driver edited``:
+before the rounds (nothing changed: the stored report, :mod:`gblint.project.results`); ``driver edited``:
 the same cache dir, a comment appended to the driver before each round (its report is analysed
 again from the package's cached summaries). ``run``: the driver itself, ``python DRIVER.py`` with ``torch.compile``'s
 backend set to ``"eager"`` (Dynamo traces, no code generation), on CPU. Each figure is the median

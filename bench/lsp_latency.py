@@ -105,9 +105,9 @@ async def measure(text: str, changes: int, path: pathlib.Path) -> list:
 
 
 def engine_seconds(text: str, path: pathlib.Path, repeat: int = 5) -> float:
-    from gblint.config import Settings
-    from gblint.engine import SourceFile
-    from gblint.lsp import analyse_sources
+    from gblint.settings.config import Settings
+    from gblint.project.engine import SourceFile
+    from gblint.frontends.lsp import analyse_sources
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     text = model_source(args.lines)
     if args.keep:
         pathlib.Path(args.keep).write_text(text)
-    from gblint.lsp import DEBOUNCE_S
+    from gblint.frontends.lsp import DEBOUNCE_S
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "model.py"
         path.write_text(text)

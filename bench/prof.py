@@ -22,7 +22,7 @@ cProfile sees one thread), then prints:
 cProfile slows pure-Python code more than native code, so read the shares, not the seconds.
 
 ``--phases`` runs gblint once more without the profiler, in one process, with timers wrapped
-around its phases (by patching names in ``gblint.engine`` and libcst from outside: gblint's
+around its phases (by patching names in ``gblint.project.engine`` and libcst from outside: gblint's
 code is not changed) and prints the wall and CPU time of each, exclusive (a phase's time leaves
 out the timed phases it calls: the parse inside ``fixes`` counts as parse):
 
@@ -32,7 +32,7 @@ out the timed phases it calls: the parse inside ``fixes`` counts as parse):
     positions (ast)     ``AstPositions`` + ``SummaryBuilder.fill_positions`` (where gblint has them:
                         positions from CPython's ast, matched to libcst nodes)
     positions (libcst)  libcst ``_resolve_impl`` (``PositionProvider``; gblint's fallback, or its
-                        only source of positions before ``gblint/positions.py``)
+                        only source of positions before ``gblint/syntax/positions.py``)
     walk+rules    ``run_deep(...visit)``: libcst's walk with gblint's ``SummaryBuilder`` and rules
                   as the visitor
     fixes         ``attach_fixes`` (json/sarif output: fixes re-parse the files concerned)
@@ -73,12 +73,12 @@ def group(filename: str) -> str:
     return f
 
 
-# gblint runs libcst in a helper thread with a deep stack (gblint.source.run_deep); cProfile sees
+# gblint runs libcst in a helper thread with a deep stack (gblint.core.source.run_deep); cProfile sees
 # only the main thread, so the profiled run calls it directly (model code is never that deep).
 SAME_THREAD = r"""
 import sys
 try:
-    import gblint.source as _s
+    import gblint.core.source as _s
     if hasattr(_s, "_local"):
         _s._local.deep = True
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
@@ -88,7 +88,7 @@ except ImportError:
 
 PROFILE = SAME_THREAD + r"""
 import cProfile, io, contextlib
-from gblint import cli
+from gblint.frontends import cli
 out = sys.argv.pop(1)
 prof = cProfile.Profile()
 with contextlib.redirect_stdout(io.StringIO()):
@@ -102,7 +102,8 @@ import collections, sys, time
 pc = time.perf_counter
 T0 = pc()
 import libcst.metadata.wrapper as W
-from gblint import engine, cli
+from gblint.project import engine
+from gblint.frontends import cli
 C0 = time.process_time()
 T = collections.OrderedDict((k, 0.0) for k in ("triage", "parse", "positions (ast)", "positions (libcst)", "visit",
                                                  "index", "regions", "consequences", "fixes"))
@@ -129,7 +130,7 @@ engine.parse_source = timed("parse", engine.parse_source)
 W._resolve_impl = timed("positions (libcst)", W._resolve_impl)
 if hasattr(engine, "AstPositions"):
     engine.AstPositions = timed("positions (ast)", engine.AstPositions)
-    from gblint import summary as _summary
+    from gblint.syntax import summary as _summary
     if hasattr(_summary.SummaryBuilder, "fill_positions"):
         _summary.SummaryBuilder.fill_positions = timed("positions (ast)", _summary.SummaryBuilder.fill_positions)
 engine.run_deep = timed("visit", engine.run_deep)

@@ -329,7 +329,7 @@ def code_stamp():
     """Sizes and mtimes of gblint's code: gblint's cache key includes them, so an edit empties the cache."""
     out = []
     for d in ("gblint", "rules"):
-        for f in sorted(glob.glob(os.path.join(REPO, d, "*.py"))):
+        for f in sorted(glob.glob(os.path.join(REPO, d, "**", "*.py"), recursive=True)):
             try:
                 st = os.stat(f)
                 out.append((f, st.st_size, st.st_mtime_ns))

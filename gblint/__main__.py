@@ -1,4 +1,4 @@
 """``python -m gblint``."""
-from .cli import entry
+from .frontends.cli import entry
 
 entry()

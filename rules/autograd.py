@@ -7,13 +7,13 @@ method_requires_grad_, setattr of data); ``torch/_dynamo/variables/misc.py``
 """
 import libcst as cst
 
-from gblint import value_syntax
-from gblint.model import Expr, Kind, param_kind
-from gblint.ops import Op
-from gblint.semantics import AUTOGRAD_FUNCTION
-from gblint.tensors import maybe_tensor, torch_call_kind
-from gblint.grads import CONTEXT_FIRST, GRAD_OFF_DECORATORS, off_in
-from gblint.traversal import code_of, literal
+from gblint.syntax import value_syntax
+from gblint.core.model import Expr, Kind, param_kind
+from gblint.core.ops import Op
+from gblint.core.semantics import AUTOGRAD_FUNCTION
+from gblint.abstract.tensors import maybe_tensor, torch_call_kind
+from gblint.abstract.grads import CONTEXT_FIRST, GRAD_OFF_DECORATORS, off_in
+from gblint.syntax.traversal import code_of, literal
 
 from .base import Rule
 from .notes import forget_local, local_note, note_local
@@ -267,7 +267,7 @@ class MarkDirty(Rule):
         """At ``ctx.mark_dirty(...)`` (or a local bound to it) the call and the names it marks are noted; at each
         ``return`` of that ``forward`` the break is reported at the noted call: unconditional when some dirty name
         is not returned as itself, else only where grad is off or no tensor argument requires grad (the gate; see
-        :func:`gblint.values.decide`, op ``grad_off``). In a function handed the context (``_mark(ctx, x)``) it
+        :func:`gblint.abstract.values.decide`, op ``grad_off``). In a function handed the context (``_mark(ctx, x)``) it
         is reported there, definite only where grad is off at the ``apply``."""
         first = _function_ctx(ctx)
         if isinstance(node, cst.Call):

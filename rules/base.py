@@ -1,7 +1,7 @@
 """The shape every break-source rule takes.
 
 A rule is a local fact: "this node is a graph break of kind X (GB ids Y)". It never
-decides what happens to the frame; :mod:`gblint.consequences` does that from the block
+decides what happens to the frame; :mod:`gblint.dynamo.consequences` does that from the block
 context the engine records around the site (semantics.md, rules 1-5).
 """
 from __future__ import annotations
@@ -16,9 +16,9 @@ import libcst as cst
 class BreakSite:
     """A break found by a rule at ``node``.
 
-    ``needs`` is a tensor-kind token (see :meth:`gblint.scope.FunctionScope.kind`) that
+    ``needs`` is a tensor-kind token (see :meth:`gblint.syntax.scope.FunctionScope.kind`) that
     must resolve to a tensor once the whole function has been read, or None when the site
-    breaks whatever the types. ``outcome`` (a :class:`gblint.model.Outcome` or its word) is
+    breaks whatever the types. ``outcome`` (a :class:`gblint.core.model.Outcome` or its word) is
     ``"resume"`` (a resumable break), ``"skip"`` (Dynamo cannot resume: the frame is skipped,
     e.g. ``skip_frame()``), ``"tail"`` (the graph up to the last checkpoint is kept,
     ``step_unsupported()``) or ``"raise"`` (an uncaught ``raise``: skips the frame unless a
@@ -37,7 +37,7 @@ class BreakSite:
     # kind tokens that must all turn out to be tensors for the rule's rewrite (torch.where) to
     # apply; None: no rewrite
     fix_needs: Optional[Tuple[str, ...]] = None
-    # a test on the values the frame is called with (:class:`gblint.model.Expr`): with
+    # a test on the values the frame is called with (:class:`gblint.core.model.Expr`): with
     # ``gate_kind`` "gate" the break happens only where the test is known true (a set of tensors
     # passed in); with "branch" it is left out where the test is known false (a deepcopy of
     # constants); ``gate_text`` says the test in words for the diagnostic's certainty
@@ -60,12 +60,12 @@ class Rule:
     registry ids), ``node_types`` (libcst node classes the rule inspects), ``summary``
     (what it detects), ``why`` (what it costs), ``hint`` (the rewrite), ``effect`` (what the
     break does to its own frame: ``"break"``, or ``"skip"`` when Dynamo cannot resume after
-    it; see :mod:`gblint.diagnostics`), ``examples_fire``
+    it; see :mod:`gblint.core.diagnostics`), ``examples_fire``
     / ``examples_clean`` (whole modules; a line that must be reported ends with
     ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on),
     ``torch_versions`` / ``python_versions`` (PEP 440 specifiers: the versions the rule holds for,
-    :func:`gblint.registry.in_range`; a fact that changes only part of what the rule reports is a
-    :class:`gblint.versions.Fact` the rule asks ``ctx.holds(name)`` about).
+    :func:`gblint.core.registry.in_range`; a fact that changes only part of what the rule reports is a
+    :class:`gblint.core.versions.Fact` the rule asks ``ctx.holds(name)`` about).
     ``# expect: GBLnnn``), ``source`` (the PyTorch file or doc the rule rests on).
 
     The rule page (``gblint rule CODE``) also shows ``use_instead`` (the first firing example
@@ -95,7 +95,7 @@ class Rule:
     def check(self, node: cst.CSTNode, ctx) -> Optional[Iterable[BreakSite]]:
         """Return the break sites at ``node`` (a BreakSite, an iterable of them, or None).
 
-        ``ctx`` is the :class:`gblint.scope.FunctionScope` of the function being read.
+        ``ctx`` is the :class:`gblint.syntax.scope.FunctionScope` of the function being read.
         """
         raise NotImplementedError
 

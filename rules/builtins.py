@@ -6,11 +6,11 @@ Source: ``torch/_dynamo/trace_rules.py`` (skip lists), ``variables/builtin.py``,
 """
 import libcst as cst
 
-from gblint.model import Expr, Kind, LoggerValue
-from gblint.ops import Op
-from gblint.names import dotted
-from gblint.semantics import TRACED_RANDOM
-from gblint.tensors import FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor
+from gblint.core.model import Expr, Kind, LoggerValue
+from gblint.core.ops import Op
+from gblint.core.names import dotted
+from gblint.core.semantics import TRACED_RANDOM
+from gblint.abstract.tensors import FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor
 
 from .base import Rule
 from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
@@ -25,7 +25,7 @@ NOT_SKIPPED = {"os.environ.get", "random.Random", "warnings.catch_warnings", "os
 SKIPPED_CALLS = {"torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.get_rng_state",
                  "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",
                  "torch.cuda.synchronize", "input", "breakpoint", "open", "exec", "copy.copy"}
-# skipped-module functions that break only where a version-dependent fact holds (gblint.versions.FACTS)
+# skipped-module functions that break only where a version-dependent fact holds (gblint.core.versions.FACTS)
 TRACED_FROM = {"random.random": "random-state-breaks", "random.seed": "random-state-breaks",
                "random.shuffle": "random-state-breaks"}
 # Dynamo's clock functions (torch/_dynamo/variables/functions.py: _TIME_FUNCTION_NAMES, 2.15), which

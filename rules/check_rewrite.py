@@ -23,7 +23,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from gblint.traversal import replace_node
+from gblint.syntax.traversal import replace_node
 
 
 def raise_guard(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, bool, str]]:

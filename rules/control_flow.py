@@ -9,12 +9,12 @@ and a message computed at run time (``f"{name}"``, ``"...".format(x)``, a global
 """
 import libcst as cst
 
-from gblint import value_syntax
-from gblint.model import Expr, Kind
-from gblint.ops import Op
-from gblint.positions import INDEXED
-from gblint.tensors import maybe_tensor
-from gblint.traversal import code_of
+from gblint.syntax import value_syntax
+from gblint.core.model import Expr, Kind
+from gblint.core.ops import Op
+from gblint.syntax.positions import INDEXED
+from gblint.abstract.tensors import maybe_tensor
+from gblint.syntax.traversal import code_of
 
 from .base import Rule
 from . import check_rewrite
@@ -194,7 +194,7 @@ class DataDependentBranch(Rule):
             # how the test is written does not tell its kind (`t = acc.add(x)`, then `if t > 1:`): a break
             # only where the walk proves the value it computes for the test to be a tensor (a gate)
             what = _WHAT[type(node)]
-            # at the test where gblint.positions places it as libcst does (not `(a\n and b)`): else the statement
+            # at the test where gblint.syntax.positions places it as libcst does (not `(a\n and b)`): else the statement
             where = test if type(test) in INDEXED else node
             return self.site(where, f"{what} on a tensor value (data-dependent branching)", python_value=True,
                              gate=Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(test, ctx),)),

@@ -19,8 +19,8 @@ from typing import Optional
 
 import libcst as cst
 
-from gblint.model import EventKind
-from gblint.tensors import maybe_tensor
+from gblint.core.model import EventKind
+from gblint.abstract.tensors import maybe_tensor
 
 from .notes import forget_local, note_local
 

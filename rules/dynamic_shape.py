@@ -10,10 +10,10 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from gblint import value_syntax
-from gblint.model import Expr
-from gblint.ops import Op
-from gblint.tensors import mask_kind, maybe_tensor
+from gblint.syntax import value_syntax
+from gblint.core.model import Expr
+from gblint.core.ops import Op
+from gblint.abstract.tensors import mask_kind, maybe_tensor
 
 from .base import Rule
 

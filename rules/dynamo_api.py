@@ -8,7 +8,7 @@ with ``recursive=False``). Source: ``torch/_dynamo/trace_rules.py`` (``torch._dy
 """
 import libcst as cst
 
-from gblint.semantics import DISABLE
+from gblint.core.semantics import DISABLE
 
 from .base import Rule
 from .notes import forget_local, local_note, note_local

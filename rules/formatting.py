@@ -10,7 +10,7 @@ own break; returned or stored it costs nothing; used as a string (``len(s)``, ``
 """
 import libcst as cst
 
-from gblint.tensors import maybe_tensor
+from gblint.abstract.tensors import maybe_tensor
 
 from .base import Rule
 from .notes import forget_local, local_note, note_local

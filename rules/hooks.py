@@ -10,7 +10,7 @@ semantics.md §8.17.
 """
 import libcst as cst
 
-from gblint.names import dotted
+from gblint.core.names import dotted
 
 from .base import Rule
 from .notes import file_note, forget_local, instance_classes, local_note, note_file, note_local

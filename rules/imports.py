@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gblint.fs import module_findable
-from gblint.model import BlockKind, Outcome
-from gblint.names import dotted
+from gblint.core.fs import module_findable
+from gblint.core.model import BlockKind, Outcome
+from gblint.core.names import dotted
 
 from .base import Rule
 

@@ -12,10 +12,10 @@ tensor.py`` (``__index__`` / item), ``variables/misc.py`` (``RandomVariable``); 
 """
 import libcst as cst
 
-from gblint.ops import Op
+from gblint.core.ops import Op
 
-from gblint.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHOD_RESULTS, TENSOR_METHODS,
+from gblint.core.semantics import RANDOM_METHODS, TRACED_RANDOM
+from gblint.abstract.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHOD_RESULTS, TENSOR_METHODS,
                             maybe_tensor)
 
 from .base import Rule

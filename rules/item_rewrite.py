@@ -17,7 +17,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from gblint.traversal import caught_types, replace_node
+from gblint.syntax.traversal import caught_types, replace_node
 
 #: exceptions that ``NAME.item()`` (no arguments) cannot raise, whatever ``NAME`` holds among
 #: tensors, NumPy values and Python objects without ``item``

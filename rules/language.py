@@ -6,11 +6,11 @@ Source: ``torch/_dynamo/symbolic_convert.py`` (LOAD_BUILD_CLASS, RAISE_VARARGS),
 """
 import libcst as cst
 
-from gblint import value_syntax
-from gblint.model import BlockKind, Expr
-from gblint.ops import Op
-from gblint.tensors import PY_METHODS, TENSOR_METHOD_RESULTS, maybe_tensor
-from gblint.traversal import code_of
+from gblint.syntax import value_syntax
+from gblint.core.model import BlockKind, Expr
+from gblint.core.ops import Op
+from gblint.abstract.tensors import PY_METHODS, TENSOR_METHOD_RESULTS, maybe_tensor
+from gblint.syntax.traversal import code_of
 
 from .base import Rule
 

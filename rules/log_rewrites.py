@@ -27,7 +27,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from gblint.traversal import replace_node
+from gblint.syntax.traversal import replace_node
 
 #: functions Dynamo can reorder (a function or a builtin; logging's module-level functions, not
 #: ``Logger`` methods, which are bound methods: measured, tests/cases/kinds k72)

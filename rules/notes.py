@@ -4,8 +4,8 @@ Some break sources are two statements apart: a hook handle is made by one call a
 later one, a submodule gets a backward hook in ``__init__`` and is called in ``forward``, a
 lazily formatted string is built on one line and used on another. A rule notes the first
 statement here and reads the note at the second. Notes on a function's locals live in its
-:class:`gblint.scope.FunctionScope` (``ctx.notes``), notes on classes and module globals in the
-file's :class:`gblint.summary.SummaryBuilder` (``ctx.builder.rule_notes``); both last only
+:class:`gblint.syntax.scope.FunctionScope` (``ctx.notes``), notes on classes and module globals in the
+file's :class:`gblint.syntax.summary.SummaryBuilder` (``ctx.builder.rule_notes``); both last only
 while the file is read (the summary keeps the events, not the notes).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from gblint.model import ContainerValue, Dotted, InstanceCall, InstanceValue, LocalFunction, ModuleAttr, NnModuleAttr
+from gblint.core.model import ContainerValue, Dotted, InstanceCall, InstanceValue, LocalFunction, ModuleAttr, NnModuleAttr
 
 
 def note_local(ctx, what: str, name: str, value: object = True) -> None:

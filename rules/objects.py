@@ -7,8 +7,8 @@ GB0222), ``variables/base.py`` (an unsupported method, GB0156); semantics.md §8
 """
 import libcst as cst
 
-from gblint.model import EventKind, Expr, Kind
-from gblint.ops import Op
+from gblint.core.model import EventKind, Expr, Kind
+from gblint.core.ops import Op
 
 from .base import Rule
 from .notes import file_note, instance_classes, is_global, local_note, note_local

@@ -15,7 +15,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from gblint.traversal import replace_node
+from gblint.syntax.traversal import replace_node
 
 # ------------------------------------------------------------------ helpers
 

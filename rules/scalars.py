@@ -5,7 +5,7 @@ Source: ``torch/_dynamo/variables/tensor.py`` (``method_item``, ``method_tolist`
 """
 import libcst as cst
 
-from gblint.tensors import integer_tensor, maybe_tensor, numpy_made
+from gblint.abstract.tensors import integer_tensor, maybe_tensor, numpy_made
 
 from .base import Rule
 

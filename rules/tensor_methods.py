@@ -7,7 +7,7 @@ GB0127, GB0129, GB0130, GB0206, GB0374, GB4197. ``t.set_()`` does not break in 2
 """
 import libcst as cst
 
-from gblint.tensors import maybe_tensor
+from gblint.abstract.tensors import maybe_tensor
 
 from .base import Rule
 

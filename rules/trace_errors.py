@@ -9,11 +9,11 @@ works eagerly, by catching the error, fails compiled. Source: ``torch/_dynamo/ut
 """
 import libcst as cst
 
-from gblint import value_syntax
-from gblint.model import BlockKind, Expr
-from gblint.ops import Op
-from gblint.tensors import maybe_tensor
-from gblint.traversal import caught_types
+from gblint.syntax import value_syntax
+from gblint.core.model import BlockKind, Expr
+from gblint.core.ops import Op
+from gblint.abstract.tensors import maybe_tensor
+from gblint.syntax.traversal import caught_types
 
 from .base import Rule
 from .notes import local_note, note_local

@@ -38,7 +38,7 @@ def confirm_file(path: str, entry: Optional[str] = None, examples: Optional[List
     from .report import document
     from .runner import Options
     if settings is None:
-        from gblint.config import Settings
+        from gblint.settings.config import Settings
         settings = Settings()
     if entry:
         jobs, unrunnable = [entry_job(path, entry, examples)], []

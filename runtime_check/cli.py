@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gblint.config import ConfigError
+from gblint.settings.config import ConfigError
 
 # The run machinery (.runner, .plan, .matching, .report) is imported by the commands, not here:
 # ``gblint check`` builds its parser from this module and should stay light.
@@ -63,7 +63,7 @@ def workers(text: str) -> int:
 
 def expression(text: str) -> str:
     """``--example``: one Python expression (checked here, evaluated in the child)."""
-    from gblint.config import expression_problem
+    from gblint.settings.config import expression_problem
     problem = expression_problem(text)
     if problem:
         raise argparse.ArgumentTypeError(f"{text!r} is not a Python expression ({problem})")
@@ -124,7 +124,7 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
 
 
 def _settings(args, paths: Sequence[str]):
-    from gblint.config import Settings, find_pyproject, load_settings
+    from gblint.settings.config import Settings, find_pyproject, load_settings
     if getattr(args, "isolated", False):
         return Settings(), None
     cfg = getattr(args, "config", None) or find_pyproject(paths[0] if paths else os.getcwd())
@@ -152,7 +152,7 @@ def confirm(jobs, options, settings, checked: Sequence[str],
     check ``checked`` plus the files under ``roots`` that the runs touched, and match. Returns
     ``(runs, match result, checked files, build)``: under a build backend the runs of the eager
     breaks stage and the build stage's result (:mod:`.stages`), else the runs and None."""
-    from gblint.engine import check_paths, iter_python_files
+    from gblint.project.engine import check_paths, iter_python_files
 
     from .matching import match
     from .plan import user_files
@@ -194,7 +194,7 @@ def cmd_confirm(args) -> int:
             settings, cfg_path = _settings(args, paths)
             config = load_confirm_config(cfg_path)
             options = _options(args, config)
-            from gblint.engine import iter_python_files
+            from gblint.project.engine import iter_python_files
             if args.entry:
                 files = iter_python_files(paths, settings) if paths else []
                 if paths and not files:
@@ -251,8 +251,8 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     """``gblint check --confirm``: run the regions of ``paths`` and return ``(confirm section,
     strict failure 0/1)``. The section is ``{"runs", "matches", "missed", "precision",
     "recall", "unrunnable", "nothing_ran"}`` (see :func:`.report.document`); ``report.diagnostics`` are matched as they are. ``regions``: the
-    static pass's :class:`gblint.consequences.Region` list (found again when None)."""
-    from gblint.config import find_pyproject
+    static pass's :class:`gblint.dynamo.consequences.Region` list (found again when None)."""
+    from gblint.settings.config import find_pyproject
 
     from .matching import match
     from .plan import check_examples, load_confirm_config, plan_files
@@ -264,7 +264,7 @@ def check_confirm(args, paths: Sequence[str], settings, report, regions=None) ->
     options = _options(args, config)
     found = None if regions is None else [(r.entry.path, r.entry.name, bool(r.fullgraph)) for r in regions]
     jobs, unrunnable = plan_files(paths, settings, config, getattr(args, "example", None), found)
-    from gblint.engine import iter_python_files
+    from gblint.project.engine import iter_python_files
     files = iter_python_files(list(paths), settings)
     check_examples(config, jobs, unrunnable, files, settings)
     runs, build = run_stages(jobs, options) if jobs else ([], None)
@@ -305,12 +305,12 @@ def cmd_check_with_confirm(args, settings, report, regions, write_report, write_
     except (ValueError, ConfigError) as exc:
         print(f"gblint: error: {exc}", file=sys.stderr)
         return 2
-    from gblint.engine import iter_python_files
+    from gblint.project.engine import iter_python_files
     files = iter_python_files(paths, settings)
     buf = io.StringIO()
     if args.format == "json":
         st = statuses(section)
-        from gblint.output import display_paths, report_json
+        from gblint.frontends.output import display_paths, report_json
 
         from .matching import norm
         doc = report_json(report)  # paths as every output prints them (relative below the working directory)

@@ -317,7 +317,7 @@ def _get(d: Any, key: str, default: Any = None) -> Any:
 
 
 def _trace_get(t: Any, key: str) -> Any:
-    """A field of a trace frame (a :class:`gblint.diagnostics.TraceFrame` or its JSON form)."""
+    """A field of a trace frame (a :class:`gblint.core.diagnostics.TraceFrame` or its JSON form)."""
     return t.get(key) if isinstance(t, dict) else getattr(t, key)
 
 
@@ -343,7 +343,7 @@ def _skip_caused_at(d: Any, s: Dict[str, Any], obs: Observed, site: Site) -> boo
 
 
 def diagnostic_status(d: Any, obs: Observed) -> Tuple[str, str]:
-    """``(status, why)`` for one diagnostic (a :class:`gblint.diagnostics.Diagnostic` or its
+    """``(status, why)`` for one diagnostic (a :class:`gblint.core.diagnostics.Diagnostic` or its
     JSON form) against the observations; status is ``confirmed``, ``refuted`` or ``not_reached``.
     A conditional (or error-path) diagnostic is confirmed only by what happened at its own line
     for its own reason: a break observed there for another reason (a GB id none of its own), or

@@ -51,13 +51,13 @@ class ConfirmConfig:
 
 def load_confirm_config(pyproject: Optional[str]) -> ConfirmConfig:
     """``[tool.gblint.confirm]`` of ``pyproject`` (None: defaults), as
-    :func:`gblint.config.load_table` reads and checks it against the configuration's schema.
-    Raises :class:`gblint.config.ConfigError` for an unreadable file or a value the schema
+    :func:`gblint.settings.config.load_table` reads and checks it against the configuration's schema.
+    Raises :class:`gblint.settings.config.ConfigError` for an unreadable file or a value the schema
     rejects."""
     cfg = ConfirmConfig()
     if not pyproject:
         return cfg
-    from gblint.config import load_table
+    from gblint.settings.config import load_table
     table = load_table(pyproject).get("confirm", {})
     cfg.source = pyproject
     cfg.backend, cfg.device = table.get("backend"), table.get("device")
@@ -73,7 +73,7 @@ def module_for(path: str) -> Tuple[str, Optional[str]]:
     """``(module name, sys.path entry)`` for a file: a file inside packages is imported by its
     dotted name from the folder above the top package; a lone file is loaded by location under
     its stem (entry None)."""
-    from gblint.index import module_name
+    from gblint.dynamo.index import module_name
     name, is_package = module_name(path)
     if "." not in name:
         return name, None
@@ -100,7 +100,7 @@ def compiles_something(path: str) -> bool:
     """Whether ``path`` can declare a compiled region (``torch.compile``, ``.compile()``,
     ``@torch.compile``), by the engine's own prefilter: only such files' ``main()`` is run, so
     that ``check --confirm`` over a tree never runs scripts that compile nothing."""
-    from gblint.engine import declares_region
+    from gblint.project.engine import declares_region
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return declares_region(fh.read())
@@ -217,7 +217,7 @@ def example_keys(module: Optional[str], function: str) -> Tuple[str, ...]:
 
 def check_examples(config: ConfirmConfig, jobs: Sequence[Job], unrunnable: Sequence[Unrunnable] = (),
                    files: Sequence[str] = (), settings=None) -> None:
-    """Raise :class:`gblint.config.ConfigError` for the first ``examples`` key of ``config``
+    """Raise :class:`gblint.settings.config.ConfigError` for the first ``examples`` key of ``config``
     that names nothing: a misspelt key would otherwise leave its region to synthesised
     arguments without a word. A key names something when it is the entry of one of ``jobs``
     (the ``main()``, regions or ``--entry`` being confirmed) or of ``unrunnable``, or else
@@ -245,7 +245,7 @@ def check_examples(config: ConfirmConfig, jobs: Sequence[Job], unrunnable: Seque
         module, _, qualname = key.rpartition(":")
         if project.defines(module or None, qualname):
             continue
-        from gblint.config import ConfigError
+        from gblint.settings.config import ConfigError
         entries = sorted({k for k in names if ":" in k})
         shown = ", ".join(entries[:8]) + (f" and {len(entries) - 8} more" if len(entries) > 8 else "")
         where = f"{config.source}: " if config.source else ""
@@ -272,8 +272,8 @@ class _ProjectDefinitions:
         if self._more is None:
             self._more = []
             if self.root is not None:
-                from gblint.config import Settings
-                from gblint.engine import iter_python_files
+                from gblint.settings.config import Settings
+                from gblint.project.engine import iter_python_files
                 seen = set(self.files)
                 self._more = [os.path.abspath(p) for p in iter_python_files([self.root], self.settings or Settings())
                               if os.path.abspath(p) not in seen]
@@ -331,9 +331,9 @@ def qualnames(path: str) -> set:
 def static_regions(paths: Sequence[str], settings) -> List[Tuple[str, str, bool]]:
     """Every compiled region the static pass finds in ``paths``: ``(path, entry qualname,
     fullgraph)``."""
-    from gblint.engine import find_regions, iter_python_files, summarize
-    from gblint.index import Project
-    from gblint.source import SourceError, read_source
+    from gblint.project.engine import find_regions, iter_python_files, summarize
+    from gblint.dynamo.index import Project
+    from gblint.core.source import SourceError, read_source
     summaries = []
     for p in iter_python_files(list(paths), settings):
         try:
@@ -355,7 +355,7 @@ def plan_files(paths: Sequence[str], settings, config: ConfirmConfig, examples: 
     file as a program when it is a script that compiles something (see the module doc), else
     each compiled region of the file.
     ``regions``: ``(path, qualname, fullgraph)`` of the static pass (found again when None)."""
-    from gblint.engine import iter_python_files
+    from gblint.project.engine import iter_python_files
     files = iter_python_files(list(paths), settings)
     if regions is None:
         regions = static_regions(files, settings)

@@ -95,8 +95,8 @@ class ConfirmPlugin:
         test_files = sorted({r["file"] for r in self.runs if r.get("file")})
         self.files = list(dict.fromkeys(test_files + user_files(self.runs, [root])))
         try:
-            from gblint.config import find_pyproject, load_settings
-            from gblint.engine import check_paths
+            from gblint.settings.config import find_pyproject, load_settings
+            from gblint.project.engine import check_paths
             settings = load_settings(find_pyproject(root))
             diags = check_paths(self.files, settings).diagnostics if self.files else []
         except Exception as exc:  # the suite's own result must not depend on gblint

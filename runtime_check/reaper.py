@@ -217,7 +217,7 @@ def contained() -> Iterator[None]:
         kill_descendants()
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
-        from gblint.interrupts import Terminated
+        from gblint.core.interrupts import Terminated
         raise Terminated()
 
     become_subreaper()

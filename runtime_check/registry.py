@@ -1,6 +1,6 @@
 """gb_type -> GB id from gblint's own copy of PyTorch's graph-break registry, for the release
 of the installed torch (``gblint/data/gb_registry-X.Y.Z.json``: ``{"torch_version", "entries":
-{"GB0025": {"gb_type", ...}}}``; :mod:`gblint.registry`). No torch import: the parent process
+{"GB0025": {"gb_type", ...}}}``; :mod:`gblint.core.registry`). No torch import: the parent process
 uses it too."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Dict, Optional
 @functools.lru_cache(maxsize=1)
 def gb_type_table() -> Dict[str, str]:
     """Every gb_type of the bundled registry of the installed torch's release (the nearest
-    measured one, :func:`gblint.versions.release_for`) mapped to its GB id (the first id wins when
+    measured one, :func:`gblint.core.versions.release_for`) mapped to its GB id (the first id wins when
     two share a gb_type). Empty when the data file is missing or unreadable."""
-    from gblint import registry, versions
+    from gblint.core import registry, versions
     try:
         data = registry.load(versions.release_for(versions.installed_torch() or versions.NEWEST_TORCH))
     except (OSError, ValueError):

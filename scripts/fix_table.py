@@ -16,8 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def main():
     cases = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "cases", "examples")
     sys.path.insert(0, ROOT)
-    from gblint.config import Settings
-    from gblint.engine import SourceFile, check_sources
+    from gblint.settings.config import Settings
+    from gblint.project.engine import SourceFile, check_sources
     names = [n for n in sorted(os.listdir(cases)) if n.endswith(".py") and any(
         d.fix and d.fix.edits for d in check_sources([SourceFile(os.path.join(cases, n), None)],
                                                      Settings(python_version=(3, 11))).diagnostics)]

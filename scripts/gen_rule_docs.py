@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write gblint's rule reference from the code registry: ``docs/rules.md`` (the index, also
 ``gblint rules --format markdown``) and ``docs/rules/GBLnnn.md`` for every code (also ``gblint
-rule GBLnnn``), with :mod:`gblint.rule_pages`.
+rule GBLnnn``), with :mod:`gblint.frontends.rule_pages`.
 
     python3 scripts/gen_rule_docs.py          # write them (and remove pages of codes that are gone)
     python3 scripts/gen_rule_docs.py --check  # exit 1, naming the stale files, when they drift
@@ -35,7 +35,7 @@ def stale(files):
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from gblint.rule_pages import generated_docs
+    from gblint.frontends.rule_pages import generated_docs
     files = generated_docs()
     drift = stale(files)
     if "--check" in argv:

@@ -4,8 +4,8 @@ Reads ``torch/_dynamo/graph_break_registry.json`` from the installed torch *as a
 (torch is located with ``importlib.util.find_spec`` and never imported) and writes
 ``gblint/data/gb_registry-X.Y.Z.json`` for its release: ``{"torch_version": str, "entries":
 {"GB0025": {"gb_type", "explanation", "hints"}}}`` (the current version of each entry). gblint
-reads the file of the release in force at run time (``gblint.registry``). Run it once under each
-measured release (``gblint.registry.RELEASES``), e.g. ``.venv-t215/bin/python
+reads the file of the release in force at run time (``gblint.core.registry``). Run it once under each
+measured release (``gblint.core.registry.RELEASES``), e.g. ``.venv-t215/bin/python
 scripts/update_gb_registry.py``: it needs only the standard library.
 
 Usage: python scripts/update_gb_registry.py [--check]

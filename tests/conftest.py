@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, check_sources
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, check_sources
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, "tests", "cases", "examples")

@@ -3,8 +3,8 @@ the tests that compare them with what PyTorch did."""
 import functools
 import os
 
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, check_sources
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, check_sources
 
 from .conftest import run_cli
 

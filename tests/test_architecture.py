@@ -102,9 +102,9 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
 
 def test_the_graph_sees_the_packages():
     graph = import_graph()
-    assert "gblint.engine" in graph and "gblint.rules.base" in graph and "gblint.runtime_check.cli" in graph
-    assert "gblint.config" in graph["gblint.engine"]
-    assert "gblint.rules" in graph["gblint.engine"]  # an import inside a function counts
+    assert "gblint.project.engine" in graph and "gblint.rules.base" in graph and "gblint.runtime_check.cli" in graph
+    assert "gblint.settings.config" in graph["gblint.project.engine"]
+    assert "gblint.rules" in graph["gblint.project.engine"]  # an import inside a function counts
 
 
 def test_no_import_cycle():
@@ -115,6 +115,64 @@ def test_no_import_cycle():
 def test_find_cycle_reports_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: gblint's layers, lowest first: a module may import its own layer's modules and lower layers' (and the root
+#: package, which holds only ``__version__``), never a higher layer's. Each is a package (``rules/`` and
+#: ``runtime_check/`` install as ``gblint.rules`` and ``gblint.runtime_check``).
+LAYERS = (
+    ("gblint.core",),  # records and tables: the summary's model, ops, names, Dynamo's semantics, diagnostics, files
+    ("gblint.abstract",),  # the value model and the interpreter
+    ("gblint.syntax",),  # one file's summary from its libcst tree
+    ("gblint.rules",),  # the rules, on the summary's traversal
+    ("gblint.settings",),  # configuration, the rule catalogue, the files a run checks
+    ("gblint.dynamo",),  # the index, calls followed, the consequence walk, the verdicts' sink
+    ("gblint.fixing",),  # rewrites applied and predicted
+    ("gblint.project",),  # one run: the engine, the caches, stored reports, noqa
+    ("gblint.frontends", "gblint.runtime_check"),  # the CLI, fix, flake8, LSP, output formats; confirm
+)
+ROOT_MODULES = {"gblint", "gblint.__main__"}
+
+
+def layer_of(module: str) -> Optional[int]:
+    """The index in :data:`LAYERS` of the layer ``module`` belongs to; None for the root modules or
+    a module outside every layer."""
+    for i, packages in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            return i
+    return None
+
+
+def layer_violations(graph: Dict[str, Set[str]]) -> List[str]:
+    """``a -> b`` for every import of a higher layer's module, and every module in no layer."""
+    out = []
+    for module in sorted(graph):
+        here = layer_of(module)
+        if module in ROOT_MODULES:
+            continue
+        if here is None:
+            out.append(f"{module} is in no layer")
+            continue
+        for dep in sorted(graph[module]):
+            there = layer_of(dep)
+            if dep != "gblint" and (there is None or there > here):
+                out.append(f"{module} -> {dep}")
+    return out
+
+
+def test_every_module_in_a_layer_and_imports_only_down():
+    graph = import_graph()
+    assert not layer_violations(graph), "\n".join(layer_violations(graph))
+    assert {m for m in graph if layer_of(m) is None} == ROOT_MODULES
+    assert all(layer_of(m) is not None for m in graph if m not in ROOT_MODULES)
+    for packages in LAYERS:  # every layer exists and holds modules
+        assert all(any(m.startswith(p + ".") for m in graph) for p in packages), packages
+
+
+def test_layer_violations_reports_upward_imports():
+    graph = {"gblint.core.model": {"gblint.syntax.scope"}, "gblint.syntax.scope": {"gblint.core.model", "gblint"},
+             "gblint.stray": set(), "gblint.frontends.cli": {"gblint.project.engine", "gblint.runtime_check.cli"}}
+    assert layer_violations(graph) == ["gblint.core.model -> gblint.syntax.scope", "gblint.stray is in no layer"]
 
 
 def test_no_module_over_700_lines():
@@ -128,8 +186,8 @@ def test_no_module_over_700_lines():
 
 
 # classes still built from mixins that use each other's attributes (issue 39): this list may only shrink; every
-# other class is composed of collaborators it holds and calls (e.g. gblint.consequences._RegionWalk)
-MIXIN_BUILT = {"gblint.interp.Interpreter"}
+# other class is composed of collaborators it holds and calls (e.g. gblint.dynamo.consequences._RegionWalk)
+MIXIN_BUILT = {"gblint.abstract.interp.Interpreter"}
 
 
 def mixin_built_classes() -> Dict[str, List[str]]:
@@ -161,10 +219,10 @@ def test_no_new_class_built_from_mixins():
 
 
 def test_the_consequence_walk_has_no_mixins():
-    """The region walk (gblint.consequences._RegionWalk) and its collaborators define no mixin and
+    """The region walk (gblint.dynamo.consequences._RegionWalk) and its collaborators define no mixin and
     have none as a base: each collaborator is constructed with, or given, what it reads."""
-    walk = {"gblint.consequences", "gblint.compile_errors", "gblint.frame_context", "gblint.comp_frames",
-            "gblint.skip_cover"}
+    walk = {"gblint.dynamo.consequences", "gblint.dynamo.compile_errors", "gblint.dynamo.frame_context",
+            "gblint.dynamo.comp_frames", "gblint.dynamo.skip_cover"}
     modules = project_modules()
     assert walk <= set(modules)
     defined = []
@@ -180,8 +238,8 @@ def test_the_consequence_walk_has_no_mixins():
 #: that neither it nor its own bases define: the subclass supplies them), and those bases. Issue 39: compose
 #: instead (a collaborator given what it calls); this table only shrinks.
 MIXIN_BASES_ALLOWED = {
-    "gblint.interp.Interpreter": {"gblint.invoke.CallsMixin"},
-    "gblint.summary.SummaryBuilder": {"gblint.traversal.PositionedVisitor"},  # libcst's get_metadata
+    "gblint.abstract.interp.Interpreter": {"gblint.abstract.invoke.CallsMixin"},
+    "gblint.syntax.summary.SummaryBuilder": {"gblint.syntax.traversal.PositionedVisitor"},  # libcst's get_metadata
 }
 
 

@@ -1,4 +1,4 @@
-"""The kind of a name bound differently in the arms of an ``if`` or a ``match`` (gblint.arm_kinds).
+"""The kind of a name bound differently in the arms of an ``if`` or a ``match`` (gblint.syntax.arm_kinds).
 
 Dynamo traces the arm the run's values take (``docs/semantics.md`` §0, rule 6). The programs measured under
 torch 2.13 are k90-k95 in tests/cases/kinds (tests/test_fact_kinds.py); these check the cases those do not:
@@ -8,8 +8,8 @@ whatever the arm keeps it definite, ``elif`` chains, arms that return, and the e
 """
 import textwrap
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, run
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, run
 
 
 def diagnostics(tmp_path, source: str):

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from gblint.cache import SummaryCache, maybe_cache
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.project.cache import SummaryCache, maybe_cache
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 from .conftest import run_cli
 from .test_cli import BREAK_IN_LOOP
@@ -165,14 +165,14 @@ def test_full_disk_leaves_no_temporary_file(tmp_path, monkeypatch):
 
 
 def _summary(project):
-    from gblint.engine import summarize
+    from gblint.project.engine import summarize
     path = os.path.join(project, "a.py")
     with open(path) as fh:
         return summarize(fh.read(), path, Settings())
 
 
 def test_memory_layer_returns_a_fresh_object_each_get(project):
-    from gblint.cache import encode
+    from gblint.project.cache import encode
     summary = _summary(project)
     cache = SummaryCache(None, "f", memory=4)
     cache.put("k", summary)
@@ -197,12 +197,12 @@ def test_memory_layer_drops_the_least_recently_used():
 
 def test_memory_layer_holds_data_only():
     """Like the folder, the memory layer keeps gblint's summary classes only, never pickles."""
-    import gblint.cache
+    import gblint.project.cache
     cache = SummaryCache(None, "f", memory=4)
     for i, value in enumerate([Payload(), {"a": Payload()}, [lambda: 1], {1: "key not a str"}]):
         cache.put(str(i), value)
         assert cache.get(str(i)) is None
-    with open(gblint.cache.__file__) as fh:
+    with open(gblint.project.cache.__file__) as fh:
         text = fh.read()
     assert "import pickle" not in text and "pickle." not in text
 
@@ -237,7 +237,7 @@ def test_maybe_cache_without_a_folder(tmp_path):
 
 def test_fixes_come_from_the_cache(project, tmp_path, monkeypatch):
     """A warm run re-parses no file for its fixes: each fix is stored by its request and text."""
-    from gblint import engine
+    from gblint.project import engine
     directory = str(tmp_path / "cache")
     first = check_paths([project], Settings(), SummaryCache(directory))
     assert any(d.fix for d in first.diagnostics)
@@ -249,7 +249,7 @@ def test_fixes_come_from_the_cache(project, tmp_path, monkeypatch):
 
 
 def test_a_fix_entry_is_never_read_as_a_summary(project, tmp_path):
-    from gblint.diagnostics import Fix
+    from gblint.core.diagnostics import Fix
     cache = SummaryCache(str(tmp_path / "cache"), memory=4)
     cache.put("a" * 64, Fix("t", "safe", ()))
     cache.put("b" * 64, False)

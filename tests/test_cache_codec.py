@@ -1,4 +1,4 @@
-"""The cache's msgpack records (gblint.cache_codec, issue 39): a summary comes back equal to what was
+"""The cache's msgpack records (gblint.project.cache_codec, issue 39): a summary comes back equal to what was
 stored, and an entry of an older format, a truncated or altered one, or one whose fields do not have
 their declared types is a miss, never a traceback or another kind of object."""
 import json
@@ -8,13 +8,13 @@ import random
 import msgpack
 import pytest
 
-from gblint import cache as cache_mod
-from gblint import model
-from gblint.cache import SummaryCache, encode
-from gblint.cache_codec import MAGIC
-from gblint.config import Settings
-from gblint.diagnostics import Edit, Fix
-from gblint.engine import summarize
+from gblint.project import cache as cache_mod
+from gblint.core import model
+from gblint.project.cache import SummaryCache, encode
+from gblint.project.cache_codec import MAGIC
+from gblint.settings.config import Settings
+from gblint.core.diagnostics import Edit, Fix
+from gblint.project.engine import summarize
 
 from .test_cli import BREAK_IN_LOOP
 
@@ -149,7 +149,7 @@ def test_only_a_one_shot_run_keeps_its_summaries_from_the_collector(tmp_path, ca
     import subprocess
     import sys
     (tmp_path / "a.py").write_text(PROGRAM)
-    code = ("import gc, sys\nfrom gblint import cli\n"
+    code = ("import gc, sys\nfrom gblint.frontends import cli\n"
             f"sys.argv = ['gblint', 'check', '--no-cache', '--exit-zero', {str(tmp_path / 'a.py')!r}]\n"
             f"try:\n    cli.{call}({'' if call == 'entry' else 'sys.argv[1:]'})\nexcept SystemExit:\n    pass\n"
             "print(gc.get_freeze_count(), file=sys.stderr)")

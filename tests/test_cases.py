@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 from .conftest import CASES, ROOT, SCORE, TRUTH
 
@@ -175,7 +175,7 @@ def test_gb_ids_match_each_release(truth_file, torch, python):
     that release's registry) is among the ids gblint gives: the ids and texts follow the release in force
     (031: GB0142 on 2.13, GB0008 from 2.14; 066: time.time is GB9193 on 2.15)."""
     import json
-    from gblint import registry, versions
+    from gblint.core import registry, versions
     release = versions.release_for(torch)
     ids = {e["gb_type"]: gid for gid, e in sorted(registry.load(release)["entries"].items(), reverse=True)}
     with open(os.path.join(CASES, truth_file), encoding="utf-8") as fh:

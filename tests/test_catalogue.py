@@ -1,13 +1,13 @@
 """The catalogue's second round (docs/semantics.md §8): what decides each kind, as must-report /
-must-not-report pairs, and the values (gblint.values) the new kinds rest on. The runtime facts
+must-not-report pairs, and the values (gblint.abstract.values) the new kinds rest on. The runtime facts
 are measured by the programs of tests/fixtures/measured (v30-v57, scored by test_measured.py)
 and tests/cases/found."""
 import os
 
 import pytest
 
-from gblint import values
-from gblint.model import Expr
+from gblint.abstract import values
+from gblint.core.model import Expr
 
 from .conftest import lint
 

@@ -197,15 +197,15 @@ def test_a_call_line_is_as_sure_as_the_break_it_names(tmp_path):
 
 
 def test_a_condition_that_quotes_its_code_is_not_quoted_again():
-    from gblint.values import certainty_of
+    from gblint.abstract.values import certainty_of
     assert certainty_of(("`x` holds a tensor",)) == ("conditional", "when `x` holds a tensor")
     assert certainty_of(("x > 0",)) == ("conditional", "when `x > 0`")
 
 
 def test_a_union_holds_a_tensor_only_when_every_value_does():
-    from gblint import values
-    from gblint.model import Expr
-    from gblint.ops import Op
+    from gblint.abstract import values
+    from gblint.core.model import Expr
+    from gblint.core.ops import Op
     t, c = Expr(Op.TENSOR), values.const(1)
     assert values.holds_tensor(Expr(Op.UNION, parts=(t, Expr(Op.TENSOR, "default")))) is True
     assert values.holds_tensor(Expr(Op.UNION, parts=(c, values.const(None)))) is False
@@ -216,9 +216,9 @@ def test_a_union_holds_a_tensor_only_when_every_value_does():
 def test_arithmetic_of_constants_is_computed():
     """``num_layers - 2`` with ``num_layers=2`` is 0 (a loop over ``range(num_layers - 2)`` takes no step); a
     result too big to be a setting, a division by zero or a string is not computed."""
-    from gblint import values
-    from gblint.model import Expr
-    from gblint.ops import Op
+    from gblint.abstract import values
+    from gblint.core.model import Expr
+    from gblint.core.ops import Op
 
     def arith(op, a, b):
         return values.evaluate(Expr(Op.ARITH, op, (values.const(a), values.const(b))), values.Env())

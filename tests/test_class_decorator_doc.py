@@ -1,5 +1,5 @@
 """Class decorators that build documentation (transformers' ``auto_docstring``): what such a
-decorator stores as ``cls.__doc__`` is never evaluated (gblint.semantics.DOC_ATTRIBUTES), but the
+decorator stores as ``cls.__doc__`` is never evaluated (gblint.core.semantics.DOC_ATTRIBUTES), but the
 class it returns, and any other attribute it stores (``cls.forward = wrapper``, read from what the
 class held before), are followed as before. ``print`` in a compiled frame is a graph break
 (GBL107;

@@ -158,7 +158,7 @@ class _Tty:
 
 
 def test_progress_only_on_a_terminal():
-    from gblint.output import Progress
+    from gblint.frontends.output import Progress
     quiet = _Tty(False)
     p = Progress(quiet)
     p(25, 100)

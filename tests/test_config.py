@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from gblint import cli
-from gblint.config import ConfigError, load_settings
+from gblint.frontends import cli
+from gblint.settings.config import ConfigError, load_settings
 
 from .conftest import ROOT, run_cli
 

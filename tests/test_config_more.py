@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from gblint import cli
+from gblint.frontends import cli
 
 from .conftest import ROOT, run_cli
 from .conftest import write_tree as write
@@ -127,7 +127,7 @@ def test_an_examples_key_that_matches_nothing_is_named(tmp_path, monkeypatch, ca
 def test_an_examples_key_of_another_file_of_the_project_is_not_an_error(tmp_path):
     """A run over some files of a project does not fail on the keys for the others: a key
     names something when the project defines it, whether or not this run confirms it."""
-    from gblint.config import ConfigError, Settings
+    from gblint.settings.config import ConfigError, Settings
     from runtime_check.plan import ConfirmConfig, check_examples, plan_files
     write(tmp_path, {**EXAMPLES_PROJECT, "pkg/__init__.py": "", "pkg/other.py": "def g(x):\n    return x\n",
                      "pyproject.toml": "[tool.gblint]\n"})
@@ -147,7 +147,7 @@ def test_an_examples_key_of_another_file_of_the_project_is_not_an_error(tmp_path
 def test_examples_keys_that_match_are_used(tmp_path):
     """The positive side, without running: each key form gives the region its arguments, and
     the check passes."""
-    from gblint.config import Settings
+    from gblint.settings.config import Settings
     from runtime_check.plan import ConfirmConfig, check_examples, plan_files
     write(tmp_path, EXAMPLES_PROJECT)
     path = str(tmp_path / "m.py")
@@ -269,8 +269,8 @@ def test_explain_sarif_and_github_paths_follow_the_working_directory(tmp_path):
 
 def test_errors_print_paths_like_diagnostics(tmp_path, monkeypatch, capsys):
     """gblint's own failures (``errors``) name their file as diagnostics do."""
-    from gblint.engine import Report
-    from gblint.output import report_json, write_text
+    from gblint.project.engine import Report
+    from gblint.frontends.output import report_json, write_text
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text("x = 1\n")
     report = Report([], 1, [{"path": str(tmp_path / "a.py"), "message": "boom"}])

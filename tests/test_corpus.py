@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths, iter_python_files
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths, iter_python_files
 
 
 def _torch_dir():

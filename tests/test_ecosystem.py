@@ -63,9 +63,9 @@ def test_gate_detects_a_drop():
 
 
 def test_the_scorer_shows_what_the_default_output_shows():
-    """The harness scores the default output as gblint.reporting.conditional_shown keeps it: a conditional
+    """The harness scores the default output as gblint.project.reporting.conditional_shown keeps it: a conditional
     diagnostic whose break lies in a followed package only when the module's mode is all it depends on."""
-    from gblint import values
+    from gblint.abstract import values
     from score import MODE_ONLY, _shown
     assert set(MODE_ONLY) == set(values.MODE_CONDITIONS.values())
     inside = {"certainty": "conditional", "path": "/site/pkg/m.py", "trace": []}
@@ -156,7 +156,7 @@ def test_top_level_imports_reach_what_deep_imports_reach(tmp_path):
     """``from transformers import AlbertModel`` finds the same compiled region and reaches the same
     functions as ``from transformers.models.albert.modeling_albert import AlbertModel``, on a dozen
     measured models of the two lazy packages (what each reaches of Dynamo's trace is the gate's)."""
-    from gblint.fs import package_dir
+    from gblint.core.fs import package_dir
     from measure import load_truth
     from score import predicted_sets, run_gblint, truth_sets
     from spec import PACKAGES, deep_imports, driver

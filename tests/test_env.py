@@ -1,10 +1,10 @@
-"""The interpreter's environment (gblint.env.Env): parameter bindings and named fields, no hidden
-keys. What is memoized on an environment (gblint.values.env_key) tells apart every field but the
+"""The interpreter's environment (gblint.abstract.env.Env): parameter bindings and named fields, no hidden
+keys. What is memoized on an environment (gblint.abstract.values.env_key) tells apart every field but the
 interpreter it is followed with."""
-from gblint import values
-from gblint.env import Env
-from gblint.model import CallArgs, Param
-from gblint.objects import Ctx, Here
+from gblint.abstract import values
+from gblint.abstract.env import Env
+from gblint.core.model import CallArgs, Param
+from gblint.abstract.objects import Ctx, Here
 
 C = values.const
 

@@ -9,10 +9,10 @@ import shutil
 import libcst as cst
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, check_sources
-from gblint.fix import apply_edits, fix_sources
-from gblint.source import split_lines
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, check_sources
+from gblint.frontends.fix import apply_edits, fix_sources
+from gblint.core.source import split_lines
 
 from .conftest import ROOT, run_cli
 
@@ -117,7 +117,9 @@ def test_crlf_is_kept(tmp_path):
 import errno  # noqa: E402
 import textwrap  # noqa: E402
 
-from gblint import cli, fix as fix_module, fixes as fixes_module, fs  # noqa: E402
+from gblint.frontends import cli, fix as fix_module  # noqa: E402
+from gblint.fixing import fixes as fixes_module
+from gblint.core import fs
 from gblint.rules import rewrites  # noqa: E402
 
 
@@ -404,5 +406,5 @@ def test_fix_prints_the_prediction_beside_a_fresh_check(tmp_path):
     ("x: int = type(1)", False), ("def f(cls: type):\n    pass\n", False), ("import a.type", False)])
 def test_the_method_fix_sees_every_binding_of_type(code, binds):
     """The GBL209 rewrite calls the builtin `type`: any binding of the name, in any scope, makes it decline."""
-    from gblint.fixes import _binds_anywhere
+    from gblint.fixing.fixes import _binds_anywhere
     assert _binds_anywhere(cst.parse_module(code + "\n"), "type") is binds

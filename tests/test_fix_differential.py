@@ -15,8 +15,8 @@ import types
 
 import pytest
 
-from gblint.config import Settings
-from gblint.fix import fix_sources
+from gblint.settings.config import Settings
+from gblint.frontends.fix import fix_sources
 
 EXAMPLES = int(os.environ.get("GBLINT_DIFF_EXAMPLES", "240"))
 SEED = int(os.environ.get("GBLINT_DIFF_SEED", "20"))

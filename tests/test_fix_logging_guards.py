@@ -21,10 +21,10 @@ import textwrap
 
 import pytest
 
-from gblint.config import Settings
-from gblint.diagnostics import DISPLAY_ONLY
-from gblint.engine import SourceFile, check_sources
-from gblint.fix import fix_sources
+from gblint.settings.config import Settings
+from gblint.core.diagnostics import DISPLAY_ONLY
+from gblint.project.engine import SourceFile, check_sources
+from gblint.frontends.fix import fix_sources
 
 from .conftest import ROOT
 

@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
-from gblint.config import Settings
-from gblint.diagnostics import DISPLAY_ONLY
-from gblint.engine import SourceFile, check_sources
-from gblint.fix import apply_edits
+from gblint.settings.config import Settings
+from gblint.core.diagnostics import DISPLAY_ONLY
+from gblint.project.engine import SourceFile, check_sources
+from gblint.frontends.fix import apply_edits
 
 from .conftest import CASES, ROOT
 

@@ -3,18 +3,18 @@
 A new user's forward with ``assert not t``, a ``print`` in a loop and ``try: s = t.item()`` got no fix from
 ``gblint fix --unsafe-fixes``: each rewrite alone left the frame as eager as before (the print guard alone
 leaves the resume function that holds the ``try`` skipped; the second assert fixed alone turns a skipped
-resume function into a skipped frame). :func:`gblint.fix_effects.together` judges the fixes of one frame
+resume function into a skipped frame). :func:`gblint.fixing.fix_effects.together` judges the fixes of one frame
 that gain nothing alone applied together; where they gain, each of their diagnostics carries that one fix
 (every edit), applied in one round, unsafe when any of them is."""
 import textwrap
 
 import pytest
 
-from gblint.config import Settings
-from gblint.diagnostics import Edit, Fix
-from gblint.engine import SourceFile, check_sources
-from gblint.fix import fix_sources
-from gblint.fix_effects import Effect, together
+from gblint.settings.config import Settings
+from gblint.core.diagnostics import Edit, Fix
+from gblint.project.engine import SourceFile, check_sources
+from gblint.frontends.fix import fix_sources
+from gblint.fixing.fix_effects import Effect, together
 
 from .test_fix_logging_guards import _measure, _observe
 
@@ -213,7 +213,7 @@ TWO_LOOPS = textwrap.dedent("""\
 
 def test_every_skip_reason_of_a_frame_is_fixed_together(tmp_path):
     """A ``print`` in each of two loops: Dynamo skips ``f`` at the first; the second is a further reason
-    (:mod:`gblint.further`), so the two guards are judged together and gain (before, only the first was reported
+    (:mod:`gblint.dynamo.further`), so the two guards are judged together and gain (before, only the first was reported
     and its guard alone, no gain, was not applied). Measured: 0 graphs and the frame skipped before, 1 graph and
     no break after, the same output."""
     diags = check_sources([SourceFile("m.py", TWO_LOOPS)], Settings(python_version=(3, 11))).diagnostics

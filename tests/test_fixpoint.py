@@ -1,11 +1,11 @@
-"""gblint.fixpoint: cycles are solved, not cut once and memoised (the soundness kind memo_after_cut_cycle).
+"""gblint.core.fixpoint: cycles are solved, not cut once and memoised (the soundness kind memo_after_cut_cycle).
 
-A toy interpreter over sets stands for gblint.interp: each name's value is the union of what its
+A toy interpreter over sets stands for gblint.abstract.interp: each name's value is the union of what its
 equation reads, and a read of a name whose evaluation is in progress is a cycle.
 """
 from __future__ import annotations
 
-from gblint.fixpoint import MAX_PASSES, CutMemo, Fixpoint
+from gblint.core.fixpoint import MAX_PASSES, CutMemo, Fixpoint
 
 TOP = "*"
 

@@ -11,10 +11,10 @@ import textwrap
 
 import pytest
 
-from gblint.catalog import catalog
-from gblint.diagnostics import Diagnostic, Edit, Fix, TraceFrame
-from gblint.engine import Report
-from gblint.output import github_escape_data, github_escape_property, sarif_log, write_github
+from gblint.settings.catalog import catalog
+from gblint.core.diagnostics import Diagnostic, Edit, Fix, TraceFrame
+from gblint.project.engine import Report
+from gblint.frontends.output import github_escape_data, github_escape_property, sarif_log, write_github
 
 from .conftest import ROOT, run_cli
 

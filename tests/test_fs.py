@@ -1,4 +1,4 @@
-"""``gblint.fs.write_atomic``: atomic, same mode, same line endings and encoding, and no
+"""``gblint.core.fs.write_atomic``: atomic, same mode, same line endings and encoding, and no
 unparsable output."""
 import os
 import stat
@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from gblint import fs
-from gblint.fs import UnsafeWriteError, write_atomic
-from gblint.source import read_source
+from gblint.core import fs
+from gblint.core.fs import UnsafeWriteError, write_atomic
+from gblint.core.source import read_source
 
 POSIX = os.name == "posix"
 

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, check_sources
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, check_sources
 
 from .conftest import CASES, ROOT
 
@@ -227,7 +227,7 @@ def test_mutated_cases(case):
 # ------------------------------------------------------------------ fixes
 
 def _fixer():
-    fix = pytest.importorskip("gblint.fix")
+    fix = pytest.importorskip("gblint.frontends.fix")
     if hasattr(fix, "apply_fixes"):
         return lambda text, path: fix.apply_fixes(text, path, Settings(), unsafe=True)
     return lambda text, path: fix.fix_sources({path: text}, Settings(), unsafe=True).texts[path]

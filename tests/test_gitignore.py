@@ -4,8 +4,8 @@ import subprocess
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import iter_python_files
+from gblint.settings.config import Settings
+from gblint.project.engine import iter_python_files
 
 from .conftest import write_tree
 

@@ -20,9 +20,9 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, run
-from gblint.output import graph_count
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, run
+from gblint.frontends.output import graph_count
 
 from .conftest import ROOT
 

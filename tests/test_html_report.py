@@ -1,5 +1,5 @@
-"""``gblint check --format html``: the page of compiled regions (gblint/html_report.py, the call
-tree of gblint/calltree.py), checked as text and in a real browser.
+"""``gblint check --format html``: the page of compiled regions (gblint/frontends/html_report.py, the call
+tree of gblint/dynamo/calltree.py), checked as text and in a real browser.
 
 The browser tests drive the system's Chromium with Selenium (``apt-get install chromium
 chromium-driver`` on Debian). Without them they skip, except where ``GBLINT_REQUIRE_BROWSER=1``
@@ -19,10 +19,10 @@ import time
 import pytest
 
 from .conftest import CASES, ROOT, run_cli
-from gblint.calltree import call_tree, graph_boundaries
-from gblint.config import Settings
-from gblint.engine import SourceFile, iter_python_files, run
-from gblint.output import summary_counts
+from gblint.dynamo.calltree import call_tree, graph_boundaries
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, iter_python_files, run
+from gblint.frontends.output import summary_counts
 
 log = logging.getLogger(__name__)
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -208,8 +208,8 @@ def test_source_text_and_names_are_escaped(tmp_path):
 
 def test_html_without_jinja2_is_a_clear_error(monkeypatch, capsys):
     """Without Jinja2 (gblint[html]) `--format html` is a usage error naming the extra."""
-    import gblint.html_report as html_report
-    from gblint.cli import main
+    import gblint.frontends.html_report as html_report
+    from gblint.frontends.cli import main
     monkeypatch.setattr(html_report, "_ENV", None)
     monkeypatch.setitem(sys.modules, "jinja2", None)
     assert main(["check", "--format", "html", os.path.join(EXAMPLES, "gpt.py")]) == 2

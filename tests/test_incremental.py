@@ -1,4 +1,4 @@
-"""Re-summarising only the edited definition (gblint/incremental.py) must give the same summary
+"""Re-summarising only the edited definition (gblint/project/incremental.py) must give the same summary
 as summarising the whole file, for edits inside functions and classes that add, remove or
 change lines; other edits fall back to a full summary."""
 import glob
@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from gblint import incremental
-from gblint.config import Settings
-from gblint.engine import summarize
+from gblint.project import incremental
+from gblint.settings.config import Settings
+from gblint.project.engine import summarize
 
 from .conftest import CASES, ROOT
 

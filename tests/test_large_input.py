@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from gblint.config import ConfigError, load_settings
+from gblint.settings.config import ConfigError, load_settings
 
 from .conftest import lint
 

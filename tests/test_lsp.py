@@ -13,8 +13,8 @@ pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsprotocol import types as lsp  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from gblint import lsp as glsp  # noqa: E402
-from gblint.diagnostics import Diagnostic, Edit, Fix, TraceFrame  # noqa: E402
+from gblint.frontends import lsp as glsp  # noqa: E402
+from gblint.core.diagnostics import Diagnostic, Edit, Fix, TraceFrame  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 
@@ -41,8 +41,8 @@ CLEAN = "import torch\n\n\n@torch.compile\ndef f(x):\n    return x.sin()\n"
 # one that deletes the break of GBL201, an unsafe one on everything else.
 FIX_SERVER = textwrap.dedent("""\
     import dataclasses, sys
-    import gblint.lsp as L
-    from gblint.diagnostics import Edit, Fix
+    import gblint.frontends.lsp as L
+    from gblint.core.diagnostics import Edit, Fix
     real = L.check_sources
     def check_sources(sources, settings, **kwargs):
         report = real(sources, settings, **kwargs)
@@ -554,15 +554,15 @@ def test_conditional_diagnostics_are_one_severity_lower_and_name_their_condition
 
 
 def test_cli_lsp_without_pygls(monkeypatch, capsys):
-    from gblint import cli
-    monkeypatch.setitem(sys.modules, "gblint.lsp", None)  # import fails as if pygls were missing
+    from gblint.frontends import cli
+    monkeypatch.setitem(sys.modules, "gblint.frontends.lsp", None)  # import fails as if pygls were missing
     assert cli.main(["lsp"]) == 2
     assert 'python3 -m pip install -e ".[lsp]"' in capsys.readouterr().err
 
 
 def _project(tmp_path, text=LOOP_BREAK, table="[tool.gblint]\n"):
     """A project with a configuration root, and its settings as the server reads them."""
-    from gblint.config import load_settings
+    from gblint.settings.config import load_settings
     (tmp_path / "pyproject.toml").write_text(table)
     path = tmp_path / "model.py"
     path.write_text(text)
@@ -571,7 +571,7 @@ def _project(tmp_path, text=LOOP_BREAK, table="[tool.gblint]\n"):
 
 def _counting_summaries(monkeypatch):
     """Count the files the engine summarises (cache misses that parse)."""
-    from gblint import engine
+    from gblint.project import engine
     calls = []
     real = engine._summarize
 
@@ -583,7 +583,7 @@ def _counting_summaries(monkeypatch):
 
 
 def test_memory_layer_reuses_summaries(tmp_path, monkeypatch):
-    from gblint.engine import SourceFile
+    from gblint.project.engine import SourceFile
     path, settings = _project(tmp_path)
     cache = glsp.cache_for(settings)
     calls = _counting_summaries(monkeypatch)
@@ -598,8 +598,8 @@ def test_memory_layer_reuses_summaries(tmp_path, monkeypatch):
 def test_lsp_reads_what_the_cli_stored(tmp_path, monkeypatch):
     """One cache: the server's is the project's `.gblint_cache`, so an editor session starts
     from what `gblint check` stored."""
-    from gblint import cli
-    from gblint.engine import SourceFile
+    from gblint.frontends import cli
+    from gblint.project.engine import SourceFile
     path, settings = _project(tmp_path)
     assert cli.main(["check", "-q", path]) == 1
     assert (tmp_path / ".gblint_cache").is_dir()
@@ -612,15 +612,15 @@ def test_lsp_reads_what_the_cli_stored(tmp_path, monkeypatch):
 
 
 def test_cli_reads_what_the_lsp_stored(tmp_path, monkeypatch, capsys):
-    from gblint import cli
-    from gblint.engine import SourceFile
+    from gblint.frontends import cli
+    from gblint.project.engine import SourceFile
     path, settings = _project(tmp_path)
     server = glsp.GblintLanguageServer()
     settings = server.settings_for(path)  # as the server builds its cache
     cache = server._caches[id(settings)]
     assert cache.directory == str(tmp_path / ".gblint_cache")
     glsp.analyse_sources([SourceFile(path, LOOP_BREAK)], settings, cache)
-    from gblint import engine
+    from gblint.project import engine
     texts = []
     real = engine._summarize
     monkeypatch.setattr(engine, "_summarize", lambda text, *a, **kw: texts.append(text) or real(text, *a, **kw))
@@ -632,7 +632,7 @@ def test_cli_reads_what_the_lsp_stored(tmp_path, monkeypatch, capsys):
 
 def test_unsaved_buffer_stays_in_memory(tmp_path, monkeypatch):
     """What the server computes for a buffer that differs from its file never reaches the folder."""
-    from gblint.engine import SourceFile
+    from gblint.project.engine import SourceFile
     path, settings = _project(tmp_path)
     cache = glsp.cache_for(settings)
     edited = LOOP_BREAK.replace("0.9", "0.8")
@@ -647,7 +647,7 @@ def test_unsaved_buffer_stays_in_memory(tmp_path, monkeypatch):
 
 
 def test_cache_false_gives_the_lsp_no_disk_cache(tmp_path, monkeypatch):
-    from gblint.engine import SourceFile
+    from gblint.project.engine import SourceFile
     path, settings = _project(tmp_path, table="[tool.gblint]\ncache = false\n")
     assert settings.cache is False
     cache = glsp.cache_for(settings)

@@ -30,8 +30,8 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 from .conftest import ROOT, SCORE
 
@@ -102,7 +102,7 @@ _PY312 = {  # Python 3.12 and 3.13
         "Dynamo's loop test (`maybe_has_backedge`, symbolic_convert.py) scans the bytecode from the break to the "
         "first RETURN: a `return` inside the loop body after the break stops the scan before the backward jump, so "
         "the break resumes instead of skipping the frame; on 3.12+ only in a `while` loop (a `for` loop's return "
-        "is laid out after its backward jump). gblint reads that layout for Python 3.11 only (gblint.backedge)."),
+        "is laid out after its backward jump). gblint reads that layout for Python 3.11 only (gblint.syntax.backedge)."),
     "v17_while_true.py": (
         {"false skipped frames": ["f"]},
         "on Python 3.12+ the `return x` after a `while True:` loop is copied to the `break` (CPython inlines small "

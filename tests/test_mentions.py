@@ -1,4 +1,4 @@
-"""What followed packages' modules mention, kept across runs (gblint.mentions, issue 39): a warm run
+"""What followed packages' modules mention, kept across runs (gblint.project.mentions, issue 39): a warm run
 reads none of the package's files for it, and a file added, changed or removed in the package, or a
 stored file that is not ours, makes the answers be found again from the text."""
 import os
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from gblint import mentions
-from gblint.mentions import Mentions
+from gblint.project import mentions
+from gblint.project.mentions import Mentions
 
 
 @pytest.fixture

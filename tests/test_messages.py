@@ -1,13 +1,13 @@
 """One-line messages are shortened in their middle, at word boundaries: never inside a word or a
 code span, the construct (the subject's first code span) and the consequence (the code's template)
-kept whole (gblint/messages.py)."""
+kept whole (gblint/core/messages.py)."""
 import itertools
 
 import pytest
 
-from gblint import messages
-from gblint.catalog import catalog
-from gblint.messages import DEFAULT_BRIEF, LIMIT, atoms, clip, fit, headline, short_message
+from gblint.core import messages
+from gblint.settings.catalog import catalog
+from gblint.core.messages import DEFAULT_BRIEF, LIMIT, atoms, clip, fit, headline, short_message
 
 LONG_NAME = "transformer_encoder_layer_with_rotary_embeddings"
 LONG_FRAME = "RotaryTransformerEncoderLayer.forward_with_key_value_cache"
@@ -24,7 +24,7 @@ def _subjects(row):
 
 
 def _templates(row):
-    from gblint.codes import CODES
+    from gblint.core.codes import CODES
     entry = CODES.get(row["code"])
     if entry is not None and entry.brief:
         return [(row["effect"], entry.brief)]
@@ -36,7 +36,7 @@ def _core(atom):
 
 
 def _assert_whole_atoms(short, *full):
-    """Every atom of ``short`` (a word or a code span, :func:`gblint.messages.atoms`), punctuation
+    """Every atom of ``short`` (a word or a code span, :func:`gblint.core.messages.atoms`), punctuation
     around it aside, is one of ``full``'s: no cut inside a word or a code span."""
     original = {_core(a) for text in full for a in atoms(text)}
     for a in atoms(short):

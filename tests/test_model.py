@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from gblint import model
-from gblint.cache import CacheFormatError, decode, encode
-from gblint.config import Settings
-from gblint.engine import summarize
+from gblint.core import model
+from gblint.project.cache import CacheFormatError, decode, encode
+from gblint.settings.config import Settings
+from gblint.project.engine import summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py"))

@@ -8,8 +8,8 @@ the entries or the default.
 """
 import textwrap
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, run
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, run
 
 
 def check(tmp_path, source: str):

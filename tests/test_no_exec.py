@@ -90,8 +90,8 @@ def test_torch_is_never_imported():
     paths = [p for p in (CASES, os.path.join(ROOT, "examples")) if os.path.isdir(p)]
     script = textwrap.dedent(f"""\
         import sys
-        from gblint.config import Settings
-        from gblint.engine import check_paths
+        from gblint.settings.config import Settings
+        from gblint.project.engine import check_paths
         report = check_paths({paths!r}, Settings(jobs=1))
         assert report.files_checked > 0 and report.diagnostics
         loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "numpy", "triton"))

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from gblint.noqa import noqa_lines, statement_lines, suppressed
+from gblint.project.noqa import noqa_lines, statement_lines, suppressed
 
 from .conftest import lint
 from .test_cli import BREAK_IN_LOOP

@@ -1,6 +1,6 @@
-"""The ops of a value (gblint.ops.Op): every op the code writes or compares is a member, and every
-member is handled or rejected by the evaluators (gblint.values.evaluate and decide; the interpreter,
-gblint.interp, follows objects and hands every other op to evaluate).
+"""The ops of a value (gblint.core.ops.Op): every op the code writes or compares is a member, and every
+member is handled or rejected by the evaluators (gblint.abstract.values.evaluate and decide; the interpreter,
+gblint.abstract.interp, follows objects and hands every other op to evaluate).
 
 The source of gblint/ and rules/ is read as it stands, so an op added as a plain string, an
 ``Op.X`` that is no member, or a member that no evaluator dispatches on fails here."""
@@ -10,9 +10,10 @@ import os
 
 import pytest
 
-from gblint import cache, interp, values
-from gblint.model import Expr
-from gblint.ops import Op
+from gblint.project import cache
+from gblint.abstract import interp, values
+from gblint.core.model import Expr
+from gblint.core.ops import Op
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = ("gblint", "rules")

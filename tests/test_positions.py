@@ -1,5 +1,5 @@
 """Positions taken from `ast` must equal libcst's PositionProvider for everything a summary holds
-(f-string sites excepted: ast merges implicitly concatenated pieces, see gblint/positions.py)."""
+(f-string sites excepted: ast merges implicitly concatenated pieces, see gblint/syntax/positions.py)."""
 import dataclasses
 import glob
 import importlib.util
@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import summarize
-from gblint.source import read_source
+from gblint.settings.config import Settings
+from gblint.project.engine import summarize
+from gblint.core.source import read_source
 
 from .conftest import CASES, ROOT
 
@@ -23,7 +23,7 @@ def _spans(summary):
         for ev in f.events:
             span = dataclasses.astuple(ev.span)[:4] if ev.kind == "call" else ev.span.line
             if ev.code == "GBL123":
-                span = None  # f-strings take the line of the node around them (see gblint.positions)
+                span = None  # f-strings take the line of the node around them (see gblint.syntax.positions)
             out.append((qual, ev.kind, ev.code, span, ev.detail, tuple((b.kind, b.line) for b in ev.blocks)))
     for r in summary.regions:
         out.append(("region", r.spelling, dataclasses.astuple(r.span)[:4]))

@@ -85,7 +85,8 @@ def test_workers_die_with_gblint(tree, sig, command):
 
 SIGTERM_WHILE_WRITING = """
 import os, signal, sys, time
-from gblint import cache, cli
+from gblint.project import cache
+from gblint.frontends import cli
 cli.install_signal_handlers()
 real = os.fdopen
 def fdopen(fd, *args, **kwargs):

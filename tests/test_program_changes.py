@@ -1,12 +1,12 @@
-"""What the program may change after building objects (gblint.changes), taken in a file at a time as
+"""What the program may change after building objects (gblint.abstract.changes), taken in a file at a time as
 the interpreter reads files (issue 39): the files' order must not matter, and a file read later
 may make a store read earlier reachable (its caller comes later)."""
 import itertools
 import textwrap
 
-from gblint.changes import ProgramChanges, program_changes
-from gblint.config import Settings
-from gblint.engine import summarize
+from gblint.abstract.changes import ProgramChanges, program_changes
+from gblint.settings.config import Settings
+from gblint.project.engine import summarize
 
 FILES = {
     "lib.py": '''

@@ -4,9 +4,9 @@ import json
 import os
 import textwrap
 
-from gblint.cache import SummaryCache
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.project.cache import SummaryCache
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 from .conftest import ROOT, run_cli
 

@@ -202,10 +202,10 @@ def test_a_submodule_is_found_without_reading_the_star_imported_siblings(tmp_pat
     attribute (importing it binds it on its package), so the siblings are never read. Reading them
     cost a transformers driver 900 modules, and what they change (``config.x = ...`` in a model
     nobody runs) made values undecided."""
-    from gblint.config import Settings
-    from gblint.engine import Loader
-    from gblint.index import Project
-    from gblint.interp import Module
+    from gblint.settings.config import Settings
+    from gblint.project.engine import Loader
+    from gblint.dynamo.index import Project
+    from gblint.abstract.interp import Module
 
     pkg = tmp_path / "site" / "starpkg"
     pkg.mkdir(parents=True)

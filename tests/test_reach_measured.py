@@ -31,8 +31,8 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import SourceFile, run
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, run
 
 from .conftest import ROOT
 from .test_measured import differences

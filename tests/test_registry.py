@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from gblint import registry
-from gblint.catalog import catalog
+from gblint.core import registry
+from gblint.settings.catalog import catalog
 from gblint.rules import ALL_RULES
 
 from .conftest import ROOT
@@ -45,14 +45,14 @@ def test_releases_differ_in_ids_and_texts():
 
 def test_every_cited_id_exists():
     """Every id a rule or code cites is in the registry of some measured release (a rule that cites an
-    id of one release only says so with a fact, gblint.versions.FACTS)."""
+    id of one release only says so with a fact, gblint.core.versions.FACTS)."""
     cited = {i for row in catalog() for i in row["gb_ids"]}
     missing = sorted(i for i in cited if not any(registry.entry(i, r) for r in registry.RELEASES))
     assert missing == []
     assert len(cited) >= 45
     in_all = {i for i in cited if all(registry.entry(i, r) for r in registry.RELEASES)}
     assert cited - in_all == {"GB9193", "GB0376", "GB0377", "GB6815"}
-    from gblint import versions
+    from gblint.core import versions
     for gb in cited - in_all:  # each is cited by a fact whose releases all have it
         facts = [f for f in versions.FACTS.values() if gb in f.text]
         assert facts, gb
@@ -85,8 +85,8 @@ def test_version_ranges_read_as_pip_does():
 
 
 def test_torch_version_setting_filters_rules():
-    from gblint.config import Settings
-    from gblint.engine import SourceFile, check_sources
+    from gblint.settings.config import Settings
+    from gblint.project.engine import SourceFile, check_sources
     text = "import torch\n\n@torch.compile\ndef f(x):\n    x = x.sin()\n    torch._dynamo.skip_frame()\n    return x\n"
     assert [d.code for d in check_sources([SourceFile("m.py", text)], Settings()).diagnostics] == ["GBL121"]
     old = Settings(torch_version="2.8")
@@ -102,10 +102,10 @@ def test_rules_reference_is_generated():
 
 
 def test_every_code_is_defined_once():
-    from gblint.codes import CODES
+    from gblint.core.codes import CODES
     rule_codes = [rule.code for rule in ALL_RULES]
     assert len(rule_codes) == len(set(rule_codes))
-    assert not set(rule_codes) & set(CODES), "a code both on a rule class and in gblint.codes.CODES"
+    assert not set(rule_codes) & set(CODES), "a code both on a rule class and in gblint.core.codes.CODES"
     assert all(code == c.code for code, c in CODES.items())
     rows = catalog()
     assert [r["code"] for r in rows] == sorted(set(rule_codes) | set(CODES))

@@ -1,4 +1,4 @@
-"""Reports kept across runs (gblint.results): a second `gblint check` of unchanged code prints the
+"""Reports kept across runs (gblint.project.results): a second `gblint check` of unchanged code prints the
 stored report, and any change to what the first run read (a checked file, a project module it
 imported, a module it looked for and did not find, a followed package, the settings, the files
 checked) makes the run analyse again.
@@ -10,8 +10,8 @@ import textwrap
 
 import msgpack
 
-from gblint import results
-from gblint.diagnostics import Diagnostic
+from gblint.project import results
+from gblint.core.diagnostics import Diagnostic
 
 from .conftest import run_cli
 
@@ -166,8 +166,8 @@ def test_a_broken_entry_is_a_miss(tmp_path):
 
 
 def test_a_report_round_trips(tmp_path):
-    from gblint.config import Settings
-    from gblint.engine import check_paths
+    from gblint.settings.config import Settings
+    from gblint.project.engine import check_paths
     project = tmp_path / "proj"
     project.mkdir()
     (project / "main.py").write_text(MAIN)

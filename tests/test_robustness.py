@@ -14,14 +14,14 @@ import threading
 
 import pytest
 
-import gblint.cli
-import gblint.engine
-from gblint import source
-from gblint.config import Settings
-from gblint.consequences import Consequences
-from gblint.engine import SourceFile, check_sources
+import gblint.frontends.cli
+import gblint.project.engine
+from gblint.core import source
+from gblint.settings.config import Settings
+from gblint.dynamo.consequences import Consequences
+from gblint.project.engine import SourceFile, check_sources
 from gblint.rules.scalars import ScalarExtraction
-from gblint.source import SourceError, caused_by_recursion, describe_exception, run_deep
+from gblint.core.source import SourceError, caused_by_recursion, describe_exception, run_deep
 
 from .conftest import ROOT
 
@@ -40,10 +40,10 @@ OTHER = "import torch\n\n@torch.compile\ndef g(x):\n    print(x)\n    return x\n
 
 @pytest.fixture(autouse=True)
 def fresh_summaries():
-    """In-memory files' summaries are remembered between runs (``gblint.incremental``): a rule
+    """In-memory files' summaries are remembered between runs (``gblint.project.incremental``): a rule
     one test breaks must not leak into the next."""
     try:
-        from gblint import incremental
+        from gblint.project import incremental
     except ImportError:
         yield
         return
@@ -114,7 +114,7 @@ def test_consequence_model_failure_is_an_error_exit_2(monkeypatch, tmp_path, cap
     monkeypatch.setattr(Consequences, "walk", walk)
     (tmp_path / "a.py").write_text(ITEM_AND_PRINT)
     (tmp_path / "b.py").write_text(OTHER)
-    rc = gblint.cli.main(["check", "--isolated", "--format", "json", str(tmp_path)])
+    rc = gblint.frontends.cli.main(["check", "--isolated", "--format", "json", str(tmp_path)])
     out = capsys.readouterr()
     data = json.loads(out.out)
     assert rc == 2
@@ -126,14 +126,14 @@ def test_consequence_model_failure_is_an_error_exit_2(monkeypatch, tmp_path, cap
 
 
 def test_summary_failure_is_an_error_and_other_files_go_on(monkeypatch):
-    real = gblint.engine.summarize
+    real = gblint.project.engine.summarize
 
     def summarize(text, path, *args, **kwargs):
         if path == "a.py":
             raise KeyError("x" * 10_000)  # a huge message is cut, not copied into the report
         return real(text, path, *args, **kwargs)
 
-    monkeypatch.setattr(gblint.engine, "summarize", summarize)
+    monkeypatch.setattr(gblint.project.engine, "summarize", summarize)
     report = check_sources([SourceFile("a.py", ITEM_AND_PRINT), SourceFile("b.py", OTHER)], Settings())
     assert [e["path"] for e in report.errors] == ["a.py"]
     assert len(report.errors[0]["message"]) < 500
@@ -144,8 +144,8 @@ def test_cli_last_line_of_defence(monkeypatch, capsys):
     def cmd_check(args):
         raise RuntimeError("the engine fell over")
 
-    monkeypatch.setattr(gblint.cli, "cmd_check", cmd_check)
-    assert gblint.cli.main(["check", "."]) == 2
+    monkeypatch.setattr(gblint.frontends.cli, "cmd_check", cmd_check)
+    assert gblint.frontends.cli.main(["check", "."]) == 2
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: the engine fell over" in err and "Traceback" not in err
 
@@ -452,7 +452,7 @@ def test_a_call_graph_forking_at_every_level_is_analysed_once_per_function(tmp_p
 
 def test_a_call_graph_of_new_values_at_every_level_stops_and_says_where(tmp_path):
     """2**20 calls, each with other arguments (no memo joins them): the walk stops at its limit
-    (gblint.inner_breaks.MAX_WALKS) and lists where as not analysed, instead of running for minutes."""
+    (gblint.dynamo.inner_breaks.MAX_WALKS) and lists where as not analysed, instead of running for minutes."""
     path = tmp_path / "fork.py"
     path.write_text(_forking_program(20, "values"))
     proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--no-cache", "--exit-zero", "--format", "json",

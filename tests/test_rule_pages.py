@@ -14,10 +14,10 @@ import sys
 
 import pytest
 
-from gblint import rule_pages
-from gblint.catalog import catalog
-from gblint.config import Settings
-from gblint.engine import SourceFile, check_paths, check_sources
+from gblint.frontends import rule_pages
+from gblint.settings.catalog import catalog
+from gblint.settings.config import Settings
+from gblint.project.engine import SourceFile, check_paths, check_sources
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = {r["code"]: r for r in catalog()}
@@ -166,7 +166,7 @@ def test_every_message_is_one_line_of_at_most_120_characters():
 
 
 def test_a_long_message_built_anywhere_is_cut_and_kept_as_the_explanation():
-    from gblint.diagnostics import Diagnostic
+    from gblint.core.diagnostics import Diagnostic
     long = "word " * 60
     d = Diagnostic(path="m.py", line=1, column=1, end_line=1, end_column=1, code="GBL001", name="syntax-error",
                    effect="info", message=long)
@@ -175,7 +175,7 @@ def test_a_long_message_built_anywhere_is_cut_and_kept_as_the_explanation():
 
 def test_subjects_give_way_before_consequences():
     """A long subject is shortened, never the consequence: the line always says what it costs."""
-    from gblint.messages import short_message
+    from gblint.core.messages import short_message
     m = short_message("GBL201", "skip", "`f(...)` " + "with a very long explanation " * 8, "Model.forward", 3)
     assert len(m) <= 120 and m.endswith("frame `Model.forward` is skipped (runs eagerly, GB7000)") and " via 3 calls" in m
     assert short_message("GBL102", "resume", "`.item()` turns a tensor into a Python scalar", "f") == \

@@ -306,7 +306,7 @@ def test_gblint_process_never_imports_torch(tmp_path):
             print(x)
             return x + 1
     """})
-    code = ("import sys; from gblint.cli import main; "
+    code = ("import sys; from gblint.frontends.cli import main; "
             f"rc = main(['check', '--no-cache', '--confirm', '--backend', 'eager', {str(tmp_path / 'm.py')!r}]); "
             "print('TORCH-IMPORTED' if 'torch' in sys.modules else 'NO-TORCH', rc)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -604,7 +604,7 @@ def test_check_confirm_runs_no_script_that_compiles_nothing(tmp_path):
 
 
 def test_confirm_table_is_read_by_the_configuration_s_one_reader(tmp_path):
-    from gblint.config import ConfigError
+    from gblint.settings.config import ConfigError
     from gblint.runtime_check.plan import ConfirmConfig, load_confirm_config
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.gblint]\nselect = ["GBL"]\n[tool.gblint.confirm]\nbackend = "eager"\ntimeout = 30\n'

@@ -1,6 +1,6 @@
 """The counts say what they count, and every format gives the same ones: the text summary line,
 JSON ``summary`` (and ``coverage.unfollowed``) and the HTML page's summary and totals
-(gblint/output.py: ``summary_counts``)."""
+(gblint/frontends/output.py: ``summary_counts``)."""
 import json
 import os
 import re

@@ -13,7 +13,7 @@ Measured on torch 2.13.0, Python 3.11, CPU, ``backend="eager"``, TORCH_LOGS=grap
 """
 import os
 
-from gblint.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS
+from gblint.abstract.tensors import DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS
 
 from .conftest import ROOT, lint, triples
 
@@ -78,7 +78,7 @@ def test_layer_results_are_tensors_by_torchs_annotations():
     tensors: an ``nn.Embedding``'s output handed to a helper that branches on its data is a proven tensor,
     so the break (GB0170, Data-dependent branching; measured on 2.13, eager) is definite; an ``nn.LSTM``
     returns a tuple and is not in the table."""
-    from gblint.tensors import TENSOR_MODULES
+    from gblint.abstract.tensors import TENSOR_MODULES
     assert {"Linear", "Embedding", "Conv2d", "LayerNorm"} <= TENSOR_MODULES
     assert not {"LSTM", "GRU", "RNN", "MultiheadAttention", "Sequential"} & TENSOR_MODULES
     got = lint("""
@@ -105,7 +105,7 @@ def test_int_parameters_read_from_stubs():
     ``int_params``): ``torch.zeros(*size)`` from its first position on, ``F.one_hot``'s ``num_classes``; a place an
     overload types as a Tensor (``x.max(other)``, ``x.narrow(dim, start: Tensor, length)``) is left out, one an
     overload types as a dtype (``x.view(dtype)``) is not."""
-    from gblint.tensors import INT_PARAMS
+    from gblint.abstract.tensors import INT_PARAMS
     assert INT_PARAMS["functions"]["zeros"]["rest"] == 1 and "size" in INT_PARAMS["functions"]["zeros"]["kw"]
     assert INT_PARAMS["functional"]["one_hot"] == {"pos": [1], "kw": ["num_classes"]}
     assert 0 not in INT_PARAMS["methods"]["max"].get("pos", ())

@@ -1,4 +1,4 @@
-"""gblint's own walk (:meth:`gblint.traversal.PositionedVisitor.walk`) must build the very summary
+"""gblint's own walk (:meth:`gblint.syntax.traversal.PositionedVisitor.walk`) must build the very summary
 that libcst's ``visit`` builds: the same hooks on the same nodes in the same order, only without
 libcst rebuilding the tree and without entering whitespace and punctuation."""
 import glob
@@ -9,12 +9,13 @@ import textwrap
 import libcst as cst
 import pytest
 
-from gblint import cache, engine, traversal
-from gblint.config import Settings
-from gblint.index import module_name
-from gblint.positions import AstPositions
-from gblint.source import parse_source, read_source, run_deep
-from gblint.summary import SummaryBuilder
+from gblint.project import cache, engine
+from gblint.syntax import traversal
+from gblint.settings.config import Settings
+from gblint.dynamo.index import module_name
+from gblint.syntax.positions import AstPositions
+from gblint.core.source import parse_source, read_source, run_deep
+from gblint.syntax.summary import SummaryBuilder
 
 from .conftest import CASES, ROOT
 
@@ -107,8 +108,8 @@ def test_skipped_nodes_hold_only_skipped_nodes():
 
 
 def test_forwarded_hooks_run_on_the_part_and_may_not_shadow_the_visitor():
-    """:func:`gblint.traversal.forward_hooks` gives a visitor the hooks of a part it owns (the
-    summary builder's :class:`gblint.blocks.Blocks`): both walks reach them, with the part as
+    """:func:`gblint.syntax.traversal.forward_hooks` gives a visitor the hooks of a part it owns (the
+    summary builder's :class:`gblint.syntax.blocks.Blocks`): both walks reach them, with the part as
     ``self``; a hook the visitor defines itself is refused, since only one of the two would run."""
     class Part:
         def __init__(self):

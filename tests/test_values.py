@@ -1,4 +1,4 @@
-"""Values known before the run (gblint.values): a branch whose test the values a call passes
+"""Values known before the run (gblint.abstract.values): a branch whose test the values a call passes
 make false is never traced, so nothing behind it is reported; one they make true is definite;
 the rest stay conditional, with the test named. Each kind has a must-report and a
 must-not-report program. The runtime behaviour these rest on is measured in
@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from gblint import values
-from gblint.model import CallArgs, Expr, Param
-from gblint.ops import Op
+from gblint.abstract import values
+from gblint.core.model import CallArgs, Expr, Param
+from gblint.core.ops import Op
 
 from .conftest import run_cli
 
@@ -798,8 +798,8 @@ def test_a_parenthesised_test_of_a_conditional_expression_short_circuits_too(tmp
 def test_what_an_in_place_change_leaves_of_a_value():
     """A callee handed a local may change the object in place, never rebind the caller's name: a tensor stays
     a tensor (of a dtype, shape or grad not known), an immutable constant or a not-None object stays what it
-    was; a collection or anything else is no longer known (gblint.values.changed_object, Op.INPLACE)."""
-    from gblint.values import NOTNONE, UNKNOWN, changed_object, const, union
+    was; a collection or anything else is no longer known (gblint.abstract.values.changed_object, Op.INPLACE)."""
+    from gblint.abstract.values import NOTNONE, UNKNOWN, changed_object, const, union
     grad = Expr(Op.TENSOR, "float32", (Expr(Op.GRAD, False),))
     assert changed_object(grad) == Expr(Op.TENSOR)
     assert changed_object(const(3)) == const(3) and changed_object(const(None)) == const(None)
@@ -810,7 +810,7 @@ def test_what_an_in_place_change_leaves_of_a_value():
 
 
 def test_a_condition_on_the_mode_alone_reads_as_the_mode():
-    from gblint.values import EVAL_MODE, TRAIN_MODE, certainty_of
+    from gblint.abstract.values import EVAL_MODE, TRAIN_MODE, certainty_of
     assert certainty_of([TRAIN_MODE]) == ("conditional", "in training mode")
     assert certainty_of([EVAL_MODE, EVAL_MODE]) == ("conditional", "in eval mode")
     assert certainty_of([TRAIN_MODE, "flag"]) == ("conditional", "when `flag` (and 1 more condition)")

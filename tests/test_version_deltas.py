@@ -17,8 +17,8 @@ import os
 
 import pytest
 
-from gblint.config import Settings
-from gblint.engine import check_paths
+from gblint.settings.config import Settings
+from gblint.project.engine import check_paths
 
 from .conftest import ROOT, SCORE
 

@@ -1,4 +1,4 @@
-"""The torch and Python in force (gblint.versions): detection of the installed torch from its
+"""The torch and Python in force (gblint.core.versions): detection of the installed torch from its
 distribution's metadata (fake distributions, no torch import), requires-python, the options and
 the table, what verbose output and JSON record, and the facts that hold only on some versions."""
 import json
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from gblint import versions
-from gblint.config import ConfigError, Settings, parse_torch_version, settle_versions
+from gblint.core import versions
+from gblint.settings.config import ConfigError, Settings, parse_torch_version, settle_versions
 
 from .conftest import ROOT, lint, write_tree
 
@@ -49,7 +49,7 @@ def run_with_fake_torch(tmp_path, version, *args):
     ``(CompletedProcess, torch imported?)``. The run writes whether torch was imported to a file."""
     fake = fake_distribution(tmp_path / "fake", version)
     flag = tmp_path / "imported.txt"
-    code = ("import sys\nfrom gblint import cli\nrc = cli.main(sys.argv[1:])\n"
+    code = ("import sys\nfrom gblint.frontends import cli\nrc = cli.main(sys.argv[1:])\n"
             f"open({str(flag)!r}, 'w').write(str('torch' in sys.modules))\nsys.exit(rc)\n")
     env = dict(os.environ, PYTHONPATH=str(fake))
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
@@ -219,7 +219,7 @@ def test_flake8_takes_the_torch_version(tmp_path):
 def test_facts_name_their_programs_and_codes():
     """Every fact has a range, a text, a section of docs/semantics.md that cites it, and programs that
     exist in the repository; every code it names is a code."""
-    from gblint.catalog import catalog
+    from gblint.settings.catalog import catalog
     codes = {r["code"] for r in catalog()}
     with open(os.path.join(ROOT, "docs", "semantics.md"), encoding="utf-8") as fh:
         semantics = fh.read()
@@ -265,7 +265,7 @@ def test_rules_show_the_versions_each_code_holds_for():
 
 def test_python_only_rules_are_chosen_by_python(monkeypatch):
     """A rule's ``python_versions`` keeps it out of the runs on other Pythons."""
-    from gblint import engine
+    from gblint.project import engine
     from gblint.rules import ALL_RULES
     rule = next(r for r in ALL_RULES if r.code == "GBL107")
     monkeypatch.setattr(type(rule), "python_versions", ">=3.12")

@@ -107,7 +107,7 @@ def changed_functions(original: str, fixed: str) -> Tuple[Set[str], Set[str]]:
 #: line each: path, code, frame, title), so that every changed function has the codes that changed it
 FIX = r"""
 import json, sys
-import gblint.cli as cli
+import gblint.frontends.cli as cli
 shown = cli._print_effects
 def with_keys(result, written):
     shown(result, written)

@@ -288,7 +288,7 @@ def predicted_graphs(doc: Dict[str, Any], key: str = "graphs") -> Optional[int]:
 
 
 #: the conditions of a diagnostic that depends on the module's mode alone: the default output shows
-#: it wherever its break lies (gblint.values.MODE_CONDITIONS, gblint.reporting.conditional_shown)
+#: it wherever its break lies (gblint.abstract.values.MODE_CONDITIONS, gblint.project.reporting.conditional_shown)
 MODE_ONLY = ("in training mode", "in eval mode")
 
 

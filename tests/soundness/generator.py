@@ -29,9 +29,9 @@ What varies (each a field of :class:`Spec`):
   ``if bool(v)``, and ``and``/``or`` chains with another Python bool (``other``, true or false) on either side
   (``other_first``), so that the value may not be evaluated at all; ``rebind``: a local bound to a tensor
   before ``if v:``, rebound to a Python int in its body, then tested (``if w > 1``), so that the arm the value
-  takes decides whether the later test reads a tensor (``gblint.arm_kinds``); ``arm_rebind``: the same local
+  takes decides whether the later test reads a tensor (``gblint.syntax.arm_kinds``); ``arm_rebind``: the same local
   rebound (by unpacking) in the body of ``if v:`` and tested in its ``else`` arm, where it is still the tensor
-  (``gblint.value_syntax._bound_value``); ``match v:`` with a case of
+  (``gblint.syntax.value_syntax._bound_value``); ``match v:`` with a case of
   falsy patterns (``None | False | 0 | "" | []``) and a wildcard case.
 - ``body``: what the taken branch does: plain tensor arithmetic, or a graph-break source
   (``torch._dynamo.graph_break()``, ``print``, ``.item()``, a call of a helper that breaks: ``breaker(x)``, or
@@ -39,8 +39,8 @@ What varies (each a field of :class:`Spec`):
   branch runs decides a break.
 - ``else_body``: what the other arm of an ``if`` or a conditional expression does, the same choices: with a
   break source in both arms one of them runs whatever the value (in a loop, the frame is skipped whichever arm
-  runs: ``gblint.branch_cover``; a call of the same breaking helper in both arms meets its break whichever arm
-  runs, ``gblint.sink``).
+  runs: ``gblint.dynamo.branch_cover``; a call of the same breaking helper in both arms meets its break whichever arm
+  runs, ``gblint.dynamo.sink``).
 - ``places``: where the test sits, outermost first: in a ``for`` loop, in a helper function (one call deeper
   each), in a ``with torch.no_grad()`` block; ``fetch`` re-reads a value that lives in a config, a global, the
   module or a helper inside the innermost helper instead of passing it down as a parameter.

@@ -189,8 +189,8 @@ class Child:
 def predict(path: str) -> List[Dict[str, Any]]:
     """gblint's JSON diagnostics for the program at ``path`` (torch 2.13.0, Python 3.11, as the measured
     programs are predicted); asserts the check had no error."""
-    from gblint.config import Settings
-    from gblint.engine import check_paths
+    from gblint.settings.config import Settings
+    from gblint.project.engine import check_paths
     report = check_paths([path], Settings(python_version=(3, 11), torch_version="2.13.0"))
     assert report.errors == [], report.errors
     return [d.to_json() for d in report.diagnostics]
