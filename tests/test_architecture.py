@@ -187,7 +187,7 @@ def test_no_module_over_700_lines():
 
 # classes still built from mixins that use each other's attributes (issue 39): this list may only shrink; every
 # other class is composed of collaborators it holds and calls (e.g. gblint.dynamo.consequences._RegionWalk)
-MIXIN_BUILT = {"gblint.abstract.interp.Interpreter"}
+MIXIN_BUILT: Set[str] = set()
 
 
 def mixin_built_classes() -> Dict[str, List[str]]:
@@ -238,7 +238,6 @@ def test_the_consequence_walk_has_no_mixins():
 #: that neither it nor its own bases define: the subclass supplies them), and those bases. Issue 39: compose
 #: instead (a collaborator given what it calls); this table only shrinks.
 MIXIN_BASES_ALLOWED = {
-    "gblint.abstract.interp.Interpreter": {"gblint.abstract.invoke.CallsMixin"},
     "gblint.syntax.summary.SummaryBuilder": {"gblint.syntax.traversal.PositionedVisitor"},  # libcst's get_metadata
 }
 

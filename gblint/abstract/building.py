@@ -5,7 +5,7 @@ assign are the objects the arguments hold (diffusers' attention processors, PyG'
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional, Protocol, Tuple
+from typing import Dict, Optional, Protocol
 
 from . import values
 from ..core.model import Expr
@@ -17,6 +17,8 @@ from .values import union
 class BuildingHost(Protocol):
     """What :class:`Building` asks of the interpreter (:class:`gblint.abstract.interp.Interpreter`)."""
 
+    calls: object  # gblint.abstract.invoke.Calls: event_args, init_values
+
     def value(self, e: Expr, env: values.Env) -> Expr: ...
 
     def class_mro(self, cls: Cls) -> list: ...
@@ -25,10 +27,6 @@ class BuildingHost(Protocol):
                    after: bool = False) -> Optional[Expr]: ...
 
     def method_env(self, inst: Inst, summary, method: str) -> values.Env: ...
-
-    def event_args(self, ev, env: values.Env, calls: Optional[list]): ...
-
-    def init_values(self, cls: Optional[Cls], args, generated, init) -> Tuple[Tuple[str, Expr], ...]: ...
 
     def may_run(self, function: str) -> bool: ...
 
@@ -82,9 +80,9 @@ class Building:
         """The parameters of ``func`` (an ``__init__``, without ``self``) bound to what the call
         event ``ev`` (evaluated in ``env``) passes; ``bound``: called on ``super()``, not with
         the instance as its first argument."""
-        args = self.interp.event_args(ev, env, None)
+        args = self.interp.calls.event_args(ev, env, None)
         args = args if bound else dataclasses.replace(args, positional=args.positional[1:])
-        return dict(self.interp.init_values(None, args, None, func))
+        return dict(self.interp.calls.init_values(None, args, None, func))
 
     def called_by_init(self, inst: Inst, summary, method: str) -> Dict[str, Expr]:
         """What the method ``method`` (a qualname of ``summary``) receives when an ``__init__`` of a

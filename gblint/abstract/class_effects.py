@@ -13,7 +13,7 @@ from typing import Dict, Optional, Protocol, Tuple
 
 from . import values
 from .building import calls_on_self
-from .invoke import Args
+from .calling import Args
 from .keyed import opened
 from ..core.model import Expr, FileSummary, Frame
 from ..core.ops import Op
@@ -29,6 +29,7 @@ class ClassEffectsHost(Protocol):
     """What :class:`ClassEffects` asks of the interpreter (:class:`gblint.abstract.interp.Interpreter`)."""
 
     project: object
+    calls: object  # gblint.abstract.invoke.Calls: apply, is_module
 
     def value(self, e: Expr, env: Env) -> Expr: ...
 
@@ -37,8 +38,6 @@ class ClassEffectsHost(Protocol):
     def frame_env(self, frame: Frame, env: Optional[Env]) -> Env: ...
 
     def method_env(self, inst: Inst, summary: FileSummary, method: str) -> Env: ...
-
-    def apply(self, fn: Expr, args: Args, calls: Optional[list], want: bool) -> Expr: ...
 
     def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
                    after: bool = False) -> Optional[Expr]: ...
@@ -52,8 +51,6 @@ class ClassEffectsHost(Protocol):
     def may_run(self, function: str) -> bool: ...
 
     def instance_attr(self, inst: Inst, name: str, calls: Optional[list]) -> Expr: ...
-
-    def is_module(self, inst: Inst) -> bool: ...
 
 
 class ClassEffects:
@@ -79,7 +76,7 @@ class ClassEffects:
             deco = self.interp.value(d.expr, self.interp.module_env(summary.path))
             if not isinstance(deco, (Func, Closure)):
                 continue
-            result = self.interp.apply(deco, Args((value,)), None, want=True)
+            result = self.interp.calls.apply(deco, Args((value,)), None, want=True)
             kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if isinstance(p, Cls)]
             if kept:
                 value = union(kept)
@@ -263,9 +260,9 @@ class ClassEffects:
         if method is None:
             return None
         if calls is None:
-            return self.interp.apply(method, Args((const(name),)), None, want)
+            return self.interp.calls.apply(method, Args((const(name),)), None, want)
         mine: list = []
-        got = self.interp.apply(method, Args((const(name),)), mine, want)
+        got = self.interp.calls.apply(method, Args((const(name),)), mine, want)
         calls.extend(dataclasses.replace(t, read=True) if t.frame is not None else t for t in mine)
         return got
 
@@ -276,10 +273,10 @@ class ClassEffects:
         class's ``__getattr__``, and Dynamo inlines a ``__getattr__`` the program defines
         (diffusers' ``ModelMixin.__getattr__`` on every submodule read; measured on torch 2.13,
         ``tests/test_reach.py``)."""
-        if not self.interp.is_module(inst):
+        if not self.interp.calls.is_module(inst):
             return False
         for p in value.parts if value.op == Op.UNION else (value,):
-            if isinstance(p, Inst) and self.interp.is_module(p):
+            if isinstance(p, Inst) and self.interp.calls.is_module(p):
                 return True
             if isinstance(p, ExtInst) and (p.name.startswith("torch.nn.") or p.name.startswith("nn.")):
                 return True

@@ -24,12 +24,11 @@ class HandingHost(Protocol):
     """What :class:`Handing` asks of the interpreter (:class:`gblint.abstract.interp.Interpreter`)."""
 
     project: object
+    calls: object  # gblint.abstract.invoke.Calls: program_function
 
     def value(self, e: Expr, env: values.Env) -> Expr: ...
 
     def frame_env(self, frame: Frame, env: Optional[values.Env]) -> values.Env: ...
-
-    def program_function(self, fn: Expr) -> Tuple[Optional[Frame], int]: ...
 
 
 class Handing:
@@ -54,7 +53,7 @@ class Handing:
         return False if all(self._callee_changes(p, e.value) is False for p in parts) else None
 
     def _callee_changes(self, fn: Expr, slot: Union[int, str]) -> Optional[bool]:
-        frame, recv = self.interp.program_function(fn)
+        frame, recv = self.interp.calls.program_function(fn)
         name = _parameter(frame.info, slot, recv) if frame is not None else None
         if name is None:
             return None

@@ -37,7 +37,8 @@ from .items import Items
 from ..core.model import Dotted, Expr, FileSummary, Frame, FunctionInfo
 from ..core.namespace import ANY, IN_PLACE
 from ..core.ops import Op
-from .invoke import BOTTOM, UNSEEN, Args, CallsMixin, Target  # noqa: F401 (UNSEEN, Target: public here too)
+from .calling import BOTTOM, Args
+from .invoke import Calls
 from .objects import (ITEMS, Bound, Closure, Cls, Ctx, Disabled, Ext, ExtInst, Func, Here, Inst, Method, Module, Obj,
                       Partial, Super)
 from ..core.semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
@@ -47,12 +48,14 @@ _MODULE = "<module>"
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
 
 
-class Interpreter(CallsMixin):
-    """Evaluates values to objects across the project (``project``: a :class:`gblint.dynamo.index.Project`);
-    calls are :class:`gblint.abstract.invoke.CallsMixin`'s. Its collaborators, each given the interpreter and
-    calling only what its host protocol names: :attr:`gaps` (:class:`gblint.abstract.gaps.Gaps`), :attr:`handing`
-    (:class:`gblint.abstract.handing.Handing`), :attr:`items` (:class:`gblint.abstract.items.Items`), :attr:`building`
-    (:class:`gblint.abstract.building.Building`), :attr:`class_effects` (:class:`gblint.abstract.class_effects.ClassEffects`)."""
+class Interpreter:
+    """Evaluates values to objects across the project (``project``: a :class:`gblint.dynamo.index.Project`).
+    Its collaborators, each given the interpreter and calling only what its host protocol names:
+    :attr:`calls` (:class:`gblint.abstract.invoke.Calls`: what calling an object runs), :attr:`gaps`
+    (:class:`gblint.abstract.gaps.Gaps`), :attr:`handing` (:class:`gblint.abstract.handing.Handing`),
+    :attr:`items` (:class:`gblint.abstract.items.Items`), :attr:`building`
+    (:class:`gblint.abstract.building.Building`), :attr:`class_effects`
+    (:class:`gblint.abstract.class_effects.ClassEffects`)."""
 
     def __init__(self, project):
         self.project = project
@@ -61,15 +64,13 @@ class Interpreter(CallsMixin):
         self._defined: Dict[Obj, Expr] = {}
         self._module_envs: Dict[str, values.Env] = {}
         self._keys: Dict[int, tuple] = {}
-        self._depth = 0
-        self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
-        self.runs = 0  # function bodies evaluated since the region walk began (invoke.MAX_RUNS)
         self._memo_facts: Optional[tuple] = None  # (files loaded, what _facts gives)
         self._groups: Optional[tuple] = None  # (files loaded, gblint.abstract.changes.import_groups of them)
         self._storing: tuple = (None, [])  # (_facts()[1], the files in it that store by a computed name)
         self._changes = ({}, ProgramChanges(), False, frozenset())  # see _facts
         self._reading: Dict[Tuple[Cls, str], int] = {}  # (class, attribute) -> reads of it being evaluated
         self._mros: Dict[Cls, tuple] = {}  # class -> (files loaded, its MRO then): see class_mro
+        self.calls = Calls(self)  # what calling an object runs
         self.gaps = Gaps(self)  # why a call was not followed
         self.handing = Handing(self)  # whether a function changes what it is handed
         self.items = Items(self)  # indexing, iterating, unpacking
@@ -153,7 +154,7 @@ class Interpreter(CallsMixin):
             if fn == _GLOBALS and len(e.parts) == 1:  # this module's namespace: its globals by name
                 summary, _ = self._info(env)
                 return Module(summary.module) if summary is not None and summary.module else UNKNOWN
-            return self.apply(fn, self.arguments(e.parts[1:], env, None), None, want=True)
+            return self.calls.apply(fn, self.calls.arguments(e.parts[1:], env, None), None, want=True)
         if op == Op.ITER:
             return self.items.iterate(self.evaluate(e.parts[0], env, calls))
         if op == Op.PROTOCOL:
@@ -169,7 +170,7 @@ class Interpreter(CallsMixin):
             return Super(Cls(summary.path, e.value), self.evaluate(e.parts[0], env, None))
         if op == Op.ENTER:
             manager = self.evaluate(e.parts[0], env, calls)
-            return self.call_own_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
+            return self.calls.call_own_method(manager, "__enter__", Args(), calls, default=UNKNOWN)
         if op in (Op.SEQ, Op.DICT):
             if op == Op.SEQ:
                 return values.spliced(e.value, [Expr(Op.STAR, parts=(self.evaluate(p.parts[0], env, calls),))
@@ -373,7 +374,7 @@ class Interpreter(CallsMixin):
                 if _transparent(d.qualname) or d.expr is None:
                     continue
                 deco = self.evaluate(d.expr, env, None)
-                result = self.apply(deco, Args((value,)), None, want=True)
+                result = self.calls.apply(deco, Args((value,)), None, want=True)
                 kept = [p for p in (result.parts if result.op == Op.UNION else (result,)) if _callable(p)]
                 if kept:  # what it returns that can be called (an unknown part is no evidence of more)
                     value = union(kept)
@@ -414,7 +415,7 @@ class Interpreter(CallsMixin):
                     return Method(items, name)
             if got is None and name == "get" and isinstance(base.recv, Inst):
                 return Method(base.recv, "get")  # a Mapping's get: its __getitem__
-            if got is None and name == "__call__" and isinstance(base.recv, Inst) and self.is_module(base.recv):
+            if got is None and name == "__call__" and isinstance(base.recv, Inst) and self.calls.is_module(base.recv):
                 return Method(base.recv, "__call__")  # nn.Module.__call__: hooks and forward
             return UNKNOWN if got is None else got
         if base.op == Op.DICT and base.value in ("moduledict", "namespace"):
@@ -565,7 +566,7 @@ class Interpreter(CallsMixin):
                 if names & _PROPERTIES:
                     if recv is None or not isinstance(recv, Inst):
                         return UNKNOWN
-                    return self.apply(func, Args((recv,)), calls, want=True)
+                    return self.calls.apply(func, Args((recv,)), calls, want=True)
                 if "staticmethod" in names:
                     return func
                 if "classmethod" in names:
@@ -603,7 +604,7 @@ class Interpreter(CallsMixin):
         if calls is not None:
             for summary, info in mro:
                 if "__getattribute__" in info.methods:
-                    self.apply(self.defined(Func(summary.path, info.methods["__getattribute__"])),
+                    self.calls.apply(self.defined(Func(summary.path, info.methods["__getattribute__"])),
                                Args((inst, const(name))), calls, want=False)
                     break
         for summary, info in mro:  # a property wins over the instance's own attributes
@@ -629,8 +630,8 @@ class Interpreter(CallsMixin):
                                 for p in (got.parts if got.op == Op.UNION else (got,)))
                 (found if building else later).append(got)
             # a bare annotation (`_cache: Optional[T]`) in an nn.Module's body sets nothing: no generated __init__
-            if name in info.fields and (name in info.values or not self.is_module(inst)
-                                        or self._generated_init(inst.cls) is not None):
+            if name in info.fields and (name in info.values or not self.calls.is_module(inst)
+                                        or self.calls.generated_init(inst.cls) is not None):
                 found.append(init[name] if name in init else
                              self.evaluate(info.values[name], self.module_env(summary.path), None)
                              if name in info.values else UNKNOWN)
@@ -654,7 +655,7 @@ class Interpreter(CallsMixin):
             return fallback
         if name == "get" and self.class_attr(inst.cls, "__getitem__", inst, None) is not None:
             return Method(inst, "get")  # collections.abc.Mapping.get: its __getitem__
-        if name in SELF_RETURNING_METHODS and self.is_module(inst):
+        if name in SELF_RETURNING_METHODS and self.calls.is_module(inst):
             return Method(inst, name)  # nn.Module.eval(), .to(device): the module itself
         return UNKNOWN
 

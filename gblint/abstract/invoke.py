@@ -5,13 +5,13 @@ receiver; a class builds an instance (``__init__``, a dataclass's ``__post_init_
 ``nn.Module`` built inside a compiled region is a break of its own); an instance runs its
 ``forward`` and hooks (an ``nn.Module``) or ``__call__``; library functions that call or return
 what they are given are followed (``checkpoint``, ``functools.partial``, ``getattr``, the module
-containers, ``torch.compile``, ``torch.compiler.disable``). :class:`CallsMixin` is part of
-:class:`gblint.abstract.interp.Interpreter`.
+containers, ``torch.compile``, ``torch.compiler.disable``). :class:`Calls` is held by
+:class:`gblint.abstract.interp.Interpreter` as ``calls``.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import keyed, nn_overlay, tensors, type_tests, values
 from ..core.model import Dotted, Expr, FileSummary, Frame
@@ -20,11 +20,11 @@ from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, 
                       Wraps)
 from ..core.semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
                         SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
+from .calling import BOTTOM, UNSEEN, Args, CallsHost, Target
 from .folding import fold_builtin
 from .grads import GRAD, method_grad
 from .values import UNKNOWN, Env, const, union
 
-BOTTOM = Expr(Op.UNION)  # no value: what a cycle, or a name never assigned, evaluates to
 _MAX_DEPTH = 24  # calls whose results are evaluated inside one another, at most
 _MAX_RECURSION = 3  # results of one function evaluated inside one another, at most
 # function bodies evaluated for one region, at most (harness drivers: under 6,000); then a result is not known: calls
@@ -32,48 +32,19 @@ MAX_RUNS = 50_000  # on it are listed as not followed, tests on it conditional (
 _IN_PLACE = frozenset({Op.SEQ, Op.DICT})  # the values values.changed_in_place changes
 
 
-@dataclasses.dataclass
-class Target:
-    """What a call runs: ``frame`` with its parameters holding ``env``; ``flat`` when it runs
-    as a higher-order op's body (``checkpoint``: a break inside is one break of the caller).
-    ``read`` when it runs inside an attribute read (``__getattr__``: Dynamo cannot resume in the
-    middle of a ``LOAD_ATTR``, so a break there skips the reading frame).
-    Or, with ``frame`` None, the break the call itself is: ``kind`` ``construct`` (an
-    ``nn.Module`` built in the region, of class ``name``), ``disabled`` (a
-    ``torch.compiler.disable``d object), ``rnn`` (an RNN module Dynamo does not trace)."""
+class Calls:
+    """Calling objects, for the interpreter ``interp`` (a :class:`CallsHost`) that holds it as
+    ``interp.calls``: what a call runs (:meth:`targets`, :meth:`apply`), building instances,
+    library calls, the compiled objects. Keeps the bounds of one region's evaluation: calls whose
+    results are evaluated inside one another (``_depth``), results of one function inside one
+    another (``_recursion``), function bodies evaluated (``runs``, reset by the region walk)."""
 
-    frame: Optional[Frame]
-    env: Optional[values.Env] = None
-    flat: bool = False
-    kind: str = ""
-    name: str = ""
-    maybe: str = ""  # what the called value is, when it may be something else too (one part of a union)
-    read: bool = False  # runs inside an attribute read (a `__getattr__`): a break there cannot resume
-
-
-@dataclasses.dataclass(frozen=True)
-class Args:
-    """A call's arguments, evaluated: ``positional`` values, ``keywords`` pairs, and whether
-    more may come unseen (``star``, ``starstar``)."""
-
-    positional: Tuple[Expr, ...] = ()
-    keywords: Tuple[Tuple[str, Expr], ...] = ()
-    star: bool = False
-    starstar: bool = False
-
-    def prepend(self, value) -> "Args":
-        """These arguments after ``value`` (a bound method's receiver)."""
-        return dataclasses.replace(self, positional=(value,) + self.positional)
-
-
-UNSEEN = Args(star=True, starstar=True)  # a call whose arguments are not known (the compiled entry's)
-
-
-class CallsMixin:
-    """Calling objects. Still a mixin (issue 39): needs the :class:`gblint.abstract.interp.Interpreter` it is part
-    of: ``project``, ``evaluate``, ``attribute``, ``class_attr``, ``instance_attr``, ``frame_env``,
-    ``module_env``, ``global_value``, ``class_mro``, ``method_env``, ``dtype_of``, ``dtypes_changed``, its
-    collaborators ``items`` and ``class_effects``, and its ``_depth`` and ``_recursion``."""
+    def __init__(self, interp: CallsHost):
+        self.interp = interp
+        self.project = interp.project
+        self._depth = 0
+        self._recursion: Dict[Tuple[str, str], int] = {}  # (path, qualname) -> results being evaluated
+        self.runs = 0  # function bodies evaluated since the region walk began (MAX_RUNS)
 
     # ------------------------------------------------------------------ calls
     def arguments(self, parts: Sequence[Expr], env: values.Env, calls: Optional[list]) -> Args:
@@ -83,16 +54,16 @@ class CallsMixin:
         star = starstar = False
         for p in parts:
             if p.op == Op.KW:
-                keywords.append((p.value, self.evaluate(p.parts[0], env, calls)))
+                keywords.append((p.value, self.interp.evaluate(p.parts[0], env, calls)))
             elif p.op == Op.STAR:
-                v = _same_length(self.evaluate(p.parts[0], env, calls))
+                v = _same_length(self.interp.evaluate(p.parts[0], env, calls))
                 if v.op == Op.SEQ and not star:
                     positional.extend(v.parts)
                     star = v.value in values.OPEN
                 else:
                     star = True
             elif p.op == Op.STARSTAR:
-                v = self.evaluate(p.parts[0], env, calls)
+                v = self.interp.evaluate(p.parts[0], env, calls)
                 if v.op == Op.DICT and all(kv.parts[0].op == Op.CONST and isinstance(kv.parts[0].value, str)
                                           for kv in v.parts):
                     keywords.extend((kv.parts[0].value, kv.parts[1]) for kv in v.parts)
@@ -102,7 +73,7 @@ class CallsMixin:
             elif star:
                 star = True  # a positional argument after an unpacked `*x`: its place is not known
             else:
-                positional.append(self.evaluate(p, env, calls))
+                positional.append(self.interp.evaluate(p, env, calls))
         return Args(tuple(positional), tuple(keywords), star, starstar)
 
     def event_args(self, ev, env: values.Env, calls: Optional[list]) -> Args:
@@ -122,17 +93,17 @@ class CallsMixin:
     def targets(self, frame: Frame, ev, env: Optional[values.Env]) -> List[Target]:
         """What the call (or attribute read) ``ev`` of ``frame``, its parameters holding ``env``,
         runs: the frames its function (and its arguments' attribute reads) lead to."""
-        env = self.frame_env(frame, env)
+        env = self.interp.frame_env(frame, env)
         calls: List[Target] = []
         if ev.func is None:
             return calls
-        fn = self.evaluate(ev.func, env, calls)
+        fn = self.interp.evaluate(ev.func, env, calls)
         if ev.read and ev.args is None:
             return calls
         args = self.event_args(ev, env, calls)
         self.apply(fn, args, calls, want=False)
         if ev.func.op == Op.ATTR:  # hooks registered on a child module by its owner
-            owner = self.evaluate(ev.func.parts[0], env, None)
+            owner = self.interp.evaluate(ev.func.parts[0], env, None)
             for part in owner.parts if owner.op == Op.UNION else (owner,):
                 if isinstance(part, Inst):
                     self._hooks(part, ev.func.value, args, calls)
@@ -234,7 +205,7 @@ class CallsMixin:
             last = fn.name.rsplit(".", 1)[-1]
             if fn.name.startswith("torch.nn.") and last in SAME_DTYPE_MODULES \
                     and first is not None and first.op == Op.TENSOR:
-                dtype = None if self.dtypes_changed() else self.dtype_of(first)
+                dtype = None if self.interp.dtypes_changed() else self.interp.dtype_of(first)
                 # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
                 return Expr(Op.TENSOR, dtype, ((GRAD,) if tensors.PARAMETERS.get(last) else ())
                             + values.method_layout("forward", first))
@@ -253,14 +224,14 @@ class CallsMixin:
         env = Env(values.bind_values(args.positional, args.keywords, args.star, args.starstar, info.params, False),
                   outer=fn.outer if isinstance(fn, Closure) else None)
         frame = Frame(base.path, info)
-        env = self.frame_env(frame, env)
-        self.class_effects.note_param_stores(info, env)
+        env = self.interp.frame_env(frame, env)
+        self.interp.class_effects.note_param_stores(info, env)
         star = {p.name for p in info.params if p.kind == "star"}  # `*args` is a tuple: nothing changes it in place
         # only a list or dict is changed in place (values.changed_in_place): any other value is not tested
         changed = [n for n in info.mutated if n not in star and n in env.bindings
                    and env.bindings[n].op in _IN_PLACE and values.changed_by(info, n, env)]
         for name in changed:  # a collection the function changes before (or while) reading it
-            env.bindings[name] = keyed.changed(env.bindings[name], info, name, lambda k: self.evaluate(k, env, None))
+            env.bindings[name] = keyed.changed(env.bindings[name], info, name, lambda k: self.interp.evaluate(k, env, None))
         if calls is not None:
             calls.append(Target(frame, env))
         if not want:
@@ -274,23 +245,23 @@ class CallsMixin:
             return UNKNOWN
         self._recursion[key] = depth + 1
         try:
-            return union(self.evaluate(r, env, None) for r in info.results)
+            return union(self.interp.evaluate(r, env, None) for r in info.results)
         finally:
             self._recursion[key] = depth
 
     def call_method(self, recv: Expr, name: Optional[str], args: Tuple[Expr, ...]) -> Expr:
         """What ``recv.name(*args)`` returns (``name`` None: ``items``), for :mod:`gblint.abstract.values`."""
-        return self.apply(self.attribute(recv, name or "items", None), Args(tuple(args)), None, want=True)
+        return self.apply(self.interp.attribute(recv, name or "items", None), Args(tuple(args)), None, want=True)
 
     def call_own_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr:
         """``recv.name(*args)`` when ``recv``'s class defines ``name``; else ``default``."""
         if recv.op == Op.UNION:
             return union(self.call_own_method(p, name, args, calls, default) for p in recv.parts)
         if isinstance(recv, Inst):
-            method = self.class_attr(recv.cls, name, recv, None)
+            method = self.interp.class_attr(recv.cls, name, recv, None)
         elif isinstance(recv, Cls):
             meta = self._metaclass(recv)
-            method = self.class_attr(meta, name, recv, None) if meta is not None else None
+            method = self.interp.class_attr(meta, name, recv, None) if meta is not None else None
         else:
             method = None
         if method is None:
@@ -298,10 +269,10 @@ class CallsMixin:
         return self.apply(method, args, calls, want=True)
 
     def _metaclass(self, cls: Cls) -> Optional[Cls]:
-        for summary, info in self.class_mro(cls):
+        for summary, info in self.interp.class_mro(cls):
             if info.metaclass:  # resolved as a base is: a class of this module, or an imported one
                 local = self.project.class_info(summary, Dotted(info.metaclass))
-                found = Cls(local[0].path, local[1].qualname) if local else self.global_value(info.metaclass)
+                found = Cls(local[0].path, local[1].qualname) if local else self.interp.global_value(info.metaclass)
                 return found if isinstance(found, Cls) else None
         return None
 
@@ -314,8 +285,8 @@ class CallsMixin:
         info = summary.classes.get(cls.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
-        generated = self._generated_init(cls)
-        own = None if generated is not None else self.class_attr(cls, "__init__", None, None)
+        generated = self.generated_init(cls)
+        own = None if generated is not None else self.interp.class_attr(cls, "__init__", None, None)
         if self.project.is_module_class(summary, info) and self.project.builds_parameters(summary, info):
             if calls is not None:
                 calls.append(Target(None, kind="construct", name=cls.qualname))
@@ -324,10 +295,10 @@ class CallsMixin:
                     + (self._items_given(args) if generated is None and own is None else ()))
         meta = self._metaclass(cls)
         if meta is not None:
-            call = self.class_attr(meta, "__call__", cls, None)
+            call = self.interp.class_attr(meta, "__call__", cls, None)
             if call is not None:
                 self.apply(call, args, calls, want=False)
-        init = None if own is None else self.class_attr(cls, "__init__", inst, None)
+        init = None if own is None else self.interp.class_attr(cls, "__init__", inst, None)
         if init is not None:
             self.apply(init, args, calls, want=False)
             if self._always_raises(init):  # a placeholder for a missing dependency: no instance is made
@@ -336,12 +307,12 @@ class CallsMixin:
             # the generated __init__ assigns each field (through a __setattr__ the class defines,
             # unless frozen: object.__setattr__), then calls __post_init__ (dataclasses._init_fn)
             setattr_ = None if generated.kwargs.get("frozen") == "True" else \
-                self.class_attr(cls, "__setattr__", inst, None)
+                self.interp.class_attr(cls, "__setattr__", inst, None)
             if setattr_ is not None:
                 self.apply(setattr_, Args((UNKNOWN, UNKNOWN)), calls, want=False)
             for wrapper in self._stored_through_meta(cls, "__init__"):
                 self.apply(wrapper, args.prepend(inst), calls, want=False)
-            method = self.class_attr(cls, "__post_init__", inst, None)
+            method = self.interp.class_attr(cls, "__post_init__", inst, None)
             if method is not None:
                 self.apply(method, Args(), calls, want=False)
         return inst
@@ -352,23 +323,23 @@ class CallsMixin:
         ``setattr(cls, "__init__", fn)``, which runs ``type(cls).__setattr__``): the callable
         values its value parameter is rebound to (a wrapper it defines), which the class then holds."""
         meta = self._metaclass(cls)
-        setattr_ = self.class_attr(meta, "__setattr__", None, None) if meta is not None else None
+        setattr_ = self.interp.class_attr(meta, "__setattr__", None, None) if meta is not None else None
         if not isinstance(setattr_, Func):
             return []
         summary = self.project.by_path.get(setattr_.path)
         info = summary.functions.get(setattr_.qualname) if summary is not None else None
         if info is None or len(info.params) != 3 or not info.locals.get(info.params[2].name):
             return []
-        env = self.frame_env(Frame(setattr_.path, info), Env({info.params[0].name: cls, info.params[1].name: const(name)}))
-        found = [self.evaluate(v, env, None) for v in info.locals[info.params[2].name]]
+        env = self.interp.frame_env(Frame(setattr_.path, info), Env({info.params[0].name: cls, info.params[1].name: const(name)}))
+        found = [self.interp.evaluate(v, env, None) for v in info.locals[info.params[2].name]]
         return [p for v in found for p in (v.parts if v.op == Op.UNION else (v,)) if isinstance(p, (Func, Closure))]
 
-    def _generated_init(self, cls: Cls):
+    def generated_init(self, cls: Cls):
         """The dataclass decorator (a :class:`gblint.core.model.Decorator`) whose generated
         ``__init__`` building ``cls`` runs: the first class of the MRO that defines ``__init__``
         in its body or is a dataclass (``init=False`` generates none); None when it is a method.
         A dataclass subclass of a class with its own ``__init__`` replaces that ``__init__``."""
-        for _, info in self.class_mro(cls):
+        for _, info in self.interp.class_mro(cls):
             if "__init__" in info.methods or "__init__" in info.values:
                 return None
             for d in info.decorators:
@@ -389,7 +360,7 @@ class CallsMixin:
     def init_values(self, cls: Cls, args: Args, generated, init) -> Tuple[Tuple[str, Expr], ...]:
         """What the instance is built with: the arguments bound to the parameters of ``init``,
         the ``__init__`` Python calls (unbound; None when there is none of the project's), unknown
-        ones left out, or to the dataclass fields when ``generated`` (:meth:`_generated_init`) builds
+        ones left out, or to the dataclass fields when ``generated`` (:meth:`generated_init`) builds
         it: a field given a value gblint does not know, or one an unpacked ``*x``/``**x`` may give,
         is unknown, never its default (a preset splatted into the config picks the class)."""
         if isinstance(init, (Func, Closure)):  # a closure: an `__init__` a class decorator put there
@@ -401,7 +372,7 @@ class CallsMixin:
                 return tuple(sorted(env.items()))
         if generated is not None:
             fields = []
-            for _, info in reversed(self.class_mro(cls)):
+            for _, info in reversed(self.interp.class_mro(cls)):
                 fields.extend(f for f in info.fields if f not in fields)
             given = dict(zip(fields, args.positional))
             given.update((k, v) for k, v in args.keywords if k in fields)
@@ -409,7 +380,7 @@ class CallsMixin:
             given.update((f, UNKNOWN) for f in unseen if f not in given)
             # the generated `__init__` sets a field to the dataclass's own default: a subclass that is no
             # dataclass re-assigning it in its body does not change what the instance holds
-            for _, info in self.class_mro(cls):
+            for _, info in self.interp.class_mro(cls):
                 if generated in info.decorators:
                     break
                 given.update((f, UNKNOWN) for f in fields if f not in given and (f in info.values or f in info.fields))
@@ -423,11 +394,11 @@ class CallsMixin:
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         if info is None:
             return UNKNOWN
-        for s, c in self.class_mro(inst.cls):
+        for s, c in self.interp.class_mro(inst.cls):
             if s.module.startswith("torch.nn.modules."):
                 break  # torch itself is followed: nn.Module's own __call__ is module_call
             if "__call__" in c.methods or "__call__" in c.values:  # an nn.Module's override too
-                call = self.class_attr(inst.cls, "__call__", inst, None)
+                call = self.interp.class_attr(inst.cls, "__call__", inst, None)
                 return self.apply(call, args, calls, want) if call is not None else UNKNOWN
         if self.project.is_module_class(summary, info):
             return self.module_call(inst, args, calls, want)
@@ -438,10 +409,10 @@ class CallsMixin:
         hooks (``torch/nn/modules/module.py`` ``_call_impl``), as a class that overrides
         ``__call__`` reaches it through ``super().__call__(...)``."""
         self._hooks(inst, "", args, calls, pre=True)
-        forward = self.instance_attr(inst, "forward", calls)
-        base = nn_overlay.torch_base(self, inst.cls) if forward.op == Op.UNKNOWN else None
+        forward = self.interp.instance_attr(inst, "forward", calls)
+        base = nn_overlay.torch_base(self.interp, inst.cls) if forward.op == Op.UNKNOWN else None
         if base is not None:  # torch's own forward runs: it calls the subclass's overrides of its helpers
-            result = nn_overlay.torch_forward(self, inst, args, calls, base)
+            result = nn_overlay.torch_forward(self.interp, inst, args, calls, base)
         else:
             result = self.apply(forward, args, calls, want)
         self._hooks(inst, "", args, calls, pre=False)
@@ -452,10 +423,10 @@ class CallsMixin:
         attribute ``attr``, called as the module calls them."""
         if calls is None:
             return
-        for summary, info in self.class_mro(owner.cls):
+        for summary, info in self.interp.class_mro(owner.cls):
             for kind in (("\0prehooks",) if pre else ("\0hooks",) if pre is False else ("\0prehooks", "\0hooks")):
                 for method, value in info.assigned.get(kind + attr, ()):
-                    hook = self.evaluate(value, self.method_env(owner, summary, method), None)
+                    hook = self.interp.evaluate(value, self.interp.method_env(owner, summary, method), None)
                     self.apply(hook, Args((UNKNOWN,) * (2 if kind == "\0prehooks" else 3)), calls, want=False)
 
     def library_call(self, name: str, args: Args, calls: Optional[list], want: bool) -> Expr:
@@ -487,7 +458,7 @@ class CallsMixin:
                 return Expr(Op.SEQ, "modulelist", first.parts)  # a list display: each layer in its place
             if first is not None and first.op == Op.SEQ and first.value == values.GROWN:
                 return Expr(Op.SEQ, values.GROWN_MODULES, first.parts)  # each layer there, in some places
-            items = self.items.iterate(first) if first is not None else BOTTOM
+            items = self.interp.items.iterate(first) if first is not None else BOTTOM
             return Expr(Op.SEQ, "modulelist", (items,)) if items.op not in (Op.UNION,) or items.parts else Expr(Op.SEQ, "modulelist")
         if name.startswith("torch.nn.") and short == "Sequential":
             if len(args.positional) == 1 and args.positional[0].op == Op.DICT:
@@ -503,31 +474,31 @@ class CallsMixin:
         if name == "types.SimpleNamespace":
             return Expr(Op.DICT, "namespace", tuple(Expr(Op.KV, parts=(const(k), v)) for k, v in args.keywords))
         if name in ("builtins.list", "builtins.tuple") and first is not None:
-            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.items.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.interp.items.iterate(first)))
         if name in ("builtins.iter", "builtins.reversed", "builtins.sorted") and first is not None:
-            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.items.iterate(first)))
+            return first if first.op == Op.SEQ else Expr(Op.FILTERED, parts=(first, self.interp.items.iterate(first)))
         if name == "builtins.len" and isinstance(first, Inst):
             return self.call_own_method(first, "__len__", Args(), calls, default=UNKNOWN)
         if name == "builtins.next" and first is not None:
-            return self.items.iterate(first)
+            return self.interp.items.iterate(first)
         if name == "builtins.enumerate" and first is not None:
             # the count is an int, never a tensor (a break that needs it to be one cannot happen)
-            return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.items.iterate(first)))))
+            return Expr(Op.FILTERED, parts=(first, Expr(Op.SEQ, parts=(values.INDEX, self.interp.items.iterate(first)))))
         if name == "builtins.zip" and args.positional:
             return Expr(Op.FILTERED, parts=(args.positional[0],
-                                            Expr(Op.SEQ, parts=tuple(self.items.iterate(a) for a in args.positional))))
+                                            Expr(Op.SEQ, parts=tuple(self.interp.items.iterate(a) for a in args.positional))))
         if name == "builtins.getattr" and len(args.positional) >= 2:
             return self._getattr_named(first, args.positional[1], args.positional[2:], calls)
         if name == "importlib.import_module" and len(args.positional) == 1 and not args.keywords:
-            return self.items.module_object(first)
+            return self.interp.items.module_object(first)
         if name == "builtins.callable" and len(args.positional) == 1:
             return type_tests.callable_of(first)
         if name == "builtins.isinstance" and len(args.positional) == 2:
-            return type_tests.isinstance_of(first, args.positional[1], self.base_names, self.importable)
+            return type_tests.isinstance_of(first, args.positional[1], self.interp.base_names, self.interp.importable)
         if name == "inspect.isclass" and len(args.positional) == 1:
             return type_tests.isclass_of(first)
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
-            return type_tests.isinstance_of(first, Ext("torch.Tensor"), self.base_names)
+            return type_tests.isinstance_of(first, Ext("torch.Tensor"), self.interp.base_names)
         if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
             return type_tests.isfunction_of(first, self.program_function)
         if name == "builtins.super" and len(args.positional) == 2 and isinstance(first, Cls):
@@ -550,7 +521,7 @@ class CallsMixin:
             return UNKNOWN
         found = []
         for n in names:
-            got = self.attribute(obj, n.value, calls)
+            got = self.interp.attribute(obj, n.value, calls)
             if default and (got.op == Op.UNKNOWN or any(p.op == Op.UNKNOWN for p in got.parts)):
                 got = union((got, default[0]))  # the attribute may be missing: then the default
             found.append(got)
@@ -571,7 +542,7 @@ class CallsMixin:
                 return UNKNOWN
         if recv.op == Op.DICT:
             if name == "__getitem__" and args.positional:
-                return self.items.subscript(recv, args.positional[0], calls)
+                return self.interp.items.subscript(recv, args.positional[0], calls)
             if name in ("items", "values", "keys"):
                 return values.view(recv, name)
             if name in ("get", "pop", "setdefault") and args.positional:
@@ -613,10 +584,10 @@ class CallsMixin:
     def compiled_object(self, summary: FileSummary, value: Expr, function: Optional[str]) -> Expr:
         """The object ``value`` (written in ``function`` of ``summary``, or at module level) is."""
         if function is not None and function in summary.functions:
-            env = self.frame_env(Frame(summary.path, summary.functions[function]), None)
+            env = self.interp.frame_env(Frame(summary.path, summary.functions[function]), None)
         else:
-            env = self.module_env(summary.path)
-        return self.evaluate(value, env, None)
+            env = self.interp.module_env(summary.path)
+        return self.interp.evaluate(value, env, None)
 
     def calls_of(self, obj: Expr, args: Args) -> List[Target]:
         """The frames calling the compiled object ``obj`` with ``args`` runs first."""
@@ -634,7 +605,6 @@ class CallsMixin:
         summary = self.project.by_path.get(inst.cls.path)
         info = summary.classes.get(inst.cls.qualname) if summary is not None else None
         return info is not None and self.project.is_module_class(summary, info)
-
 
 
 def _same_length(v: Expr) -> Expr:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional, Protocol
 
 from . import grads, values
-from .invoke import BOTTOM, Args
+from .calling import BOTTOM, Args
 from ..core.model import Expr
 from ..core.ops import Op
 from .objects import ITEMS, Cls, Ext, Inst, Module, Partial
@@ -20,6 +20,7 @@ class ItemsHost(Protocol):
     """What :class:`Items` asks of the interpreter (:class:`gblint.abstract.interp.Interpreter`)."""
 
     project: object
+    calls: object  # gblint.abstract.invoke.Calls: call_own_method
 
     def evaluate(self, e: Expr, env: values.Env, calls: Optional[list]) -> Expr: ...
 
@@ -27,8 +28,6 @@ class ItemsHost(Protocol):
 
     def class_attr(self, cls: Cls, name: str, recv: Optional[Expr], calls: Optional[list],
                    after: bool = False) -> Optional[Expr]: ...
-
-    def call_own_method(self, recv: Expr, name: str, args: Args, calls: Optional[list], default: Expr) -> Expr: ...
 
 
 class Items:
@@ -117,7 +116,7 @@ class Items:
             if items is not None:
                 return self.subscript(items, key, calls)
         if isinstance(base, (Inst, Cls)):
-            return self.interp.call_own_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
+            return self.interp.calls.call_own_method(base, "__getitem__", Args((key,)), calls, default=UNKNOWN)
         return UNKNOWN
 
     def module_object(self, name: Expr) -> Expr:
@@ -148,7 +147,7 @@ class Items:
         if base.op == Op.UNION:
             return union(self.iterate(p) for p in base.parts)
         if isinstance(base, Inst) and self.interp.class_attr(base.cls, "__iter__", base, None) is None:
-            return self.interp.call_own_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
+            return self.interp.calls.call_own_method(base, "__getitem__", Args((values.INDEX,)), None, default=UNKNOWN)
         if base.op == Op.SEQ:  # a BOUNDED sequence holds some of its items, no other
             parts = base.parts + ((UNKNOWN,) if base.value in values.OPEN and base.value != values.BOUNDED else ())
             return union(parts) if parts else BOTTOM

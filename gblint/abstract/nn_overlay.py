@@ -41,7 +41,7 @@ def torch_forward(interp, inst, args, calls: Optional[list], base: str) -> Expr:
     for name in sorted(tensors.FORWARD_CALLS.get(base, ())):
         override = interp.class_attr(inst.cls, name, inst, calls)
         if override is not None:
-            interp.apply(override, type(args)(args.positional[:1]), calls, want=False)
+            interp.calls.apply(override, type(args)(args.positional[:1]), calls, want=False)
     return Expr(Op.TENSOR) if base in tensors.TENSOR_MODULES else values.NOTNONE
 
 

@@ -46,7 +46,7 @@ def isfunction_of(v: Expr, program_function) -> Expr:
     ``lambda`` of the program written without decorators (a module-level ``@staticmethod`` is a
     staticmethod object), False for bound methods, partials, classes, instances and constants
     (``default_val() if isfunction(default_val) else default_val``), else not known.
-    ``program_function`` is :meth:`gblint.abstract.invoke.CallsMixin.program_function` (a function object to its
+    ``program_function`` is :meth:`gblint.abstract.invoke.Calls.program_function` (a function object to its
     frame)."""
     found = set()
     for p in (v.parts if v.op == Op.UNION else (v,)):

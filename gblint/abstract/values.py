@@ -110,7 +110,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
         if (inner.op == Op.OBJ or (inner.op == Op.FILTERED and inner.value == "dict")) and env.resolver is not None:
             # a method of a program object (a Mapping's `get`...), or of a dict comprehension
             args = tuple(evaluate(p, env) for p in e.parts[1:])
-            return env.resolver.call_method(inner, e.value if op == Op.ITEMS else "get", args)
+            return env.resolver.calls.call_method(inner, e.value if op == Op.ITEMS else "get", args)
     if op == Op.ITEMS:
         inner = evaluate(e.parts[0], env)
         if inner.op == Op.UNION:  # each dict's view; None has none (the call raises), so no value

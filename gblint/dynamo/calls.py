@@ -224,7 +224,7 @@ class CallValues:
         out: List[CallTarget] = []
         seen = set()
         if ev.func is not None:
-            for t in self.project.interp.targets(frame, ev, env):
+            for t in self.project.interp.calls.targets(frame, ev, env):
                 via = f"{ev.call_text} is {t.maybe}" if t.maybe else None
                 if t.frame is not None:
                     marks = dict({"via": via} if via else {}, **({"read": True} if t.read else {}))
@@ -299,14 +299,14 @@ class CallValues:
         for ev in info.events:
             if ev.kind == EventKind.CALL and ev.func is not None and ev.args is not None \
                     and interp.value(ev.func, caller) == region.compiled:
-                envs.extend(self._compiled_call_envs(region, key, interp.event_args(ev, caller, None)))
+                envs.extend(self._compiled_call_envs(region, key, interp.calls.event_args(ev, caller, None)))
         return envs
 
     def _compiled_call_envs(self, region, key, args) -> List[values.Env]:
         """What the entry ``key`` (path, qualname, ...) is run with when the compiled object is
         called with ``args`` (through its wrappers, the instance as ``self``); ``[Env()]`` when the
         call does not reach it in a way gblint can bind."""
-        found = [t.env for t in self.project.interp.calls_of(region.compiled, args)
+        found = [t.env for t in self.project.interp.calls.calls_of(region.compiled, args)
                  if (t.frame.path, t.frame.name) == key[:2]]
         return found or [Env()]
 
@@ -331,7 +331,7 @@ class CallValues:
                 if (summary.path, held) in holders or (held == name and summary.path == entry.path and not bound):
                     caller = interp.module_env(summary.path)
                     if region.compiled is not None:  # through its wrappers, the instance as `self`
-                        envs.extend(self._compiled_call_envs(region, key, interp.call_args(args, caller)))
+                        envs.extend(self._compiled_call_envs(region, key, interp.calls.call_args(args, caller)))
                     else:
                         envs.append(values.bind(args, entry.info.params, caller, bound=bound))
             for info in summary.functions.values():
@@ -339,7 +339,7 @@ class CallValues:
                     if ev.kind != EventKind.CALL or ev.call_text.rsplit(".", 1)[-1] != name:
                         continue
                     caller = Frame(summary.path, info)
-                    for t in interp.targets(caller, ev, None):
+                    for t in interp.calls.targets(caller, ev, None):
                         if t.frame is not None and (t.frame.path, t.frame.name) == key[:2]:
                             envs.append(t.env if t.env is not None
                                         else self._bind(ev, entry, interp.frame_env(caller, None)))
@@ -437,7 +437,7 @@ def _marks_through_helper(forward: Frame, project) -> Optional[str]:
     for e in forward.info.events:
         if e.kind == EventKind.CALL and e.args is not None and ctx in e.args.positional + tuple(
                 v for _, v in e.args.keywords):
-            for t in project.interp.targets(forward, e, None):  # the functions the interpreter finds it runs
+            for t in project.interp.calls.targets(forward, e, None):  # the functions the interpreter finds it runs
                 if t.frame is not None and any(h.code == "GBL141" for h in t.frame.info.events):
                     return e.call_text
     return None

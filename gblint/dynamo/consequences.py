@@ -163,7 +163,7 @@ class Consequences(CallValues):
     def walk(self, region: Region) -> "_RegionWalk":
         """Walk one compiled region; the walk keeps its diagnostics and per-frame outcomes."""
         walk = _RegionWalk(self, region)
-        self.walks = self.project.interp.runs = 0
+        self.walks = self.project.interp.calls.runs = 0
         walk.frame(region.entry, strict=bool(eogb_value(region.entry.info.decorator(*EOGB))),
                    env=self.relevant(region.entry, self.entry_env(region)))
         return walk

@@ -34,7 +34,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
 
     for summary in checked:
         for decl in summary.regions:
-            obj = project.interp.compiled_object(summary, decl.value, decl.function) if decl.value is not None \
+            obj = project.interp.calls.compiled_object(summary, decl.value, decl.function) if decl.value is not None \
                 else None
             for frame, env in _entry_targets(project, summary, decl):
                 add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None,
@@ -64,7 +64,7 @@ def _entry_point_targets(project: Project, spec: str) -> List[Tuple[Frame, Optio
     if summary is None or not qual:
         return []
     if qual in summary.classes or (qual in summary.functions and "." not in qual):
-        found = [(t.frame, t.env) for t in project.interp.compiled(summary, Expr(Op.GLOBAL, f"{summary.module}.{qual}"
+        found = [(t.frame, t.env) for t in project.interp.calls.compiled(summary, Expr(Op.GLOBAL, f"{summary.module}.{qual}"
                                                                                 if summary.module else qual), None)]
         if found:
             return found
@@ -81,7 +81,7 @@ def _entry_targets(project: Project, summary: FileSummary, decl: RegionDecl) -> 
     interpreter finds the compiled object to be (:meth:`gblint.abstract.interp.Interpreter.compiled`),
     else what the declaration's own ref names."""
     if decl.value is not None:
-        found = [(t.frame, t.env) for t in project.interp.compiled(summary, decl.value, decl.function)]
+        found = [(t.frame, t.env) for t in project.interp.calls.compiled(summary, decl.value, decl.function)]
         if found:
             return found
     return [(f, None) for f in _entry_frames(project, summary, decl)]

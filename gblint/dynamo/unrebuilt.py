@@ -138,7 +138,7 @@ def _built_here(interp, frame: Frame, recv: Expr, env, depth: int, made: List[Ex
                 return None
             texts.append(f"`{part.qualname.rsplit('.', 1)[-1]}(...)`")
             continue
-        called, _ = interp.program_function(part)
+        called, _ = interp.calls.program_function(part)
         if called is None or not called.info.results or called.info.is_generator:
             return None
         inner = interp.frame_env(called, None)
