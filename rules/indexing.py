@@ -16,7 +16,7 @@ from gblint.core.ops import Op
 
 from gblint.core.semantics import RANDOM_METHODS, TRACED_RANDOM
 from gblint.abstract.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHOD_RESULTS, TENSOR_METHODS,
-                            maybe_tensor)
+                                     maybe_tensor)
 
 from .base import Rule
 from .data_values import data_kind, note_binding

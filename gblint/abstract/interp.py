@@ -605,7 +605,7 @@ class Interpreter:
             for summary, info in mro:
                 if "__getattribute__" in info.methods:
                     self.calls.apply(self.defined(Func(summary.path, info.methods["__getattribute__"])),
-                               Args((inst, const(name))), calls, want=False)
+                                     Args((inst, const(name))), calls, want=False)
                     break
         for summary, info in mro:  # a property wins over the instance's own attributes
             qual = info.methods.get(name)

@@ -19,7 +19,7 @@ from ..core.ops import Op
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
                       Wraps)
 from ..core.semantics import (CHECKPOINT, CHECKPOINT_OPTIONS, COMPILE_NAMES, DATACLASS_DECORATORS, DISABLE, RNN_MODULES,
-                        SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
+                              SAME_DTYPE_MODULES, SELF_RETURNING_METHODS, STR_METHODS)
 from .calling import BOTTOM, UNSEEN, Args, CallsHost, Target
 from .folding import fold_builtin
 from .grads import GRAD, method_grad

@@ -24,7 +24,7 @@ from ..abstract import values
 from ..core.diagnostics import Diagnostic, TraceFrame
 from .index import Resolved, disabled_function_break, nonstrict_break
 from ..core.model import (Block, BlockFix, BlockKind, Event, EventKind, FixRequest, Frame, FunctionInfo,
-                    ManagerKind, Outcome, Region)
+                          ManagerKind, Outcome, Region)
 from .branch_cover import Way, below, covering, way_to
 from .calls import CallValues, call_key
 from .skip_cover import SkipWay, covered_skip

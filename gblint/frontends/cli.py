@@ -16,7 +16,7 @@ from typing import List, Optional
 
 from .. import __version__
 from ..settings.config import (ConfigError, Settings, display_path, find_pyproject, load_settings, parse_code_list,
-                     parse_python_version, parse_torch_version, settle_versions)
+                               parse_python_version, parse_torch_version, settle_versions)
 from .cli_adoption import write_stdout
 from ..core.interrupts import Terminated
 from ..core.versions import FROM_OPTION

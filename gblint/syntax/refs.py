@@ -12,9 +12,10 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from ..core.model import (Binding, CallResult, CallTarget, CompiledValue, ContainerValue, Dotted, FileSummary, InstanceCall,
-                    InstanceValue, Kind, LayerValue, LocalDefValue, LocalFunction, LoggerValue, ManagerValue, Method,
-                    Modules, OtherValue, PartialValue, SelfAttrMethod, SelfMethod, SuperMethod)
+from ..core.model import (Binding, CallResult, CallTarget, CompiledValue, ContainerValue, Dotted, FileSummary,
+                          InstanceCall, InstanceValue, Kind, LayerValue, LocalDefValue, LocalFunction, LoggerValue,
+                          ManagerValue, Method, Modules, OtherValue, PartialValue, SelfAttrMethod, SelfMethod,
+                          SuperMethod)
 from ..core.names import ImportTable, dotted
 from .scope import FunctionScope
 from ..abstract.tensors import UNSUPPORTED_MANAGERS

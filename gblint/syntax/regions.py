@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Protocol, Set, Tuple
 import libcst as cst
 
 from ..core.model import (Binding, Dotted, Expr, FileSummary, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl,
-                    SelfAttrMethod, SelfMethod, Span)
+                          SelfAttrMethod, SelfMethod, Span)
 from ..core.ops import Op
 from .refs import Refs, module_itself
 from .scope import FunctionScope

@@ -13,7 +13,7 @@ import libcst as cst
 
 from ..abstract import tensors
 from ..core.model import (PARAM_PREFIX, Binding, Block, BlockKind, ClassInfo, ContainerValue, Event, Expr, FileSummary,
-                    FunctionInfo, Kind, ModuleAttr, NnModuleAttr, Span, TensorAttr)
+                          FunctionInfo, Kind, ModuleAttr, NnModuleAttr, Span, TensorAttr)
 from ..core.ops import Op
 from ..core.names import ImportTable, dotted
 from ..core.semantics import COMPILING_PREDICATES, IS_COMPILING

@@ -31,9 +31,9 @@ from .arm_kinds import gate_blocks
 from ..abstract.loop_binds import loop_args, loop_value
 from .blocks import Blocks, _exits
 from ..core.model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Definition, Dotted, Event,
-                    EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
-                    ManagerValue, ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX,
-                    param_kind)
+                          EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
+                          ManagerValue, ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX,
+                          param_kind)
 from ..core.names import ImportTable, dotted, module_imports
 from .refs import Refs, is_external
 from .regions import Regions
