@@ -106,6 +106,48 @@ def test_a_followed_lazy_package_resolves_the_same(tmp_path):
     assert [d["code"] for d in doc["diagnostics"]] == ["GBL107"]
 
 
+def _newer(site, lazy=True, other=""):
+    """``lazypkg`` with a model package its ``TYPE_CHECKING`` imports leave out (``models/newer``),
+    as transformers 4.57 leaves out ernie4_5_moe, doge and ten others: at run time its lazy module
+    finds ``NewerModel`` in the folder (``define_import_structure``)."""
+    pkg = lazy_package(site)
+    (pkg / "models" / "newer").mkdir()
+    lazy_tail = "else:\n    import sys\n    sys.modules[__name__] = object()  # a _LazyModule in real packages\n"
+    (pkg / "models" / "__init__.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                                "    from .other import *\n    from .tiny import *\n"
+                                                + (lazy_tail if lazy else ""))
+    (pkg / "models" / "newer" / "__init__.py").write_text("import typing\n\nif typing.TYPE_CHECKING:\n"
+                                                          "    from .modeling_newer import *\n")
+    (pkg / "models" / "newer" / "modeling_newer.py").write_text(NET.replace("class Net", "class NewerModel")
+                                                                + "\n\n__all__ = ['NewerModel']\n")
+    if other:  # another module binds the name: exported too (two candidates), or not in its __all__
+        (pkg / "models" / "other2.py").write_text("class NewerModel:\n    pass\n\n\n__all__ = ['Other2'"
+                                                  + (", 'NewerModel']\n" if other == "exported" else "]\n"))
+
+
+@pytest.mark.parametrize("lazy,other,found", [(True, "", True), (False, "", False), (True, "exported", False),
+                                             (True, "bound", True)])
+def test_a_lazy_package_finds_a_name_its_type_checking_imports_leave_out(tmp_path, lazy, other, found):
+    """A followed package that replaces itself in ``sys.modules`` has the names its submodules export
+    (``__all__``): the one submodule that exports ``NewerModel`` is where it is found. Not in a
+    package that does not replace itself (Python raises ImportError), nor where two submodules
+    export it (not decided); a module that binds it without exporting it is no candidate."""
+    site = tmp_path / "site"
+    _newer(site, lazy=lazy, other=other)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text(DRIVER.replace("TinyModel", "NewerModel"))
+    env = dict(os.environ, PYTHONPATH=str(site))
+    doc = check_json(str(work), "--follow-imports", "lazypkg", "main.py", env=env)
+    if found:
+        assert regions(doc) == ["NewerModel.forward"]
+        assert [(os.path.basename(d["path"]), d["code"]) for d in doc["diagnostics"]] == [("modeling_newer.py", "GBL107")]
+    else:
+        assert regions(doc) == []
+        assert [(d["code"], "was not found in the source read" in d["message"]) for d in doc["diagnostics"]] == [
+            ("GBL003", True)]
+
+
 def test_a_diffusers_style_package_resolves_through_conditional_imports(tmp_path):
     """``if TYPE_CHECKING or SLOW_IMPORT:`` around ``if is_torch_available():`` imports, and a
     subpackage whose names are bound only under ``if is_torch_available():``."""

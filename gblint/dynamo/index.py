@@ -105,6 +105,14 @@ class Project:
                         return found
             if head in summary.module_values:  # a module-level value (`model = Net()`)
                 return summary, rest
+            if self.loader is not None:  # a lazy package: the one submodule that binds `head`, if only one does
+                found = {}
+                for sub in self.loader.lazy_exporters(mod, head):
+                    got = self.lookup(f"{mod}.{sub}.{rest}", depth + 1)
+                    if got is not None:
+                        found[(got[0].path, got[1])] = got
+                if len(found) == 1:
+                    return next(iter(found.values()))
             return None
         return None
 
