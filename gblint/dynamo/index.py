@@ -48,6 +48,7 @@ class Project:
         self.by_module: Dict[str, FileSummary] = {}
         self.loader = loader  # loads modules of followed packages on first use (``--follow-imports``)
         self._interp = None
+        self._lazy_active: set = set()  # (package, name) whose exporters lookup is reading
         for s in summaries:
             self.add(s)
 
@@ -105,12 +106,17 @@ class Project:
                         return found
             if head in summary.module_values:  # a module-level value (`model = Net()`)
                 return summary, rest
-            if self.loader is not None:  # a lazy package: the one submodule that binds `head`, if only one does
-                found = {}
-                for sub in self.loader.lazy_exporters(mod, head):
-                    got = self.lookup(f"{mod}.{sub}.{rest}", depth + 1)
-                    if got is not None:
-                        found[(got[0].path, got[1])] = got
+            if self.loader is not None and (mod, head) not in self._lazy_active:
+                # a lazy package: the one module under it that exports `head`, if only one does
+                self._lazy_active.add((mod, head))  # an exporter importing it back from the package
+                try:
+                    found = {}
+                    for module in self.loader.lazy_exporters(mod, head):
+                        got = self.lookup(f"{module}.{rest}", depth + 1)
+                        if got is not None:
+                            found[(got[0].path, got[1])] = got
+                finally:
+                    self._lazy_active.discard((mod, head))
                 if len(found) == 1:
                     return next(iter(found.values()))
             return None

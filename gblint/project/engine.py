@@ -44,6 +44,7 @@ from ..core.semantics import dynamo_traces_package
 from .reporting import conditional_shown, coverage_notes, select_diagnostics, unresolved_notes
 from ..core.versions import describe as describe_versions, torch_of
 from ..core.fs import import_roots, in_stdlib, module_findable, package_dir
+from ..core.lazy_modules import Exports, LazyInit
 from ..core.source import (SourceError, caused_by_recursion, check_size, describe_exception, digest, parse_source,
                            read_source, run_deep, too_deep)
 from ..dynamo.entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
@@ -298,28 +299,33 @@ class Loader:
             rf"|^\s+(?:\w+\s+as\s+)?{w}\s*(?:,|\)|$)", re.M))
 
     def lazy_exporters(self, name: str, word: str) -> List[str]:
-        """The submodules of package ``name`` with a module that lists ``word`` in its ``__all__``,
-        when ``name`` belongs to a followed package and replaces itself in ``sys.modules``
-        (``sys.modules[__name__] = _LazyModule(...)``): such a package's names are what its
-        submodules export (transformers' ``utils/import_utils.py:define_import_structure`` reads their
-        ``__all__`` from the folder, so a model package its ``TYPE_CHECKING`` imports leave out is
-        still ``transformers.Name``). [] for any other module."""
+        """The modules under package ``name`` whose ``__all__`` lists ``word``, when ``name`` belongs
+        to a followed package whose ``__init__`` replaces it in ``sys.modules`` with a lazy module
+        built from ``define_import_structure(...)``: such a package's names are what the files under
+        its folder export, as transformers' ``utils/import_utils.py`` reads them
+        (``create_import_structure_from_path``: every file but ``__init__.py``, ``convert_*`` and
+        ``modular_*``; ``fetch__all__``: the last ``__all__`` line), so a model package its
+        ``TYPE_CHECKING`` imports leave out is still ``transformers.Name``. [] for any other module."""
         root = self.followed.get(name.split(".")[0])
         if root is None:
             return []
         folder = os.path.join(root, *name.split(".")[1:])
-        if not self._mentions_word(name + ".__init__", "lazy", "sys.modules", lambda: _REPLACES_ITSELF):
+        if not os.path.isdir(folder) or not self._mentions_word(
+                name + ".__init__", "lazy", "define_import_structure", LazyInit):
             return []
-        try:
-            entries = sorted(os.listdir(folder))
-        except OSError:
-            return []
-        subs = [e[:-3] if e.endswith(".py") else e for e in entries
-                if (e.endswith(".py") and e != "__init__.py" or os.path.isfile(os.path.join(folder, e, "__init__.py")))
-                and (e[:-3] if e.endswith(".py") else e).isidentifier()]
-        w = re.escape(word)
-        return [sub for sub in subs if self._mentions_word(f"{name}.{sub}", "__all__" + word, word, lambda: re.compile(
-            rf"__all__\s*\+?=\s*[\[(][^\])]*[\"']{w}[\"']"))]
+        out, seen = [], set()
+        for directory, dirs, files in os.walk(folder):  # links to folders are not followed
+            dirs[:] = sorted(d for d in dirs if d.isidentifier())
+            for f in sorted(files):
+                stem = f[:-3]
+                if not f.endswith(".py") or f == "__init__.py" or f.startswith(("convert_", "modular_")) \
+                        or not stem.isidentifier() or os.path.realpath(os.path.join(directory, f)) in seen:
+                    continue
+                seen.add(os.path.realpath(os.path.join(directory, f)))
+                module = ".".join([name] + os.path.relpath(os.path.join(directory, stem), folder).split(os.sep))
+                if self._mentions_word(module, "__all__" + word, word, lambda: Exports(word)):
+                    out.append(module)
+        return out
 
     def _nearby(self, name: str) -> Optional[Tuple[str, bool]]:
         """``(path, is_package)`` of module ``name`` under one of :attr:`roots`, or None."""
@@ -372,7 +378,6 @@ class Loader:
 
 # text that can declare a compiled region: torch.compile / T.compile(...) / model.compile() /
 # `from torch import compile`; `re.compile(` alone cannot
-_REPLACES_ITSELF = re.compile(r"^\s*sys\.modules\[__name__\]\s*=", re.M)  # a lazy package (Loader.lazy_exporters)
 _REGION_LINE = re.compile(r"(?<![\w])(?!re\.)(?:\w+\.)+compile\b|import.*\bcompile\b|^\s*compile\s*\(")
 
 
