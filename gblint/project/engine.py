@@ -319,9 +319,12 @@ class Loader:
             for f in sorted(files):
                 stem = f[:-3]
                 if not f.endswith(".py") or f == "__init__.py" or f.startswith(("convert_", "modular_")) \
-                        or not stem.isidentifier() or os.path.realpath(os.path.join(directory, f)) in seen:
+                        or not stem.isidentifier():
                     continue
-                seen.add(os.path.realpath(os.path.join(directory, f)))
+                real = os.path.realpath(os.path.join(directory, f))
+                if real in seen:
+                    continue
+                seen.add(real)
                 module = ".".join([name] + os.path.relpath(os.path.join(directory, stem), folder).split(os.sep))
                 if self._mentions_word(module, "__all__" + word, word, lambda: Exports(word)):
                     out.append(module)
