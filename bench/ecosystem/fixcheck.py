@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -119,16 +119,19 @@ sys.exit(cli.main(sys.argv[1:]))
 """
 
 
-def gblint_fix(root: str, pkgdir: str, entries: List[str], unsafe: bool, diff: bool
-               ) -> Tuple[int, int, str, List[Tuple[str, str, str, str]]]:
-    """Run ``gblint fix`` in ``root`` on ``pkgdir``; (fixes, files, output tail, the applied fixes'
-    ``(path, code, frame, title)``)."""
+def gblint_fix(root: str, paths: List[str], entries: List[str], unsafe: bool, diff: bool,
+               follow: Iterable[str] = ()) -> Tuple[int, int, str, List[Tuple[str, str, str, str]]]:
+    """Run ``gblint fix`` in ``root`` on ``paths`` (the package's folder, and the drivers when they
+    are entered), following the packages ``follow``; (fixes, files, output tail, the applied fixes'
+    ``(path, code, frame, title)``). Raises ``RuntimeError`` when its output has no count."""
     cmd = [sys.executable, "-c", FIX, "fix", "--isolated", "--no-cache", "-j", "2", "--exit-zero"]
     cmd += ["--unsafe-fixes"] if unsafe else []
     cmd += ["--diff"] if diff else []
     for e in entries:
         cmd += ["--entry", e]
-    proc = subprocess.run(cmd + [pkgdir], cwd=root, capture_output=True, text=True, timeout=3600)
+    for f in follow:
+        cmd += ["--follow-imports", f]
+    proc = subprocess.run(cmd + list(paths), cwd=root, capture_output=True, text=True, timeout=3600)
     m = re.search(r"(?:Applied|Would apply) (\d+) fix(?:es)? in (\d+) files?", proc.stdout + proc.stderr)
     if not m:
         raise RuntimeError(f"gblint fix said nothing countable (exit {proc.returncode}): {proc.stderr[-500:]}")
@@ -171,9 +174,14 @@ _MEASURED: Dict[Tuple[str, Tuple], Dict[str, Dict[str, object]]] = {}
 
 
 def check(package: str, unsafe: bool, models: Optional[int], every_class: bool = False, measure: bool = True,
-          before: str = "truth", only: Optional[Set[str]] = None, jobs: int = 2) -> Dict[str, object]:
+          before: str = "truth", only: Optional[Set[str]] = None, jobs: int = 2, drivers: bool = False
+          ) -> Dict[str, object]:
     """The checks of the module docstring for one package and variant; a dict of figures.
     ``every_class``: enter every class that defines ``forward``, not only the measured models.
+    ``drivers``: check the measured models' drivers (``spec.driver``: the setup, then
+    ``torch.compile`` and a call, as the harness's driver view checks them) beside the package, so
+    that models defined in the setup (an ODE function, a GP model) are entered too; the fixes
+    written into the drivers are counted apart and not measured (the truth's setup is).
     ``measure``: re-measure under torch each model a fix touched (``fixmeasure``), ``before``
     ``"truth"`` (the committed truth) or ``"fresh"`` (measured now with the same child); ``only``:
     enter, measure and compare only these models (a sample: the fixes are those their classes reach);
@@ -193,11 +201,21 @@ def check(package: str, unsafe: bool, models: Optional[int], every_class: bool =
     root = os.path.join(work, "site-packages")
     try:
         shutil.copytree(src, os.path.join(root, pkgdir), ignore=shutil.ignore_patterns("__pycache__"))
+        paths, follow = [pkgdir], ()
         if every_class:
             entries = forward_classes(root, pkgdir)
-        fixes, files, _, applied = gblint_fix(root, pkgdir, entries, unsafe, diff=False)
+        elif drivers:
+            from spec import driver
+            entries, follow = [], PACKAGES[package]["follow"][1:]
+            for name, rec in sorted(truth.items()):
+                if rec.get("status") == "measured":
+                    paths.append("drv_" + re.sub(r"\W", "_", name) + ".py")
+                    with open(os.path.join(root, paths[-1]), "w", encoding="utf-8") as fh:
+                        fh.write(driver(rec["setup"]))
+        fixes, files, _, applied = gblint_fix(root, paths, entries, unsafe, False, follow)
         # nothing applied: the second run would read the same files as the first
-        again = gblint_fix(root, pkgdir, entries, unsafe, diff=True)[0] if fixes else 0
+        again = gblint_fix(root, paths, entries, unsafe, True, follow)[0] if fixes else 0
+        in_drivers = [k for k in applied if not k[0].startswith(pkgdir + "/")]
         rejected, changed, added, modules = [], set(), set(), []
         spans_before: Dict[str, list] = {}
         spans_after: Dict[str, list] = {}
@@ -254,8 +272,10 @@ def check(package: str, unsafe: bool, models: Optional[int], every_class: bool =
             if missing:
                 base.update(fixmeasure.measure_models(package, missing, None, jobs))
             rows = fixmeasure.compare(package, truth, hit, base, after, spans_before, spans_after)
-        return {"package": package, "variant": "unsafe" if unsafe else "safe", "entries": len(entries),
-                "entered": "classes with forward" if every_class else "measured models",
+        return {"package": package, "variant": "unsafe" if unsafe else "safe",
+                "entries": len(paths) - 1 if drivers and not every_class else len(entries),
+                "entered": "classes with forward" if every_class else "drivers" if drivers else "measured models",
+                "driver_fixes": len(in_drivers),
                 "fixes": fixes, "files": files, "applied": [list(k) for k in applied],
                 "changed_functions": len(changed), "added_functions": len(added), "rejected": rejected,
                 "import_ok": imp.returncode == 0, "import_error": imp.stderr[-400:] if imp.returncode else "",
@@ -303,6 +323,9 @@ def main(argv=None) -> int:
     ap.add_argument("--every-class", action="append", default=[], choices=sorted(PACKAGES), metavar="PACKAGE",
                     help="for PACKAGE, enter every class that defines forward (more code reached, more fixes), "
                          "not only the measured models (repeatable)")
+    ap.add_argument("--drivers", action="store_true", help="check the measured models' drivers beside the package "
+                    "(the harness's driver view) instead of entering their classes: models defined in the setup "
+                    "are entered too")
     ap.add_argument("--no-measure", action="store_true", help="do not re-measure the touched models under torch")
     ap.add_argument("--before", choices=("truth", "fresh"), default="truth",
                     help="the figures before the fix: the committed truth, or measured now with the same child")
@@ -334,7 +357,8 @@ def main(argv=None) -> int:
                 # every safe fix may be applied with --unsafe-fixes: none there, none here
                 r = dict(next(r for r in rows if r["package"] == package), variant="safe")
             else:
-                r = check(package, unsafe, a.models, package in a.every_class, not a.no_measure, a.before, chosen, a.jobs)
+                r = check(package, unsafe, a.models, package in a.every_class, not a.no_measure, a.before, chosen,
+                          a.jobs, a.drivers)
             rows.append(r)
             worse = [f"{m['model']}: {m['failure']}" for m in r["measured"] if m["failure"]]
             ok = (not r["rejected"] and r["import_ok"] and r["second_run_fixes"] == 0 and not r["unequal"]
