@@ -19,18 +19,37 @@ becomes a ``RuntimeError`` with the same message (unsafe: a handler for ``E`` no
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import libcst as cst
 
 from gblint.syntax.traversal import replace_node
 
 
-def raise_guard(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, bool, str]]:
-    """For ``if C: raise E(...)`` with no ``else``: ``(the tensor test, whether it is ``not X``
-    (then X), the message as source)``. The message is the single string literal ``E`` is called
-    with, else ``E``'s name as a literal. None for any other shape (an ``elif``/``else``, more
-    statements, ``raise ... from``, a message that is not a literal)."""
+class Guard(NamedTuple):
+    """A validation guard ``if [GATE and] C: raise E("msg")`` as :func:`raise_guard` reads it."""
+
+    test: cst.BaseExpression  # the tensor test C (X for ``not X``)
+    negated: bool  # whether C is ``not X``
+    message: str  # the message as source: the literal E is called with, else E's name as a literal
+    gate: Optional[cst.BaseExpression] = None  # GATE: the operands before C in ``GATE and C``
+
+
+def _literal_message(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a ``str`` literal: a string, or adjacent strings, none bytes or formatted."""
+    if isinstance(node, cst.ConcatenatedString):
+        return _literal_message(node.left) and _literal_message(node.right)
+    return isinstance(node, cst.SimpleString) and "b" not in node.prefix.lower()
+
+
+def raise_guard(node: cst.CSTNode, gated: bool = False) -> Optional[Guard]:
+    """For ``if C: raise E(...)`` with no ``else``, the :class:`Guard`; with ``gated``, also for
+    ``if A and B and C: raise E(...)`` (an ``and`` not in parentheses: C is its last operand, the
+    gate ``A and B`` is evaluated first and C only when it holds, as before the rewrite). The message
+    is the single string literal ``E`` is called with (adjacent literals too), else ``E``'s name.
+    None for any other shape (an ``elif``/``else``, more statements, ``raise ... from``, a message
+    that is not a literal, an ``and``/``or`` test otherwise: ``bool`` of ``A and C`` may be
+    ``A``'s, which ``torch.logical_not`` does not take)."""
     if not isinstance(node, cst.If) or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
         return None
     body = node.body.body
@@ -45,7 +64,7 @@ def raise_guard(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, bool, s
         if len(exc.args) > 1 or any(a.keyword or a.star for a in exc.args):
             return None
         if exc.args:
-            if not isinstance(exc.args[0].value, cst.SimpleString) or "b" in exc.args[0].value.prefix.lower():
+            if not _literal_message(exc.args[0].value):
                 return None
             message = cst.Module([]).code_for_node(exc.args[0].value)
         exc = exc.func
@@ -53,34 +72,47 @@ def raise_guard(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, bool, s
         return None
     if message is None:
         message = '"' + cst.Module([]).code_for_node(exc) + '"'
-    test = node.test
+    test, gate = node.test, None
+    if isinstance(test, cst.BooleanOperation):
+        if not gated or not isinstance(test.operator, cst.And) or test.lpar:
+            return None
+        test, gate = test.right, test.left
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    return (test.expression if negated else test), negated, message
-
-
-def guard_needs(node: cst.CSTNode, ctx) -> Optional[Tuple[str, ...]]:
-    """The kind token of the tested tensor of a :func:`raise_guard` (the rewrite needs it to be a
-    known tensor), or None."""
-    shape = raise_guard(node)
-    if shape is None:
+    test = test.expression if negated else test
+    if isinstance(test, cst.BooleanOperation) or (isinstance(test, cst.UnaryOperation) and isinstance(
+            test.operator, cst.Not)):
         return None
-    token = ctx.known_tensor(shape[0])
+    return Guard(test, negated, message, gate)
+
+
+def guard_needs(node: cst.CSTNode, ctx, gated: bool = False) -> Optional[Tuple[str, ...]]:
+    """The kind token of the tested tensor of a :func:`raise_guard` (the rewrite needs it to be a
+    known tensor), or None. ``gated``: the site is the last operand of an ``and`` (see
+    :func:`raise_guard`)."""
+    shape = raise_guard(node, gated)
+    if shape is None or (shape.gate is None) == gated:
+        return None
+    token = ctx.known_tensor(shape.test)
     return None if token is None else (token,)
 
 
 def to_assert_async(module: cst.Module, node: cst.If, alias: str) -> Optional[cst.Module]:
     """``if C: raise E("msg")`` -> ``ALIAS._assert_async(ALIAS.logical_not(C), "msg")`` in
-    ``module`` (``if not C:`` -> ``ALIAS._assert_async(C, "msg")``); None for another shape."""
-    shape = raise_guard(node)
+    ``module`` (``if not C:`` -> ``ALIAS._assert_async(C, "msg")``); ``if A and C: raise ...`` ->
+    ``if A: ALIAS._assert_async(...)``. None for another shape."""
+    shape = raise_guard(node, gated=True)
     if shape is None:
         return None
-    test, negated, message = shape
-    code = cst.Module([]).code_for_node(test)
-    cond = code if negated else f"{alias}.logical_not({code})"
-    stmt = cst.parse_statement(f"{alias}._assert_async({cond}, {message})\n")
-    comment = node.body.body[0].trailing_whitespace if isinstance(node.body, cst.IndentedBlock) else None
-    if comment is not None and comment.comment is not None:
+    code = cst.Module([]).code_for_node(shape.test.with_changes(lpar=[], rpar=[]) if not shape.negated
+                                        else shape.test)
+    cond = code if shape.negated else f"{alias}.logical_not({code})"
+    stmt = cst.parse_statement(f"{alias}._assert_async({cond}, {shape.message})\n")
+    comment = node.body.body[0].trailing_whitespace
+    if comment.comment is not None:
         stmt = stmt.with_changes(trailing_whitespace=comment)
+    if shape.gate is not None:
+        inner = node.body.with_changes(body=[stmt])
+        return replace_node(module, node, node.with_changes(test=shape.gate, body=inner))
     return replace_node(module, node, stmt.with_changes(leading_lines=list(node.leading_lines)))
 
 

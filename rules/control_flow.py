@@ -180,8 +180,11 @@ class DataDependentBranch(Rule):
                 text = " and ".join(code_of(b) for b in before) if is_and else \
                     "not (" + " or ".join(code_of(b) for b in before) + ")"
                 what = _WHAT[type(node)]
+                # `if flag and not t.all(): raise E("msg")` -> `if flag: torch._assert_async(t.all(), "msg")`
+                guard = guard_needs(node, ctx, gated=True) if operand is test.right and is_and else None
                 return self.site(operand, f"{what} on a tensor value (data-dependent branching)",
-                                 needs=ctx.kind(operand), python_value=True, fix_needs=self.where_needs(node, ctx),
+                                 needs=ctx.kind(operand), python_value=True,
+                                 fix_needs=self.where_needs(node, ctx) or guard,
                                  gate=gate, gate_kind="branch", gate_text=text)
         if maybe_tensor(k):
             what = _WHAT.get(type(node))

@@ -8,7 +8,7 @@ rules/check_rewrite.py), applied by ``gblint fix``, then measured under torch.
 - ``if C: raise E("msg")`` on a tensor becomes ``torch._assert_async(torch.logical_not(C), "msg")``
   (unsafe: RuntimeError instead of ``E``).
 
-The measured test fixes copies of tests/cases/kinds k70-k79 and runs them under torch (eager
+The measured test fixes copies of tests/cases/kinds k70-k7a and runs them under torch (eager
 backend): the break is gone, the outputs are equal, and the text a reorderable print printed is the
 same."""
 import ast
@@ -209,6 +209,49 @@ def test_other_raise_guards_are_not_rewritten(body):
             y = x * 2
             if (y < 0).any():
                 {body}
+            return y
+        """
+    assert not any("_assert_async" in t for _, _, t in _fixes(text))
+
+
+def test_a_guard_behind_a_python_test_keeps_the_test():
+    """``if index is not None and not torch.all(...): raise E("a" "b")``: the Python operands stay an ``if``
+    around the check, evaluated first as before; adjacent literals are one message."""
+    new, result = _fixed("""\
+        import torch
+
+        @torch.compile
+        def f(x, index=None, strict=True):
+            y = x * 2
+            if index is not None and strict and not torch.all(index[:-1] <= index[1:]):
+                raise ValueError("not "
+                                 "sorted")
+            if (y < 0).any():
+                raise ValueError("neg" "ative")
+            return y
+        """)
+    func = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef))
+    assert ast.unparse(func.body[1]) == ("if index is not None and strict:\n"
+                                         "    torch._assert_async(torch.all(index[:-1] <= index[1:]), 'not sorted')")
+    assert ast.unparse(func.body[2]) == "torch._assert_async(torch.logical_not((y < 0).any()), 'negative')"
+    assert [d.code for d in result.report.diagnostics if d.effect != "info"] == []
+
+
+@pytest.mark.parametrize("test", ["index is not None or (y < 0).any()", "(y > 9).all() and (y < 0).any()",
+                                  "index is not None and (y < 0).any() and index.numel() > 1",
+                                  "(index is not None and (y < 0).any())", "not (index is not None and (y < 0).any())",
+                                  "index is not None and not not (y < 0).any()", 'index is not None and f"{y}"'])
+def test_other_gated_guards_are_not_rewritten(test):
+    """Only ``GATE and C`` with the tensor test C last: an ``or`` raises when either holds, a tensor first
+    operand still breaks at the ``and``, an operand after C would run only when C holds."""
+    text = f"""\
+        import torch
+
+        @torch.compile
+        def f(x, index=None):
+            y = x * 2
+            if {test}:
+                raise ValueError("bad")
             return y
         """
     assert not any("_assert_async" in t for _, _, t in _fixes(text))

@@ -254,7 +254,7 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     node = pos.node((cst.If,), request.line)
     if node is None or func is None:
         return None
-    if check_rewrite.raise_guard(node) is not None:
+    if check_rewrite.raise_guard(node, gated=True) is not None:
         new = _with_torch(lambda name: check_rewrite.to_assert_async(module, node, name), alias)
         title = ("Check with `torch._assert_async` instead of branching on a tensor (bad data raises RuntimeError "
                  "with the same message, not the exception raised now)")

@@ -52,7 +52,9 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                ("unsafe", "Rewrites a validation guard `if c: raise E(\"msg\")` (or `raise E`) as "
                           "`torch._assert_async(torch.logical_not(c), \"msg\")` (`if not c:` as "
                           "`torch._assert_async(c, \"msg\")`) when `c` is known to be a tensor: kept in the graph, "
-                          "bad data still raises, but a `RuntimeError` (on CUDA, later, from the device)."),),
+                          "bad data still raises, but a `RuntimeError` (on CUDA, later, from the device); "
+                          "`if p and c: raise ...` as `if p:` around the check (`c` the last operand of the `and`: "
+                          "`p` is still tested first, `c` only when it holds)."),),
     "GBL107": _LOG_FIXES,
     "GBL109": _LOG_FIXES,
     "GBL110": _LOG_FIXES,
