@@ -8,7 +8,7 @@ rules/check_rewrite.py), applied by ``gblint fix``, then measured under torch.
 - ``if C: raise E("msg")`` on a tensor becomes ``torch._assert_async(torch.logical_not(C), "msg")``
   (unsafe: RuntimeError instead of ``E``).
 
-The measured test fixes copies of tests/cases/kinds k70-k7a and runs them under torch (eager
+The measured test fixes copies of tests/cases/kinds k70-k7b and runs them under torch (eager
 backend): the break is gone, the outputs are equal, and the text a reorderable print printed is the
 same."""
 import ast
@@ -255,6 +255,35 @@ def test_other_gated_guards_are_not_rewritten(test):
             return y
         """
     assert not any("_assert_async" in t for _, _, t in _fixes(text))
+
+
+def test_a_guard_in_a_callee_is_rewritten_in_the_callee(tmp_path, capsys):
+    """A nested break (GBL301) in a helper the compiled function calls gets the helper's own rewrite, predicted
+    on the helper's frame; the line ``gblint fix`` prints names that frame, not the compiled caller."""
+    from gblint.frontends.cli import main
+    path = tmp_path / "m.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+
+        def check_sorted(index):
+            if index is not None and not torch.all(index[:-1] <= index[1:]):
+                raise ValueError("index is not sorted")
+
+        @torch.compile
+        def f(x, index):
+            y = x * 2
+            check_sorted(index)
+            return y.sum()
+
+        f(torch.ones(4), torch.arange(4))
+        """))
+    assert main(["fix", "--unsafe-fixes", "--no-cache", "--isolated", str(path)]) == 0
+    func = next(s for s in ast.parse(path.read_text()).body if isinstance(s, ast.FunctionDef))
+    assert ast.unparse(func.body[0]) == ("if index is not None:\n"
+                                         "    torch._assert_async(torch.all(index[:-1] <= index[1:]), 'index is not sorted')")
+    err = capsys.readouterr().err
+    assert "GBL301 in " in err and "(`check_sorted`): predicted: ~1 -> ~1 graph, 1 -> 0 graph breaks" in err, err
+    assert "after the fix: ~1 graph, 0 graph breaks, 0 skipped frames" in err, err
 
 
 # ------------------------------------------------------------------------ measured under torch

@@ -56,10 +56,15 @@ def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool
     return LoopFix(loop.line, anchor.span.line, frame.name)
 
 
-def nested(callee: Frame, region: Region) -> Optional[FixRequest]:
-    """The fix request for a break nested in ``callee`` (a :class:`Frame` compiled in ``region``):
-    a callee whose breaks are all logging/printing is better disabled outright (one clean break);
+def nested(callee: Frame, region: Region, site: Optional[Event] = None) -> Optional[FixRequest]:
+    """The fix request for a break nested in ``callee`` (a :class:`Frame` compiled in ``region``) at
+    ``site``: a branch on a tensor the rule can rewrite (``site.fixable``) is rewritten where it is, in
+    the callee, as in a compiled frame (the callee's code is inlined into the caller's graph: without
+    the branch, nothing breaks there; issue 40: the breaks of real models are mostly in callees); a
+    callee whose breaks are all logging/printing is better disabled outright (one clean break);
     otherwise the advice is the ``nested_graph_breaks`` setting (None when the region has it)."""
+    if site is not None and site.code in WHERE_FIXES and site.fixable:
+        return WhereFix(site.span.line, callee.name)
     breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
     if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
             and all(e.kind != EventKind.CALL for e in callee.info.events if e.kind != EventKind.BREAK) \

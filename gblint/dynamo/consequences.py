@@ -686,7 +686,7 @@ class _RegionWalk:
                       join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
-                      fix_request=fix_requests.nested(site_frame, self.region))
+                      fix_request=fix_requests.nested(site_frame, self.region, site))
             at_own_call(self, self.owner.project.loader, frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,

@@ -486,6 +486,7 @@ def _print_effects(result, written) -> None:
     for key in result.applied:
         if key[0] in written and key in result.effects:
             path, code, frame, _ = key
+            frame = result.effect_frames.get(key) or frame  # a nested break's rewrite: its callee
             print(f"gblint: {code} in {display_path(path)} (`{frame}`): {measured_line(*result.effects[key])}",
                   file=sys.stderr)
 

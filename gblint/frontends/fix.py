@@ -55,7 +55,8 @@ class FixResult:
     check of the final texts, and whether the fixes reached a fixpoint (``complete``; False when
     :data:`MAX_ROUNDS` rounds ran out with fixes still to apply). ``effects``: for an applied
     fix, gblint's prediction for its frame before and after it, and a fresh check of the frame
-    in the final text (``None`` where the frame is no longer found)."""
+    in the final text (``None`` where the frame is no longer found); ``effect_frames``: that frame
+    (the callee, for a rewrite of a break nested in it)."""
 
     texts: Dict[str, str]
     original: Dict[str, str]
@@ -64,6 +65,7 @@ class FixResult:
     report: object
     complete: bool = True
     effects: Dict[Key, Tuple[Effect, Effect, Optional[Effect]]] = dataclasses.field(default_factory=dict)
+    effect_frames: Dict[Key, Optional[str]] = dataclasses.field(default_factory=dict)
 
     def changed(self) -> List[str]:
         """The paths whose text the fixes changed."""
@@ -107,12 +109,16 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
     rounds = 0
     predict = graph_counter(run, SourceFile, settings)
     predicted: Dict[Key, Tuple[Effect, Effect]] = {}
+    frames: Dict[Key, Optional[str]] = {}
     while True:
         report = check_sources([SourceFile(p, t) for p, t in texts.items()], settings, fixes=False)
         # fixes are built from `texts` only: files read through --follow-imports get none
         diags = attach_fixes(report.diagnostics, texts, settings, predict=predict)
         predicted.update(((d.path, d.code, d.frame, d.fix.title), effects(d.fix)) for d in diags
                          if d.fix is not None and d.fix.effect is not None)
+        # the frame each prediction was made on: a nested break's rewrite is predicted on its callee
+        frames.update(((d.path, d.code, d.frame, d.fix.title), getattr(d.fix_request, "frame", None) or d.frame)
+                      for d in diags if d.fix is not None and d.fix.effect is not None)
         if _revert_failed(pending, diags, texts, refused, applied, reverted):
             pending = {}
             continue  # re-check without the reverted fixes (each revert refuses a fix: this ends)
@@ -128,8 +134,9 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
     measured = {}
     for key in applied:
         if key in predicted:  # the fresh figures: the frame in what the file holds after every round
-            measured[key] = predicted[key] + (predict(key[0], texts[key[0]], key[2]),)
-    return FixResult(texts, dict(paths_texts), applied, reverted, report, complete, measured)
+            measured[key] = predicted[key] + (predict(key[0], texts[key[0]], frames[key]),)
+    return FixResult(texts, dict(paths_texts), applied, reverted, report, complete, measured,
+                     {k: frames[k] for k in measured})
 
 
 def _revert_failed(pending: Dict[str, Tuple[str, List[_Applied]]], diags: Sequence[Diagnostic],

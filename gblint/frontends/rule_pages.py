@@ -93,7 +93,11 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
                         "runs with the same "
                         "arguments, and Dynamo rebuilds the call at the break (measured: the frame resumes, outputs "
                         "equal). Declines for any other receiver (`Shift(x).apply(x)`)."),),
-    "GBL301": (("safe", "Decorates a callee whose breaks are all printing/logging with "
+    "GBL301": (("unsafe", "A branch on a tensor in the callee that GBL105 can rewrite (`torch.where`, a validation "
+                          "guard as `torch._assert_async`) is rewritten there, predicted on the callee's frame: "
+                          "the callee no longer breaks wherever it is compiled (its eager callers get the "
+                          "rewritten check too)."),
+               ("safe", "Decorates a callee whose breaks are all printing/logging with "
                         "`@torch.compiler.disable`: one clean break instead of one per frame."),
                ("advice", "Otherwise suggests `torch._dynamo.config.nested_graph_breaks = True` (one break and "
                           "2 graphs instead of 2 per frame); no edit."),),
