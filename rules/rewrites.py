@@ -612,7 +612,10 @@ class _RenameDecorator(cst.CSTTransformer):
 
 
 PURE_METHODS = frozenset({"abs", "clamp", "exp", "log", "neg", "relu", "sigmoid", "tanh", "sqrt", "sin", "cos",
-                          "float", "to", "detach", "mean", "sum", "max", "min", "norm", "pow", "reciprocal"})
+                          "float", "to", "detach", "mean", "sum", "max", "min", "norm", "pow", "reciprocal",
+                          # the tests a branch on a tensor is written with: no side effect, a new tensor
+                          "any", "all", "isfinite", "isnan", "isinf", "bool", "logical_not", "logical_and",
+                          "logical_or", "eq", "ne", "lt", "le", "gt", "ge", "softmax", "log_softmax"})
 
 
 def _pure(expr: cst.BaseExpression, torch_alias: str) -> bool:
@@ -673,7 +676,10 @@ def to_where(module: cst.Module, node: cst.If, bound_before: Set[str], alias: Op
         mod = module
     if not all(_pure(e, alias) for e in (node.test, a, b)):
         return None
-    code = (f"{name} = {alias}.where({cst.Module([]).code_for_node(node.test)}, "
+    cond = where_condition(node.test, alias)
+    if cond is None:
+        return None
+    code = (f"{name} = {alias}.where({cond}, "
             f"{cst.Module([]).code_for_node(a)}, {cst.Module([]).code_for_node(b)})\n")
     new_stmt = _stmt(code).with_changes(leading_lines=list(node.leading_lines))
     # locate the If again in the module that may have gained an import
@@ -681,6 +687,42 @@ def to_where(module: cst.Module, node: cst.If, bound_before: Set[str], alias: Op
     if target is None:
         return None
     return replace(mod, target, new_stmt)
+
+
+#: methods and ``torch`` functions whose result is a boolean tensor
+_BOOLEAN = frozenset({"any", "all", "isfinite", "isnan", "isinf", "isneginf", "isposinf", "isreal", "logical_and",
+                      "logical_or", "logical_not", "logical_xor", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+                      "less", "greater_equal", "less_equal", "not_equal", "isclose", "signbit", "bool"})
+
+
+def where_condition(test: cst.BaseExpression, alias: str) -> Optional[str]:
+    """The condition ``torch.where`` gets for the ``if`` test ``test``, as source: the test itself where
+    it is surely a boolean tensor (a comparison, ``.any()``/``.all()``, ``torch.isfinite(...)``, ``~``,
+    ``&``, ``|`` of those), ``ALIAS.logical_not(X)`` for ``not X``; None otherwise: ``where`` takes no
+    Python bool (``not t`` is one, after a break) and no non-boolean tensor, and ``and``/``or``
+    short-circuit on the first tensor."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    inner = test.expression if negated else test
+    if not _boolean_tensor(inner):
+        return None
+    code = cst.Module([]).code_for_node(inner.with_changes(lpar=[], rpar=[]) if negated else inner)
+    return f"{alias}.logical_not({code})" if negated else code
+
+
+def _boolean_tensor(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` surely evaluates to a boolean tensor, given that it is a tensor."""
+    if isinstance(expr, cst.Comparison):
+        return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons) \
+            and len(expr.comparisons) == 1
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.BitInvert) and _boolean_tensor(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and \
+            _boolean_tensor(expr.left) and _boolean_tensor(expr.right)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _BOOLEAN
+    return False
 
 
 def _find_same(new_module: cst.Module, old_module: cst.Module, node: cst.CSTNode) -> Optional[cst.CSTNode]:

@@ -286,6 +286,61 @@ def test_a_guard_in_a_callee_is_rewritten_in_the_callee(tmp_path, capsys):
     assert "after the fix: ~1 graph, 0 graph breaks, 0 skipped frames" in err, err
 
 
+WHERE_PROGRAM = """\
+    import torch
+
+    @torch.compile(backend="eager")
+    def f(x: torch.Tensor):
+        t = x * 2
+        y = x + 1
+        if not torch.all((t >= 0) * (t <= 1)):
+            t = t.sigmoid()
+        if (t > 0.9).any():
+            y = y * 3
+        if t.sum():
+            y = y * 2
+        if (t > 0).all() and (y > 0).all():
+            y = y - 1
+        return t, y
+    """
+
+
+def test_the_where_rewrite_negates_as_a_tensor_and_declines_what_is_not_a_boolean_tensor():
+    """``if not c: x = a`` -> ``torch.where(torch.logical_not(c), a, x)`` (``not c`` is a Python bool: ``where``
+    takes none, and it still branches on the tensor); a test not surely a boolean tensor (``t.sum()``) or an
+    ``and`` of tensors (it short-circuits on the first) is left alone."""
+    new, _ = _fixed(WHERE_PROGRAM)
+    func = next(s for s in ast.parse(new).body if isinstance(s, ast.FunctionDef))
+    assert [ast.unparse(s) for s in func.body[2:4]] == [
+        "t = torch.where(torch.logical_not(torch.all((t >= 0) * (t <= 1))), t.sigmoid(), t)",
+        "y = torch.where((t > 0.9).any(), y * 3, y)"]
+    assert "if t.sum():" in new and "if (t > 0).all() and (y > 0).all():" in new
+
+
+def test_the_where_rewrite_keeps_outputs_and_removes_its_breaks(tmp_path):
+    """Measured under torch 2.13: the two rewritten branches no longer break (two breaks fewer, for inputs that
+    take either side), and the outputs are equal."""
+    pytest.importorskip("torch")
+    new, _ = _fixed(WHERE_PROGRAM)
+    for name, text in (("orig.py", textwrap.dedent(WHERE_PROGRAM)), ("fixed.py", new)):
+        (tmp_path / name).write_text(text)
+    code = textwrap.dedent(f"""\
+        import importlib.util, torch
+        for name in ("orig", "fixed"):
+            spec = importlib.util.spec_from_file_location(name, {str(tmp_path)!r} + "/" + name + ".py")
+            m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+            for x in (torch.tensor([0.1, 0.2]), torch.tensor([3.0, -1.0])):
+                torch._dynamo.reset()
+                e = torch._dynamo.explain(m.f._torchdynamo_orig_callable)(x)
+                print(name, e.graph_break_count, [v.tolist() for v in m.f(x)])
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    rows = [line.split(" ", 2) for line in out.stdout.splitlines()]
+    assert len(rows) == 4, out.stderr[-2000:]
+    assert len(rows) == 4 and rows[0][2] == rows[2][2] and rows[1][2] == rows[3][2], rows
+    assert [int(rows[0][1]) - int(rows[2][1]), int(rows[1][1]) - int(rows[3][1])] == [2, 2], rows
+
+
 # ------------------------------------------------------------------------ measured under torch
 
 OBSERVE = os.path.join(ROOT, "tests", "runtime", "observe_case.py")

@@ -47,8 +47,9 @@ FIXES: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "GBL102": (("advice", "Suggests `torch._dynamo.config.capture_scalar_outputs = True` (Dynamo then traces "
                           "`.item()` as a symbolic scalar); no edit."),),
     "GBL105": (("unsafe", "Rewrites `if c: x = a` (with an optional `else: x = b`) as "
-                          "`x = torch.where(c, a, x or b)` when `c`, `a` and `x` are known to be tensors and both "
-                          "sides are pure; unsafe: both sides are computed and must broadcast."),
+                          "`x = torch.where(c, a, x or b)` when `c`, `a` and `x` are known to be tensors, `c` is surely "
+                          "a boolean tensor (`if not c:` gives `torch.logical_not(c)`) and both sides are pure; "
+                          "unsafe: both sides are computed and must broadcast."),
                ("unsafe", "Rewrites a validation guard `if c: raise E(\"msg\")` (or `raise E`) as "
                           "`torch._assert_async(torch.logical_not(c), \"msg\")` (`if not c:` as "
                           "`torch._assert_async(c, \"msg\")`) when `c` is known to be a tensor: kept in the graph, "
