@@ -3,12 +3,15 @@
 
     python bench/ecosystem/fixcheck.py                       # every package, safe and unsafe fixes
     python bench/ecosystem/fixcheck.py --package diffusers --models 5
+    python bench/ecosystem/fixcheck.py --drivers --json out.json --readme   # enter the drivers
 
 For each measured package (``spec.PACKAGES``) and each of ``gblint fix`` and
 ``gblint fix --unsafe-fixes``, on a copy of the installed package:
 
 1. the fix runs with every compiled entry the truth names (``--entry module:Class``, as the
-   harness's "entry given" view), so fixes land in the code those models reach;
+   harness's "entry given" view), so fixes land in the code those models reach; with ``--drivers``,
+   on the measured models' drivers beside the package instead (the "driver" view: a model the setup
+   defines, such as an ODE function or a GP model, is entered too);
 2. every ``.py`` file of the copy must compile under CPython;
 3. the package and every changed module must import from the copy;
    (``--every-class PACKAGE``: every class that defines ``forward``, which reaches more code);
