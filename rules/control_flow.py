@@ -353,7 +353,7 @@ def _random_test(test, ctx) -> bool:
 
 def single_assign(block):
     """``(name, value)`` when ``block`` (a libcst block) is the single statement ``name = value``,
-    else None. Shared with the ``torch.where`` rewrite (:func:`gblint.rules.rewrites.to_where`)."""
+    else None. Shared with the ``torch.where`` rewrite (:func:`gblint.rules.where_rewrite.to_where`)."""
     stmts = block.body if isinstance(block, cst.IndentedBlock) else []
     if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
         return None

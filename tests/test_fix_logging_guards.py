@@ -182,7 +182,7 @@ def test_raise_guard_becomes_assert_async():
         import torch
 
         @torch.compile
-        def f(x):
+        def f(x: torch.Tensor):
             y = x * 2
             if not torch.isfinite(y).all():
                 raise ValueError("non-finite")  # bad input
@@ -221,7 +221,7 @@ def test_a_guard_behind_a_python_test_keeps_the_test():
         import torch
 
         @torch.compile
-        def f(x, index=None, strict=True):
+        def f(x: torch.Tensor, index=None, strict=True):
             y = x * 2
             if index is not None and strict and not torch.all(index[:-1] <= index[1:]):
                 raise ValueError("not "
@@ -339,6 +339,36 @@ def test_the_where_rewrite_keeps_outputs_and_removes_its_breaks(tmp_path):
     assert len(rows) == 4, out.stderr[-2000:]
     assert len(rows) == 4 and rows[0][2] == rows[2][2] and rows[1][2] == rows[3][2], rows
     assert [int(rows[0][1]) - int(rows[2][1]), int(rows[1][1]) - int(rows[3][1])] == [2, 2], rows
+
+
+@pytest.mark.parametrize("call", ["embed(d, pos)", "d and embed(d, pos)"])
+def test_no_rewrite_rests_on_a_parameter_only_used_as_a_tensor(call):
+    """``if d % 2 != 0: raise ...`` with ``d`` a parameter the function does arithmetic on: a break only when a
+    tensor is passed (conditional), and an ``int`` passed makes ``torch.logical_not(d % 2 != 0)`` raise (a real
+    package's four models failed so): no rewrite, in the compiled frame or in a callee; with a literal passed
+    there is no break at all."""
+    text = f"""\
+        import torch
+
+        def embed(embed_dim, pos):
+            if embed_dim % 2 != 0:
+                raise ValueError("embed_dim must be divisible by 2")
+            return pos * (embed_dim / 2.0)
+
+        @torch.compile
+        def g(pos, d):
+            if d % 2 != 0:
+                raise ValueError("d must be even")
+            return {call}
+
+        @torch.compile
+        def f(pos):
+            return embed(8, pos)
+        """
+    diags = check_sources([SourceFile("m.py", textwrap.dedent(text))], Settings(python_version=(3, 11))).diagnostics
+    assert [(d.line, d.frame, d.certainty) for d in diags if d.line == 4] == [(4, "g", "conditional")]
+    assert not any("_assert_async" in t for _, _, t in _fixes(text))
+    assert _fixed(text)[0] == textwrap.dedent(text)
 
 
 # ------------------------------------------------------------------------ measured under torch

@@ -8,7 +8,8 @@
 """
 from __future__ import annotations
 
-from typing import Optional
+import dataclasses
+from typing import Optional, Tuple
 
 from .model import Block, ConfigFix, DisableFix, Event, EventKind, FixRequest, Frame, LogFix, LoopFix, Region, WhereFix
 from .semantics import LOGGING_RULES
@@ -21,16 +22,35 @@ WHERE_FIXES = ("GBL105",)  # sources whose branch may become torch.where (or tor
 LOG_FIXES = ("GBL107", "GBL109", "GBL110")
 
 
-def direct_fix(site: Event, frame: str) -> Optional[FixRequest]:
-    """The fix request for a resumable break at ``site`` in ``frame``: the config advice of
-    :data:`CONFIG_FIXES`; ``torch.where`` (or ``torch._assert_async``) when the rule found every
-    value the rewrite needs to be a tensor (``site.fixable``); for a logging call, the
-    :class:`LogFix` (reorderable when ``site.fixable``)."""
+def tensor_condition(param: str) -> str:
+    """The condition under which a break that rests on parameter ``param`` being a tensor happens,
+    as :meth:`gblint.dynamo.calls.Calls.kind_conditions` states it when the walk has not proven it."""
+    return f"{param} is a tensor"
+
+
+def rewritable(site: Event, conditions: Optional[Tuple[str, ...]] = None) -> bool:
+    """Whether the rule's rewrite of ``site`` applies (``site.fixable``: every value it needs is a
+    tensor) on facts: not where the break is decided under ``conditions`` that say the parameter it
+    rests on must be a tensor. That the function uses a parameter as one (``d % 2``, ``d.shape``)
+    is a guess: an ``int`` passed in makes ``torch.logical_not(d % 2 != 0)`` raise (measured on a
+    real package: the rewrite broke four models)."""
+    return site.fixable and not (site.tensor_param is not None and conditions
+                                 and tensor_condition(site.tensor_param) in conditions)
+
+
+def direct_fix(site: Event, frame: str, conditions: Optional[Tuple[str, ...]] = None) -> Optional[FixRequest]:
+    """The fix request for a resumable break at ``site`` in ``frame``, decided under ``conditions``:
+    the config advice of :data:`CONFIG_FIXES`; ``torch.where`` (or ``torch._assert_async``) when
+    every value the rewrite needs is a tensor (:func:`rewritable`); for a logging call, the
+    :class:`LogFix` (reorderable when :func:`rewritable`)."""
     if site.code in CONFIG_FIXES:
         return ConfigFix(CONFIG_FIXES[site.code])
-    if site.code in WHERE_FIXES and site.fixable:
+    if site.code in WHERE_FIXES and rewritable(site, conditions):
         return WhereFix(site.span.line, frame)
-    return log_fix(site, frame)
+    request = log_fix(site, frame)
+    if isinstance(request, LogFix) and request.reorderable and not rewritable(site, conditions):
+        request = dataclasses.replace(request, reorderable=False)
+    return request
 
 
 def log_fix(site: Event, frame: str) -> Optional[FixRequest]:
@@ -56,14 +76,16 @@ def loop_fix(frame: Frame, loop: Block, site: Event, anchor: Event, direct: bool
     return LoopFix(loop.line, anchor.span.line, frame.name)
 
 
-def nested(callee: Frame, region: Region, site: Optional[Event] = None) -> Optional[FixRequest]:
+def nested(callee: Frame, region: Region, site: Optional[Event] = None,
+           conditions: Optional[Tuple[str, ...]] = None) -> Optional[FixRequest]:
     """The fix request for a break nested in ``callee`` (a :class:`Frame` compiled in ``region``) at
-    ``site``: a branch on a tensor the rule can rewrite (``site.fixable``) is rewritten where it is, in
+    ``site``, decided under ``conditions``: a branch on a tensor the rule can rewrite
+    (:func:`rewritable`) is rewritten where it is, in
     the callee, as in a compiled frame (the callee's code is inlined into the caller's graph: without
     the branch, nothing breaks there; issue 40: the breaks of real models are mostly in callees); a
     callee whose breaks are all logging/printing is better disabled outright (one clean break);
     otherwise the advice is the ``nested_graph_breaks`` setting (None when the region has it)."""
-    if site is not None and site.code in WHERE_FIXES and site.fixable:
+    if site is not None and site.code in WHERE_FIXES and rewritable(site, conditions):
         return WhereFix(site.span.line, callee.name)
     breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
     if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \

@@ -19,6 +19,7 @@ from .index import Resolved, construct_break, dirty_apply_break, disabled_break,
 from ..core.model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
 from ..core.ops import Op
 from ..core.semantics import CALLERS_RESUME
+from ..core.fix_requests import tensor_condition
 
 # What a call runs: a frame (with what its parameters hold, when the interpreter says) or a
 # break the call itself is, and whether it runs as a higher-order op's body (``checkpoint``).
@@ -110,7 +111,7 @@ class CallValues:
         one leaves the break out: :meth:`skips`.)"""
         if ev.tensor_param is None or _tensor_passed(ev, env):
             return ()
-        return (f"{ev.tensor_param} is a tensor",)
+        return (tensor_condition(ev.tensor_param),)
 
     def residual(self, blocks: Iterable[Block], env: values.Env) -> Tuple[str, ...]:
         """The tests around an event that ``env`` does not make true, as written (an error path

@@ -686,13 +686,13 @@ class _RegionWalk:
                       join_hint(site.hint, "Remove the break from the callee, decorate the callee with "
                                  "`@torch.compiler.disable` so it is one clean break, or set "
                                  "`torch._dynamo.config.nested_graph_breaks = True`."), site.gb_ids, trace,
-                      fix_request=fix_requests.nested(site_frame, self.region, site))
+                      fix_request=fix_requests.nested(site_frame, self.region, site, self.conditions))
             at_own_call(self, self.owner.project.loader, frame, chain, site_frame, site, trace)
             return Outcome.RESUME
         self.emit(site.code, Outcome.RESUME, frame.name, path, site.span,
                   f"{site.detail}: graph break in `{frame.name}`; Dynamo compiles the graph so far, runs this in "
                   "Python and resumes in a new frame (+1 graph).", site.hint, site.gb_ids, trace, name=site.rule_name,
-                  fix_request=direct_fix(site, frame.name))
+                  fix_request=direct_fix(site, frame.name, self.conditions))
         return Outcome.RESUME
 
 

@@ -18,7 +18,7 @@ from ..core.diagnostics import DISPLAY_ONLY, Diagnostic, Edit, Fix
 from .fix_effects import together, with_graphs
 from ..core.names import dotted
 from ..core.model import BlockFix, BlockKind, ConfigFix, DisableFix, FixRequest, LogFix, LoopFix, MethodFix, WhereFix
-from ..rules import check_rewrite, item_rewrite, log_rewrites, rewrites
+from ..rules import check_rewrite, item_rewrite, log_rewrites, rewrites, where_rewrite
 from ..rules.builtins import LOGGER_METHODS
 from ..core.source import compile_error, restore_line_endings, split_lines
 from ..syntax.traversal import caught_types
@@ -263,7 +263,7 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     start = pos.lines(node)[0]
     before = [s for s in body if pos.lines(s)[1] < start]
     bound = set(rewrites._param_names(func)) | rewrites.scan(before).binds
-    new = rewrites.to_where(module, node, bound, alias)
+    new = where_rewrite.to_where(module, node, bound, alias)
     title = "Select with `torch.where` instead of branching on a tensor"
     return (new, title, "unsafe") if new is not None else None
 

@@ -40,6 +40,7 @@ from .regions import Regions
 from .scope import FunctionScope
 from ..core.semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES
 from ..core.source import describe_exception
+from ..core.fix_requests import WHERE_FIXES
 from ..abstract.tensors import join, likely_tensor, maybe_tensor
 from .traversal import PositionedVisitor, code_of, forward_hooks, literal
 
@@ -213,9 +214,7 @@ class SummaryBuilder(PositionedVisitor):
     # -- classes
     def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
         if self.in_function():
-            self.record_rules(node)
-            # a class statement inside a function: the rule reports it; nothing in its body runs here.
-            # Its children are still walked (positions are matched node by node against ast).
+            self.record_rules(node)  # its body does not run here, but is walked (positions matched against ast)
             self.scope.blocks.append(Block(BlockKind.EAGER_ONLY, 0, self.scope.ops))
             self._local_classes.add(id(node))
             return True
@@ -319,7 +318,8 @@ class SummaryBuilder(PositionedVisitor):
             param = ev.needs[len(PARAM_PREFIX):] if ev.needs and ev.needs.startswith(PARAM_PREFIX) else None
             if guessed and param not in scope.params:  # guessed: `int(x > 0)`, only a tensor passed in proves it
                 continue
-            ev.fixable = not guessed and ev.fix_needs is not None and all(scope.resolve_token(t) for t in ev.fix_needs)
+            ev.fixable = not guessed and ev.fix_needs is not None and all(scope.resolve_token(t) and (  # where/assert:
+                ev.code not in WHERE_FIXES or t in (Kind.TENSOR, PARAM_PREFIX + (param or ""))) for t in ev.fix_needs)  # facts
             ev.tensor_param, ev.passed_tensor, ev.needs, ev.fix_needs = param, guessed, None, None
             info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None

@@ -2,7 +2,7 @@
 import torch as T
 
 
-def clip_by_norm(g, max_norm):
+def clip_by_norm(g: T.Tensor, max_norm):
     norm = g.norm()
     if norm > max_norm:
         g = g * (max_norm / norm)
