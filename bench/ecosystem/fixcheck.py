@@ -208,11 +208,11 @@ def check(package: str, unsafe: bool, models: Optional[int], every_class: bool =
         if every_class:
             entries = forward_classes(root, pkgdir)
         elif drivers:
-            from spec import driver
+            from spec import driver, driver_file
             entries, follow = [], PACKAGES[package]["follow"][1:]
             for name, rec in sorted(truth.items()):
                 if rec.get("status") == "measured":
-                    paths.append("drv_" + re.sub(r"\W", "_", name) + ".py")
+                    paths.append(driver_file(name))
                     with open(os.path.join(root, paths[-1]), "w", encoding="utf-8") as fh:
                         fh.write(driver(rec["setup"]))
         fixes, files, _, applied = gblint_fix(root, paths, entries, unsafe, False, follow)

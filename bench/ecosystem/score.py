@@ -318,7 +318,7 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
     entry is scored on that stable sample of its models unless ``full``. Returns the exit status
     (0; 2 when a package has no truth or its environment is missing)."""
     from measure import load_truth
-    from spec import PACKAGES, driver, python_for
+    from spec import PACKAGES, driver, driver_file, python_for
     results: Dict[str, Any] = {"torch": None, "packages": {}, "entry_given": {}}
     details: Dict[str, Any] = {"packages": {}, "entry_given": {}}
     work = tempfile.mkdtemp(prefix="gblint-eco-score-")
@@ -349,7 +349,7 @@ def score(packages: Iterable[str], jobs: int, out_dir: str, only: Optional[Set[s
         os.makedirs(folder)
         paths = {}
         for name, rec in models.items():
-            path = os.path.join(folder, "drv_" + re.sub(r"\W", "_", name) + ".py")
+            path = os.path.join(folder, driver_file(name))
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(driver(rec["setup"]))
             paths[name] = path

@@ -110,6 +110,12 @@ def half(package: str, name: str) -> str:
 COMPILE_LINES = "model = torch.compile(model)\nout = model(*args, **kwargs)\n"
 
 
+def driver_file(name: str) -> str:
+    """The file name of model ``name``'s driver: ``drv_`` and the name with non-word characters as ``_``."""
+    import re
+    return "drv_" + re.sub(r"\W", "_", name) + ".py"
+
+
 def driver(setup_source: str) -> str:
     """The driver file for a model: its setup source, then compile and call, as users write it.
     ``setup_source``: the text ``setup(name)`` returned. Returns Python source."""

@@ -38,6 +38,12 @@ def rewritable(site: Event, conditions: Optional[Tuple[str, ...]] = None) -> boo
                                  and tensor_condition(site.tensor_param) in conditions)
 
 
+def where_fix(site: Event, frame: str, conditions: Optional[Tuple[str, ...]] = None) -> Optional[WhereFix]:
+    """``torch.where`` (or ``torch._assert_async``) for the branch on a tensor at ``site`` in ``frame``,
+    when every value the rewrite needs is a tensor (:func:`rewritable`); None otherwise."""
+    return WhereFix(site.span.line, frame) if site.code in WHERE_FIXES and rewritable(site, conditions) else None
+
+
 def direct_fix(site: Event, frame: str, conditions: Optional[Tuple[str, ...]] = None) -> Optional[FixRequest]:
     """The fix request for a resumable break at ``site`` in ``frame``, decided under ``conditions``:
     the config advice of :data:`CONFIG_FIXES`; ``torch.where`` (or ``torch._assert_async``) when
@@ -45,9 +51,7 @@ def direct_fix(site: Event, frame: str, conditions: Optional[Tuple[str, ...]] = 
     :class:`LogFix` (reorderable when :func:`rewritable`)."""
     if site.code in CONFIG_FIXES:
         return ConfigFix(CONFIG_FIXES[site.code])
-    if site.code in WHERE_FIXES and rewritable(site, conditions):
-        return WhereFix(site.span.line, frame)
-    request = log_fix(site, frame)
+    request = where_fix(site, frame, conditions) or log_fix(site, frame)
     if isinstance(request, LogFix) and request.reorderable and not rewritable(site, conditions):
         request = dataclasses.replace(request, reorderable=False)
     return request
@@ -85,8 +89,9 @@ def nested(callee: Frame, region: Region, site: Optional[Event] = None,
     the branch, nothing breaks there; issue 40: the breaks of real models are mostly in callees); a
     callee whose breaks are all logging/printing is better disabled outright (one clean break);
     otherwise the advice is the ``nested_graph_breaks`` setting (None when the region has it)."""
-    if site is not None and site.code in WHERE_FIXES and rewritable(site, conditions):
-        return WhereFix(site.span.line, callee.name)
+    request = where_fix(site, callee.name, conditions) if site is not None else None
+    if request is not None:
+        return request
     breaks = [e for e in callee.info.events if e.kind == EventKind.BREAK]
     if len(breaks) >= 2 and all(e.rule_name in LOGGING_RULES for e in breaks) \
             and all(e.kind != EventKind.CALL for e in callee.info.events if e.kind != EventKind.BREAK) \

@@ -114,11 +114,12 @@ def fix_sources(paths_texts: Dict[str, str], settings: Settings, unsafe: bool = 
         report = check_sources([SourceFile(p, t) for p, t in texts.items()], settings, fixes=False)
         # fixes are built from `texts` only: files read through --follow-imports get none
         diags = attach_fixes(report.diagnostics, texts, settings, predict=predict)
-        predicted.update(((d.path, d.code, d.frame, d.fix.title), effects(d.fix)) for d in diags
-                         if d.fix is not None and d.fix.effect is not None)
-        # the frame each prediction was made on: a nested break's rewrite is predicted on its callee
-        frames.update(((d.path, d.code, d.frame, d.fix.title), getattr(d.fix_request, "frame", None) or d.frame)
-                      for d in diags if d.fix is not None and d.fix.effect is not None)
+        for d in diags:
+            if d.fix is not None and d.fix.effect is not None:
+                key = (d.path, d.code, d.frame, d.fix.title)
+                predicted[key] = effects(d.fix)
+                # the frame the prediction was made on: a nested break's rewrite is predicted on its callee
+                frames[key] = getattr(d.fix_request, "frame", None) or d.frame
         if _revert_failed(pending, diags, texts, refused, applied, reverted):
             pending = {}
             continue  # re-check without the reverted fixes (each revert refuses a fix: this ends)

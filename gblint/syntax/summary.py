@@ -318,8 +318,8 @@ class SummaryBuilder(PositionedVisitor):
             param = ev.needs[len(PARAM_PREFIX):] if ev.needs and ev.needs.startswith(PARAM_PREFIX) else None
             if guessed and param not in scope.params:  # guessed: `int(x > 0)`, only a tensor passed in proves it
                 continue
-            ev.fixable = not guessed and ev.fix_needs is not None and all(scope.resolve_token(t) and (  # where/assert:
-                ev.code not in WHERE_FIXES or t in (Kind.TENSOR, PARAM_PREFIX + (param or ""))) for t in ev.fix_needs)  # facts
+            ev.fixable = not guessed and ev.fix_needs is not None and all(scope.resolve_token(t) and (  # where: facts only
+                ev.code not in WHERE_FIXES or t in (Kind.TENSOR, PARAM_PREFIX + (param or ""))) for t in ev.fix_needs)
             ev.tensor_param, ev.passed_tensor, ev.needs, ev.fix_needs = param, guessed, None, None
             info.events.append(ev)
         self.scope = self.func_stack[-1] if self.func_stack else None
