@@ -306,10 +306,9 @@ class DataDependentIndex(Rule):
             if found is not None:
                 return self.site(node, f"`{found[0]}(...)` gets an int read out of tensor data", needs=found[1])
             if q in DATA_DEPENDENT_FUNCS:
-                kinds = [ctx.kind(a.value) for a in node.args if a.keyword is None and not a.star]
-                k = next((k for k in kinds if k == "T"), next((k for k in kinds if maybe_tensor(k)), None))
-                if k is not None:
-                    return self.site(node, f"`{q}(...)` reads its Python result out of tensor data", needs=k)
+                # torch's stubs type the operands of these as Tensor (`equal(input: Tensor, other: Tensor) -> bool`):
+                # whatever gblint knows of the arguments, the call that returns reads tensor data
+                return self.site(node, f"`{q}(...)` reads its Python result out of tensor data")
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value in DATA_DEPENDENT_METHODS and q is None:
                 k = ctx.kind(func.value)

@@ -222,6 +222,8 @@ CONDITIONAL_SKIPS = {
     "kb36_loop_may_stop_before_a_layer.py": ["forward"],
     # skipped only when `n > 2` (its loop arm): the measured run took the other arm, where the break resumes
     "kb56_arms_loops_reasons_edges.py": ["loop_or_once"],
+    # a `return` met before the jump back: skipped only where the loop's iterator cannot be rebuilt (kc2)
+    "kc2_return_after_break_loop_over_a_name.py": ["over_list_argument", "over_local_list", "over_tuple_argument"],
 }
 
 #: program -> the frame skipped whichever arm runs: its diagnostic at the ``def`` line is definite, the breaks
@@ -277,6 +279,11 @@ NOT_FOLLOWED = {"k99_module_list_unknown_layers.py": ["self.layers[i].inverse"]}
 PARTLY_FOLLOWED = {"kb19_module_list_grown_under_a_test.py": ["self.layers[i].inverse"]}
 #: program -> the condition of its breaks: a name is a tensor only when a later step of a loop comes back to it
 LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
+#: program -> frame -> the condition of its loop skip: a break in a loop over a name that meets a `return` before the
+#: jump back resumes where the loop's iterator can be rebuilt (a list or tuple), else its frame is skipped (kc2)
+ITERATOR_REBUILT = {"kc2_return_after_break_loop_over_a_name.py": {
+    "over_list_argument": "when `ws` holds no list or tuple", "over_tuple_argument": "when `ws` holds no list or tuple",
+    "over_local_list": "when `ws` holds no list or tuple", "Stack.forward": "when `self.layers` holds no list or tuple"}}
 #: program -> frame -> the condition of its diagnostics (None: definite): a loop over every index calls each layer
 EACH_STEP = {"kb18_each_layer_by_index.py": {"Flow.forward": None,
                                              "Picky.forward": "when `self.flows[i].inverse is B.inverse` "
@@ -430,7 +437,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     for name in FILES:
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
-            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM
+            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -445,6 +452,19 @@ def test_a_name_a_later_step_of_a_loop_makes_a_tensor_is_conditional():
         diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
         assert diags and all(d["certainty"] == "conditional" and d["condition"] == condition for d in diags), diags
         assert sorted({d["line"] for d in diags}) == sorted({b["line"] for b in DOC["programs"][name]["breaks"]})
+
+
+def test_a_return_after_a_break_in_a_loop_over_a_name_is_conditional_on_its_value():
+    """Measured: over a list or tuple passed in, or a local list, the frame resumes; over an ``nn.ModuleList`` it is
+    skipped (GB0092). gblint does not decide what the name holds: the skip is conditional on it, never definite."""
+    for name, frames in ITERATOR_REBUILT.items():
+        diags = [d for d in predicted()[name] if d["effect"] in ("break", "skip", "error")]
+        assert {d["frame"]: d["condition"] for d in diags} == frames
+        assert {d["certainty"] for d in diags} == {"conditional"}
+        observed = DOC["programs"][name]
+        assert {b["function"]: b["outcome"] for b in observed["breaks"]} == {
+            "over_list_argument": "resumed", "over_tuple_argument": "resumed", "over_local_list": "resumed",
+            "forward": "skipped"}
 
 
 def test_a_loop_over_every_index_calls_each_layer():

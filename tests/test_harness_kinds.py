@@ -35,10 +35,11 @@ KNOWN = {
         "but never uses them in a tensor op, and gblint does not carry the arguments' tensor kind into the "
         "comparison (torchsde: _brownian/brownian_interval.py:470)."),
     "h06_all_genexpr_equal.py": (
-        {"missed break sites": [17, 18], "missed skipped frames": ["forward"]},
+        {"missed break sites": [17]},
         "`all(torch.equal(a, b) for a, b in zip(...))` breaks inside the generator (GB0033) and Dynamo then "
         "cannot reconstruct the generator (GB8335 Generator reconstruction with mutations): `forward` is skipped; "
-        "gblint reports neither (gpytorch: models/exact_gp.py:277-278)."),
+        "gblint reports the skip at the generator's line, not Dynamo's GB8335 at the line of the call that "
+        "consumes it (gpytorch: models/exact_gp.py:277-278)."),
     "h07_module_built_in_region.py": (
         {"missed break sites": [26], "missed skipped frames": ["__init__"]},
         "a module class whose own `__init__` makes an `nn.Parameter`, built in the region: the break in `__init__` "

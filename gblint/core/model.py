@@ -468,6 +468,9 @@ class Block:
     # a loop: the line ranges of its body's statements a break in which meets a `return` before the jump back
     # (gblint.syntax.backedge; Dynamo's maybe_has_backedge finds no loop there on Python 3.11)
     returns_first: Tuple[Tuple[int, int], ...] = ()
+    # a loop over a name or attribute (as written) whose value decides whether Dynamo rebuilds its iterator, which
+    # resuming after those breaks needs: a list or tuple, yes; an nn.ModuleList, a dict view, no (GB0092)
+    iterates: str = ""
 
 
 @dataclasses.dataclass

@@ -12,8 +12,7 @@ This module reads like the numbered rules of ``docs/semantics.md`` (PyTorch 2.13
    ``nested_graph_breaks=True``;
 5. ``fullgraph=True`` and ``error_on_graph_break(True)`` turn any of these into an error.
 
-Rules (``gblint.rules``) say *what* breaks; this module says *what it costs*.
-"""
+Rules (``gblint.rules``) say *what* breaks; this module says *what it costs*."""
 from __future__ import annotations
 
 import dataclasses
@@ -50,8 +49,7 @@ class Consequences(CallValues):
     """Walks compiled regions and turns events into diagnostics.
 
     ``project`` resolves callee refs to frames (see :class:`gblint.dynamo.index.Project`);
-    ``torch_version`` (``"2.15.0"``) is the release whose behaviour is predicted (default: the newest
-    measured).
+    ``torch_version`` (``"2.15.0"``) is the release whose behaviour is predicted (default: the newest measured).
     """
 
     def __init__(self, project, error_paths: bool = False, torch_version: Optional[str] = None):
@@ -142,9 +140,7 @@ class Consequences(CallValues):
                 return [InnerBreak(frame, nonstrict_break(ev, callee), ())]
             return []
         found = []
-        eogb = info.decorator(*EOGB)
-        override = eogb_value(eogb)
-        uncompiled = int(alone)
+        override, uncompiled = eogb_value(info.decorator(*EOGB)), int(alone)
         for ib in self.inner_breaks(callee, stack, inner_env):
             if ib.event.outcome == Outcome.RAISE and in_try(ev.blocks):
                 continue  # caught by this frame's try
@@ -180,6 +176,7 @@ class _RegionWalk:
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
         self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
+        self.loop_unsure = False  # its loop skip depends on what the loop iterates (gblint.syntax.backedge)
         self.way: Optional[Way] = None  # those conditions as arms chosen (gblint.dynamo.branch_cover), when only that
         self.further: Optional[int] = None  # the line of a frame's first skip reason, while judging another (further)
         self.subject: Optional[str] = None  # what breaks at the site being decided, for the one-line message
@@ -559,7 +556,7 @@ class _RegionWalk:
         """Decide and report what a break at ``site`` does to ``frame``; see :meth:`_decide`."""
         verdict = self._decide(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
                                conditions=conditions, way=way)
-        self.note(frame, verdict, anchor, site.detail, None if conditions else verdict)
+        self.note(frame, verdict, anchor, site.detail, None if conditions or self.loop_unsure else verdict)
         return verdict
 
     def _decide(self, frame: Frame, site: Event, blocks: Tuple[Block, ...], anchor: Event, checkpoint: Checkpoint,
@@ -569,7 +566,7 @@ class _RegionWalk:
         """Decide and report what a break at ``site`` (reached from ``anchor`` in ``frame`` on ``way``, under
         ``conditions``; through ``unrebuilt``, :func:`gblint.dynamo.unrebuilt.fresh_method`) does; returns the verdict:
         ``RESUME``, ``TAIL``, ``SKIP`` or ``ERROR``."""
-        self.conditions, self.way = conditions, way
+        self.conditions, self.way, self.loop_unsure = conditions, way, False
         try:
             return self._verdict(frame, site, blocks, anchor, checkpoint, chain, site_frame, strict_override,
                                  uncompiled, unrebuilt)
@@ -598,8 +595,10 @@ class _RegionWalk:
         comp = next((b for b in reversed(blocks) if b.kind in (BlockKind.COMP, BlockKind.GENEXPR)), None)
         loop = None if site.loop_tail and site.outcome == Outcome.TAIL else \
             next((b for b in blocks if b.kind == BlockKind.LOOP), None)
-        if loop is not None and self.region.python_version == (3, 11) and returns_first(blocks, anchor.span.line):
-            loop = None  # Dynamo's loop test meets a `return` first: the break resumes (gblint.syntax.backedge)
+        unless = returns_first(blocks, anchor.span.line) if loop and self.region.python_version == (3, 11) else None
+        if unless is not None:  # Dynamo's loop test meets a `return` first: the break resumes (gblint.syntax.backedge)
+            loop, self.conditions = (None, self.conditions) if not unless else (loop, (self.conditions or ()) + (unless,))
+            self.loop_unsure = bool(unless)  # unless the loop's iterator cannot be rebuilt
         if comp is not None and loop is None:
             return self.comps.comprehension(frame, site, comp, chain, site_frame, trace, depth)
         if loop is not None:

@@ -15,7 +15,9 @@ the break (not "before" it). A ``try``, ``with`` or ``match``, a chained compari
 test after the break is not read (its layout is not modelled): the break keeps its GB7000. So is a
 ``for`` loop over anything but ``range(...)`` or a list or tuple display: resuming inside it needs
 its iterator rebuilt, which Dynamo cannot do for ``enumerate``, ``zip``, dict views or an
-``nn.ModuleList`` (:func:`rebuilt_iterator`).
+``nn.ModuleList`` (:func:`rebuilt_iterator`). Over a name or an attribute it depends on the value (a list
+or tuple passed in resumes, an ``nn.ModuleList`` does not: ``tests/cases/kinds/kc2``), so the skip is
+conditional on it (``Block.iterates``).
 """
 from __future__ import annotations
 
@@ -46,8 +48,12 @@ class ReturnsFirst:
         self._open: dict = {}  # id(statement being read) -> (its loop's block, the index of its first event)
 
     def enter_loop(self, loop: cst.CSTNode, block: Block) -> None:
-        """The traversal enters the body of ``loop`` (a ``for``/``while``), whose block is ``block``."""
-        if rebuilt_iterator(loop):
+        """The traversal enters the body of ``loop`` (a ``for``/``while``), whose block is ``block``; a loop over
+        a name or attribute notes it in ``block.iterates``: whether Dynamo resumes depends on its value."""
+        rebuilt = rebuilt_iterator(loop)
+        if not rebuilt and isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Name, cst.Attribute)):
+            block.iterates = cst.Module([]).code_for_node(loop.iter)
+        if rebuilt or block.iterates:
             for stmt in returning_nodes(loop.body):
                 self._noted[id(stmt)] = block
 
@@ -79,11 +85,15 @@ def rebuilt_iterator(loop: cst.CSTNode) -> bool:
     return isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"
 
 
-def returns_first(blocks: Sequence[Block], line: int) -> bool:
+def returns_first(blocks: Sequence[Block], line: int) -> Optional[str]:
     """Whether a break at ``line`` meets a ``return`` before the jump back of the innermost loop of ``blocks``
-    (one of them is a loop): the lines its statements' events were read at (``Block.returns_first``)."""
+    (one of them is a loop): the lines its statements' events were read at (``Block.returns_first``). None: no,
+    Dynamo skips the frame (GB7000); ``""``: yes, the break resumes; else the condition under which the frame is
+    still skipped, the loop's iterator not rebuilt (``Block.iterates``)."""
     inner = next(b for b in reversed(blocks) if b.kind == BlockKind.LOOP)
-    return any(a <= line <= b for a, b in inner.returns_first)
+    if not any(a <= line <= b for a, b in inner.returns_first):
+        return None
+    return f"`{inner.iterates}` holds no list or tuple" if inner.iterates else ""
 
 
 def _statements(suite: Optional[cst.BaseSuite]) -> Sequence[cst.BaseStatement]:
