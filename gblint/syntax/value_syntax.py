@@ -313,6 +313,10 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
                                           else expr_of(p.expression, scope) for p in node.parts))
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
         return Expr(Op.ARITH, type(node.operator).__name__, (expr_of(node.left, scope), expr_of(node.right, scope)))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
+        literal = literal_expr(node)  # `-1`; `-x` of a tensor is a tensor (Tensor.__neg__, __pos__, __invert__)
+        return literal if literal.op == Op.CONST else Expr(Op.ARITH, type(node.operator).__name__,
+                                                             (expr_of(node.expression, scope),))
     if _never_none(node):
         return NOTNONE
     return literal_expr(node)
