@@ -173,6 +173,8 @@ CONDITIONAL = {
     "kb21_loops_that_may_not_reach.py": {24: "when the loop ends without `break`", 33: "when the loop does not `return`",
                                          39: "when `helper is not None`"},
     "kb8_isfunction_of_decorated_def.py": {16: "when `inspect.isfunction(scale)`"},
+    # a call between the store and the test may change the attribute (it does: the flag passed is False)
+    "kc4_flag_stored_then_tested.py": {36: "when `self.flag`"},
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},
@@ -279,6 +281,9 @@ NOT_FOLLOWED = {"k99_module_list_unknown_layers.py": ["self.layers[i].inverse"]}
 PARTLY_FOLLOWED = {"kb19_module_list_grown_under_a_test.py": ["self.layers[i].inverse"]}
 #: program -> the condition of its breaks: a name is a tensor only when a later step of a loop comes back to it
 LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound `s`"}
+#: program -> line -> the condition of its diagnostic (None: definite): a `self` attribute stored just before the
+#: test that reads it decides the test; a call between them, or a store in one arm, does not (kc4)
+FLAG_STORED = {"kc4_flag_stored_then_tested.py": {22: None, 36: "when `self.flag`", 49: "when `self.flag`"}}
 #: program -> frame -> the condition of its loop skip: a break in a loop over a name that meets a `return` before the
 #: jump back resumes where the loop's iterator can be rebuilt (a list or tuple), else its frame is skipped (kc2)
 ITERATOR_REBUILT = {"kc2_return_after_break_loop_over_a_name.py": {
@@ -437,7 +442,8 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
     for name in FILES:
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
-            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT
+            or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT \
+            or name in FLAG_STORED
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -465,6 +471,16 @@ def test_a_return_after_a_break_in_a_loop_over_a_name_is_conditional_on_its_valu
         assert {b["function"]: b["outcome"] for b in observed["breaks"]} == {
             "over_list_argument": "resumed", "over_tuple_argument": "resumed", "over_local_list": "resumed",
             "forward": "skipped"}
+
+
+def test_a_flag_stored_just_before_its_test_decides_it():
+    """Measured (kc4): Dynamo breaks at the print the stored flag selects, not where a call in between cleared it;
+    gblint is sure only where nothing runs between the store and the test."""
+    for name, lines in FLAG_STORED.items():
+        got = {d["line"]: (None if d["certainty"] == "definite" else d["condition"]) for d in predicted()[name]
+               if d["effect"] in ("break", "skip", "error")}
+        assert got == lines
+        assert sorted(b["line"] for b in DOC["programs"][name]["breaks"]) == [22, 49]
 
 
 def test_a_loop_over_every_index_calls_each_layer():

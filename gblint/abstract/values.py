@@ -21,6 +21,7 @@ from . import grads
 from .env import Env
 from ..core.model import CallArgs, Expr, Param
 from ..core.ops import Op
+from .bools import bool_valued
 from .sizes import op_fails
 
 UNKNOWN = Expr(Op.UNKNOWN)
@@ -103,7 +104,10 @@ def evaluate(e: Expr, env: Env) -> Expr:
         first = evaluate(e.parts[0], env)
         truth = truth_of(first)
         if truth is None:
-            return union((first, evaluate(e.parts[1], env)))
+            second = evaluate(e.parts[1], env)
+            if second == const(op == Op.OR) and bool_valued(e.parts[0]):
+                return second  # `isinstance(a, C) or True`: a bool or'd with True is True, and'd with False False
+            return union((first, second))
         return first if truth == (op == Op.OR) else evaluate(e.parts[1], env)
     if op in (Op.ITEMS, Op.GET):
         inner = evaluate(e.parts[0], env)

@@ -142,6 +142,7 @@ class Flows:
             scope = self.builder.scope
             if isinstance(target.value, cst.Name) and self.builder.in_function() and scope.self_name \
                     and target.value.value == scope.self_name and scope.class_info is not None:
+                scope.self_store_values[id(target)] = value  # for the reads it decides (gblint.syntax.self_stores)
                 if not self.builder.suppressed():
                     assigned = scope.class_info.assigned
                     assigned[target.attr.value] = assigned.get(target.attr.value, ()) + ((scope.info.qualname, value),)

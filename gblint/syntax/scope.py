@@ -19,6 +19,7 @@ from ..core.names import ImportTable, dotted
 from ..core.semantics import COMPILING_PREDICATES, IS_COMPILING
 from ..abstract.tensors import join, likely_tensor, maybe_tensor
 from .cells import unstable_cells
+from .self_stores import dominated_reads
 
 _Attribute, _Name = cst.Attribute, cst.Name
 
@@ -115,6 +116,8 @@ class FunctionScope:
         self.read_keys: set = set()  # attribute reads recorded as events (one per value and blocks)
         self.def_node: Optional[cst.FunctionDef] = None  # the def read (None for a lambda, the module)
         self._unstable: Optional[set] = None  # value_syntax.unstable_cells of def_node, when first asked
+        self._dominated: Optional[Dict[int, int]] = None  # self_stores.dominated_reads of def_node, when first asked
+        self.self_store_values: Dict[int, Expr] = {}  # id(a `self.X` store's target) -> the value it stored
 
     # -- names
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
@@ -251,6 +254,26 @@ class FunctionScope:
         if self._unstable is None:
             self._unstable = unstable_cells(self.def_node, self.params) if self.def_node is not None else set()
         return self._unstable
+
+    def dominated_reads(self) -> Dict[int, int]:
+        """``{id(read): id(store target)}``: the ``self.X`` reads of this function that the store just before decides
+        (:func:`gblint.syntax.self_stores.dominated_reads`)."""
+        if self._dominated is None:
+            node = self.def_node
+            self._dominated = dominated_reads(node.body, self.self_name) \
+                if node is not None and self.self_name and self.info is not None else {}
+        return self._dominated
+
+    def stored_value(self, node: cst.Attribute) -> Optional[Expr]:
+        """What the store just before the read ``node`` (``self.X``) put there, where it decides the read and the
+        class defines no property or ``__setattr__`` of its own (None otherwise)."""
+        target = self.dominated_reads().get(id(node))
+        if target is None or target not in self.self_store_values:
+            return None
+        own = self.class_info.methods if self.class_info is not None else {}
+        if node.attr.value in own or "__setattr__" in own:
+            return None
+        return self.self_store_values[target]
 
     def kind(self, node: cst.BaseExpression) -> str:
         """Kind token of an expression (see :mod:`gblint.abstract.tensors`), memoised until a binding

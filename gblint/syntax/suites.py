@@ -98,6 +98,28 @@ def _exits(suite) -> bool:
     return isinstance(last_small, (cst.Return, cst.Raise))
 
 
+def leaves(suite, raising: bool = True) -> bool:
+    """Whether a block never runs off its end: its last statement is a ``return`` (or, with ``raising``, a
+    ``raise``), an ``if`` whose every arm, ``else`` included, leaves, or a ``with`` whose body returns (a manager may
+    swallow an exception, never a ``return``). ``Kernel.__call__``'s ``if diag: ... return res`` ``else: ... return
+    res`` returns no ``None``."""
+    body = getattr(suite, "body", ())
+    last = body[-1] if body else None
+    if isinstance(suite, cst.SimpleStatementSuite) or isinstance(last, cst.SimpleStatementLine):
+        smalls = body if isinstance(suite, cst.SimpleStatementSuite) else last.body
+        return bool(smalls) and isinstance(smalls[-1], (cst.Return, cst.Raise) if raising else cst.Return)
+    if isinstance(last, cst.If):
+        arm = last
+        while isinstance(arm, cst.If):
+            if not leaves(arm.body, raising):
+                return False
+            arm = arm.orelse
+        return isinstance(arm, cst.Else) and leaves(arm.body, raising)
+    if isinstance(last, cst.With):
+        return leaves(last.body, raising=False)
+    return False
+
+
 def _returns(suite) -> bool:
     """Whether a block's last statement is a ``return``."""
     body = getattr(suite, "body", ())

@@ -22,14 +22,14 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from . import aliases, value_syntax
+from . import aliases, suites, value_syntax
 from ..abstract import tensors, values
 from .bindings import MUTATORS, Bindings, constructor_setting, mutation_places, note_guess, single_return, unpacked
 from .flows import TENSOR_CLASSES, Flows
 from .headers import declared_kind, decorator_of
 from .arm_kinds import gate_blocks
 from ..abstract.loop_binds import loop_args, loop_value
-from .blocks import Blocks, _exits
+from .blocks import Blocks
 from ..core.model import (Binding, Block, BlockKind, ClassInfo, CompiledValue, ContainerValue, Definition, Dotted, Event,
                           EventKind, Expr, FileSummary, FunctionInfo, InstanceValue, Kind, LocalDefValue, LoggerValue,
                           ManagerValue, ModuleAttr, NnModuleAttr, Op, Outcome, PartialValue, TensorAttr, PARAM_PREFIX,
@@ -298,7 +298,7 @@ class SummaryBuilder(PositionedVisitor):
         info.returns = single_return(node, scope)
         if scope.is_generator:
             info.results = (values.NOTNONE,)  # calling it makes a generator
-        elif not isinstance(node, cst.Lambda) and not _exits(node.body):
+        elif not isinstance(node, cst.Lambda) and not suites.leaves(node.body):
             info.results = info.results + (values.const(None),)  # it may run off its end
         elif isinstance(node, cst.Lambda):
             info.results = (value_syntax.expr_of(node.body, scope),)
