@@ -23,7 +23,10 @@ What varies (each a field of :class:`Spec`):
   helper's return value (``tuple_unpack``), or a module attribute beside a registry of states that ``__init__``
   fills by name and a ``reset()`` it calls restores by name (``setattr(self, name, d)`` over the registry:
   torchmetrics' ``Metric``), the registry holding another name (``registry_attr``) or the value's own
-  (``registry_named``: ``add_state("v", value)``, so the store by name is what sets it).
+  (``registry_named``: ``add_state("v", value)``, so the store by name is what sets it), or the first item of a
+  list argument (``list_item``: ``f(x, [value])``, then ``v = vs[0]``: the parameter is no tensor, its item may be),
+  or a module attribute stored in ``forward`` just before it is read (``self_store``: ``self.v = value`` then
+  ``v = self.v``, decided by the store, gblint.syntax.self_stores).
 - ``form``: how it is tested: ``if v``, ``if not v``, ``while v: ... break`` (the body always leaves the loop),
   ``while v:`` a loop that runs the body at most twice, ``a if v else b``,
   ``if bool(v)``, and ``and``/``or`` chains with another Python bool (``other``, true or false) on either side
@@ -60,9 +63,9 @@ from hypothesis import strategies as st
 KINDS = ("bool", "int", "float", "str", "none", "tensor0d", "tensor1", "tensor_cmp", "ndarray", "list", "c_state")
 TENSOR_KINDS = ("tensor0d", "tensor1", "tensor_cmp")
 ARRIVALS = ("arg", "default", "kwarg_wrapper", "config_attr", "global", "module_attr", "buffer", "parameter",
-            "helper_return", "tuple_unpack", "registry_attr", "registry_named")
+            "helper_return", "tuple_unpack", "registry_attr", "registry_named", "list_item", "self_store")
 #: arrivals that exist only on an nn.Module
-MODULE_ONLY = ("module_attr", "buffer", "parameter", "registry_attr", "registry_named")
+MODULE_ONLY = ("module_attr", "buffer", "parameter", "registry_attr", "registry_named", "self_store")
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return", "registry_attr",
              "registry_named")
@@ -298,6 +301,12 @@ def render(spec: Spec) -> str:
         params.append("v=None")
     elif spec.arrival == "tuple_unpack":
         first = ["x, v = split(x)"]
+    elif spec.arrival == "list_item":
+        params.append("vs")
+        call_args.append(f"[{value(spec, 'x')}]")
+        first = ["v = vs[0]"]
+    elif spec.arrival == "self_store":
+        first = [f"self.v = {value(spec, 'x')}", "v = self.v"]
     fetch_later = spec.fetch and "helper" in spec.places
     if spec.arrival in FETCHABLE and not fetch_later:
         first = ["v = " + fetch_expr()]
