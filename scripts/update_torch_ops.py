@@ -54,6 +54,10 @@ manager, not a tensor (GB0208, "torch.* op returned non-Tensor"), and a ``with``
 Unsupported context manager): the frame is skipped (measured: ``torch.backends.cuda.sdp_kernel``,
 ``torch.random.fork_rng``, ``torch.backends.cudnn.flags``; tests/cases/kinds/kb33).
 
+``numpy_array_results`` / ``numpy_no_results``: the NumPy functions whose ``torch._numpy`` counterpart (a public
+function of ``_funcs_impl.py``, ``_reductions_impl.py``, ``random.py``, ``linalg.py``, ``fft.py``) returns a torch
+function's tensor in every ``return`` (an ndarray to the caller, a tensor to Dynamo) / returns none (``copyto``).
+
 ``numpy_python_results``: the NumPy functions Dynamo runs as their ``torch._numpy`` counterpart (same name,
 ``torch/_dynamo/utils.py``: ``get_np_to_tnp_map``) whose every ``return`` in ``torch/_numpy/_funcs_impl.py`` or
 ``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
@@ -443,6 +447,36 @@ def numpy_python_results(torch_dir, data_dependent):
     return dict(sorted(found.items()))
 
 
+#: the files of ``torch/_numpy`` whose public functions stand for NumPy's, and the NumPy module of each
+NUMPY_FILES = {"_funcs_impl.py": "numpy", "_reductions_impl.py": "numpy", "random.py": "numpy.random",
+               "linalg.py": "numpy.linalg", "fft.py": "numpy.fft"}
+
+
+def numpy_results(torch_dir, arrays: bool):
+    """With ``arrays``, the NumPy functions (``numpy.ones``, ``numpy.random.rand``) whose ``torch._numpy``
+    counterpart, a public function of :data:`NUMPY_FILES`, returns in every ``return`` a call of a torch function
+    whose stub returns a Tensor (``return torch.ones(shape, dtype=dtype)``): the normalizer hands it back as an
+    ndarray, which Dynamo traces as a tensor. Without, those that return no value (``copyto``, ``random.seed``)."""
+    with open(os.path.join(torch_dir, "_C", "_VariableFunctions.pyi"), encoding="utf-8") as fh:
+        tensor_functions = tensor_returning(fh.read())
+    found = set()
+    for name, module in NUMPY_FILES.items():
+        with open(os.path.join(torch_dir, "_numpy", name), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+                continue
+            returns = [r.value for r in _own_nodes(node) if isinstance(r, ast.Return) and r.value is not None
+                       and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+            if arrays and returns and all(
+                    isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name)
+                    and v.func.value.id == "torch" and v.func.attr in tensor_functions for v in returns):
+                found.add(f"{module}.{node.name}")
+            elif not arrays and not returns:
+                found.add(f"{module}.{node.name}")
+    return sorted(found)
+
+
 def _own_nodes(func):
     """The nodes of ``func``'s body, not those of functions or classes defined inside it."""
     todo = list(func.body)
@@ -621,6 +655,8 @@ def main():
            "python_results": python_results(torch_dir),
            "python_valued": sorted(python_results(torch_dir, folded=True)),
            "numpy_python_results": numpy_python_results(torch_dir, tags),
+           "numpy_array_results": numpy_results(torch_dir, True),
+           "numpy_no_results": numpy_results(torch_dir, False),
            "context_managers": context_managers(torch_dir),
            "int_params": int_params(torch_dir),
            "skipped_stdlib": skipped_stdlib(torch_dir)}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import keyed, nn_overlay, tensors, type_tests, values
+from . import keyed, ndarrays, nn_overlay, tensors, type_tests, values
 from ..core.model import Dotted, Expr, FileSummary, Frame
 from ..core.ops import Op
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
@@ -498,6 +498,8 @@ class Calls:
         if name == "inspect.isclass" and len(args.positional) == 1:
             return type_tests.isclass_of(first)
         if name == "torch.is_tensor" and len(args.positional) == 1 and not args.keywords:  # isinstance(x, Tensor)
+            if ndarrays.is_ndarray(first):  # True under Dynamo, unlike isinstance (measured: tests/cases/kinds/kc5)
+                return const(True) if first.op != Op.UNION else UNKNOWN
             return type_tests.isinstance_of(first, Ext("torch.Tensor"), self.interp.base_names)
         if name == "inspect.isfunction" and len(args.positional) == 1:  # a decorated def may be no function
             return type_tests.isfunction_of(first, self.program_function)
@@ -507,6 +509,8 @@ class Calls:
             return first.cls
         if name in tensors.TENSOR_FUNCTIONS:  # its stub returns a Tensor (torch/_C/_VariableFunctions.pyi)
             return Expr(Op.TENSOR)
+        if name in tensors.NUMPY_ARRAY_RESULTS:  # an ndarray, which Dynamo traces as a tensor
+            return ndarrays.ndarray()
         if name.startswith("torch.") and short[:1].isupper():
             return ExtInst(name)
         if name.startswith("torch."):

@@ -109,6 +109,8 @@ TORCH_CONTEXT_MANAGERS = frozenset(_TORCH_OPS.get("context_managers", ()))
 UNSUPPORTED_MANAGERS = _semantics.UNSUPPORTED_MANAGERS | TORCH_CONTEXT_MANAGERS
 #: NumPy functions whose ``torch._numpy`` counterpart surely returns a Python bool, int or str: a call breaks (GB0208)
 NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python_results", {}).items()}
+#: NumPy functions whose ``torch._numpy`` counterpart returns a torch function's tensor: an ndarray (abstract.ndarrays)
+NUMPY_ARRAY_RESULTS = frozenset(_TORCH_OPS.get("numpy_array_results", ()))
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
 # of tensor data (their ATen op is tagged ``data_dependent_output``): Dynamo breaks there (GB0033).
 DATA_DEPENDENT_FUNCS = frozenset("torch." + n for n in _DATA_DEPENDENT.get("functions", ()))

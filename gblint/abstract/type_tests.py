@@ -10,6 +10,7 @@ from typing import Optional
 from ..core.model import Expr
 from ..core.ops import Op
 from .objects import Bound, Closure, Cls, Disabled, Ext, Func, Inst, Partial
+from .ndarrays import is_ndarray, isinstance_ndarray
 from .values import STRIDED, UNKNOWN, const
 
 _FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
@@ -90,6 +91,8 @@ def isinstance_of(v: Expr, types: Expr, bases_of=None, importable=None) -> Expr:
             found.add(_isinstance_value(p, names))
         elif isinstance(p, Inst) and bases_of is not None:
             found.add(_isinstance_inst(p, types, bases_of))
+        elif is_ndarray(p):
+            found.add(isinstance_ndarray(names))
         elif p.op == Op.TENSOR and STRIDED in p.parts:
             found.add(_isinstance_plain_tensor(types, bases_of))
         elif p.op == Op.TENSOR:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
-from . import grads
+from . import grads, ndarrays
 from .env import Env
 from ..core.model import CallArgs, Expr, Param
 from ..core.ops import Op
@@ -89,12 +89,12 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         if any(_tensor(p) for p in parts):
-            return Expr(Op.TENSOR)
+            return ndarrays.result_of([p for p in parts if _tensor(p)])
         return _arith(e.value, parts) or NOTNONE
     if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         if any(_tensor(p) for p in parts) and not any(p.op == Op.CONST and p.value is None for p in parts):
-            return Expr(Op.TENSOR)
+            return ndarrays.result_of([p for p in parts if _tensor(p)])
     if op == Op.IFELSE:
         truth = decide(e.parts[0], env)
         if truth is None:
@@ -621,7 +621,8 @@ STRIDED_FLAGS = frozenset({"is_sparse", "is_sparse_csr", "is_nested", "is_quanti
 def method_layout(name: str, recv: Expr) -> tuple:
     """The ``layout`` part of what the Tensor method ``name`` of ``recv`` returns: :data:`STRIDED` when
     ``recv`` is strided and the method keeps the layout (every method but the conversions), else ``()``."""
-    return (STRIDED,) if STRIDED in recv.parts and name not in _RELAYOUT else ()
+    return (STRIDED,) if STRIDED in recv.parts and name not in _RELAYOUT else (ndarrays.NDARRAY,) \
+        if ndarrays.NDARRAY in recv.parts else ()  # NumPy's methods give arrays
 
 
 def not_tensor(v: Optional[Expr]) -> bool:

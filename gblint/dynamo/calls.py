@@ -12,7 +12,7 @@ import dataclasses
 
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from ..abstract import grads, keyed, values
+from ..abstract import grads, keyed, ndarrays, values
 from .branch_cover import Way, way_to
 from ..abstract.env import Env
 from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
@@ -110,7 +110,7 @@ class CallValues:
         from how the name is used) holds only when it is one; a call that passes a value known to
         be a tensor (:func:`gblint.abstract.values.holds_tensor`) makes it a fact. (A value known not to be
         one leaves the break out: :meth:`skips`.)"""
-        if ev.tensor_param is None or _tensor_passed(ev, env):
+        if ev.tensor_param is None or _tensor_passed(ev, env, arrays=False):  # an array: no torch rewrite
             return ()
         return (tensor_condition(ev.tensor_param),)
 
@@ -389,10 +389,11 @@ def _free_names(info: FunctionInfo) -> Set[str]:
     return found
 
 
-def _tensor_passed(ev: Event, env: Optional[values.Env]) -> bool:
-    """Whether the call gives ``ev.tensor_param`` a value proven to be (or hold) a tensor."""
+def _tensor_passed(ev: Event, env: Optional[values.Env], arrays: bool = True) -> bool:
+    """Whether the call gives ``ev.tensor_param`` a value proven to be (or hold) a tensor; a NumPy array is one to
+    Dynamo (``arrays``) but not to a torch rewrite of the break (gblint.abstract.ndarrays)."""
     value = env.bindings.get(ev.tensor_param) if env else None
-    return value is not None and values.holds_tensor(value) is True
+    return value is not None and values.holds_tensor(value) is True and (arrays or not ndarrays.is_ndarray(value))
 
 
 def _undecided(b: Block, env: values.Env) -> bool:
