@@ -36,9 +36,9 @@ def torch_name(module: cst.Module, add: bool = True) -> Tuple[cst.Module, Option
             for small in stmt.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if _dotted(alias.name) == "torch":
+                        if dotted_text(alias.name) == "torch":
                             return module, alias.asname.name.value if alias.asname else "torch"
-                        if _dotted(alias.name).startswith("torch.") and alias.asname is None:
+                        if dotted_text(alias.name).startswith("torch.") and alias.asname is None:
                             return module, "torch"
     if not add:
         return module, None
@@ -47,11 +47,11 @@ def torch_name(module: cst.Module, add: bool = True) -> Tuple[cst.Module, Option
     return AddImportsVisitor(context).transform_module(module), "torch"
 
 
-def _dotted(node) -> str:
+def dotted_text(node) -> str:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
+        return f"{dotted_text(node.value)}.{node.attr.value}"
     return ""
 
 
@@ -93,25 +93,25 @@ class _Scan(cst.CSTVisitor):
         self.scopes.append(node)  # runs later, when consumed: its reads count both here and as a scope
 
     def visit_AssignTarget(self, node):
-        self.binds.update(_target_names(node.target))
+        self.binds.update(target_names(node.target))
 
     def visit_AugAssign(self, node):
-        self.binds.update(_target_names(node.target))
+        self.binds.update(target_names(node.target))
 
     def visit_AnnAssign(self, node):
         if node.value is not None:
-            self.binds.update(_target_names(node.target))
+            self.binds.update(target_names(node.target))
 
     def visit_Del(self, node):
-        self.dels.update(_target_names(node.target))
+        self.dels.update(target_names(node.target))
 
     def visit_ExceptHandler(self, node):
         if node.name is not None:
-            self.dels.update(_target_names(node.name.name))
+            self.dels.update(target_names(node.name.name))
 
     def visit_Import(self, node):
         for alias in node.names:
-            self.binds.add(alias.asname.name.value if alias.asname else _dotted(alias.name).split(".")[0])
+            self.binds.add(alias.asname.name.value if alias.asname else dotted_text(alias.name).split(".")[0])
         return False
 
     def visit_ImportFrom(self, node):
@@ -119,7 +119,7 @@ class _Scan(cst.CSTVisitor):
             self.flow.add("import *")
         else:
             for alias in node.names:
-                self.binds.add(alias.asname.name.value if alias.asname else _dotted(alias.name))
+                self.binds.add(alias.asname.name.value if alias.asname else dotted_text(alias.name))
         return False
 
     def visit_MatchAs(self, node):
@@ -143,10 +143,10 @@ class _Scan(cst.CSTVisitor):
             self.flow.add("await")
 
     def visit_NamedExpr(self, node):
-        self.binds.update(_target_names(node.target))
+        self.binds.update(target_names(node.target))
 
     def visit_For(self, node):
-        self.binds.update(_target_names(node.target))
+        self.binds.update(target_names(node.target))
         if node.asynchronous is not None:
             self.flow.add("await")
         self.loop_depth += 1
@@ -161,7 +161,7 @@ class _Scan(cst.CSTVisitor):
         self.loop_depth -= 1
 
     def visit_AsName(self, node):
-        self.binds.update(_target_names(node.name))
+        self.binds.update(target_names(node.name))
 
     def visit_Break(self, node):
         if self.loop_depth == 0:
@@ -210,20 +210,20 @@ def scan(nodes: Iterable[cst.CSTNode]) -> _Scan:
     return s
 
 
-def _target_names(node) -> List[str]:
+def target_names(node) -> List[str]:
     if isinstance(node, cst.Name):
         return [node.value]
     if isinstance(node, (cst.Tuple, cst.List)):
         out = []
         for e in node.elements:
-            out.extend(_target_names(e.value))
+            out.extend(target_names(e.value))
         return out
     if isinstance(node, cst.StarredElement):
-        return _target_names(node.value)
+        return target_names(node.value)
     return []
 
 
-def _stmt(code: str) -> cst.BaseStatement:
+def statement_of(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code)
 
 
@@ -275,7 +275,7 @@ def unroll(module: cst.Module, loop: cst.For, max_unroll: int) -> Optional[cst.M
     stmts: List[cst.BaseStatement] = []
     for k in values:
         if name != "_":
-            stmts.append(_stmt(f"{name} = {k}\n"))
+            stmts.append(statement_of(f"{name} = {k}\n"))
         stmts.extend(loop.body.body)
     if loop.orelse is not None and isinstance(loop.orelse.body, cst.IndentedBlock):
         stmts.extend(loop.orelse.body.body)
@@ -343,7 +343,7 @@ def helper_name(func: cst.FunctionDef, what: str) -> str:
     the function, ``_refine_loop`` in ``refine``, then ``_refine_loop_2``... for the next one, the
     first name ``func`` neither binds nor reads (a name that does not move when lines do)."""
     info = scan(_statements(func.body))
-    used = info.binds | info.reads | set(_param_names(func))
+    used = info.binds | info.reads | set(param_names(func))
     base = f"_{func.name.value.strip('_') or 'f'}_{what}"
     name, n = base, 1
     while name in used:
@@ -387,7 +387,7 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, helper: str) -
         return None
     if _frame_uses(inside) or _frame_uses(whole, namespace_only=True):
         return None
-    params = set(_param_names(func))
+    params = set(param_names(func))
     assigned = inside.binds  # the loop's target included
     maybe_before = params.union(*(info.binds for info in infos[:idx]))
     definite = _definitely_bound(before, params)
@@ -414,11 +414,11 @@ def isolate_loop(module: cst.Module, func: cst.FunctionDef, loop, helper: str) -
     ret = ", ".join(returned)
     helper_body = [loop.with_changes(leading_lines=[])]
     if returned:
-        helper_body.append(_stmt(f"return {ret}\n"))
+        helper_body.append(statement_of(f"return {ret}\n"))
     helper_def = cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters([cst.Param(cst.Name(n)) for n in passed]),
                                  body=cst.IndentedBlock(body=helper_body), leading_lines=list(loop.leading_lines))
     call = f"{helper}({args})"
-    call_stmt = _stmt(f"{ret} = {call}\n" if returned else f"{call}\n")
+    call_stmt = statement_of(f"{ret} = {call}\n" if returned else f"{call}\n")
     return replace(module, loop, cst.FlattenSentinel([helper_def, call_stmt]))
 
 
@@ -452,11 +452,11 @@ def _nested_reads(scopes: Iterable[cst.CSTNode]) -> Set[str]:
         names = _all_names(node)
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             inner = scan(_statements(node.body)) if isinstance(node, cst.FunctionDef) else _Scan()
-            names = (names - set(_param_names(node)) - inner.binds - inner.dels) | inner.declared
+            names = (names - set(param_names(node)) - inner.binds - inner.dels) | inner.declared
         elif isinstance(node, cst.GeneratorExp):  # its own loop variables are its own
             comp = node.for_in
             while comp is not None:
-                names -= set(_target_names(comp.target))
+                names -= set(target_names(comp.target))
                 comp = comp.inner_for_in
         found |= names
     return found
@@ -490,12 +490,12 @@ def _definitely_bound(stmts: Iterable[cst.BaseStatement], bound: Set[str]) -> Se
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Del):
-                    bound -= set(_target_names(small.target))
+                    bound -= set(target_names(small.target))
                 elif isinstance(small, cst.Assign):
                     for t in small.targets:
-                        bound.update(_target_names(t.target))
+                        bound.update(target_names(t.target))
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and small.value is not None:
-                    bound.update(_target_names(small.target))
+                    bound.update(target_names(small.target))
                 elif isinstance(small, (cst.Import, cst.ImportFrom)):
                     bound |= scan([small]).binds
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -517,7 +517,7 @@ def _live(stmts: List[cst.BaseStatement], infos: List["_Scan"]) -> Set[str]:
         if isinstance(stmt, cst.SimpleStatementLine):
             live = (live - _definitely_bound([stmt], set())) | info.reads
         elif isinstance(stmt, cst.For) and stmt.asynchronous is None:
-            inner = scan(_statements(stmt.body)).reads - set(_target_names(stmt.target))
+            inner = scan(_statements(stmt.body)).reads - set(target_names(stmt.target))
             orelse = scan(_statements(stmt.orelse.body)).reads if stmt.orelse is not None else set()
             live = live | scan([stmt.iter]).reads | inner | orelse
         else:
@@ -525,7 +525,7 @@ def _live(stmts: List[cst.BaseStatement], infos: List["_Scan"]) -> Set[str]:
     return live
 
 
-def _param_names(func: cst.FunctionDef) -> List[str]:
+def param_names(func: cst.FunctionDef) -> List[str]:
     p = func.params
     names = [x.name.value for x in list(p.posonly_params) + list(p.params) + list(p.kwonly_params)]
     for star in (p.star_arg, p.star_kwarg):
@@ -582,7 +582,7 @@ def add_disable(module: cst.Module, func: cst.FunctionDef, alias: Optional[str] 
     """Decorate ``func`` with ``@torch.compiler.disable`` (safe: it still runs, eagerly). ``alias`` is
     the name ``torch`` is bound to; None adds ``import torch`` when missing."""
     for d in func.decorators:
-        if _dotted(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func).endswith("disable"):
+        if dotted_text(d.decorator if not isinstance(d.decorator, cst.Call) else d.decorator.func).endswith("disable"):
             return None
     new_module = replace(module, func, func.with_changes(decorators=[cst.Decorator(cst.parse_expression(
         "torch.compiler.disable"))] + list(func.decorators)))
@@ -603,12 +603,12 @@ class _RenameDecorator(cst.CSTTransformer):
         self.old, self.new = old, new
 
     def leave_Decorator(self, original_node, updated_node):
-        if _dotted(updated_node.decorator) == self.old:
+        if dotted_text(updated_node.decorator) == self.old:
             return updated_node.with_changes(decorator=cst.parse_expression(self.new))
         return updated_node
 
 
-def _find_same(new_module: cst.Module, old_module: cst.Module, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+def find_same(new_module: cst.Module, old_module: cst.Module, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     if new_module is old_module:
         return node
 

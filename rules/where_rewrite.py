@@ -11,7 +11,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from .rewrites import _dotted, _find_same, _stmt, replace, torch_name
+from .rewrites import dotted_text, find_same, statement_of, replace, torch_name
 
 PURE_METHODS = frozenset({"abs", "clamp", "exp", "log", "neg", "relu", "sigmoid", "tanh", "sqrt", "sin", "cos",
                           "float", "to", "detach", "mean", "sum", "max", "min", "norm", "pow", "reciprocal",
@@ -26,7 +26,7 @@ def _pure(expr: cst.BaseExpression, torch_alias: str) -> bool:
 
         def visit_Call(self, node):
             f = node.func
-            d = _dotted(f)
+            d = dotted_text(f)
             if d.startswith(torch_alias + ".") and not d.startswith(torch_alias + "._"):
                 return
             if isinstance(f, cst.Attribute) and f.attr.value in PURE_METHODS:
@@ -83,9 +83,9 @@ def to_where(module: cst.Module, node: cst.If, bound_before: Set[str], alias: Op
         return None
     code = (f"{name} = {alias}.where({cond}, "
             f"{cst.Module([]).code_for_node(a)}, {cst.Module([]).code_for_node(b)})\n")
-    new_stmt = _stmt(code).with_changes(leading_lines=list(node.leading_lines))
+    new_stmt = statement_of(code).with_changes(leading_lines=list(node.leading_lines))
     # locate the If again in the module that may have gained an import
-    target = _find_same(mod, module, node)
+    target = find_same(mod, module, node)
     if target is None:
         return None
     return replace(mod, target, new_stmt)

@@ -144,6 +144,12 @@ something else, or the reverse (a guard that must stay clean):
   ``self._defaults[name]``, restored by loops over it or over a snapshot) leaves the setting beside it undecided:
   conditional, where the names are in fact other (kb58: a bounding of such keys that would prove it is not yet
   sound, tests/test_state_keys.py) and where they may name the setting (kb59).
+- ``torch.equal`` / ``torch.allclose`` break wherever reached, on values drawn from ``zip`` of list arguments, in a
+  list comprehension, a generator consumed by ``all`` and a loop (kc1); a break in a loop over a name followed by a
+  ``return`` before the jump back resumes over a list or tuple and skips over an ``nn.ModuleList``: conditional on
+  what the name holds (kc2); the items of a list or tuple of tensors passed in are tensors (kc3); a ``self``
+  attribute tested right after its store is what was stored, not across a call or one arm of an ``if`` (kc4);
+  arrays NumPy functions make are tensors to Dynamo, and ``torch.is_tensor`` of one is True under Dynamo (kc5).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break

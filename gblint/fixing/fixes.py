@@ -262,7 +262,7 @@ def _where(request: WhereFix, module: cst.Module, pos: _Positions, settings: Set
     body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
     start = pos.lines(node)[0]
     before = [s for s in body if pos.lines(s)[1] < start]
-    bound = set(rewrites._param_names(func)) | rewrites.scan(before).binds
+    bound = set(rewrites.param_names(func)) | rewrites.scan(before).binds
     new = where_rewrite.to_where(module, node, bound, alias)
     title = "Select with `torch.where` instead of branching on a tensor"
     return (new, title, "unsafe") if new is not None else None
@@ -287,7 +287,7 @@ def _shadows(func: cst.FunctionDef, name: str) -> bool:
     """Whether ``func`` binds ``name`` itself (a parameter, an assignment, an import, a loop target):
     a rewrite that calls ``name.f(...)`` there would call the local."""
     body = list(func.body.body) if isinstance(func.body, cst.IndentedBlock) else []
-    return name in set(rewrites._param_names(func)) | rewrites.scan(body).binds
+    return name in set(rewrites.param_names(func)) | rewrites.scan(body).binds
 
 
 def _with_torch(rewrite, alias: Optional[str]) -> Optional[cst.Module]:
@@ -361,7 +361,7 @@ class _Binder(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         field = _BINDING_FIELDS.get(type(node))
         if field is not None and getattr(node, field) is not None:
-            self.found |= self.name in rewrites._target_names(getattr(node, field))
+            self.found |= self.name in rewrites.target_names(getattr(node, field))
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
             self.found |= any(item.name.value == self.name for item in node.names)
         elif isinstance(node, cst.ImportAlias) and node.asname is None and isinstance(node.name, cst.Name):
