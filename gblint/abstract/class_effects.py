@@ -136,6 +136,23 @@ class ClassEffects:
         return all(any(not values.mentions(p, Op.ATTR, name) and values.decide(p, env) is False
                        for p in (t.parts if t.op == Op.AND else (t,))) for t in tests)
 
+    def keeps_stores(self, cls: Cls, name: str) -> bool:
+        """Whether ``self.<name> = v`` on an instance of ``cls`` is read back as ``v``: every class of its MRO is
+        read (no base outside the project), none defines ``__setattr__`` or ``__getattribute__`` (``nn.Module``'s
+        ``__setattr__`` keeps the value) and none makes ``name`` a method, property or descriptor (a class
+        attribute that is a constant is shadowed by the store)."""
+        _held, outside = self.interp.base_names(cls)
+        if outside - {"object", "builtins.object"}:
+            return False
+        for summary, info in self.interp.class_mro(cls):
+            if summary.module.startswith("torch.nn.modules."):
+                continue
+            for hook in ("__setattr__", "__getattribute__", name):
+                if hook in info.methods or (hook in info.values and not (
+                        hook == name and info.values[name].op == Op.CONST)):
+                    return False
+        return True
+
     def named_at_run_time(self, inst: Inst, mro, name: str, value: Expr) -> Expr:
         """``value`` (attribute ``name`` of ``inst``, whose classes are ``mro``: (summary, ClassInfo) pairs), or maybe
         another where a method of those classes stores attributes on ``self`` by a name known only at run time

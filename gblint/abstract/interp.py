@@ -144,6 +144,10 @@ class Interpreter:
             if before is not None and e.parts[0].op == Op.PARAM and e.parts[0].value == env.before_self:
                 return before  # `self.f = wrap(self.f)`: the value reads what `self.f` held before the store
             return self.attribute(self.evaluate(e.parts[0], env, calls), e.value, calls)
+        if op == Op.STORED:  # gblint.syntax.self_stores: no `__setattr__`, property or descriptor changes the store
+            owner = self.evaluate(e.parts[0].parts[0], env, calls)
+            kept = isinstance(owner, Inst) and self.class_effects.keeps_stores(owner.cls, e.value)
+            return self.evaluate(e.parts[1] if kept else e.parts[0], env, calls)
         if op == Op.SUB:
             base = self.evaluate(e.parts[0], env, calls)
             if e.value == values.EACH and (items := each_item(base)) is not None:

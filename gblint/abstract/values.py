@@ -50,7 +50,7 @@ def const(value) -> Expr:
 # Ops that stand for objects the program makes (gblint.abstract.interp follows them; here they are not
 # known unless the environment holds an interpreter, Env.resolver).
 OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
-                        Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE})
+                        Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE, Op.STORED})
 _NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE, Op.LAYOUT})
 _AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
 # The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair and a `tensor`'s `grad`

@@ -471,6 +471,8 @@ class Block:
     # a loop over a name or attribute (as written) whose value decides whether Dynamo rebuilds its iterator, which
     # resuming after those breaks needs: a list or tuple, yes; an nn.ModuleList, a dict view, no (GB0092)
     iterates: str = ""
+    # the line ranges after which what comes first is a layout gblint does not read (a `return` in a `with`)
+    unread_first: Tuple[Tuple[int, int], ...] = ()
 
 
 @dataclasses.dataclass

@@ -59,6 +59,7 @@ class Op(str, enum.Enum):
     FREE = "free"  # a name of an enclosing function
     GLOBAL = "global"  # ``value`` a dotted name: this module's global, an import's target, a builtin
     ATTR = "attr"  # attribute ``value`` of ``parts[0]``
+    STORED = "stored"  # ``self.X`` read right after ``self.X = v``: parts (that read as ``attr``, v); self_stores
     SUB = "sub"  # ``parts[0][parts[1]]``
     SLICE = "slice"  # a slice key of ``sub``
     CALLV = "callv"  # calling ``parts[0]`` with ``parts[1:]``: positional values, ``kw``, ``star``, ``starstar``

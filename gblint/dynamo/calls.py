@@ -91,8 +91,7 @@ class CallValues:
             truth = values.decide(b.test, env)
             if truth is False or (truth is None and b.kind == BlockKind.GATE):
                 return True
-        if ev.tensor_param is not None and values.not_tensor(env.bindings.get(ev.tensor_param)) \
-                and not _tensor_passed(ev, env):  # a list of tensors passed in: `xs[0]` is one
+        if ev.tensor_param is not None and values.not_tensor(env.bindings.get(ev.tensor_param)):
             return True  # a break on the parameter as a tensor, and the call passes something else
         if ev.passed_tensor and not _tensor_passed(ev, env):
             return True  # only a tensor passed in makes it a break, and none is

@@ -34,9 +34,18 @@ def returning_nodes(body: cst.BaseSuite) -> List[cst.CSTNode]:
     """The statements of a loop ``body`` (simple statement lines, and ``if`` statements for a break in
     their test) after which, in CPython 3.11's layout, a ``return`` comes before any jump back to
     them: a graph break there is no break "in a loop" to Dynamo."""
+    return unread_nodes(body)[0]
+
+
+def unread_nodes(body: cst.BaseSuite) -> Tuple[List[cst.CSTNode], List[cst.CSTNode]]:
+    """:func:`returning_nodes` of a loop ``body``, and the statements after which what comes first is not read: a
+    ``try``, ``with`` or ``match`` holding a ``return``, or an ``if`` whose test's layout is not read (a constant,
+    ``if __debug__:``, or a chained comparison) before one; a break there may resume (measured by a helper: a
+    ``return`` inside ``with torch.no_grad():`` after the break resumes)."""
     found: List[cst.CSTNode] = []
-    _Scan(found).block(_statements(body), BACK, at_end=True, inner=False)
-    return found
+    unsure: List[cst.CSTNode] = []
+    _Scan(found, unsure).block(_statements(body), BACK, at_end=True, inner=False)
+    return found, unsure
 
 
 class ReturnsFirst:
@@ -54,21 +63,28 @@ class ReturnsFirst:
         if not rebuilt and isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Name, cst.Attribute)):
             block.iterates = cst.Module([]).code_for_node(loop.iter)
         if rebuilt or block.iterates:
-            for stmt in returning_nodes(loop.body):
-                self._noted[id(stmt)] = block
+            found, unsure = unread_nodes(loop.body)
+            for stmt in found:
+                self._noted[id(stmt)] = (block, False)
+            for stmt in unsure:
+                self._noted[id(stmt)] = (block, True)
 
     def start(self, stmt: cst.CSTNode, events: list) -> None:
         """The traversal enters ``stmt``; ``events``: the function's events so far."""
-        block = self._noted.get(id(stmt))
-        if block is not None:
-            self._open[id(stmt)] = (block, len(events))
+        noted = self._noted.get(id(stmt))
+        if noted is not None:
+            self._open[id(stmt)] = noted + (len(events),)
 
     def end(self, stmt: cst.CSTNode, events: list) -> None:
         """The traversal leaves ``stmt`` (an ``if``: its test)."""
         found = self._open.pop(id(stmt), None)
         if found is not None:
-            block, first = found
-            block.returns_first = block.returns_first + tuple((ev.span.line, ev.span.end_line) for ev in events[first:])
+            block, unsure, first = found
+            lines = tuple((ev.span.line, ev.span.end_line) for ev in events[first:])
+            if unsure:
+                block.unread_first = block.unread_first + lines
+            else:
+                block.returns_first = block.returns_first + lines
 
 
 def rebuilt_iterator(loop: cst.CSTNode) -> bool:
@@ -91,6 +107,8 @@ def returns_first(blocks: Sequence[Block], line: int) -> Optional[str]:
     Dynamo skips the frame (GB7000); ``""``: yes, the break resumes; else the condition under which the frame is
     still skipped, the loop's iterator not rebuilt (``Block.iterates``)."""
     inner = next(b for b in reversed(blocks) if b.kind == BlockKind.LOOP)
+    if any(a <= line <= b for a, b in inner.unread_first):
+        return "no `return` comes before the loop's jump back"  # a layout gblint does not read
     if not any(a <= line <= b for a, b in inner.returns_first):
         return None
     return f"`{inner.iterates}` holds no list or tuple" if inner.iterates else ""
@@ -106,10 +124,12 @@ def _statements(suite: Optional[cst.BaseSuite]) -> Sequence[cst.BaseStatement]:
 
 class _Scan:
     """Reads statements backwards: what comes first from each one on (``RETURN``, ``BACK`` or ``UNKNOWN``),
-    given what comes after the block; notes the statements a ``RETURN`` follows first."""
+    given what comes after the block; notes the statements a ``RETURN`` follows first (``found``) and those an
+    ``UNKNOWN`` does (``unsure``)."""
 
-    def __init__(self, found: List[cst.CSTNode]):
+    def __init__(self, found: List[cst.CSTNode], unsure: Optional[List[cst.CSTNode]] = None):
         self.found = found
+        self.unsure = unsure if unsure is not None else []
 
     def block(self, stmts: Sequence[cst.BaseStatement], after: str, at_end: bool, inner: bool) -> str:
         """What comes first from the start of ``stmts`` on, ``after`` following them. ``at_end``: the loop's
@@ -130,11 +150,20 @@ class _Scan:
                 elif isinstance(small, cst.Continue):
                     first = after if inner else BACK
             # a break in the line's one statement meets what follows it, or its own `return`
-            if len(stmt.body) == 1 and first == RETURN:
-                self.found.append(stmt)
+            if len(stmt.body) == 1 and first in (RETURN, UNKNOWN):
+                (self.found if first == RETURN else self.unsure).append(stmt)
             return first
         if isinstance(stmt, cst.If):
-            return UNKNOWN if _unread_test(stmt.test) else self._if(stmt, after, at_end, inner)
+            truth = _constant(stmt.test)
+            if truth is not None:  # CPython keeps only the arm the constant takes, without the test
+                arm = stmt.body if truth else stmt.orelse
+                if isinstance(arm, cst.If):
+                    return self.statement(arm, after, at_end, inner)
+                return self.block(_statements(arm.body if isinstance(arm, cst.Else) else arm), after, at_end, inner) \
+                    if arm is not None else after
+            if _unread_test(stmt.test):
+                return BACK  # a chained comparison: its cleanup's jump is threaded to the jump back (measured, kb48)
+            return self._if(stmt, after, at_end, inner)
         if isinstance(stmt, cst.While) and _unread_test(stmt.test):
             return UNKNOWN
         if isinstance(stmt, (cst.For, cst.While)):
@@ -142,7 +171,9 @@ class _Scan:
             return self.block(_statements(stmt.body), rest, at_end=False, inner=True)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return after  # its body is a code object of its own: the statement stores a function
-        return UNKNOWN  # try, with, match: their layout is not read
+        # try, with, match: their layout is not read; with no `return` or `continue` in them, no jump back to the
+        # break and no `return` is laid out there
+        return UNKNOWN if _returns_in(stmt, True) else after
 
     def _if(self, stmt: cst.If, after: str, at_end: bool, inner: bool) -> str:
         orelse = stmt.orelse
@@ -156,9 +187,50 @@ class _Scan:
             # the jump over the `else`: threaded to the loop's jump back when that follows, else forward
             end = BACK if at_end and not inner else rest
         first = self.block(_statements(stmt.body), end, at_end, inner)
-        if first == RETURN:  # a break in the test meets the body first
-            self.found.append(stmt)
+        if first in (RETURN, UNKNOWN):  # a break in the test meets the body first
+            (self.found if first == RETURN else self.unsure).append(stmt)
         return first
+
+
+def _returns_in(stmt: cst.CSTNode, continues: bool = False) -> bool:
+    """Whether ``stmt`` holds a ``return`` (or, with ``continues``, a ``continue``) outside the functions and
+    classes it defines."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+        def visit_Return(self, node) -> None:
+            found.append(node)
+
+        def visit_Continue(self, node) -> None:
+            if continues:
+                found.append(node)
+
+    stmt.visit(_Find())
+    return bool(found)
+
+
+def _constant(test: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a constant test (``__debug__``, ``True``, ``0``, ``"x"``, ``not None``), None for another."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _constant(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name) and test.value in ("True", "False", "None", "__debug__"):
+        return test.value in ("True", "__debug__")
+    if isinstance(test, (cst.Integer, cst.Float, cst.SimpleString)):
+        try:
+            return bool(test.evaluated_value)
+        except Exception:
+            return None
+    return None
 
 
 def _unread_test(test: cst.BaseExpression) -> bool:
@@ -173,4 +245,4 @@ def _unread_test(test: cst.BaseExpression) -> bool:
         (isinstance(test, cst.Name) and test.value in ("True", "False", "None", "__debug__"))
 
 
-__all__: Tuple[str, ...] = ("ReturnsFirst", "rebuilt_iterator", "returning_nodes", "returns_first")
+__all__: Tuple[str, ...] = ("ReturnsFirst", "rebuilt_iterator", "returning_nodes", "returns_first", "unread_nodes")

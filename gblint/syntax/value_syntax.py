@@ -261,8 +261,9 @@ def _expr_of(node: cst.BaseExpression, scope) -> Expr:
         if node.attr.value == "training" and isinstance(node.value, cst.Name) and node.value.value == scope.self_name:
             return Expr(Op.TRAINING)
         stored = scope.stored_value(node) if hasattr(scope, "stored_value") else None
-        if stored is not None:
-            return stored  # `self.flag = a or b` just before: what it stored (gblint.syntax.self_stores)
+        if stored is not None:  # `self.flag = a or b` just before: what it stored, where the class keeps it as is
+            return Expr(Op.STORED, node.attr.value, (Expr(Op.ATTR, node.attr.value, (expr_of(node.value, scope),)),
+                                                     stored))
         head = _head(node)
         if head is not None and name_expr(head, scope).op == Op.GLOBAL:
             q = scope.resolve(node)
