@@ -26,6 +26,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..core.model import Block, BlockKind
+from .loops import OwnScopeVisitor
 
 RETURN, BACK, UNKNOWN = "return", "back", "unknown"
 
@@ -197,16 +198,7 @@ def _returns_in(stmt: cst.CSTNode, continues: bool = False) -> bool:
     classes it defines."""
     found = []
 
-    class _Find(cst.CSTVisitor):
-        def visit_FunctionDef(self, node) -> bool:
-            return False
-
-        def visit_ClassDef(self, node) -> bool:
-            return False
-
-        def visit_Lambda(self, node) -> bool:
-            return False
-
+    class _Find(OwnScopeVisitor):
         def visit_Return(self, node) -> None:
             found.append(node)
 
