@@ -72,7 +72,7 @@ def instance_classes(node: cst.BaseExpression, ctx) -> Tuple[str, ...]:
             binding = ctx.builder.summary.module_names.get(node.value)
     elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and ctx.self_name \
             and node.value.value == ctx.self_name and ctx.class_info is not None:
-        binding = ctx.class_info.attrs.get(node.attr.value)
+        binding = ctx.self_attr_ref(node.attr.value)
     if isinstance(binding, InstanceValue):
         return _names((binding.cls,), ctx)
     if isinstance(binding, ModuleAttr):

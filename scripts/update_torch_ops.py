@@ -404,10 +404,18 @@ def context_managers(torch_dir):
     return found
 
 
-def _return_kind(node, int_methods, bool_functions):
+def _return_kind(node, int_methods, bool_functions, int_attrs=frozenset()):
     """``"bool"``, ``"int"`` or ``"str"`` when the expression ``node`` is surely one: a literal, ``not ...``, a
-    comparison of ints, ``x.m()`` of a Tensor method whose stub returns ``_int`` (``int_methods``), ``torch.f(...)``
-    whose stub returns ``_bool`` (``bool_functions``); None otherwise."""
+    comparison of ints, ``x.m()`` of a Tensor method whose stub returns ``_int`` (``int_methods``), ``x.a`` of a Tensor
+    attribute the stub types ``_int`` (``int_attrs``: ``ndim``), an item of ``x.shape`` read by one index,
+    ``torch.f(...)`` whose stub returns ``_bool`` (``bool_functions``); an ``if``/``else`` of two such of one kind (the
+    ``return`` of each arm is read on its own); None otherwise."""
+    if isinstance(node, ast.Attribute) and node.attr in int_attrs and not (
+            isinstance(node.value, ast.Name) and node.value.id == "torch"):
+        return "int"
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+        return "int"
     if isinstance(node, ast.Constant) and type(node.value) in (bool, int, str):
         return type(node.value).__name__
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -431,8 +439,10 @@ def numpy_python_results(torch_dir, data_dependent):
     reads tensor data (``data_dependent``: ``torch.allclose``) breaks on its own (GB0033): left out."""
     read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
     c_init, functions = read("_C", "__init__.pyi"), read("_C", "_VariableFunctions.pyi")
-    int_methods = {m.group(2) for m in DEF.finditer(c_init[c_init.index("class TensorBase"):])
+    tensor_base = c_init[c_init.index("class TensorBase"):]
+    int_methods = {m.group(2) for m in DEF.finditer(tensor_base)
                    if m.group(4).strip() == "_int" and m.group(3).strip() == "self"}
+    int_attrs = set(re.findall(r"^    (\w+): _int$", tensor_base[:tensor_base.index("\nclass ", 1)], re.M))
     bool_functions = {m.group(2) for m in DEF.finditer(functions) if m.group(4).strip() == "_bool"} - data_dependent
     found = {}
     for name in ("_funcs_impl.py", "_reductions_impl.py"):
@@ -440,7 +450,7 @@ def numpy_python_results(torch_dir, data_dependent):
             if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
                 continue
             returns = [r for r in _own_nodes(node) if isinstance(r, ast.Return)]
-            kinds = {_return_kind(r.value, int_methods, bool_functions) if r.value is not None else None
+            kinds = {_return_kind(r.value, int_methods, bool_functions, int_attrs) if r.value is not None else None
                      for r in returns}
             if len(kinds) == 1 and None not in kinds:
                 found[node.name] = kinds.pop()

@@ -152,7 +152,13 @@ something else, or the reverse (a guard that must stay clean):
   attribute tested right after its store is what was stored, not across a call or one arm of an ``if`` (kc4);
   arrays NumPy functions make are tensors to Dynamo, and ``torch.is_tensor`` of one is True under Dynamo (kc5); a
   ``return`` in a ``with`` or ``try`` after a break in a loop may come first: conditional; one under ``if __debug__:``
-  does, as CPython keeps that arm without its test: the break resumes (kc6).
+  does, as CPython keeps that arm without its test: the break resumes (kc6); a loop over a conditional expression
+  one arm of which is empty runs only when the test picks the other: its break is conditional on the test (kc7);
+  a ``self`` attribute reads back what was stored only where no ``__setattr__``, ``__getattribute__`` or descriptor
+  of the class gives something else: one that hands the value on unchanged (raising for some names, or renaming
+  keys alike both ways) keeps the break definite, the others leave no break to claim (kc8); ``np.ndim`` and
+  ``np.size`` break at the call (GB0208) and give a Python int, a test on which is no break; ``np.shape`` gives a
+  tuple of ints with no break (kc9).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -300,6 +306,14 @@ LOOP_BACK = {"kb12_loop_comes_back.py": "when an earlier step of the loop bound 
 #: program -> line -> the condition of its diagnostic (None: definite): a `self` attribute stored just before the
 #: test that reads it decides the test; a call between them, or a store in one arm, does not (kc4)
 FLAG_STORED = {"kc4_flag_stored_then_tested.py": {22: None, 36: "when `self.flag`", 49: "when `self.flag`"}}
+#: program -> line -> the condition of its diagnostics (None: definite): a loop over `xs if t else ()` runs only where
+#: `t` holds (measured: no break for float predictions, one for integer ones); a test known true leaves it definite (kc7)
+LOOP_ARM = {"kc7_loop_over_conditional_expression.py": {12: "when `not preds.is_floating_point()`", 26: None}}
+#: program -> the lines of its diagnostics, all definite: the classes whose `__setattr__` keeps the value (kc8); the
+#: descriptor, `__setattr__ = f`, a `__setattr__` changing the value and a `__getattribute__` answering give no break
+ATTR_HOOKS = {"kc8_attribute_hooks_and_descriptors.py": [91, 113]}
+#: program -> the lines of its diagnostics, all definite: the NumPy calls with a Python result, not the tests on it (kc9)
+NUMPY_PYTHON = {"kc9_numpy_functions_with_python_results.py": [19, 27, 36]}
 UNREAD = "when no `return` comes before the loop's jump back"
 #: program -> frame -> the condition of its loop skip (None: definite): a break in a loop over a name that meets a `return` before the
 #: jump back resumes where the loop's iterator can be rebuilt (a list or tuple), else its frame is skipped (kc2)
@@ -464,7 +478,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
             or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT \
-            or name in FLAG_STORED or name in ITEM_MISSES
+            or name in FLAG_STORED or name in ITEM_MISSES or name in LOOP_ARM
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -511,6 +525,35 @@ def test_a_flag_stored_just_before_its_test_decides_it():
                if d["effect"] in ("break", "skip", "error")}
         assert got == lines
         assert sorted(b["line"] for b in DOC["programs"][name]["breaks"]) == [22, 49]
+
+
+def test_a_loop_over_a_conditional_expression_runs_only_where_its_test_picks_items():
+    """Measured (kc7): Dynamo breaks at ``torch.unique`` in a loop over ``(target,) if not float else ()`` only for
+    integer predictions; gblint cannot decide the test, so each of its diagnostics there is conditional on it. A loop
+    whose test the caller's literal makes false (``() if skip else (t,)`` with ``skip=True``) is not reported."""
+    for name, lines in LOOP_ARM.items():
+        found = {(d["line"], d["certainty"], d["condition"]) for d in predicted()[name]
+                 if d["effect"] in ("break", "skip", "error")}
+        want = {(line, "definite" if cond is None else "conditional", cond) for line, cond in lines.items()}
+        assert found == want, (name, found)
+
+
+def test_an_attribute_reads_back_what_was_stored_only_through_hooks_that_keep_it():
+    """Measured (kc8): Dynamo breaks on the tensor stored through a ``__setattr__`` that hands it on (torchmetrics'
+    guard, transformers' renaming both ways), not where a descriptor, a ``__setattr__`` set to a function, one that
+    stores ``bool(...)`` or a ``__getattribute__`` gives something else."""
+    for name, lines in ATTR_HOOKS.items():
+        found = sorted((d["line"], d["certainty"]) for d in predicted()[name] if d["effect"] in ("break", "skip", "error"))
+        assert found == [(line, "definite") for line in lines], (name, found)
+
+
+def test_numpy_functions_with_a_python_result_break_at_the_call():
+    """Measured (kc9): ``np.ndim`` / ``np.size`` of a tensor or an array break at the call (GB0208) and the test on
+    their int result does not; ``np.shape`` makes no break (a tuple of ints)."""
+    for name, lines in NUMPY_PYTHON.items():
+        found = sorted((d["line"], d["certainty"], tuple(d["gb_ids"])) for d in predicted()[name]
+                       if d["effect"] in ("break", "skip", "error"))
+        assert found == [(line, "definite", ("GB0208",)) for line in lines], (name, found)
 
 
 def test_a_loop_over_every_index_calls_each_layer():

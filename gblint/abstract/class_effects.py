@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional, Protocol, Tuple
 
-from . import values
+from . import attr_hooks, values
 from .building import calls_on_self
 from .calling import Args
 from .keyed import opened
@@ -64,6 +64,7 @@ class ClassEffects:
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._deciding: set = set()  # (class, attribute) whose stores by a run-time name are being looked at
         self._ever_asked: set = set()  # (class, attribute) whose every value is being found (_ever)
+        self._keeps: dict = {}  # class -> whether its instances give back what is stored (attr_hooks.keeps_values)
 
     def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
@@ -158,7 +159,11 @@ class ClassEffects:
         another where a method of those classes stores attributes on ``self`` by a name known only at run time
         (``for k, v in kwargs.items(): setattr(self, k, v)``) and ``value`` is a constant (a setting), not a method.
         A store whose name the walk finds, in the method's environment for ``inst`` (``kwargs`` holding the
-        keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone."""
+        keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone. Not
+        known at all where a class's ``__setattr__``, ``__getattribute__`` or a descriptor of that name may give
+        something else than what was stored (:mod:`gblint.abstract.attr_hooks`)."""
+        if not self._gives_back(inst, mro, name):
+            return UNKNOWN
         if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not a_setting(value):
             return value
         deciding = (inst.cls, name)
@@ -178,6 +183,24 @@ class ClassEffects:
             return value
         finally:
             self._deciding.discard(deciding)
+
+    def _gives_back(self, inst: Inst, mro, name: str) -> bool:
+        """Whether reading ``name`` on ``inst`` (classes ``mro``) gives what was stored or set on the class, as
+        :func:`gblint.abstract.attr_hooks.keeps_values` and :func:`gblint.abstract.attr_hooks.descriptor` say."""
+        keeps = self._keeps.get(inst.cls)
+        if keeps is None:
+            keeps = self._keeps[inst.cls] = attr_hooks.keeps_values(mro)
+        reads, stores = keeps
+        if not reads:
+            return False
+        for summary, info in mro:
+            if name in info.methods:
+                return True
+            if name in info.values:
+                got = self.interp.value(info.values[name], self.interp.module_env(summary.path))
+                return not attr_hooks.descriptor(got, self.interp.class_mro) and (
+                    stores or not any(name in other.assigned for _s, other in mro))
+        return stores
 
     def _key_names(self, inst: Inst, mro, summary: FileSummary, method: str, key: Expr) -> Expr:
         """The names the store by a run-time name ``key`` in ``method`` may give, in the method's environment for

@@ -106,6 +106,11 @@ class Blocks:
                 blocks.pop()
 
     def visit_For_body(self, node: cst.For) -> None:
+        guard = value_syntax.empty_arm(node)
+        if guard is not None and self.in_function():  # the body runs only where the arm chosen is not empty
+            test = value_syntax.expr_of(guard[0], self.scope)
+            self.push(BlockKind.BRANCH, node, test=Expr(Op.NOT, parts=(test,)) if guard[1] else test)
+            self._branch_tests.append((self.scope.blocks[-1], guard[0], guard[1]))
         self.push(BlockKind.LOOP, node)
         if self.in_function():
             self.returns.enter_loop(node, self.scope.blocks[-1])
@@ -148,6 +153,8 @@ class Blocks:
 
     def leave_For_body(self, node: cst.For) -> None:
         self.pop()
+        if value_syntax.empty_arm(node) is not None:
+            self.pop()
 
     def visit_For_orelse(self, node: cst.For) -> None:
         self._loop_else(node, push=True)

@@ -113,7 +113,7 @@ class Refs:
         """What ``self.attr`` (``node``, read in ``scope``) was assigned in the class, or None."""
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and scope.self_name \
                 and node.value.value == scope.self_name and scope.class_info is not None:
-            return scope.class_info.attrs.get(node.attr.value)
+            return scope.self_attr_ref(node.attr.value)
         return None
 
     def callee_ref(self, func: cst.BaseExpression, scope: FunctionScope) -> Optional[CallTarget]:

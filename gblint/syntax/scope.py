@@ -268,12 +268,30 @@ class FunctionScope:
         """What the store just before the read ``node`` (``self.X``) put there, where it decides the read and the
         class defines no property or ``__setattr__`` of its own (None otherwise)."""
         target = self.dominated_reads().get(id(node))
-        if target is None or target not in self.self_store_values:
-            return None
-        own = self.class_info.methods if self.class_info is not None else {}
-        if node.attr.value in own or "__setattr__" in own:
+        if target is None or target not in self.self_store_values or self.intercepted(node.attr.value):
             return None
         return self.self_store_values[target]
+
+    def intercepted(self, attr: str) -> bool:
+        """Whether the class of this method, as read so far, may make ``self.<attr>`` something else than what
+        was stored: it defines ``__setattr__`` or ``__getattribute__`` (a method, or a class attribute set to a
+        function), or makes ``attr`` a method, property or other class attribute than a constant (a descriptor,
+        ``flag = AsBool()``, whose ``__set__``/``__get__`` may keep or give anything)."""
+        info = self.class_info
+        if info is None:
+            return False
+        hooks = ("__setattr__", "__getattribute__")
+        if any(h in info.methods or h in info.values for h in hooks) or attr in info.methods:
+            return True
+        value = info.values.get(attr)
+        return value is not None and value.op != Op.CONST
+
+    def self_attr_ref(self, attr: str):
+        """What ``self.<attr>`` was assigned in the class (a :class:`gblint.core.model.Binding`), or None where
+        none was or the class intercepts the attribute (:meth:`intercepted`)."""
+        if self.class_info is None or self.intercepted(attr):
+            return None
+        return self.class_info.attrs.get(attr)
 
     def kind(self, node: cst.BaseExpression) -> str:
         """Kind token of an expression (see :mod:`gblint.abstract.tensors`), memoised until a binding
@@ -297,7 +315,7 @@ class FunctionScope:
         if isinstance(node, cst.Attribute):
             attr = node.attr.value
             if isinstance(node.value, cst.Name) and node.value.value == self.self_name and self.class_info:
-                ref = self.class_info.attrs.get(attr)
+                ref = self.self_attr_ref(attr)
                 if isinstance(ref, TensorAttr):
                     return Kind.TENSOR
                 if isinstance(ref, (ModuleAttr, ContainerValue, NnModuleAttr)):
@@ -365,7 +383,7 @@ class FunctionScope:
                     return True
             elif isinstance(n, cst.Attribute):
                 if isinstance(n.value, cst.Name) and n.value.value == self.self_name and self.class_info:
-                    ref = self.class_info.attrs.get(n.attr.value)
+                    ref = self.self_attr_ref(n.attr.value)
                     if isinstance(ref, TensorAttr) and not ref.known:
                         return True
                 todo.append(n.value)
@@ -409,6 +427,8 @@ class FunctionScope:
             if q.startswith("numpy.") and self.config("trace_numpy", True):
                 if tensors.numpy_array_call(q):
                     return Kind.TENSOR  # an ndarray, whatever it is made from: traced as a tensor (tensors.NUMPY_MODULES)
+                if q in tensors.NUMPY_PYTHON_RESULTS or q.rpartition(".")[2] in tensors.NUMPY_PY_FUNCS:
+                    return Kind.PYTHON  # `np.ndim(t)`, `np.shape(t)`: a Python value (measured: tests/cases/kinds kc9)
                 ks = [self.kind(a.value) for a in node.args]
                 k = next((k for k in ks if maybe_tensor(k)), None)
                 if k is not None:

@@ -130,9 +130,14 @@ def _holds_container(v: Expr) -> bool:
 def loop_runs(node: cst.For, scope) -> tuple:
     """``(test, names)`` of the ``for`` statement ``node``: a test that holds when its body runs at least one
     step (``n > 0`` for ``range(n)``, ``b > a`` for ``range(a, b)``, True for a non-empty display; None when not
-    known) and the names its target and body bind (what a later step may change)."""
+    known; ``t`` for ``xs if t else ()``, whose other arm is empty) and the names its target and body bind (what a
+    later step may change)."""
     it, test = node.iter, None
-    if isinstance(it, cst.Call) and scope.resolve(it.func) == "range" and 1 <= len(it.args) <= 2 \
+    guard = empty_arm(node)
+    if guard is not None:
+        test = expr_of(guard[0], scope)
+        test = Expr(Op.NOT, parts=(test,)) if guard[1] else test
+    elif isinstance(it, cst.Call) and scope.resolve(it.func) == "range" and 1 <= len(it.args) <= 2 \
             and not any(a.star or a.keyword for a in it.args):
         bounds = [expr_of(a.value, scope) for a in it.args]
         test = Expr(Op.GT, parts=(bounds[-1], bounds[0] if len(bounds) == 2 else const(0)))
@@ -141,6 +146,20 @@ def loop_runs(node: cst.For, scope) -> tuple:
         test = const(True)
     names = frozenset(_names_bound(node.body)) | frozenset(names_in(node.target))
     return test, names, covers(node, names)
+
+
+def empty_arm(node: cst.For) -> Optional[Tuple[cst.BaseExpression, bool]]:
+    """``(test, negated)`` of a ``for`` loop over a conditional expression one arm of which is empty (``for t in xs
+    if t else ():`` runs only when ``t`` holds; negated for ``() if t else xs``), else None."""
+    it = node.iter
+    if isinstance(it, cst.IfExp) and _no_items(it.orelse) != _no_items(it.body):
+        return it.test, _no_items(it.body)
+    return None
+
+
+def _no_items(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is an empty tuple, list or dict display (``()``, ``[]``, ``{}``)."""
+    return isinstance(node, (cst.Tuple, cst.List, cst.Dict)) and not node.elements
 
 
 def loop_values(node: cst.For, scope) -> dict:

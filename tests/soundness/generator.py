@@ -69,7 +69,8 @@ MODULE_ONLY = ("module_attr", "buffer", "parameter", "registry_attr", "registry_
 #: arrivals whose value can be read again where it is tested (in the innermost helper)
 FETCHABLE = ("config_attr", "global", "module_attr", "buffer", "parameter", "helper_return", "registry_attr",
              "registry_named")
-FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match")
+FORMS = ("if", "if_not", "while", "while_loop", "ternary", "bool_call", "and", "or", "rebind", "arm_rebind", "match",
+         "for_arm")
 BODIES = ("plain", "graph_break", "print", "item", "helper_break", "built_break")
 PLACES = ("loop", "helper", "no_grad")
 ENTRIES = ("decorator", "call", "module")
@@ -112,7 +113,7 @@ class Spec:
             s = dataclasses.replace(s, other=True, other_first=False)
         if s.form == "ternary" and s.body not in ("plain", "item"):
             s = dataclasses.replace(s, body="plain")
-        if s.form in ("while", "while_loop") or (s.form == "ternary" and s.else_body not in ("plain", "item")):
+        if s.form in ("while", "while_loop", "for_arm") or (s.form == "ternary" and s.else_body not in ("plain", "item")):
             s = dataclasses.replace(s, else_body="plain")
         return s
 
@@ -190,6 +191,8 @@ def _test(spec: Spec, v: str) -> List[str]:
         return [f"while {v}:"] + _indent(_body(spec.body) + ["break"])
     if spec.form == "while_loop":  # a real loop: the value is tested again, at most twice
         return ["n = 0", f"while {v}:"] + _indent(_body(spec.body) + ["n += 1", "if n == 2:", "    break"])
+    if spec.form == "for_arm":  # a loop over a conditional expression one arm of which is empty: one step or none
+        return [f"for _ in (1,) if {v} else ():"] + _indent(_body(spec.body))
     if spec.form == "rebind":
         return ["w = x.sum()", f"if {v}:", "    w = 3", "if w > 1:"] + _indent(_body(spec.body)) + ["else:"] + \
             _indent(_body(spec.else_body, "-"))
