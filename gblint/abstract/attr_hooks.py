@@ -20,8 +20,6 @@ Measured on torch 2.13: ``tests/cases/kinds`` kc8.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..core.model import EventKind, Expr, FunctionInfo
 from ..core.ops import Op
 from .objects import Inst
@@ -32,27 +30,27 @@ def keeps_values(mro) -> tuple:
     """``(reads, stores)``: whether the classes ``mro`` ((summary, ClassInfo) pairs) give an attribute of an instance as
     its class or instance holds it (no ``__getattribute__`` of theirs gives anything else), and whether what is
     stored is held as stored (neither that nor a ``__setattr__`` of theirs changes it; module docstring)."""
-    reads_through = renames = False
-    setter: Optional[FunctionInfo] = None
-    for summary, info in mro:
+    renames, setters = False, []
+    for summary, info in mro:  # each one's `super().__...__` runs the next: every one of them must keep it
         if summary.module.startswith("torch.nn.modules."):
             continue
         if "__getattribute__" in info.values:
             return False, False
         getter = info.methods.get("__getattribute__")
-        if getter is not None and not reads_through:
+        if getter is not None:
             fn = summary.functions.get(getter)
             if fn is None or not _reads_through(fn):
                 return False, False
-            reads_through, renames = True, _renames(fn)
-        if "__setattr__" in info.values and setter is None:
+            renames = renames or _renames(fn)
+        if "__setattr__" in info.values:
             return True, False
         qual = info.methods.get("__setattr__")
-        if qual is not None and setter is None:
-            setter = summary.functions.get(qual)
-            if setter is None:
+        if qual is not None:
+            fn = summary.functions.get(qual)
+            if fn is None:
                 return True, False
-    return True, setter is None or _keeps(setter, renames)
+            setters.append(fn)
+    return True, all(_keeps(fn, renames) for fn in setters)
 
 
 def descriptor(value: Expr, mro_of) -> bool:

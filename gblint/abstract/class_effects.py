@@ -64,7 +64,7 @@ class ClassEffects:
         self._class_sets: Dict[Tuple[str, str], Dict[str, Expr]] = {}
         self._deciding: set = set()  # (class, attribute) whose stores by a run-time name are being looked at
         self._ever_asked: set = set()  # (class, attribute) whose every value is being found (_ever)
-        self._keeps: dict = {}  # class -> whether its instances give back what is stored (attr_hooks.keeps_values)
+        self._keeps: dict = {}  # (class, attribute) -> whether a read gives what was stored (_gives_back)
 
     def decorated(self, summary: FileSummary, qualname: str) -> Expr:
         """The class ``qualname`` of ``summary`` with its program's decorators applied, bottom up:
@@ -187,10 +187,14 @@ class ClassEffects:
     def _gives_back(self, inst: Inst, mro, name: str) -> bool:
         """Whether reading ``name`` on ``inst`` (classes ``mro``) gives what was stored or set on the class, as
         :func:`gblint.abstract.attr_hooks.keeps_values` and :func:`gblint.abstract.attr_hooks.descriptor` say."""
-        keeps = self._keeps.get(inst.cls)
-        if keeps is None:
-            keeps = self._keeps[inst.cls] = attr_hooks.keeps_values(mro)
-        reads, stores = keeps
+        key = (inst.cls, name)
+        known = self._keeps.get(key)
+        if known is None:
+            known = self._keeps[key] = self._hooks_give_back(mro, name)
+        return known
+
+    def _hooks_give_back(self, mro, name: str) -> bool:
+        reads, stores = attr_hooks.keeps_values(mro)
         if not reads:
             return False
         for summary, info in mro:

@@ -276,7 +276,9 @@ class FunctionScope:
         """Whether the class of this method, as read so far, may make ``self.<attr>`` something else than what
         was stored: it defines ``__setattr__`` or ``__getattribute__`` (a method, or a class attribute set to a
         function), or makes ``attr`` a method, property or other class attribute than a constant (a descriptor,
-        ``flag = AsBool()``, whose ``__set__``/``__get__`` may keep or give anything)."""
+        ``flag = AsBool()``, whose ``__set__``/``__get__`` may keep or give anything). A base class's hooks are not
+        seen here (its file may not be read yet): the walk's value model sees them
+        (:mod:`gblint.abstract.attr_hooks`), a kind this scan gives from the class's own stores does not."""
         info = self.class_info
         if info is None:
             return False

@@ -2,8 +2,8 @@
 `__setattr__` that hands the value on unchanged (torchmetrics' `Metric.__setattr__` raising for its constants,
 transformers' `PretrainedConfig` renaming keys alike in `__getattribute__`) keeps it: Dynamo breaks on the
 tensor. A `__setattr__` set in the class body to a function that stores `bool(...)`, one that stores a changed
-value, a `__getattribute__` that answers for the name, and a descriptor class attribute (`flag = AsBool()`) give
-something else: no break, and gblint must not claim one."""
+value (or hands it on unchanged to a base class's that does), a `__getattribute__` that answers for the name, and a
+descriptor class attribute (`flag = AsBool()`) give something else: no break, and gblint must not claim one."""
 import torch
 
 
@@ -115,9 +115,21 @@ class Renamed:
         return x - 6
 
 
+class Chained(ChangesValue):
+    def __setattr__(self, name, value):
+        if name == "const":
+            raise RuntimeError("constant")
+        super().__setattr__(name, value)
+
+    def run(self, x):
+        if self.flag:
+            return x + 7
+        return x - 7
+
+
 @torch.compile(backend="eager")
-def changed(x, a, b, c, d):
-    return a.run(x) + b.run(x) + c.run(x) + d.run(x)
+def changed(x, a, b, c, d, e):
+    return a.run(x) + b.run(x) + c.run(x) + d.run(x) + e.run(x)
 
 
 @torch.compile(backend="eager")
@@ -126,7 +138,7 @@ def kept(x, g, r):
 
 
 def main():
-    changed(torch.randn(3), WithDescriptor(), SetattrFunction(), ChangesValue(), Answers())
+    changed(torch.randn(3), WithDescriptor(), SetattrFunction(), ChangesValue(), Answers(), Chained())
     kept(torch.randn(3), Guarded(), Renamed())
 
 
