@@ -19,7 +19,9 @@ torch's own ``forward``.
 
 ``parameters``: for each ``torch.nn`` module class, the attributes its ``__init__`` (or a base's)
 sets to a ``Parameter(...)`` and never to ``None`` (``Linear.weight``; not ``Linear.bias``, which
-``bias=False`` registers as ``None``): reading one gives a tensor.
+``bias=False`` registers as ``None``): reading one gives a tensor. ``held_attributes``: the other attributes it
+sets or registers (``Linear.bias``, ``Linear.in_features``, ``BatchNorm1d.running_mean``): reading one gives a value
+the constructor's arguments decide (``None`` for ``bias=False``), never a method.
 
 ``tensor_functions`` / ``functional`` / ``tensor_methods``: the ``torch.*`` functions
 (``torch/_C/_VariableFunctions.pyi``, and those of ``torch/functional.py`` annotated ``-> Tensor``:
@@ -166,8 +168,8 @@ def forward_calls(folder):
     return found
 
 
-def parameters(folder):
-    """``{class: [attribute, ...]}``: see the module docstring."""
+def parameters(folder, with_held=False):
+    """``{class: [attribute, ...]}``: see the module docstring; with ``with_held``, also the ``held_attributes``."""
     classes = {}
     for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
         with open(path, encoding="utf-8") as fh:
@@ -202,12 +204,14 @@ def parameters(folder):
             nones |= n
         return made, nones
 
-    found = {}
+    found, held = {}, {}
     for name in classes:
         made, nones = collect(name)
         if made - nones:
             found[name] = sorted(made - nones)
-    return found
+        if nones - (made - nones):
+            held[name] = sorted(nones - (made - nones))
+    return (found, held) if with_held else found
 
 
 def tensor_returning(text, want_class=None):
@@ -657,6 +661,7 @@ def main():
            "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules"))),
            "forward_calls": forward_calls(os.path.join(torch_dir, "nn", "modules")),
            "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
+           "held_attributes": parameters(os.path.join(torch_dir, "nn", "modules"), with_held=True)[1],
            "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))
                                       | python_tensor_returning(read(torch_dir, "functional.py"))),
            "functional": sorted(functional_tensor_returning(torch_dir)),

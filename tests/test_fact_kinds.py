@@ -158,7 +158,9 @@ something else, or the reverse (a guard that must stay clean):
   of the class gives something else: one that hands the value on unchanged (raising for some names, or renaming
   keys alike both ways) keeps the break definite, the others leave no break to claim (kc8); ``np.ndim`` and
   ``np.size`` break at the call (GB0208) and give a Python int, a test on which is no break; ``np.shape`` gives a
-  tuple of ints with no break (kc9).
+  tuple of ints with no break (kc9); ``t == None`` is a Python bool, ``sys.version_info <= (3, 11)`` is False on
+  3.11, an optional attribute of a ``torch.nn`` layer (``Linear(bias=False).bias``) is not known (never a method),
+  a diamond's class attribute and ``super()`` follow C3's order (kd1).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -190,6 +192,10 @@ CONDITIONAL = {
     "kb8_isfunction_of_decorated_def.py": {16: "when `inspect.isfunction(scale)`"},
     # a call between the store and the test may change the attribute (it does: the flag passed is False)
     "kc4_flag_stored_then_tested.py": {36: "when `self.flag`"},
+    # what a torch.nn layer's constructor arguments make of its optional attributes is not read (None here)
+    "kd1_python_values_gblint_took_for_others.py": {37: "when `self.lin.bias is not None`",
+                                                    39: "when `self.norm.weight is not None`",
+                                                    41: "when `self.bn.running_mean is not None`"},
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},

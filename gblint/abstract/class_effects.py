@@ -184,6 +184,18 @@ class ClassEffects:
         finally:
             self._deciding.discard(deciding)
 
+    def after(self, cls: Cls, recv) -> list:
+        """The classes ``super()`` in a method of ``cls`` looks in for the receiver ``recv`` (an instance, or a class
+        in a classmethod): those after ``cls`` in the receiver's class's MRO (``super()`` in ``C`` of an instance of
+        ``D(C, B)`` finds ``B``'s method before ``C``'s base ``A``), or after it in its own where the receiver is
+        not known to be of a class that has ``cls`` in its MRO."""
+        owner = recv.cls if isinstance(recv, Inst) else recv if isinstance(recv, Cls) else None
+        full = self.interp.class_mro(owner) if owner is not None else []
+        keys = [(summary.path, info.qualname) for summary, info in full]
+        if (cls.path, cls.qualname) in keys:
+            return full[keys.index((cls.path, cls.qualname)) + 1:]
+        return self.interp.class_mro(cls)[1:]
+
     def _gives_back(self, inst: Inst, mro, name: str) -> bool:
         """Whether reading ``name`` on ``inst`` (classes ``mro``) gives what was stored or set on the class, as
         :func:`gblint.abstract.attr_hooks.keeps_values` and :func:`gblint.abstract.attr_hooks.descriptor` say."""

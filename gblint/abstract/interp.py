@@ -426,9 +426,9 @@ class Interpreter:
             found = values._lookup(base, const(name))
             if found is not None and found.op != Op.UNKNOWN:
                 return found
-        if isinstance(base, ExtInst) and base.name.startswith("torch.nn.") \
-                and name in tensors.PARAMETERS.get(base.name.rsplit(".", 1)[-1], ()):
-            return Expr(Op.TENSOR)  # `self.proj.weight`: torch's __init__ made it a Parameter
+        if isinstance(base, ExtInst) and base.name.startswith("torch.nn.") and (held := tensors.module_attribute(
+                base.name.rsplit(".", 1)[-1], name)) is not None:
+            return held  # `self.proj.weight`: a Parameter torch's __init__ made; `self.proj.bias`: None if bias=False
         if isinstance(base, (ExtInst, Partial, Disabled)) or base.op in (Op.SEQ, Op.DICT, Op.FILTERED, Op.CONST):
             return Method(base, name)
         return UNKNOWN
@@ -553,9 +553,7 @@ class Interpreter:
         ``super()``), bound to ``recv`` (an instance, or None for the class itself): a method,
         a property's value (its getter is called), a classmethod or staticmethod, a class-body
         value, a nested class. None when no class of the project defines it."""
-        mro = self.class_mro(cls)
-        if after:
-            mro = mro[1:]
+        mro = self.class_effects.after(cls, recv) if after else self.class_mro(cls)
         for summary, info in mro:
             stored = self.class_effects.stored_on_class(summary, info, name, recv)
             if stored is not None:

@@ -89,6 +89,8 @@ TENSOR_MODULES = frozenset(_TORCH_OPS.get("tensor_modules", ()))
 FORWARD_CALLS = {k: frozenset(v) for k, v in _TORCH_OPS.get("forward_calls", {}).items()}
 #: the attributes a ``torch.nn`` class's ``__init__`` always sets to a ``Parameter`` (``Linear.weight``)
 PARAMETERS = {k: frozenset(v) for k, v in _TORCH_OPS.get("parameters", {}).items()}
+#: the other attributes its ``__init__`` sets or registers (``Linear.bias``: None for ``bias=False``; ``in_features``)
+HELD_ATTRIBUTES = {k: frozenset(v) for k, v in _TORCH_OPS.get("held_attributes", {}).items()}
 #: the functions every overload of whose stub returns a tensor (scripts/update_torch_ops.py)
 TENSOR_FUNCTIONS = frozenset(["torch." + n for n in _TORCH_OPS.get("tensor_functions", ())]
                              + ["torch.nn.functional." + n for n in _TORCH_OPS.get("functional", ())])
@@ -356,3 +358,16 @@ def numpy_made(node, ctx) -> bool:
         tensors_in = [p for p in parts if maybe_tensor(ctx.kind(p))]
         return bool(tensors_in) and all(numpy_made(p, ctx) for p in tensors_in)
     return False
+
+
+def module_attribute(cls: str, name: str):
+    """What attribute ``name`` of an instance of the ``torch.nn`` class ``cls`` holds, as its ``__init__`` sets it: a
+    tensor (a Parameter it always makes, :data:`PARAMETERS`), a value not known (one of :data:`HELD_ATTRIBUTES`:
+    ``Linear.bias`` is None for ``bias=False``), or None where it sets no such attribute (a method, then)."""
+    from ..core.model import Expr
+    from ..core.ops import Op
+    if name in PARAMETERS.get(cls, ()):
+        return Expr(Op.TENSOR)
+    if name in HELD_ATTRIBUTES.get(cls, ()):
+        return Expr(Op.UNKNOWN)
+    return None

@@ -349,15 +349,18 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
 
 
 def _compare_tuples(op: str, a: Expr, b: Expr) -> Optional[bool]:
-    """``a OP b`` for two sequences of constants (``sys.version_info >= (3, 12)``). A
-    ``sys.version_info`` value holds only (major, minor): where the rest would decide (one is a
-    prefix of the other), not known."""
+    """``a OP b`` for two sequences of constants (``sys.version_info >= (3, 12)``). ``sys.version_info`` holds only
+    (major, minor) of its five items: the longer against a tuple of at most two (``<= (3, 11)`` is False on 3.11);
+    where the rest would decide (a longer tuple with the same start), not known."""
     if any(p.op != Op.CONST for p in a.parts + b.parts):
         return None
     x, y = tuple(p.value for p in a.parts), tuple(p.value for p in b.parts)
     n = min(len(x), len(y))
-    if "version" in (a.value, b.value) and x[:n] == y[:n] and len(x) != len(y):
-        return None
+    for version, other in ((a, y), (b, x)):
+        if version.value == "version" and x[:n] == y[:n]:
+            if len(other) > len(version.parts):
+                return None
+            x, y = (x + (0,), y) if version is a else (x, y + (0,))  # more items than the other: it is greater
     try:
         return bool(_PY_OPS[op](x, y))
     except TypeError:

@@ -138,14 +138,27 @@ class Project:
         return None
 
     def mro(self, summary: FileSummary, cls: ClassInfo, depth: int = 0) -> Iterator[Tuple[FileSummary, ClassInfo]]:
-        """``cls`` and its bases found in the project, depth first (as far as they resolve)."""
-        yield summary, cls
+        """``cls`` and its bases found in the project (as far as they resolve), in Python's method-resolution order:
+        the C3 linearization (a base shared by two bases of a diamond comes after both: ``D(B, C)`` with ``B(A)``
+        and ``C(A)`` is D, B, C, A), or depth first without repeats where the bases found admit none (Python would
+        refuse to make such a class)."""
+        return iter(self._linear(summary, cls, depth))
+
+    def _linear(self, summary: FileSummary, cls: ClassInfo, depth: int) -> List[Tuple[FileSummary, ClassInfo]]:
+        head = [(summary, cls)]
         if depth > 10:
-            return
-        for base in cls.bases:
-            found = self.class_info(summary, Dotted(base))
-            if found is not None:
-                yield from self.mro(found[0], found[1], depth + 1)
+            return head
+        bases = [found for found in (self.class_info(summary, Dotted(b)) for b in cls.bases) if found is not None]
+        lines = [self._linear(s, c, depth + 1) for s, c in bases] + [list(bases)]
+        merged = _c3_merge([list(line) for line in lines])
+        if merged is None:  # no consistent order: each class once, depth first
+            merged, seen = [], set()
+            for line in lines[:-1]:
+                for s, c in line:
+                    if (s.path, c.qualname) not in seen:
+                        seen.add((s.path, c.qualname))
+                        merged.append((s, c))
+        return head + merged
 
     def method(self, summary: FileSummary, cls: ClassInfo, name: str, skip_first: bool = False) -> Optional[Frame]:
         """The frame of method ``name`` found along ``cls``'s bases (``skip_first``: from the
@@ -260,3 +273,22 @@ def nonstrict_break(call: Event, callee: Frame) -> Event:
         detail=(f"`{call.call_text}(...)` is `nonstrict_trace`d but turns a tensor into a Python value inside; "
                 "fake-tensor tracing fails (GB0251) and the call breaks"),
         hint=c.hint, outcome=Outcome.RESUME)
+
+
+def _c3_merge(lines: List[list]) -> Optional[list]:
+    """C3's merge of the linearizations ``lines`` of a class's bases and the list of the bases: the next class is
+    the first head of a line that is in no line's tail; None where no such head is left."""
+    key = lambda sc: (sc[0].path, sc[1].qualname)  # noqa: E731
+    out: list = []
+    lines = [line for line in lines if line]
+    while lines:
+        for line in lines:
+            head = key(line[0])
+            if not any(head in [key(sc) for sc in other[1:]] for other in lines):
+                break
+        else:
+            return None
+        out.append(line[0])
+        lines = [[sc for sc in other if key(sc) != head] for other in lines]
+        lines = [other for other in lines if other]
+    return out

@@ -348,7 +348,8 @@ class FunctionScope:
         if isinstance(node, cst.UnaryOperation):
             return self.kind(node.expression)
         if isinstance(node, cst.Comparison):
-            if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+            if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) or _to_none(t, node)
+                   for t in node.comparisons):
                 return Kind.PYTHON
             return join(self.kind(node.left), *[self.kind(t.comparator) for t in node.comparisons])
         if isinstance(node, cst.BooleanOperation):
@@ -494,3 +495,13 @@ class ReadingHost(Protocol):
     def span(self, node: cst.CSTNode) -> Span: ...
 
     def value_of(self, node: cst.BaseExpression) -> Expr: ...
+
+
+def _to_none(target: cst.ComparisonTarget, node: cst.Comparison) -> bool:
+    """Whether ``target`` of the comparison ``node`` is ``== None`` or ``!= None`` (with ``None`` on either side of a
+    one-operator comparison): a tensor's ``__eq__`` answers NotImplemented for None, so Python compares identities
+    and the result is a bool, traced as a constant (measured: tests/cases/kinds kd1)."""
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return False
+    sides = [target.comparator] + ([node.left] if len(node.comparisons) == 1 else [])
+    return any(isinstance(s, cst.Name) and s.value == "None" for s in sides)
