@@ -6,7 +6,8 @@ gives something else. Python lets a class do that three ways, each seen here fro
 - ``__setattr__``: a method that hands the value it was given, unchanged, to ``super().__setattr__`` or
   ``object.__setattr__`` (maybe after raising for some names: torchmetrics' ``Metric.__setattr__`` guards its
   constants) keeps it; one that stores something else (``bool(value)``), stores through ``self.__dict__``, or is
-  set in the class body to a function (``__setattr__ = f``) may not. A key it renames (transformers'
+  set in the class body to a function (``__setattr__ = f``) may keep it or another value (pyro's ``PyroModule``
+  keeps what is neither a parameter nor a sample): the read is the value stored or one not known. A key it renames (transformers'
   ``PretrainedConfig``, by its ``attribute_map``) is read back only where ``__getattribute__`` renames alike.
 - ``__getattribute__``: one whose every ``return`` is ``super().__getattribute__(key)`` (or ``object``'s) gives what
   is stored; any other may give anything.
@@ -15,7 +16,8 @@ gives something else. Python lets a class do that three ways, each seen here fro
 
 ``nn.Module``'s own ``__setattr__`` keeps a value (submodules and parameters in their dicts:
 :meth:`gblint.abstract.class_effects.ClassEffects.held_by_module`), so torch's classes are not read here. Where a
-class may not give back what was stored, the read is not known (:data:`gblint.abstract.values.UNKNOWN`).
+class may not give back what was stored, the read is not known (:data:`gblint.abstract.values.UNKNOWN`); where only a
+``__setattr__`` may have changed it, the read is the value stored or one not known.
 Measured on torch 2.13: ``tests/cases/kinds`` kc8.
 """
 from __future__ import annotations

@@ -162,8 +162,9 @@ class ClassEffects:
         keywords the instance was built with), to be one of some strings other than ``name`` leaves it alone. Not
         known at all where a class's ``__setattr__``, ``__getattribute__`` or a descriptor of that name may give
         something else than what was stored (:mod:`gblint.abstract.attr_hooks`)."""
-        if not self._gives_back(inst, mro, name):
-            return UNKNOWN
+        back = self._gives_back(inst, mro, name)
+        if back is not True:  # a descriptor or `__getattribute__` answers itself; a `__setattr__` may change it
+            return UNKNOWN if back is False or value.op == Op.UNKNOWN else union((value, UNKNOWN))
         if value.op == Op.UNKNOWN or any(name in info.methods for _summary, info in mro) or not a_setting(value):
             return value
         deciding = (inst.cls, name)
@@ -196,16 +197,19 @@ class ClassEffects:
             return full[keys.index((cls.path, cls.qualname)) + 1:]
         return self.interp.class_mro(cls)[1:]
 
-    def _gives_back(self, inst: Inst, mro, name: str) -> bool:
+    def _gives_back(self, inst: Inst, mro, name: str):
         """Whether reading ``name`` on ``inst`` (classes ``mro``) gives what was stored or set on the class, as
-        :func:`gblint.abstract.attr_hooks.keeps_values` and :func:`gblint.abstract.attr_hooks.descriptor` say."""
+        :func:`gblint.abstract.attr_hooks.keeps_values` and :func:`gblint.abstract.attr_hooks.descriptor` say: True;
+        False where a descriptor or ``__getattribute__`` may give anything; ``MAYBE`` where a ``__setattr__`` that
+        does not hand on every value unchanged may have kept that value or another (pyro's ``PyroModule`` keeps what
+        is neither a parameter nor a sample as it is)."""
         key = (inst.cls, name)
         known = self._keeps.get(key)
         if known is None:
             known = self._keeps[key] = self._hooks_give_back(mro, name)
         return known
 
-    def _hooks_give_back(self, mro, name: str) -> bool:
+    def _hooks_give_back(self, mro, name: str):
         reads, stores = attr_hooks.keeps_values(mro)
         if not reads:
             return False
@@ -214,9 +218,10 @@ class ClassEffects:
                 return True
             if name in info.values:
                 got = self.interp.value(info.values[name], self.interp.module_env(summary.path))
-                return not attr_hooks.descriptor(got, self.interp.class_mro) and (
-                    stores or not any(name in other.assigned for _s, other in mro))
-        return stores
+                if attr_hooks.descriptor(got, self.interp.class_mro):
+                    return False
+                return True if stores or not any(name in other.assigned for _s, other in mro) else MAYBE
+        return True if stores else MAYBE
 
     def _key_names(self, inst: Inst, mro, summary: FileSummary, method: str, key: Expr) -> Expr:
         """The names the store by a run-time name ``key`` in ``method`` may give, in the method's environment for
@@ -340,6 +345,10 @@ class ClassEffects:
                     (p.op == Op.DICT and p.value == "moduledict"):
                 return True
         return False
+
+
+#: :meth:`ClassEffects._gives_back`: what was stored, or another value
+MAYBE = "maybe"
 
 
 def a_setting(value: Expr) -> bool:
