@@ -15,7 +15,7 @@ from . import attr_hooks, values
 from .building import calls_on_self
 from .calling import Args
 from .keyed import opened
-from ..core.model import Expr, FileSummary, Frame
+from ..core.model import Dotted, Expr, FileSummary, Frame
 from ..core.ops import Op
 from .objects import Bound, Closure, Cls, ExtInst, Func, Inst
 from ..core.namespace import ANY
@@ -189,7 +189,14 @@ class ClassEffects:
         """The classes ``super()`` in a method of ``cls`` looks in for the receiver ``recv`` (an instance, or a class
         in a classmethod): those after ``cls`` in the receiver's class's MRO (``super()`` in ``C`` of an instance of
         ``D(C, B)`` finds ``B``'s method before ``C``'s base ``A``), or after it in its own where the receiver is
-        not known to be of a class that has ``cls`` in its MRO."""
+        not known to be of a class that has ``cls`` in its MRO, or where ``cls`` has a base outside the program
+        (``torch.nn.Module``, which C3 puts right after it and whose method may come first: diffusers'
+        ``ModelMixin.__getattr__`` reaches ``nn.Module``'s, not ``ConfigMixin``'s)."""
+        summary = self.project.by_path.get(cls.path)
+        info = summary.classes.get(cls.qualname) if summary is not None else None
+        if info is None or any(self.project.class_info(summary, Dotted(b)) is None
+                               for b in info.bases if b not in ("object", "builtins.object")):
+            return self.interp.class_mro(cls)[1:]
         owner = recv.cls if isinstance(recv, Inst) else recv if isinstance(recv, Cls) else None
         full = self.interp.class_mro(owner) if owner is not None else []
         keys = [(summary.path, info.qualname) for summary, info in full]
