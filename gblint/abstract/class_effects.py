@@ -192,17 +192,15 @@ class ClassEffects:
         not known to be of a class that has ``cls`` in its MRO, or where ``cls`` has a base outside the program
         (``torch.nn.Module``, which C3 puts right after it and whose method may come first: diffusers'
         ``ModelMixin.__getattr__`` reaches ``nn.Module``'s, not ``ConfigMixin``'s)."""
-        summary = self.project.by_path.get(cls.path)
-        info = summary.classes.get(cls.qualname) if summary is not None else None
-        if info is None or any(self.project.class_info(summary, Dotted(b)) is None
-                               for b in info.bases if b not in ("object", "builtins.object")):
-            return self.interp.class_mro(cls)[1:]
+        own = self.interp.class_mro(cls)
         owner = recv.cls if isinstance(recv, Inst) else recv if isinstance(recv, Cls) else None
-        full = self.interp.class_mro(owner) if owner is not None else []
-        keys = [(summary.path, info.qualname) for summary, info in full]
-        if (cls.path, cls.qualname) in keys:
-            return full[keys.index((cls.path, cls.qualname)) + 1:]
-        return self.interp.class_mro(cls)[1:]
+        if own and owner is not None and not any(self.project.class_info(own[0][0], Dotted(b)) is None
+                                                 for b in own[0][1].bases if b not in ("object", "builtins.object")):
+            full = self.interp.class_mro(owner)
+            keys = [(summary.path, info.qualname) for summary, info in full]
+            if (cls.path, cls.qualname) in keys:
+                return full[keys.index((cls.path, cls.qualname)) + 1:]
+        return own[1:]
 
     def _gives_back(self, inst: Inst, mro, name: str):
         """Whether reading ``name`` on ``inst`` (classes ``mro``) gives what was stored or set on the class, as

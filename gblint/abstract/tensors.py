@@ -11,7 +11,8 @@ to be one" (resolved once the whole function has been read).
 from __future__ import annotations
 
 from ..core import semantics as _semantics
-from ..core.model import PARAM_PREFIX, Kind
+from ..core.model import PARAM_PREFIX, Expr, Kind
+from ..core.ops import Op
 
 # Attributes of a tensor that are Python values (guards, not data): branching on them
 # is not a graph break (semantics.md §1, "shape/numel branches").
@@ -364,8 +365,6 @@ def module_attribute(cls: str, name: str):
     """What attribute ``name`` of an instance of the ``torch.nn`` class ``cls`` holds, as its ``__init__`` sets it: a
     tensor (a Parameter it always makes, :data:`PARAMETERS`), a value not known (one of :data:`HELD_ATTRIBUTES`:
     ``Linear.bias`` is None for ``bias=False``), or None where it sets no such attribute (a method, then)."""
-    from ..core.model import Expr
-    from ..core.ops import Op
     if name in PARAMETERS.get(cls, ()):
         return Expr(Op.TENSOR)
     if name in HELD_ATTRIBUTES.get(cls, ()):
