@@ -10,7 +10,8 @@ from gblint.core.model import Expr, Kind, LoggerValue
 from gblint.core.ops import Op
 from gblint.core.names import dotted
 from gblint.core.semantics import TRACED_RANDOM
-from gblint.abstract.tensors import FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor
+from gblint.abstract.tensors import (FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor,
+                                     numpy_scalar_call)
 
 from .base import Rule
 from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
@@ -317,18 +318,19 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296", "GB0033")
     node_types = (cst.Call,)
     summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`, "
                "`importlib.import_module`...), a C "
                "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), "
-               "`torch.manual_seed`, or a torch function whose Python result Dynamo neither folds nor keeps "
-               "(`torch.get_num_threads()`, `torch._C._get_cpu_capability()`: GB0208).")
+               "`torch.manual_seed`, a torch function whose Python result Dynamo neither folds nor keeps "
+               "(`torch.get_num_threads()`, `torch._C._get_cpu_capability()`: GB0208), or a `numpy.random` "
+               "function given no size (`np.random.rand()`: its `torch._numpy` counterpart calls `.item()`, GB0033).")
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
     source = ("torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST, the in-graph function lists; "
               "torch/_dynamo/variables/builder.py: wrap_fx_proxy_cls (\"torch.* op returned non-Tensor\"); "
-              "semantics.md §1")
+              "torch/_numpy/random.py: array_or_scalar; semantics.md §1")
     use_instead = (
         "import random\n"
         "import torch\n"
@@ -426,6 +428,9 @@ class SkippedModuleCall(Rule):
         if kind:  # folded nor kept (trace_rules.py, the stubs; torch/_numpy for NumPy: scripts/update_torch_ops.py)
             return self.site(node, f"`{q}()` returns a Python {kind} Dynamo cannot put in the graph",
                              gb_ids=("GB0208",))
+        if numpy_scalar_call(q, node) and ctx.config("trace_numpy", True):  # torch/_numpy/random.py: `.item()`
+            return self.site(node, f"`{q}()` without a size reads a Python number out of a tensor",
+                             gb_ids=("GB0033",))
         if q == "exec":
             return self.site(node, "`exec(...)`", gb_ids=("GB0059",))
         if q == "torch.use_deterministic_algorithms" and any(

@@ -65,6 +65,9 @@ function's tensor in every ``return`` (an ndarray to the caller, a tensor to Dyn
 ``_reductions_impl.py`` is proven a Python ``bool``, ``int`` or ``str`` (:func:`_return_kind`): the call breaks
 (GB0208, as ``np.isscalar(k)`` does; measured: ``iscomplexobj``, ``isrealobj`` too).
 
+``numpy_scalar_results``: the ``numpy.random`` functions that, given no size, read a Python scalar out of a tensor
+(GB0033 at the call): :func:`numpy_scalar_results`.
+
 ``skipped_stdlib``: the standard-library modules Dynamo skips (``BUILTIN_SKIPLIST``: a call of their functions
 from compiled code is GB0007 "Attempted to call function marked as skipped", ``importlib.import_module``), those
 it inlines when called all the same (``copy``), and the skipped functions it runs at trace time on constant
@@ -461,6 +464,43 @@ def numpy_python_results(torch_dir, data_dependent):
     return dict(sorted(found.items()))
 
 
+def numpy_scalar_results(torch_dir):
+    """``{NumPy function: where its ``size`` is}`` for the functions of ``torch/_numpy/random.py`` that end in
+    ``array_or_scalar(values, ..., return_scalar=size == ())`` (``py_type(values.item())`` when no size is given):
+    ``-1`` where ``size`` is the ``*size`` parameter (``randn(*size)``), else its position (``uniform(low, high,
+    size=None)``: 2). A function that hands its own ``*size`` to one of them (``rand`` to ``random_sample``) and a
+    module-level alias (``random = random_sample``) count too. Without a size the call reads a Python scalar out of a
+    tensor: Dynamo breaks there (GB0033) and the result is a Python number (measured: tests/cases/kinds kd2)."""
+    with open(os.path.join(torch_dir, "_numpy", "random.py"), encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    found = {}
+
+    def size_at(node):
+        if node.args.vararg is not None and node.args.vararg.arg == "size":
+            return -1
+        names = [a.arg for a in node.args.posonlyargs + node.args.args]
+        return names.index("size") if "size" in names else None
+
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_") or size_at(node) is None:
+            continue
+        returns = [r.value for r in _own_nodes(node) if isinstance(r, ast.Return)]
+        if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not isinstance(returns[0].func, ast.Name):
+            continue
+        call = returns[0]
+        scalar = next((k.value for k in call.keywords if k.arg == "return_scalar"), None)
+        if call.func.id == "array_or_scalar" and ast.unparse(scalar or ast.Constant(None)) == "size == ()":
+            found[node.name] = size_at(node)
+        elif call.func.id in found and size_at(node) == -1 and [ast.unparse(a) for a in call.args] == ["size"]:
+            found[node.name] = -1
+    for node in tree.body:  # `sample = random_sample`
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in found:
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    found[t.id] = found[node.value.id]
+    return {f"numpy.random.{k}": v for k, v in sorted(found.items())}
+
+
 #: the files of ``torch/_numpy`` whose public functions stand for NumPy's, and the NumPy module of each
 NUMPY_FILES = {"_funcs_impl.py": "numpy", "_reductions_impl.py": "numpy", "random.py": "numpy.random",
                "linalg.py": "numpy.linalg", "fft.py": "numpy.fft"}
@@ -672,6 +712,7 @@ def main():
            "numpy_python_results": numpy_python_results(torch_dir, tags),
            "numpy_array_results": numpy_results(torch_dir, True),
            "numpy_no_results": numpy_results(torch_dir, False),
+           "numpy_scalar_results": numpy_scalar_results(torch_dir),
            "context_managers": context_managers(torch_dir),
            "int_params": int_params(torch_dir),
            "skipped_stdlib": skipped_stdlib(torch_dir)}

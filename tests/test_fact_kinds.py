@@ -160,7 +160,10 @@ something else, or the reverse (a guard that must stay clean):
   ``np.size`` break at the call (GB0208) and give a Python int, a test on which is no break; ``np.shape`` gives a
   tuple of ints with no break (kc9); ``t == None`` is a Python bool, ``sys.version_info <= (3, 11)`` is False on
   3.11, an optional attribute of a ``torch.nn`` layer (``Linear(bias=False).bias``) is not known (never a method),
-  a diamond's class attribute and ``super()`` follow C3's order (kd1).
+  a diamond's class attribute and ``super()`` follow C3's order (kd1); ``nn.Parameter(...)`` is a tensor whose
+  ``requires_grad`` and ``grad`` (``Tensor | None``) are not known, ``np.random.rand()`` given no size breaks at the
+  call (GB0033) and gives a Python float, a break in a ``try``'s ``else`` clause with no ``finally`` resumes (kd2);
+  the body of a ``custom_op``, an ``allow_in_graph`` or an ``assume_constant_result`` function is not traced (kd3).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -197,6 +200,10 @@ CONDITIONAL = {
                                                     39: "when `self.norm.weight is not None`",
                                                     41: "when `self.bn.running_mean is not None`"},
     "k09_requires_grad_from_input_eval.py": {8: "when `x.requires_grad`"},
+    # a Parameter built with requires_grad=False, a grad no backward has filled; a test on np.random.rand()'s float
+    "kd2_optional_grads_numpy_scalars_try_else.py": {21: "when `self.w.requires_grad`",
+                                                     23: "when `self.v.grad is not None`", 25: "when `self.v.grad`",
+                                                     32: "when `r > 2.0`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},
     "k52_conditional_breaks_only.py": {13: "when `TRACE`", 20: 'when `os.environ.get("K52_DEBUG")`',
@@ -560,6 +567,20 @@ def test_numpy_functions_with_a_python_result_break_at_the_call():
         found = sorted((d["line"], d["certainty"], tuple(d["gb_ids"])) for d in predicted()[name]
                        if d["effect"] in ("break", "skip", "error"))
         assert found == [(line, "definite", ("GB0208",)) for line in lines], (name, found)
+
+
+#: program -> {line: (gb id, outcome)} of its definite diagnostics (kd2)
+SCALARS_AND_ELSE = {"kd2_optional_grads_numpy_scalars_try_else.py": {
+    30: ("GB0033", "break"), 47: ("GB0059", "break"), 57: ("GB0059", "skip"), 70: ("GB0059", "break")}}
+
+
+def test_numpy_random_scalars_break_at_the_call_and_a_try_else_resumes():
+    """Measured (kd2): ``np.random.rand()`` breaks at the call (GB0033), ``np.random.rand(4)`` does not; a break in
+    a ``try``'s ``else`` clause resumes unless a ``finally`` follows it (then the frame is skipped)."""
+    for name, lines in SCALARS_AND_ELSE.items():
+        found = {d["line"]: (d["gb_ids"][0], d["effect"]) for d in predicted()[name]
+                 if d["certainty"] == "definite" and d["effect"] in ("break", "skip", "error")}
+        assert found == lines, (name, found)
 
 
 def test_a_loop_over_every_index_calls_each_layer():

@@ -24,6 +24,26 @@ def test_ops_read_from_torch_files():
     assert {"equal", "allclose"} <= DATA_DEPENDENT_METHODS and "item" not in DATA_DEPENDENT_METHODS
 
 
+def test_numpy_random_scalars_read_from_torch_files():
+    """torch/_numpy/random.py: the functions that end in ``array_or_scalar(..., return_scalar=size == ())``, where
+    their size is (-1: ``*size``), ``rand`` through ``random_sample``, ``random`` as its alias; a call breaks only
+    without a size (measured: tests/cases/kinds kd2)."""
+    import libcst as cst
+
+    from gblint.abstract.tensors import NUMPY_SCALAR_RESULTS, numpy_scalar_call
+    assert NUMPY_SCALAR_RESULTS["numpy.random.rand"] == -1 and NUMPY_SCALAR_RESULTS["numpy.random.randn"] == -1
+    assert NUMPY_SCALAR_RESULTS["numpy.random.uniform"] == 2 and NUMPY_SCALAR_RESULTS["numpy.random.random"] == 0
+    assert "numpy.random.choice" not in NUMPY_SCALAR_RESULTS and "numpy.random.shuffle" not in NUMPY_SCALAR_RESULTS
+    call = lambda text: cst.parse_expression(text)  # noqa: E731
+    assert numpy_scalar_call("numpy.random.rand", call("np.random.rand()"))
+    assert not numpy_scalar_call("numpy.random.rand", call("np.random.rand(3)"))
+    assert numpy_scalar_call("numpy.random.uniform", call("np.random.uniform(0, 2)"))
+    assert not numpy_scalar_call("numpy.random.uniform", call("np.random.uniform(0, 2, 5)"))
+    assert not numpy_scalar_call("numpy.random.uniform", call("np.random.uniform(size=5)"))
+    assert not numpy_scalar_call("numpy.random.uniform", call("np.random.uniform(*args)"))
+    assert not numpy_scalar_call("numpy.random.seed", call("np.random.seed()"))
+
+
 def test_equal_in_condition_breaks():
     """tests/cases/harness/h02: `if torch.equal(x, self.reference):` in forward: GB0033 at the call."""
     got = lint("""

@@ -511,6 +511,8 @@ class Calls:
             return Expr(Op.TENSOR)
         if name in tensors.NUMPY_ARRAY_RESULTS:  # an ndarray, which Dynamo traces as a tensor
             return ndarrays.ndarray()
+        if name in tensors.TENSOR_TYPES:  # `nn.Parameter(data)`, `nn.Buffer(data)`: a tensor (torch/nn/parameter.py)
+            return Expr(Op.TENSOR)
         if name.startswith("torch.") and short[:1].isupper():
             return ExtInst(name)
         if name.startswith("torch."):

@@ -21,7 +21,9 @@ PY_ATTRS = frozenset({
     "requires_grad", "is_leaf", "layout", "names", "itemsize", "nbytes", "is_nested", "is_mkldnn",
     "grad_fn", "output_nr", "_version",
 })
-TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+#: attributes of a tensor that hold a tensor; ``grad`` is not one: it is None until a backward reaches the tensor, and
+#: always for a tensor that requires none (torch/_C/__init__.pyi: ``grad: Tensor | None``; measured: tests/cases/kinds kd2)
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
 # Tensor methods whose result is a Python value.
 PY_METHODS = frozenset({
@@ -112,6 +114,9 @@ TORCH_CONTEXT_MANAGERS = frozenset(_TORCH_OPS.get("context_managers", ()))
 UNSUPPORTED_MANAGERS = _semantics.UNSUPPORTED_MANAGERS | TORCH_CONTEXT_MANAGERS
 #: NumPy functions whose ``torch._numpy`` counterpart surely returns a Python bool, int or str: a call breaks (GB0208)
 NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python_results", {}).items()}
+#: ``numpy.random`` functions that, given no size, read a Python scalar out of a tensor (GB0033): where their ``size``
+#: parameter is, -1 for ``*size`` (scripts/update_torch_ops.py ``numpy_scalar_results``)
+NUMPY_SCALAR_RESULTS = _TORCH_OPS.get("numpy_scalar_results", {})
 #: NumPy functions whose ``torch._numpy`` counterpart returns a torch function's tensor: an ndarray (abstract.ndarrays)
 NUMPY_ARRAY_RESULTS = frozenset(_TORCH_OPS.get("numpy_array_results", ()))
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
@@ -166,6 +171,19 @@ NUMPY_SCALARS = frozenset({
 })
 
 
+def numpy_scalar_call(qualname: str, node) -> bool:
+    """Whether the call ``node`` (a ``libcst.Call`` of the resolved name ``qualname``) is one of
+    :data:`NUMPY_SCALAR_RESULTS` given no size (``np.random.rand()``, ``np.random.uniform(0, 1)``): Dynamo breaks at it
+    (GB0033) and it returns a Python number. With ``*args`` or ``**kwargs`` it is not known: False."""
+    at = NUMPY_SCALAR_RESULTS.get(qualname)
+    if at is None or any(a.star for a in node.args):
+        return False
+    positional = [a for a in node.args if a.keyword is None]
+    if at == -1:
+        return not positional
+    return len(positional) <= at and not any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
+
+
 def numpy_array_call(qualname: str) -> bool:
     """Whether calling ``qualname`` (a resolved dotted name) is a NumPy function whose result Dynamo
     traces as an ndarray, a tensor (see :data:`NUMPY_MODULES`; a scalar type, :data:`NUMPY_SCALARS`, too)."""
@@ -201,8 +219,8 @@ def torch_call_kind(qualname: str) -> str:
     if qualname.startswith("torch.nn.functional."):  # as its stub says (max_pool2d may return a tuple)
         return Kind.TENSOR if qualname in TENSOR_FUNCTIONS else Kind.UNKNOWN
     if qualname.startswith("torch.nn.") and last[:1].isupper():
-        return Kind.PYTHON if last in ("Parameter", "Buffer") else Kind.MODULE
-    if qualname.startswith("torch.nn.Parameter") or qualname == "torch.nn.parameter.Parameter":
+        return Kind.TENSOR if last in ("Parameter", "Buffer") else Kind.MODULE
+    if qualname in TENSOR_TYPES:
         return Kind.TENSOR
     if any(qualname.startswith(p) for p in NON_OP_PREFIXES):
         return Kind.UNKNOWN

@@ -114,6 +114,7 @@ class BlockKind(Words):
     ERROR_PATH = "error_path"  # runs only when an exception is raised: a branch that raises, an `except` body
     AFTER_RETURN = "after_return"  # after an `if` whose body returns: runs only when its test was false
     HANDLER = "handler"  # an except/else/finally clause: a break there cannot resume, its try does not catch a raise
+    TRY_ELSE = "try_else"  # the else clause of a try without finally: outside its exception table, a break resumes
     GATE = "gate"  # a break that happens only when its test (on the values called with) is known to hold
 
 

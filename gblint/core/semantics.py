@@ -67,6 +67,13 @@ TRANSPARENT_DECORATORS = frozenset({
     "torch.jit.ignore", "torch.compiler.allow_in_graph", "torch._dynamo.nonstrict_trace",
     "torch._dynamo.error_on_graph_break", "contextlib.contextmanager", "dataclasses.dataclass"})
 NONSTRICT = ("torch._dynamo.nonstrict_trace",)
+#: decorators after which Dynamo calls the function without tracing its body: it puts the call in the graph
+#: (``allow_in_graph``: TorchInGraphFunctionVariable; a ``custom_op`` is an operator, run on fake tensors) or runs it
+#: once while tracing and keeps its result as a constant (``assume_constant_result``): a break in the body never
+#: happens (torch/_dynamo/trace_rules.py, torch/_library/custom_ops.py; measured: tests/cases/kinds kd3)
+OPAQUE = ("torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph", "torch.library.custom_op",
+          "torch._library.custom_ops.custom_op", "torch._dynamo.assume_constant_result",
+          "torch.compiler.assume_constant_result")
 #: class attributes that are documentation only: no code Dynamo traces calls them or branches on
 #: them, so what a class decorator stores there (transformers' ``auto_docstring`` builds ``cls.__doc__``
 #: from the signatures with regular expressions) is noted as not known, never evaluated (Python's data

@@ -303,17 +303,19 @@ class Blocks:
         self.leave_try_body()
 
     def visit_Try_orelse(self, node: cst.Try) -> None:
-        self.leave_try_body()
+        self.leave_try_body(BlockKind.HANDLER if node.finalbody is not None else BlockKind.TRY_ELSE)
 
     def visit_Try_finalbody(self, node: cst.Try) -> None:
         self.leave_try_body()
 
-    def leave_try_body(self) -> None:
+    def leave_try_body(self, kind: BlockKind = BlockKind.HANDLER) -> None:
         """Past a ``try`` body, in its ``except``/``else``/``finally`` clauses: a break there still
         cannot resume, but a ``raise`` there is not caught by the same statement's handlers
-        (``docs/semantics.md`` §3.2)."""
-        if self.in_function() and self.scope.blocks and self.scope.blocks[-1].kind == BlockKind.TRY:
-            self.scope.blocks[-1] = dataclasses.replace(self.scope.blocks[-1], kind=BlockKind.HANDLER)
+        (``docs/semantics.md`` §3.2). An ``else`` clause with no ``finally`` after it (``kind`` TRY_ELSE) lies outside
+        every exception-table entry of the statement: a break there resumes (measured: tests/cases/kinds kd2)."""
+        if self.in_function() and self.scope.blocks and self.scope.blocks[-1].kind in (
+                BlockKind.TRY, BlockKind.HANDLER, BlockKind.TRY_ELSE):
+            self.scope.blocks[-1] = dataclasses.replace(self.scope.blocks[-1], kind=kind)
 
     def visit_TryStar(self, node) -> None:
         self.push(BlockKind.TRY, node)

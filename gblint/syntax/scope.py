@@ -428,6 +428,8 @@ class FunctionScope:
             if k != Kind.UNKNOWN:
                 return k
             if q.startswith("numpy.") and self.config("trace_numpy", True):
+                if tensors.numpy_scalar_call(q, node):
+                    return Kind.PYTHON  # `np.random.rand()`: a Python float, after a break (measured: kinds kd2)
                 if tensors.numpy_array_call(q):
                     return Kind.TENSOR  # an ndarray, whatever it is made from: traced as a tensor (tensors.NUMPY_MODULES)
                 if q in tensors.NUMPY_PYTHON_RESULTS or q.rpartition(".")[2] in tensors.NUMPY_PY_FUNCS:
