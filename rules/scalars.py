@@ -5,7 +5,7 @@ Source: ``torch/_dynamo/variables/tensor.py`` (``method_item``, ``method_tolist`
 """
 import libcst as cst
 
-from gblint.abstract.tensors import integer_tensor, maybe_tensor, numpy_made
+from gblint.abstract.tensors import integer_tensor, maybe_tensor, numpy_folded, numpy_made
 
 from .base import Rule
 
@@ -62,9 +62,12 @@ class ScalarExtraction(Rule):
         q = ctx.resolve(func)
         if q in ("float", "int", "bool", "complex") and len(node.args) == 1:
             k = ctx.kind(node.args[0].value)
-            if maybe_tensor(k) and not numpy_made(node.args[0].value, ctx):
+            arg = node.args[0].value
+            if maybe_tensor(k) and not numpy_folded(arg, ctx):
+                # an ndarray's conversion reads its data through the 0-d tensor (GB0033; measured: kinds kd4)
+                ids = ("GB0033",) if numpy_made(arg, ctx) else self.gb_ids
                 return self.site(node, f"`{q}(tensor)` turns a tensor into a Python scalar", needs=k, python_value=True,
-                                 capturable=True)
+                                 capturable=True, gb_ids=ids)
         return None
 
 

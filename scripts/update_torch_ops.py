@@ -68,6 +68,8 @@ function's tensor in every ``return`` (an ndarray to the caller, a tensor to Dyn
 ``numpy_scalar_results``: the ``numpy.random`` functions that, given no size, read a Python scalar out of a tensor
 (GB0033 at the call): :func:`numpy_scalar_results`.
 
+``numpy_reductions``: the NumPy functions whose counterpart is a reduction (:func:`numpy_reductions`).
+
 ``skipped_stdlib``: the standard-library modules Dynamo skips (``BUILTIN_SKIPLIST``: a call of their functions
 from compiled code is GB0007 "Attempted to call function marked as skipped", ``importlib.import_module``), those
 it inlines when called all the same (``copy``), and the skipped functions it runs at trace time on constant
@@ -501,6 +503,20 @@ def numpy_scalar_results(torch_dir):
     return {f"numpy.random.{k}": v for k, v in sorted(found.items())}
 
 
+def numpy_reductions(torch_dir):
+    """The NumPy functions whose ``torch._numpy`` counterpart is a reduction (a public function of
+    ``_reductions_impl.py``, or a module-level alias of one: ``max = amax``): given Python values (``np.prod(x.shape)``)
+    it still returns a 0-d tensor, so ``int(...)`` of it reads tensor data (GB0033), unlike a ufunc on Python scalars
+    (``int(np.ceil(n / 2))`` is no break; measured: tests/cases/kinds kd4)."""
+    with open(os.path.join(torch_dir, "_numpy", "_reductions_impl.py"), encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    found = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in found:
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return sorted("numpy." + n for n in found)
+
+
 #: the files of ``torch/_numpy`` whose public functions stand for NumPy's, and the NumPy module of each
 NUMPY_FILES = {"_funcs_impl.py": "numpy", "_reductions_impl.py": "numpy", "random.py": "numpy.random",
                "linalg.py": "numpy.linalg", "fft.py": "numpy.fft"}
@@ -713,6 +729,7 @@ def main():
            "numpy_array_results": numpy_results(torch_dir, True),
            "numpy_no_results": numpy_results(torch_dir, False),
            "numpy_scalar_results": numpy_scalar_results(torch_dir),
+           "numpy_reductions": numpy_reductions(torch_dir),
            "context_managers": context_managers(torch_dir),
            "int_params": int_params(torch_dir),
            "skipped_stdlib": skipped_stdlib(torch_dir)}

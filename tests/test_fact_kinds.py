@@ -163,7 +163,10 @@ something else, or the reverse (a guard that must stay clean):
   a diamond's class attribute and ``super()`` follow C3's order (kd1); ``nn.Parameter(...)`` is a tensor whose
   ``requires_grad`` and ``grad`` (``Tensor | None``) are not known, ``np.random.rand()`` given no size breaks at the
   call (GB0033) and gives a Python float, a break in a ``try``'s ``else`` clause with no ``finally`` resumes (kd2);
-  the body of a ``custom_op``, an ``allow_in_graph`` or an ``assume_constant_result`` function is not traced (kd3).
+  the body of a ``custom_op``, an ``allow_in_graph`` or an ``assume_constant_result`` function is not traced (kd3);
+  a module flag derived from an optional import is either value, ``torch.compile(f, disable=FLAG)`` with a false
+  flag and a ``torch.compile(model)`` whose result is thrown away compile nothing, ``int()`` of a NumPy reduction of
+  Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -204,6 +207,8 @@ CONDITIONAL = {
     "kd2_optional_grads_numpy_scalars_try_else.py": {21: "when `self.w.requires_grad`",
                                                      23: "when `self.v.grad is not None`", 25: "when `self.v.grad`",
                                                      32: "when `r > 2.0`"},
+    # whether the optional import succeeds is not decided (here it fails)
+    "kd4_compiled_or_not_and_numpy_reductions.py": {23: "when `HAS_EXTRA`", 25: "when `not NO_EXTRA`"},
     "k34_proven_outer_unknown_inner.py": {14: "when `DEBUG`"},
     "k36_mark_dirty_returned_through_alias.py": {10: "when `y is not x`"},
     "k52_conditional_breaks_only.py": {13: "when `TRACE`", 20: 'when `os.environ.get("K52_DEBUG")`',
@@ -571,12 +576,16 @@ def test_numpy_functions_with_a_python_result_break_at_the_call():
 
 #: program -> {line: (gb id, outcome)} of its definite diagnostics (kd2)
 SCALARS_AND_ELSE = {"kd2_optional_grads_numpy_scalars_try_else.py": {
-    30: ("GB0033", "break"), 47: ("GB0059", "break"), 57: ("GB0059", "skip"), 70: ("GB0059", "break")}}
+    30: ("GB0033", "break"), 47: ("GB0059", "break"), 57: ("GB0059", "skip"), 70: ("GB0059", "break")},
+    "kd4_compiled_or_not_and_numpy_reductions.py": {42: ("GB0033", "break"), 44: ("GB0033", "break")},
+    "kd5_builtin_shadowed_by_the_module.py": {}}
 
 
 def test_numpy_random_scalars_break_at_the_call_and_a_try_else_resumes():
     """Measured (kd2): ``np.random.rand()`` breaks at the call (GB0033), ``np.random.rand(4)`` does not; a break in
-    a ``try``'s ``else`` clause resumes unless a ``finally`` follows it (then the frame is skipped)."""
+    a ``try``'s ``else`` clause resumes unless a ``finally`` follows it (then the frame is skipped). (kd4) ``int()``
+    of a NumPy reduction breaks (GB0033), nothing is reported in what a disabled or thrown-away compile names; (kd5)
+    a module's own ``print`` makes no break."""
     for name, lines in SCALARS_AND_ELSE.items():
         found = {d["line"]: (d["gb_ids"][0], d["effect"]) for d in predicted()[name]
                  if d["certainty"] == "definite" and d["effect"] in ("break", "skip", "error")}

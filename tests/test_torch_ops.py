@@ -44,6 +44,13 @@ def test_numpy_random_scalars_read_from_torch_files():
     assert not numpy_scalar_call("numpy.random.seed", call("np.random.seed()"))
 
 
+def test_numpy_reductions_read_from_torch_files():
+    """torch/_numpy/_reductions_impl.py: its public functions and aliases (``max = amax``); no ufunc."""
+    from gblint.abstract.tensors import NUMPY_REDUCTIONS
+    assert {"numpy.prod", "numpy.sum", "numpy.mean", "numpy.max", "numpy.amax"} <= NUMPY_REDUCTIONS
+    assert not {"numpy.ceil", "numpy.sqrt", "numpy.floor"} & NUMPY_REDUCTIONS
+
+
 def test_equal_in_condition_breaks():
     """tests/cases/harness/h02: `if torch.equal(x, self.reference):` in forward: GB0033 at the call."""
     got = lint("""

@@ -117,6 +117,9 @@ NUMPY_PYTHON_RESULTS = {"numpy." + k: v for k, v in _TORCH_OPS.get("numpy_python
 #: ``numpy.random`` functions that, given no size, read a Python scalar out of a tensor (GB0033): where their ``size``
 #: parameter is, -1 for ``*size`` (scripts/update_torch_ops.py ``numpy_scalar_results``)
 NUMPY_SCALAR_RESULTS = _TORCH_OPS.get("numpy_scalar_results", {})
+#: NumPy functions whose ``torch._numpy`` counterpart is a reduction: a 0-d tensor even of Python values
+#: (scripts/update_torch_ops.py ``numpy_reductions``)
+NUMPY_REDUCTIONS = frozenset(_TORCH_OPS.get("numpy_reductions", ()))
 #: NumPy functions whose ``torch._numpy`` counterpart returns a torch function's tensor: an ndarray (abstract.ndarrays)
 NUMPY_ARRAY_RESULTS = frozenset(_TORCH_OPS.get("numpy_array_results", ()))
 # torch functions (``torch.equal``) and Tensor methods (``t.allclose(u)``) whose Python result is read out
@@ -377,6 +380,17 @@ def numpy_made(node, ctx) -> bool:
         tensors_in = [p for p in parts if maybe_tensor(ctx.kind(p))]
         return bool(tensors_in) and all(numpy_made(p, ctx) for p in tensors_in)
     return False
+
+
+def numpy_folded(node, ctx) -> bool:
+    """Whether converting ``node`` (a libcst expression in ``ctx``) to a Python number is folded by Dynamo: a NumPy
+    array made from Python values (:func:`numpy_made`) other than a direct call of a reduction
+    (:data:`NUMPY_REDUCTIONS`: ``int(np.prod(x.shape[1:]))`` reads the 0-d tensor's data, GB0033; ``int(np.ceil(n /
+    2))`` does not; measured: tests/cases/kinds kd4)."""
+    import libcst as cst
+    if isinstance(node, cst.Call) and ctx.resolve(node.func) in NUMPY_REDUCTIONS:
+        return False
+    return numpy_made(node, ctx)
 
 
 def module_attribute(cls: str, name: str):

@@ -611,6 +611,7 @@ class RegionDecl:
     names: Tuple[str, ...] = ()  # module-level names that hold the compiled object
     value: Optional[Expr] = None  # what is compiled, as a value where the call is (:mod:`gblint.abstract.interp`)
     training: Optional[bool] = None  # the mode the code sets on it (`.train()` / `.eval()`); None: not known
+    disable: Optional[Expr] = None  # its `disable=` where no literal: compiles nothing where it holds (dynamo.entries)
 
 
 @dataclasses.dataclass

@@ -11,6 +11,7 @@ from ..settings.config import Settings, display_path
 from .index import Project
 from ..core.model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from ..core.ops import Op
+from ..abstract import values
 from ..abstract.values import ERROR_PATH, certainty_of
 from ..core.versions import torch_of
 
@@ -34,6 +35,8 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
 
     for summary in checked:
         for decl in summary.regions:
+            if decl.disable is not None and _disabled(project, summary, decl):
+                continue
             obj = project.interp.calls.compiled_object(summary, decl.value, decl.function) if decl.value is not None \
                 else None
             for frame, env in _entry_targets(project, summary, decl):
@@ -43,6 +46,16 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
         for frame, env in _entry_point_targets(project, spec):
             add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")
     return regions
+
+
+def _disabled(project: Project, summary: FileSummary, decl: RegionDecl) -> bool:
+    """Whether the ``disable=`` of the compile call ``decl`` is surely true where the call is (``torch.compile(step,
+    disable=not USE_COMPILE)`` with ``USE_COMPILE = False``): then nothing is compiled (torch/__init__.py: ``compile``
+    returns the function itself; measured: tests/cases/kinds kd4)."""
+    interp = project.interp
+    info = summary.functions.get(decl.function) if decl.function else None
+    env = interp.frame_env(Frame(summary.path, info), None) if info is not None else interp.module_env(summary.path)
+    return values.truth_of(interp.evaluate(decl.disable, env, None)) is True
 
 
 def entry_point_frames(project: Project, spec: str) -> List[Frame]:

@@ -62,6 +62,11 @@ class Regions:
         self._all_modes: Set[Optional[bool]] = set()  # every mode the file sets, on anything (None: not known)
         self._escaped: Set[_Name] = set()  # names handed to a call or another name: set elsewhere, maybe
         self._bound: Dict[_Name, int] = {}  # how many times a name is bound to something other than its compiled self
+        self._discarded: Set[int] = set()  # ids of the calls whose result a statement throws away
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self._discarded.add(id(node.value))
 
     def detect_compile(self, node: cst.Call, q) -> None:
         """Record ``node`` when it compiles something; ``q`` is what its function resolves to."""
@@ -89,8 +94,9 @@ class Regions:
         a module built in place); ``span_node`` is where to report it, when not ``call``."""
         scope = self.builder.ctx
         fullgraph = literal(kwarg(call, "fullgraph")) is True
-        if literal(kwarg(call, "disable")) is True:
-            return
+        disable = kwarg(call, "disable")
+        if literal(disable) is True or id(span_node or call) in self._discarded:
+            return  # `torch.compile(model)` alone compiles nothing: the module is called as it was (kinds kd4)
         span = self.builder.span(span_node or call)
         if not call.args or call.args[0].keyword is not None:
             return  # decorator form with options: handled on the FunctionDef
@@ -104,6 +110,9 @@ class Regions:
         else:  # nothing the summary's own refs name: the interpreter may still resolve the value
             self.summary.regions.append(RegionDecl(None, False, fullgraph, span, "torch.compile(x)", fn, value=value))
         self._region_mode(self.summary.regions[-1], call.args[0].value)
+        if disable is not None and literal(disable) is not False:  # `disable=not USE_COMPILE`: decided on values
+            for decl in self.summary.regions[before:]:
+                decl.disable = self.builder.value_of(disable)
 
     def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):

@@ -21,6 +21,8 @@ from ..abstract.tensors import join, likely_tensor, maybe_tensor
 from .cells import unstable_cells
 from .self_stores import dominated_reads
 
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
 _Attribute, _Name = cst.Attribute, cst.Name
 
 
@@ -141,6 +143,9 @@ class FunctionScope:
                 return None  # a local variable, not a module path
             scope = scope.parent
         target = self.imports.lookup(head)  # ImportTable.resolve, on the name already spelled out
+        if target is None and head in _BUILTIN_NAMES and head in self.builder.summary.module_names:
+            module = self.builder.summary.module  # `def print(...)` of the module: no builtin (measured: kinds kd4)
+            return f"{module}.{text}" if module else None
         if target is None:
             return text
         return f"{target}.{rest}" if rest else target

@@ -513,8 +513,7 @@ class SummaryBuilder(PositionedVisitor):
                     cls.attrs[attr] = NnModuleAttr(q)
                 else:
                     cls.attrs.setdefault(attr, ModuleAttr((callee,)))
-            elif scope.info is not None and scope.info.name == "__init__" and (
-                    constructor_setting(value, scope)):
+            elif scope.info is not None and scope.info.name == "__init__" and constructor_setting(value, scope):
                 pass  # plain constructor arguments (`self.rate = rate`, `self.res = inp == out`): configuration
             elif maybe_tensor(scope.kind(value)):
                 # a guess when the value is a tensor only if a parameter is one
@@ -692,7 +691,8 @@ class SummaryBuilder(PositionedVisitor):
         self.record_rules(node)
 
 
-forward_hooks(SummaryBuilder, "blocks", Blocks)
+for _attribute, _part in (("blocks", Blocks), ("regions", Regions)):
+    forward_hooks(SummaryBuilder, _attribute, _part)
 
 
 def _raises_not_implemented(node: cst.Raise) -> bool:

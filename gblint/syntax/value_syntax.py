@@ -236,6 +236,10 @@ def global_expr(name: str, scope) -> Expr:
                                                   or name in builder.summary.module_values):
             # also a class or def of the module (the fallback of `try: from pkg import X` / `except ImportError:`)
             return Expr(Op.UNION, parts=(imported, Expr(Op.GLOBAL, f"{module}.{name}")))
+        if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
+            # module code after `try: import x` / `except ImportError: x = None`: the import or what the module bound
+            # since (measured: tests/cases/kinds kd4)
+            return Expr(Op.UNION, parts=(imported, builder.summary.module_values[name][-1]))
         return imported
     if scope.info is None and not builder.class_stack and builder.summary.module_values.get(name):
         return builder.summary.module_values[name][-1]
