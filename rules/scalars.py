@@ -13,9 +13,10 @@ from .base import Rule
 class ScalarExtraction(Rule):
     code = "GBL102"
     name = "tensor-item"
-    gb_ids = ("GB0124",)
+    gb_ids = ("GB0124", "GB0033")  # GB0033: a NumPy array's (a 0-d tensor's data read through torch._numpy)
     node_types = (cst.Call,)
-    summary = "`t.item()`, `float(t)`, `int(t)` or `bool(t)` on a tensor, with `capture_scalar_outputs=False`."
+    summary = ("`t.item()`, `float(t)`, `int(t)` or `bool(t)` on a tensor, or `int(np.prod(shape))` (a NumPy "
+               "reduction), with `capture_scalar_outputs=False`.")
     why = "The value must be known in Python, so the graph ends here: +1 graph (a frame skip inside a loop)."
     hint = ("Keep the value a tensor (use `torch.where` / tensor arithmetic), or set "
             "`torch._dynamo.config.capture_scalar_outputs = True`.")
@@ -57,7 +58,7 @@ class ScalarExtraction(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "item" and not node.args:
             if ctx.kind(func.value) != "P":
                 return self.site(node, "`.item()` turns a tensor into a Python scalar", python_value=True,
-                                 capturable=True)
+                                 capturable=True, gb_ids=("GB0124",))
             return None
         q = ctx.resolve(func)
         if q in ("float", "int", "bool", "complex") and len(node.args) == 1:
@@ -65,7 +66,7 @@ class ScalarExtraction(Rule):
             arg = node.args[0].value
             if maybe_tensor(k) and not numpy_folded(arg, ctx):
                 # an ndarray's conversion reads its data through the 0-d tensor (GB0033; measured: kinds kd4)
-                ids = ("GB0033",) if numpy_made(arg, ctx) else self.gb_ids
+                ids = ("GB0033",) if numpy_made(arg, ctx) else ("GB0124",)
                 return self.site(node, f"`{q}(tensor)` turns a tensor into a Python scalar", needs=k, python_value=True,
                                  capturable=True, gb_ids=ids)
         return None
