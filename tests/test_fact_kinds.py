@@ -577,7 +577,8 @@ def test_numpy_functions_with_a_python_result_break_at_the_call():
 #: program -> {line: (gb id, outcome)} of its definite diagnostics (kd2)
 SCALARS_AND_ELSE = {"kd2_optional_grads_numpy_scalars_try_else.py": {
     30: ("GB0033", "break"), 47: ("GB0059", "break"), 57: ("GB0059", "skip"), 70: ("GB0059", "break")},
-    "kd4_compiled_or_not_and_numpy_reductions.py": {42: ("GB0033", "break"), 44: ("GB0033", "break")},
+    "kd4_compiled_or_not_and_numpy_reductions.py": {42: ("GB0033", "break"), 44: ("GB0033", "break"),
+                                                    49: ("GB0033", "break")},
     "kd5_builtin_shadowed_by_the_module.py": {}}
 
 

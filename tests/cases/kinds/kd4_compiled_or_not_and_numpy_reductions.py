@@ -3,7 +3,7 @@ derived from an optional import (``try: import x`` / ``except ImportError: x = N
 None``) is either value, not the import's; ``torch.compile(f, disable=not USE_COMPILE)`` with ``USE_COMPILE =
 False`` compiles nothing, nor does ``torch.compile(model)`` whose result is thrown away; ``int(np.prod(x.shape[1:]))``
 reads a 0-d tensor's data (``torch._numpy`` reductions return one even of Python values: GB0033), while
-``int(np.ceil(n / 2))`` is folded. Measured on torch 2.13."""
+``int(np.ceil(n / 2))`` is folded; ``x.reshape(-1, np.prod(x.shape[1:]))`` reads it too. Measured on torch 2.13."""
 import numpy as np
 import torch
 from torch import nn
@@ -45,6 +45,10 @@ def reductions(x):
     return y * int(np.sqrt(4.0))
 
 
+def sized(x):
+    return x.reshape(-1, np.prod(x.shape[1:]))
+
+
 def main():
     torch.compile(flags, backend="eager")(torch.randn(4))
     torch.compile(step, backend="eager", disable=not USE_COMPILE)(torch.randn(4))
@@ -52,6 +56,7 @@ def main():
     torch.compile(net, backend="eager")
     net(torch.randn(4))
     torch.compile(reductions, backend="eager")(torch.randn(2, 3, 4))
+    torch.compile(sized, backend="eager")(torch.randn(2, 3, 4))
 
 
 if __name__ == "__main__":
