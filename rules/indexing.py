@@ -15,8 +15,8 @@ import libcst as cst
 from gblint.core.ops import Op
 
 from gblint.core.semantics import RANDOM_METHODS, TRACED_RANDOM
-from gblint.abstract.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, NUMPY_REDUCTIONS,
-                                     TENSOR_METHOD_RESULTS, TENSOR_METHODS, maybe_tensor)
+from gblint.abstract.tensors import (DATA_DEPENDENT_FUNCS, DATA_DEPENDENT_METHODS, INT_PARAMS, TENSOR_METHOD_RESULTS,
+                                     TENSOR_METHODS, maybe_tensor, numpy_reduction)
 
 from .base import Rule
 from .data_values import data_kind, note_binding
@@ -358,8 +358,7 @@ def int_argument(node: cst.Call, q, ctx):
         values = [e.value for e in a.value.elements] if isinstance(a.value, (cst.Tuple, cst.List)) else [a.value]
         for v in values:
             k = data_kind(v, ctx)
-            if k is None and isinstance(v, cst.Call) and ctx.resolve(v.func) in NUMPY_REDUCTIONS \
-                    and ctx.config("trace_numpy", True):
+            if k is None and numpy_reduction(v, ctx) and ctx.config("trace_numpy", True):
                 k = "T"  # `x.reshape(-1, np.prod(x.shape[1:]))`: a 0-d tensor even of Python values (kinds kd4)
             if k is not None:
                 return name, receiver if k == "T" and maybe_tensor(receiver) else k

@@ -173,8 +173,9 @@ def forward_calls(folder):
     return found
 
 
-def parameters(folder, with_held=False):
-    """``{class: [attribute, ...]}``: see the module docstring; with ``with_held``, also the ``held_attributes``."""
+def parameters(folder):
+    """``({class: [attribute, ...]}, {class: [attribute, ...]})``: the ``parameters`` and the ``held_attributes`` of
+    the module docstring."""
     classes = {}
     for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
         with open(path, encoding="utf-8") as fh:
@@ -216,7 +217,7 @@ def parameters(folder, with_held=False):
             found[name] = sorted(made - nones)
         if nones - (made - nones):
             held[name] = sorted(nones - (made - nones))
-    return (found, held) if with_held else found
+    return found, held
 
 
 def tensor_returning(text, want_class=None):
@@ -495,11 +496,8 @@ def numpy_scalar_results(torch_dir):
             found[node.name] = size_at(node)
         elif call.func.id in found and size_at(node) == -1 and [ast.unparse(a) for a in call.args] == ["size"]:
             found[node.name] = -1
-    for node in tree.body:  # `sample = random_sample`
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in found:
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    found[t.id] = found[node.value.id]
+    for alias, name in _aliases(tree, found):  # `sample = random_sample`
+        found[alias] = found[name]
     return {f"numpy.random.{k}": v for k, v in sorted(found.items())}
 
 
@@ -511,10 +509,15 @@ def numpy_reductions(torch_dir):
     with open(os.path.join(torch_dir, "_numpy", "_reductions_impl.py"), encoding="utf-8") as fh:
         tree = ast.parse(fh.read())
     found = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in found:
-            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found.update(alias for alias, _name in _aliases(tree, found))  # `max = amax`
     return sorted("numpy." + n for n in found)
+
+
+def _aliases(tree, names):
+    """``(alias, name)`` for each module-level ``alias = name`` of the module ``tree`` whose ``name`` is in ``names``."""
+    return [(t.id, node.value.id) for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names
+            for t in node.targets if isinstance(t, ast.Name)]
 
 
 #: the files of ``torch/_numpy`` whose public functions stand for NumPy's, and the NumPy module of each
@@ -712,12 +715,13 @@ def main():
     tags = tagged(read(site, "torchgen", "packaged", "ATen", "native", "native_functions.yaml"))
     funcs = scalar_defs(read(torch_dir, "_C", "_VariableFunctions.pyi")) & tags
     methods = scalar_defs(read(torch_dir, "_C", "__init__.pyi"), "TensorBase") & tags
+    made, held = parameters(os.path.join(torch_dir, "nn", "modules"))
     doc = {"torch_version": version, "data_dependent": {"functions": sorted(funcs),
                                                         "methods": sorted(methods - {"item"})},
            "tensor_modules": sorted(tensor_modules(os.path.join(torch_dir, "nn", "modules"))),
            "forward_calls": forward_calls(os.path.join(torch_dir, "nn", "modules")),
-           "parameters": parameters(os.path.join(torch_dir, "nn", "modules")),
-           "held_attributes": parameters(os.path.join(torch_dir, "nn", "modules"), with_held=True)[1],
+           "parameters": made,
+           "held_attributes": held,
            "tensor_functions": sorted(tensor_returning(read(torch_dir, "_C", "_VariableFunctions.pyi"))
                                       | python_tensor_returning(read(torch_dir, "functional.py"))),
            "functional": sorted(functional_tensor_returning(torch_dir)),

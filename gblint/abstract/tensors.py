@@ -382,15 +382,19 @@ def numpy_made(node, ctx) -> bool:
     return False
 
 
+def numpy_reduction(node, ctx) -> bool:
+    """Whether ``node`` (a libcst expression in ``ctx``) is a call of a NumPy reduction (:data:`NUMPY_REDUCTIONS`),
+    which Dynamo traces as a 0-d tensor even of Python values (measured: tests/cases/kinds kd4)."""
+    import libcst as cst
+    return isinstance(node, cst.Call) and ctx.resolve(node.func) in NUMPY_REDUCTIONS
+
+
 def numpy_folded(node, ctx) -> bool:
     """Whether converting ``node`` (a libcst expression in ``ctx``) to a Python number is folded by Dynamo: a NumPy
     array made from Python values (:func:`numpy_made`) other than a direct call of a reduction
     (:data:`NUMPY_REDUCTIONS`: ``int(np.prod(x.shape[1:]))`` reads the 0-d tensor's data, GB0033; ``int(np.ceil(n /
     2))`` does not; measured: tests/cases/kinds kd4)."""
-    import libcst as cst
-    if isinstance(node, cst.Call) and ctx.resolve(node.func) in NUMPY_REDUCTIONS:
-        return False
-    return numpy_made(node, ctx)
+    return not numpy_reduction(node, ctx) and numpy_made(node, ctx)
 
 
 def module_attribute(cls: str, name: str):

@@ -14,6 +14,9 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
+#: the names Python's builtins module defines (``print``, ``len``): what a bare name means where nothing binds it
+BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""

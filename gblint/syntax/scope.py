@@ -15,13 +15,11 @@ from ..abstract import tensors
 from ..core.model import (PARAM_PREFIX, Binding, Block, BlockKind, ClassInfo, ContainerValue, Event, Expr, FileSummary,
                           FunctionInfo, Kind, ModuleAttr, NnModuleAttr, Span, TensorAttr)
 from ..core.ops import Op
-from ..core.names import ImportTable, dotted
+from ..core.names import BUILTIN_NAMES, ImportTable, dotted
 from ..core.semantics import COMPILING_PREDICATES, IS_COMPILING
 from ..abstract.tensors import join, likely_tensor, maybe_tensor
 from .cells import unstable_cells
 from .self_stores import dominated_reads
-
-_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 _Attribute, _Name = cst.Attribute, cst.Name
 
@@ -143,7 +141,7 @@ class FunctionScope:
                 return None  # a local variable, not a module path
             scope = scope.parent
         target = self.imports.lookup(head)  # ImportTable.resolve, on the name already spelled out
-        if target is None and head in _BUILTIN_NAMES and head in self.builder.summary.module_names:
+        if target is None and head in BUILTIN_NAMES and head in self.builder.summary.module_names:
             module = self.builder.summary.module  # `def print(...)` of the module: no builtin (measured: kinds kd4)
             return f"{module}.{text}" if module else None
         if target is None:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..core.model import BlockKind, CallArgs, Expr, Kind, Param
 from ..core.ops import Op
-from ..core.names import dotted
+from ..core.names import BUILTIN_NAMES, dotted
 from ..abstract.tensors import TENSOR_FUNCTIONS
 from .loops import _each_index, _names_bound, covers
 from .traversal import names_in
@@ -26,7 +26,6 @@ _COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.Less
 # Calls whose value under Dynamo is known: TorchScript is not running while Dynamo traces.
 _KNOWN_CALLS = {"torch.jit.is_scripting": False, "torch.jit.is_tracing": False,
                 "torch._C._get_tracing_state": None}
-_BUILTINS = frozenset(dir(__import__("builtins")))
 # Values that are never None: what these build.
 _NOT_NONE_NODES = (cst.Lambda, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
                    cst.FormattedString, cst.ConcatenatedString)
@@ -249,7 +248,7 @@ def global_expr(name: str, scope) -> Expr:
         return Expr(Op.GLOBAL, f"{module}.{cls.qualname}.{name}" if module else f"{cls.qualname}.{name}")
     if name == "__name__" and module and name not in builder.summary.module_names:
         return Expr(Op.GLOBAL, f"{module}.__name__")  # the module's own name (gblint.abstract.interp: `sys.modules[__name__]`)
-    if name in _BUILTINS and name not in builder.summary.module_names:
+    if name in BUILTIN_NAMES and name not in builder.summary.module_names:
         return Expr(Op.GLOBAL, "builtins." + name)
     return Expr(Op.GLOBAL, f"{module}.{name}" if module else name)
 
