@@ -13,7 +13,7 @@ import libcst as cst
 from gblint.syntax import value_syntax
 from gblint.core.model import Expr
 from gblint.core.ops import Op
-from gblint.abstract.tensors import mask_kind, maybe_tensor
+from gblint.abstract.tensors import DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, mask_kind, maybe_tensor
 
 from .base import Rule
 
@@ -21,8 +21,12 @@ from .base import Rule
 Gate = Optional[Tuple[Expr, str]]
 NEVER = (Expr(Op.CONST, value=False), "")
 
-DYNAMIC_METHODS = {"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere"}
-DYNAMIC_FUNCS = {f"torch.{n}" for n in DYNAMIC_METHODS} | {"torch.Tensor.nonzero"}
+#: read from torch (``dynamic_output_shape`` tags, scripts/update_torch_ops.py), less what a rule of its own decides:
+#: ``repeat_interleave`` breaks only with tensor repeats and no ``output_size``; ``index`` is ``x[mask]``
+CONDITIONAL = {"repeat_interleave", "index"}
+DYNAMIC_METHODS = DYNAMIC_OUTPUT_METHODS - CONDITIONAL
+DYNAMIC_FUNCS = {q for q in DYNAMIC_OUTPUT_FUNCS if q.rpartition(".")[2] not in CONDITIONAL} \
+    | {f"torch.Tensor.{n}" for n in DYNAMIC_METHODS}
 
 
 class DynamicShapeOp(Rule):

@@ -236,7 +236,7 @@ class DataDependentIndex(Rule):
     node_types = (cst.Subscript, cst.Call, cst.Assign, cst.For)
     summary = ("An index that is a traced `random` int (`x[random.randint(0, 2)]`), a value read out of tensor data "
                "where a torch op wants an int (`F.one_hot(x, x.max() + 1)`, `torch.arange(n.max())`), or an op "
-               "whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`).")
+               "whose Python result is read out of tensor data (`torch.equal(a, b)`, `a.allclose(b)`, `torch._assert(t, msg)`).")
     why = "All need a Python value that is data (GB0033 Data dependent operator): the graph breaks and resumes."
     hint = ("Draw the index outside the compiled function; pass sizes known before the run (shapes, arguments, "
             "`num_classes` as a constant) instead of one computed from tensor values.")
@@ -266,6 +266,11 @@ class DataDependentIndex(Rule):
         "    return torch.arange(n.max()) + x.sum()  # expect: GBL139\n",
         "import torch\n"
         "@torch.compile\n"
+        "def f(x):\n"
+        "    torch._assert(x.sum() > 0, 'positive')  # expect: GBL139\n"
+        "    return x + 1\n",
+        "import torch\n"
+        "@torch.compile\n"
         "def f(x, ref):\n"
         "    if torch.equal(x, ref):  # expect: GBL139\n"
         "        return x\n"
@@ -282,6 +287,7 @@ class DataDependentIndex(Rule):
         "import torch\n"
         "@torch.compile\n"
         "def f(x, n: int):\n"
+        "    torch._assert(x.shape[0] > 0, 'not empty')\n"
         "    return x[0] + torch.arange(n) + torch.arange(x.shape[0])\n",
         "import torch\n"
         "import torch.nn.functional as F\n"
@@ -305,12 +311,22 @@ class DataDependentIndex(Rule):
             found = int_argument(node, q, ctx)
             if found is not None:
                 return self.site(node, f"`{found[0]}(...)` gets an int read out of tensor data", needs=found[1])
-            if q in DATA_DEPENDENT_FUNCS:
+            # `is_nonzero` reads data through `aten._local_scalar_dense` (GB0033, measured: tests/test_torch_ops.py)
+            # though its ATen op carries no tag
+            if q == "torch._assert" and node.args and node.args[0].keyword is None:
+                # variables/torch.py handle_assert folds a constant condition; a tensor one runs `torch._assert` on
+                # the fake tensor, whose `bool()` reads its data (measured, tests/cases/kinds/kd6)
+                k = ctx.kind(node.args[0].value)
+                if maybe_tensor(k):
+                    return self.site(node, "`torch._assert(...)` of a tensor condition reads its truth out of tensor "
+                                     "data", needs=k)
+            if q in DATA_DEPENDENT_FUNCS or q == "torch.is_nonzero":
                 # torch's stubs type the operands of these as Tensor (`equal(input: Tensor, other: Tensor) -> bool`):
                 # whatever gblint knows of the arguments, the call that returns reads tensor data
                 return self.site(node, f"`{q}(...)` reads its Python result out of tensor data")
             func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in DATA_DEPENDENT_METHODS and q is None:
+            if isinstance(func, cst.Attribute) and q is None and (func.attr.value in DATA_DEPENDENT_METHODS
+                                                                  or func.attr.value == "is_nonzero"):
                 k = ctx.kind(func.value)
                 if maybe_tensor(k):
                     return self.site(node, f"`.{func.attr.value}(...)` reads its Python result out of tensor data",

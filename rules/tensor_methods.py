@@ -1,20 +1,22 @@
-"""Tensor methods and constructors Dynamo refuses: in-place resizes, ``share_memory_``,
-``retain_grad``, sparse constructors, ``requires_grad`` assignment.
+"""Tensor methods, torch functions and constructors Dynamo refuses: in-place resizes, ``share_memory_``,
+``retain_grad``, sparse constructors, ``requires_grad`` assignment, ``torch.is_inference_mode_enabled()``, and the
+Tensor methods returning a Python scalar Dynamo does not model (``storage_offset()``, ``is_neg()``).
 
-Source: ``torch/_dynamo/variables/tensor.py`` (``method_resize_``, ``method_share_memory_``...),
-``variables/torch.py`` (sparse constructors); gb_registry.md "yes" entries GB0108, GB0126,
-GB0127, GB0129, GB0130, GB0206, GB0374, GB4197. ``t.set_()`` does not break in 2.13 (semantics.md §1).
+Source: ``torch/_dynamo/variables/tensor.py`` (``method_resize_``, ``method_share_memory_``...: read by
+scripts/update_torch_ops.py, ``refused``), ``variables/torch.py`` (sparse constructors,
+``handle_is_inference_mode_enabled``); gb_registry.md "yes" entries GB0046, GB0108, GB0126, GB0127, GB0129, GB0130,
+GB0206, GB0208, GB0374, GB4197. ``t.set_()`` does not break in 2.13 (semantics.md §1). Measured:
+tests/cases/kinds/kd6.
 """
 import libcst as cst
 
-from gblint.abstract.tensors import maybe_tensor
+from gblint.abstract.tensors import REFUSED_FUNCS, REFUSED_METHODS, UNMODELLED_SCALAR_METHODS, maybe_tensor
 
 from .base import Rule
 
-METHODS = {
-    "resize_": "GB0126", "resize_as_": "GB0127", "sparse_resize_": "GB0129",
-    "sparse_resize_and_clear_": "GB0130", "share_memory_": "GB4197", "retain_grad": "GB0108",
-}
+#: ``retain_grad`` is refused as an attribute (``method_attr_retain_grad``), which the reading of torch leaves out
+METHODS = {**REFUSED_METHODS, "retain_grad": "GB0108"}
+# `is_nonzero` reads tensor data first (GB0033: rules/indexing.py reports it)
 SPARSE = {"torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor",
           "torch.sparse_bsr_tensor", "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor"}
 
@@ -22,10 +24,11 @@ SPARSE = {"torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_cs
 class UnsupportedTensorMethod(Rule):
     code = "GBL125"
     name = "unsupported-tensor-method"
-    gb_ids = ("GB0126", "GB0127", "GB0129", "GB0130", "GB4197", "GB0108", "GB0374", "GB0206")
+    gb_ids = ("GB0126", "GB0127", "GB0129", "GB0130", "GB4197", "GB0108", "GB0374", "GB0206", "GB0046", "GB0208")
     node_types = (cst.Call, cst.Assign)
-    summary = ("A tensor method or constructor Dynamo does not trace: `resize_`, `resize_as_`, `share_memory_`, "
-               "`retain_grad`, sparse constructors, or assigning `t.requires_grad`.")
+    summary = ("A tensor method, torch function or constructor Dynamo does not trace: `resize_`, `resize_as_`, "
+               "`share_memory_`, `retain_grad`, `storage_offset()` and other Python-valued methods it does not "
+               "model, `torch.is_inference_mode_enabled()`, sparse constructors, or assigning `t.requires_grad`.")
     why = "Each is refused by Dynamo's tensor tracker: the graph ends here."
     hint = "Do storage changes and sparse construction outside the compiled region; use out-of-place ops inside."
     source = "torch/_dynamo/variables/tensor.py; docs/gb_registry.md"
@@ -45,6 +48,16 @@ class UnsupportedTensorMethod(Rule):
         "    buf.resize_(4)  # expect: GBL125\n"
         "    s = torch.sparse_coo_tensor(idx, vals)  # expect: GBL125\n"
         "    return buf + s.to_dense().sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    if torch.is_inference_mode_enabled():  # expect: GBL125\n"
+        "        return x\n"
+        "    return x + 1\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x: torch.Tensor):\n"
+        "    return x + x.storage_offset()  # expect: GBL125\n",
     )
     examples_clean = (
         "import torch\n"
@@ -53,6 +66,10 @@ class UnsupportedTensorMethod(Rule):
         "    y = x.clone()\n"
         "    y.set_(x)\n"
         "    return y.reshape(4)\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return x + x.element_size() + x.get_device() + x.is_contiguous() + x.data_ptr() * 0\n",
     )
 
     def check(self, node, ctx):
@@ -70,8 +87,15 @@ class UnsupportedTensorMethod(Rule):
             if maybe_tensor(k):
                 return self.site(node, f"`.{func.attr.value}()` on a tensor", gb_ids=(METHODS[func.attr.value],),
                                  needs=k)
+        if isinstance(func, cst.Attribute) and func.attr.value in UNMODELLED_SCALAR_METHODS - {"is_nonzero"}:
+            k = ctx.kind(func.value)
+            if maybe_tensor(k):
+                return self.site(node, f"`.{func.attr.value}()` returns a Python value Dynamo does not model",
+                                 gb_ids=("GB0208",), needs=k)
             return None
         q = ctx.resolve(func)
+        if q in REFUSED_FUNCS:
+            return self.site(node, f"`{q}()` is refused by Dynamo", gb_ids=(REFUSED_FUNCS[q],))
         if q in SPARSE:
             return self.site(node, f"`{q}(...)` creates a sparse tensor", gb_ids=("GB0374",))
         return None

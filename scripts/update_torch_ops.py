@@ -84,6 +84,19 @@ something a tensor may be passed as (``Tensor``, ``Number``, ``_float``, ``_bool
 types it as ints; an overload taking a dtype or named dimensions (``str``) there is never the one a tensor picks.
 A tensor read out of data passed there makes Dynamo read the int out of it (``aten._local_scalar_dense``: GB0033,
 rules/indexing.py ``DataDependentIndex``).
+``dynamic_output_shape``: the ATen ops tagged ``dynamic_output_shape`` in ``native_functions.yaml`` (their output's
+size depends on tensor data: fake tensors raise ``DynamicOutputShapeException``, GB0036 with
+``capture_dynamic_output_shape_ops`` off), by the names torch exports them under (:func:`dynamic_output_shape`):
+``{"functions": ["torch.bincount", "torch.linalg.lstsq", "torch.nn.functional.ctc_loss"...], "methods": [...]}``.
+
+``refused``: what Dynamo's own trackers refuse whatever the arguments: the ``torch`` functions whose handler in
+``torch/_dynamo/variables/torch.py`` (``@register(torch.is_inference_mode_enabled)``) and the Tensor methods whose
+``method_<name>`` in ``variables/tensor.py`` (``method_resize_``) is one ``unimplemented(...)`` call, with the id of
+that call's ``gb_type`` in gblint's registry; and ``unmodelled_scalar_methods``: the Tensor methods whose every overload's stub returns a
+Python scalar (``is_neg() -> _bool``, ``storage_offset() -> _int | SymInt``) and that ``TensorVariable`` has no
+``method_<name>`` for: Dynamo calls them on the fake tensor and gets a Python value it cannot put in the graph
+(GB0208, "torch.* op returned non-Tensor"; measured: tests/cases/kinds/kd6). ``data_dependent`` ones are left out.
+
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
@@ -707,6 +720,102 @@ def skipped_stdlib(torch_dir):
     return {"modules": sorted(modules), "inline_when_called": inline, "folded_with_constants": sorted(folded)}
 
 
+def _defined(body):
+    """Names a module or class body binds with ``def``, ``class`` or a plain assignment."""
+    out = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def dynamic_output_shape(torch_dir, tags):
+    """``{"functions": [...], "methods": [...]}``: see the module docstring. An op's exported name is its own, or it
+    without a leading ``_`` and trailing digits (``_unique2``: ``torch.unique``; ``_ctc_loss``:
+    ``F.ctc_loss``); ``linalg_<x>`` is ``torch.linalg.<x>`` (``lstsq = _add_docstr(_linalg.linalg_lstsq, ...)``)."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    init = ast.parse(read("_C", "__init__.pyi")).body
+    tensor_base = next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body
+    tensor_py = ast.parse(read("_tensor.py")).body
+    tensor_cls = next(n for n in tensor_py if isinstance(n, ast.ClassDef) and n.name == "Tensor").body
+    methods_known = _defined(tensor_base) | _defined(tensor_cls)
+    functional_py = ast.parse(read("functional.py")).body
+    exported = {"torch": _defined(ast.parse(read("_C", "_VariableFunctions.pyi")).body) | _defined(functional_py),
+                "torch.nn.functional": _defined(ast.parse(read("nn", "functional.pyi")).body)}
+    linalg = {}
+    for node in ast.parse(read("linalg", "__init__.py")).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args:
+            inner = _dotted(node.value.args[0]) or ""
+            if inner.startswith("_linalg.linalg_"):
+                linalg.update({inner[len("_linalg."):]: t.id for t in node.targets if isinstance(t, ast.Name)})
+    functions, methods = set(), set()
+    for op in tags:
+        names = {op, re.sub(r"\d+$", "", op.lstrip("_"))}
+        for name in names:
+            functions.update(f"{module}.{name}" for module, defined in exported.items() if name in defined)
+            if name in linalg:
+                functions.add(f"torch.linalg.{linalg[name]}")
+            if name in methods_known:
+                methods.add(name)
+    return {"functions": sorted(functions), "methods": sorted(methods)}
+
+
+def _only_unimplemented(func):
+    """The ``gb_type`` of the one ``unimplemented(...)`` call that is all of ``func``'s body (its docstring aside),
+    else None."""
+    body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Call) \
+            or _dotted(body[0].value.func) != "unimplemented":
+        return None
+    kw = {k.arg: k.value for k in body[0].value.keywords}
+    return kw["gb_type"].value if isinstance(kw.get("gb_type"), ast.Constant) else None
+
+
+def _registry_ids(version):
+    """``{gb_type: gb id}`` of gblint's copy of the graph-break registry of torch ``version``."""
+    with open(os.path.join(HERE, "..", "gblint", "data", f"gb_registry-{version}.json"), encoding="utf-8") as fh:
+        entries = json.load(fh)["entries"]
+    return {e["gb_type"]: i for i, e in sorted(entries.items(), reverse=True)}
+
+
+def refused(torch_dir, data_dependent_methods, ids):
+    """``{"functions": {"torch.<name>": gb id}, "methods": {name: gb id}, "unmodelled_scalar_methods": [...]}``:
+    see the module docstring; ``ids`` maps a ``gb_type`` to its id (:func:`_registry_ids`), one not there is
+    left out."""
+    read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
+    functions = {}
+    for node in ast.walk(ast.parse(read("_dynamo", "variables", "torch.py"))):
+        if isinstance(node, ast.FunctionDef) and (gb_type := _only_unimplemented(node)):
+            for deco in node.decorator_list:
+                if isinstance(deco, ast.Call) and _dotted(deco.func) == "register" and gb_type in ids:
+                    functions.update({d: ids[gb_type] for d in map(_dotted, deco.args) if d and d.startswith("torch.")})
+    handled, methods = set(), {}
+    tracker = next(n for n in ast.parse(read("_dynamo", "variables", "tensor.py")).body
+                   if isinstance(n, ast.ClassDef) and n.name == "TensorVariable")
+    for node in tracker.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("method_"):
+            handled.add(node.name[len("method_"):])
+            if (gb_type := _only_unimplemented(node)) in ids and not node.name.startswith("method_attr_"):
+                methods[node.name[len("method_"):]] = ids[gb_type]
+        elif isinstance(node, ast.Assign):
+            handled.update(t.id[len("method_"):] for t in node.targets
+                           if isinstance(t, ast.Name) and t.id.startswith("method_"))
+    init = ast.parse(read("_C", "__init__.pyi")).body
+    base = next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body
+    returns = {}
+    for node in base:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("__"):
+            parts = {p.strip() for p in ast.unparse(node.returns).split("|")} if node.returns is not None else {None}
+            returns.setdefault(node.name, set()).update(parts)
+    python = SCALARS | {"SymInt", "SymFloat", "SymBool"}
+    scalar = sorted(n for n, r in returns.items()
+                    if r <= python and n not in handled and n not in data_dependent_methods)
+    return {"functions": dict(sorted(functions.items())), "methods": dict(sorted(methods.items())),
+            "unmodelled_scalar_methods": scalar}
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -736,7 +845,11 @@ def main():
            "numpy_reductions": numpy_reductions(torch_dir),
            "context_managers": context_managers(torch_dir),
            "int_params": int_params(torch_dir),
-           "skipped_stdlib": skipped_stdlib(torch_dir)}
+           "skipped_stdlib": skipped_stdlib(torch_dir),
+           "dynamic_output_shape": dynamic_output_shape(
+               torch_dir, tagged(read(site, "torchgen", "packaged", "ATen", "native", "native_functions.yaml"),
+                                 "dynamic_output_shape")),
+           "refused": refused(torch_dir, methods, _registry_ids(version))}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

@@ -166,7 +166,8 @@ something else, or the reverse (a guard that must stay clean):
   the body of a ``custom_op``, an ``allow_in_graph`` or an ``assume_constant_result`` function is not traced (kd3);
   a module flag derived from an optional import is either value, ``torch.compile(f, disable=FLAG)`` with a false
   flag and a ``torch.compile(model)`` whose result is thrown away compile nothing, ``int()`` of a NumPy reduction of
-  Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5).
+  Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5);
+  ops Dynamo refuses whatever the values, read from torch's own files, break (kd6).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -591,6 +592,21 @@ def test_numpy_random_scalars_break_at_the_call_and_a_try_else_resumes():
         found = {d["line"]: (d["gb_ids"][0], d["effect"]) for d in predicted()[name]
                  if d["certainty"] == "definite" and d["effect"] in ("break", "skip", "error")}
         assert found == lines, (name, found)
+
+
+#: kd6: line -> (gb id, rule) of each definite diagnostic; ``modelled`` (data_ptr, element_size...) has none
+REFUSED = {13: ("GB0036", "GBL106"), 19: ("GB0036", "GBL106"), 25: ("GB0036", "GBL106"), 29: ("GB0208", "GBL125"),
+           34: ("GB0208", "GBL125"), 39: ("GB0208", "GBL125"), 44: ("GB0046", "GBL125"), 50: ("GB0033", "GBL139")}
+
+
+def test_ops_dynamo_refuses_are_read_from_torch():
+    """Measured (kd6): ops tagged ``dynamic_output_shape`` (``bincount``, ``linalg.lstsq``, ``F.ctc_loss``), Tensor
+    methods whose Python result ``TensorVariable`` does not model (``storage_offset``, ``is_neg``, ``is_same_size``),
+    ``torch.is_inference_mode_enabled()`` and ``torch._assert`` of a tensor condition each break where they are
+    called, with the id Dynamo gave; what it models (``data_ptr``, ``element_size``) does not."""
+    found = {d["line"]: (d["gb_ids"][0], d["code"]) for d in predicted()["kd6_ops_dynamo_refuses_read_from_torch.py"]
+             if d["certainty"] == "definite" and d["effect"] == "break"}
+    assert found == REFUSED, found
 
 
 def test_a_loop_over_every_index_calls_each_layer():

@@ -6,10 +6,10 @@ Measured on torch 2.13.0, Python 3.11, CPU, ``backend="eager"``, TORCH_LOGS=grap
 - ``torch.equal(a, b)``, ``a.equal(b)``, ``torch.allclose(a, b)``, ``a.allclose(b)``: GB0033 (Data
   dependent operator, ``aten.equal.default`` / ``aten.allclose.default``), resumed: +1 graph.
 - ``torch.is_nonzero(t)`` / ``t.is_nonzero()``: GB0033 too (through ``aten._local_scalar_dense``); its ATen op
-  carries no tag (CompositeImplicit), so torch's files do not say it: not reported yet.
-- ``is_same_size``, ``is_conj``, ``is_neg``, ``is_signed``, ``is_inference``, ``is_set_to``,
-  ``cudnn_is_acceptable``, ``is_distributed``, ``_is_zerotensor``: a break of another kind ("torch.* op
-  returned non-Tensor"), not this one; ``torch.numel(t) > 3``: no break (metadata).
+  carries no tag (CompositeImplicit), so torch's files do not say it: named in rules/indexing.py.
+- ``is_same_size``, ``is_conj``, ``is_neg``, ``is_signed``, ``is_set_to``, ``is_distributed``, ``_is_zerotensor``: a
+  break of another kind (GB0208 "torch.* op returned non-Tensor": ``refused["unmodelled_scalar_methods"]``, GBL125;
+  tests/cases/kinds kd6); ``is_inference``: GB0045; ``torch.numel(t) > 3``: no break (metadata).
 """
 import os
 
@@ -22,6 +22,23 @@ def test_ops_read_from_torch_files():
     """The packaged table holds the tagged ops (item is GBL102's)."""
     assert {"torch.equal", "torch.allclose"} <= DATA_DEPENDENT_FUNCS
     assert {"equal", "allclose"} <= DATA_DEPENDENT_METHODS and "item" not in DATA_DEPENDENT_METHODS
+
+
+def test_refused_ops_read_from_torch_files():
+    """torch/_dynamo/variables/tensor.py and torch.py: handlers that are one ``unimplemented``, with their id; the
+    Python-valued methods ``TensorVariable`` has no ``method_`` for, not those it has (``element_size``, aliases such
+    as ``method_nelement = method_numel``); ``dynamic_output_shape`` ops by their exported names."""
+    from gblint.abstract.tensors import (DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, REFUSED_FUNCS, REFUSED_METHODS,
+                                         UNMODELLED_SCALAR_METHODS)
+    assert REFUSED_FUNCS["torch.is_inference_mode_enabled"] == "GB0046"
+    assert REFUSED_METHODS["resize_"] == "GB0126" and REFUSED_METHODS["share_memory_"] == "GB4197"
+    assert {"storage_offset", "is_neg", "is_same_size", "is_set_to"} <= UNMODELLED_SCALAR_METHODS
+    assert not {"element_size", "get_device", "is_contiguous", "nelement", "ndimension", "dim", "numel", "item",
+                "data_ptr", "equal", "allclose"} & UNMODELLED_SCALAR_METHODS
+    assert {"torch.bincount", "torch.linalg.lstsq", "torch.nn.functional.ctc_loss", "torch.nonzero", "torch.unique",
+            "torch.unique_consecutive", "torch.masked_select", "torch.argwhere"} <= DYNAMIC_OUTPUT_FUNCS
+    assert {"bincount", "nonzero", "unique", "masked_select"} <= DYNAMIC_OUTPUT_METHODS
+    assert "torch.nonzero_static" not in DYNAMIC_OUTPUT_FUNCS and "torch.where" not in DYNAMIC_OUTPUT_FUNCS
 
 
 def test_numpy_random_scalars_read_from_torch_files():

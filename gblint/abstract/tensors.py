@@ -129,6 +129,18 @@ DATA_DEPENDENT_METHODS = frozenset(_DATA_DEPENDENT.get("methods", ()))
 #: where the stubs type a parameter as an int or ints: ``{"functions" | "functional" | "methods": {name: {"pos": [...],
 #: "rest": n, "kw": [...]}}}`` (scripts/update_torch_ops.py ``int_params``)
 INT_PARAMS = {k: _TORCH_OPS.get("int_params", {}).get(k, {}) for k in ("functions", "functional", "methods")}
+_DYNAMIC = _TORCH_OPS.get("dynamic_output_shape", {})
+#: torch functions and Tensor methods whose ATen op's output size depends on tensor data (tagged
+#: ``dynamic_output_shape``: ``torch.bincount``, ``torch.linalg.lstsq``, ``.nonzero()``): a call breaks (GB0036)
+DYNAMIC_OUTPUT_FUNCS = frozenset(_DYNAMIC.get("functions", ()))
+DYNAMIC_OUTPUT_METHODS = frozenset(_DYNAMIC.get("methods", ()))
+_REFUSED = _TORCH_OPS.get("refused", {})
+#: what Dynamo's trackers refuse whatever the arguments, with the ``gb_type`` of the break: torch functions
+#: (``torch.is_inference_mode_enabled``) and Tensor methods (``resize_``); and the Tensor methods whose stub
+#: returns a Python scalar that ``TensorVariable`` does not model (``storage_offset``: GB0208)
+REFUSED_FUNCS = _REFUSED.get("functions", {})
+REFUSED_METHODS = _REFUSED.get("methods", {})
+UNMODELLED_SCALAR_METHODS = frozenset(_REFUSED.get("unmodelled_scalar_methods", ()))
 _SKIPPED_STDLIB = _TORCH_OPS.get("skipped_stdlib", {})
 #: standard-library modules whose functions Dynamo skips (``BUILTIN_SKIPLIST``: GB0007), less those it inlines when
 #: compiled code calls them (``copy``); and the skipped functions it runs on constant arguments (``re.match``)
