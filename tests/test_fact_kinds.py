@@ -167,7 +167,8 @@ something else, or the reverse (a guard that must stay clean):
   a module flag derived from an optional import is either value, ``torch.compile(f, disable=FLAG)`` with a false
   flag and a ``torch.compile(model)`` whose result is thrown away compile nothing, ``int()`` of a NumPy reduction of
   Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5);
-  ops Dynamo refuses whatever the values, read from torch's own files, break (kd6).
+  ops Dynamo refuses whatever the values, read from torch's own files, break (kd6); what is compiled but never run
+  compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -482,6 +483,16 @@ GRAD_NOT_FOLLOWED = {
 }
 
 
+#: whether an object's state was set before the region runs is not a fact: conditional on it (kd7: a cached_property)
+STATE_BEFORE = {"kd7_compiled_but_never_run.py": "was not computed before"}
+
+
+def test_state_set_before_the_region_is_a_condition():
+    for name, words in STATE_BEFORE.items():
+        conditional = [d for d in predicted()[name] if d["certainty"] == "conditional"]
+        assert conditional and all(words in d["condition"] for d in conditional), conditional
+
+
 def test_requires_grad_not_followed_is_conditional_on_it():
     """Where the input's requires_grad is not a fact, the breaks it decides are reported conditional on it, and
     every break Dynamo made is still reported (test_every_break_reported)."""
@@ -497,7 +508,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
             or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT \
-            or name in FLAG_STORED or name in ITEM_MISSES or name in LOOP_ARM
+            or name in FLAG_STORED or name in ITEM_MISSES or name in LOOP_ARM or name in STATE_BEFORE
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -607,6 +618,35 @@ def test_ops_dynamo_refuses_are_read_from_torch():
     found = {d["line"]: (d["gb_ids"][0], d["code"]) for d in predicted()["kd6_ops_dynamo_refuses_read_from_torch.py"]
              if d["certainty"] == "definite" and d["effect"] == "break"}
     assert found == REFUSED, found
+
+
+def test_what_is_compiled_but_never_traced_reports_nothing():
+    """Measured (kd7-kd9): a compiled function never called, or called only under ``set_stance("force_eager")``, a
+    function a ``substitute_in_graph`` polyfill replaces, a ``cached_property`` computed in ``__init__``, and every
+    region of a module that sets ``force_eager`` or ``config.disable`` at its top make no break; reading a
+    ``cached_property`` not computed yet skips the frame (GB0142), under the condition that it was not computed."""
+    got = {name: sorted((d["line"], d["code"], d["certainty"], d["effect"], tuple(d["gb_ids"]))
+                        for d in predicted()[name])
+           for name in ("kd7_compiled_but_never_run.py", "kd8_stance_set_at_module_level.py",
+                        "kd9_dynamo_disabled_by_config.py")}
+    assert got == {"kd7_compiled_but_never_run.py": [(57, "GBL204", "conditional", "skip", ("GB0142",))],
+                   "kd8_stance_set_at_module_level.py": [], "kd9_dynamo_disabled_by_config.py": []}, got
+
+
+def test_a_cached_property_is_read_as_its_getter_from_python_3_12(tmp_path):
+    """Fact ``cached-property-locks``: from Python 3.12 ``cached_property.__get__`` holds no lock, so the getter is
+    followed as a property's is (its ``print`` skips the reading frame)."""
+    path = tmp_path / "cached.py"
+    path.write_text("import functools\nimport torch\n\n\nclass Net(torch.nn.Module):\n    @functools.cached_property\n"
+                    "    def scale(self):\n        print('computing')\n        return 2.0\n\n"
+                    "    def forward(self, x):\n        return x * self.scale\n\n\n"
+                    "torch.compile(Net())(torch.randn(2))\n")
+    codes = {}
+    for python in ("3.11", "3.12"):
+        doc = json.loads(run_cli("check", "--isolated", "--no-cache", "--python-version", python, "--format", "json",
+                                 "--exit-zero", "--conditional", "all", str(path), cwd=str(tmp_path)).stdout)
+        codes[python] = sorted((d["line"], d["code"]) for d in doc["diagnostics"])
+    assert codes == {"3.11": [(12, "GBL204")], "3.12": [(8, "GBL107")]}, codes
 
 
 def test_a_loop_over_every_index_calls_each_layer():

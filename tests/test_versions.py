@@ -229,7 +229,7 @@ def test_facts_name_their_programs_and_codes():
         for prog in f.programs:
             folder, _, name = prog.rpartition("/")
             base = {"": "tests/cases/examples", "measured": "tests/fixtures/measured", "found": "tests/cases/found",
-                    "real": "tests/cases/real"}[folder]
+                    "real": "tests/cases/real", "kinds": "tests/cases/kinds"}[folder]
             assert os.path.isfile(os.path.join(ROOT, base, name)), prog
             assert name in semantics, f"{prog} is not cited in docs/semantics.md"
     with pytest.raises(KeyError):

@@ -19,11 +19,16 @@ gives something else. Python lets a class do that three ways, each seen here fro
 class may not give back what was stored, the read is not known (:data:`gblint.abstract.values.UNKNOWN`); where only a
 ``__setattr__`` may have changed it, the read is the value stored or one not known.
 Measured on torch 2.13: ``tests/cases/kinds`` kc8.
+
+A ``functools.cached_property`` is a descriptor of the standard library: :func:`cached_property_read`.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..core.model import EventKind, Expr, FunctionInfo
 from ..core.ops import Op
+from .calling import Args, Target
 from .objects import Inst
 from .values import mentions
 
@@ -113,3 +118,21 @@ def _the_key(e: Expr, key: str, renamed: bool) -> bool:
     if e.op in (Op.PARAM, Op.LOCAL) and e.value == key:
         return True
     return renamed and mentions(e, Op.PARAM, key)
+
+
+def cached_property_read(interp, inst: Inst, name: str, getter: Expr, calls: list) -> Expr:
+    """Reading the ``functools.cached_property`` ``name`` of ``inst`` (its getter ``getter``) in code a walk follows:
+    what the getter returns. Read by an ``__init__`` of its classes, it is computed before anything else runs: a
+    plain attribute, no call. Else the read runs ``__get__``: ``calls`` gets a ``cached_property`` target, then the
+    getter's own targets as ``cached_getter`` (:meth:`gblint.dynamo.calls.CallValues.call_targets` keeps one or the
+    other by the Python version: fact ``cached-property-locks``). ``interp`` is the
+    :class:`gblint.abstract.interp.Interpreter`."""
+    for summary, info in interp.class_mro(inst.cls):
+        init = summary.functions.get(info.methods.get("__init__", ""))
+        if init is not None and name in init.self_reads:
+            return interp.calls.apply(getter, Args((inst,)), None, want=True)
+    found: list = []
+    value = interp.calls.apply(getter, Args((inst,)), found, want=True)
+    calls.append(Target(None, kind="cached_property", name=name))
+    calls.extend(dataclasses.replace(t, kind="cached_getter") for t in found)
+    return value

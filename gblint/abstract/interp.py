@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from . import keyed, nn_overlay, tensors, values
+from . import attr_hooks, keyed, nn_overlay, tensors, values
 from ..core.fs import installed
 from .loop_binds import each_item
 from .changes import ProgramChanges, import_groups
@@ -568,6 +568,8 @@ class Interpreter:
                 if names & _PROPERTIES:
                     if recv is None or not isinstance(recv, Inst):
                         return UNKNOWN
+                    if "functools.cached_property" in names and calls is not None:
+                        return attr_hooks.cached_property_read(self, recv, name, func, calls)
                     return self.calls.apply(func, Args((recv,)), calls, want=True)
                 if "staticmethod" in names:
                     return func

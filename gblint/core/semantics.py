@@ -38,6 +38,10 @@ CONTEXTMANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.
 IS_COMPILING = frozenset({"torch.compiler.is_compiling", "torch._dynamo.is_compiling",
                           "torch.compiler.is_dynamo_compiling", "torch._utils.is_compiling"})
 COMPILE_NAMES = frozenset({"torch.compile"})
+# `set_stance("force_eager")` makes every compiled object run its code as it is (torch/compiler/__init__.py; measured,
+# tests/cases/kinds kd7), as `torch._dynamo.config.disable = True` does; other stances compile the first call
+STANCE_SETTERS = frozenset({"torch.compiler.set_stance", "torch._dynamo.set_stance"})
+EAGER_STANCES = frozenset({"force_eager"})
 # helpers that return torch.compiler.is_compiling() under another name (transformers, timm, ...)
 COMPILING_PREDICATES = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling", "is_tracing",
                                   "is_torchdynamo_exporting", "is_exporting", "is_dynamo_exporting"})
@@ -71,6 +75,8 @@ NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 #: (``allow_in_graph``: TorchInGraphFunctionVariable; a ``custom_op`` is an operator, run on fake tensors) or runs it
 #: once while tracing and keeps its result as a constant (``assume_constant_result``): a break in the body never
 #: happens (torch/_dynamo/trace_rules.py, torch/_library/custom_ops.py; measured: tests/cases/kinds kd3)
+#: ``@substitute_in_graph(f)`` makes Dynamo trace the decorated polyfill wherever compiled code calls ``f``
+SUBSTITUTES = frozenset({"torch._dynamo.substitute_in_graph"})
 OPAQUE = ("torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph", "torch.library.custom_op",
           "torch._library.custom_ops.custom_op", "torch._dynamo.assume_constant_result",
           "torch.compiler.assume_constant_result")

@@ -122,6 +122,11 @@ FACTS: Dict[str, Fact] = {f.name: f for f in (
          "a bare `raise` in an `except` body is reported at the line that raised first (the `try` body's "
          "statement), not at the `raise`; the frame is skipped as before", "§8.11",
          ("measured/v50_raise_in_except.py", "measured/n03_reraise_in_except.py")),
+    Fact("cached-property-locks", "", "<3.12", ("GBL204",),
+         "reading a `functools.cached_property` not computed yet runs its `__get__`, which enters an `RLock` "
+         "before Python 3.12: Dynamo cannot enter it (GB0142) and skips the reading frame, whatever the getter "
+         "does; one already computed (read in `__init__`) is a plain attribute", "§8.11",
+         ("kinds/kd7_compiled_but_never_run.py",)),
     Fact("cpu-amp-autocast-fails", "", ">=3.13", ("GBL404",),
          "tracing `with torch.cpu.amp.autocast(...)` raises an internal Dynamo error (KeyError: 'dtype'), with or "
          "without a break inside: the compiled call raises (`torch.autocast(\"cpu\")` is fine); measured on "

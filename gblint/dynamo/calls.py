@@ -15,7 +15,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 from ..abstract import grads, keyed, ndarrays, values
 from .branch_cover import Way, way_to
 from ..abstract.env import Env
-from .index import Resolved, construct_break, dirty_apply_break, disabled_break, rnn_break, rnn_first_read
+from .index import (Resolved, cached_property_break, construct_break, dirty_apply_break, disabled_break, rnn_break,
+                    rnn_first_read)
 from ..core.model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
 from ..core.ops import Op
 from ..core.semantics import CALLERS_RESUME
@@ -41,11 +42,13 @@ class CallValues:
     """Value-dependent reach for the consequence walk. Needs ``self.project`` (a
     :class:`gblint.dynamo.index.Project`), ``self.error_paths`` (bool), and the memo dicts
     ``self._reads``, ``self._entry_envs`` and ``self.calls``; ``self.rnn_calls_resume``: whether the
-    torch predicted makes an RNN module's call a break it resumes after (``rnn-call-resumes``)."""
+    torch predicted makes an RNN module's call a break it resumes after (``rnn-call-resumes``);
+    ``self.cached_property_locks``: whether a ``functools.cached_property`` read locks (``cached-property-locks``)."""
 
     project = None
     error_paths = False
     rnn_calls_resume = False
+    cached_property_locks = False
     _reads: Dict[Tuple[str, str], Set[str]]
     _entry_envs: Dict[tuple, values.Env]  # (path, qualname, the wrapper closure's frame or None)
     _helpers: Dict[str, object]
@@ -228,6 +231,8 @@ class CallValues:
             for t in self.project.interp.calls.targets(frame, ev, env):
                 via = f"{ev.call_text} is {t.maybe}" if t.maybe else None
                 if t.frame is not None:
+                    if t.kind == "cached_getter" and self.cached_property_locks:
+                        continue  # the read skips the frame at `__get__`'s lock, before the getter runs
                     marks = dict({"via": via} if via else {}, **({"read": True} if t.read else {}))
                     callee_env = (t.env or Env()).replace(**marks) if marks else t.env
                     key = (t.frame.path, t.frame.name, values.env_key(callee_env or Env()))
@@ -240,6 +245,9 @@ class CallValues:
                     out.append((disabled_break(ev, t.name), Env(via=via) if via else None, False))
                 elif t.kind == "rnn":
                     out.append((rnn_break(ev, t.name), Env(via=via) if via else None, False))
+                elif t.kind == "cached_property" and self.cached_property_locks:  # computed before: a plain read
+                    out.append((cached_property_break(ev, t.name), Env(via=f"{t.name} was not computed before"),
+                                False))
         out = _dirty_apply(ev, out, self.project) + (without_grad(out) if grad_off(ev) else out)
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)

@@ -46,15 +46,16 @@ _MAX_FRAME_RECURSION = 3  # frames of one function analysed inside one another, 
 
 
 class Consequences(CallValues):
-    """Walks compiled regions and turns events into diagnostics.
+    """Walks compiled regions and turns events into diagnostics. ``project`` resolves callee refs to frames
+    (:class:`gblint.dynamo.index.Project`); ``torch_version`` (``"2.15.0"``, default: the newest measured) on
+    ``python_version`` is what is predicted."""
 
-    ``project`` resolves callee refs to frames (see :class:`gblint.dynamo.index.Project`);
-    ``torch_version`` (``"2.15.0"``) is the release whose behaviour is predicted (default: the newest measured).
-    """
-
-    def __init__(self, project, error_paths: bool = False, torch_version: Optional[str] = None):
+    def __init__(self, project, error_paths: bool = False, torch_version: Optional[str] = None,
+                 python_version: Tuple[int, int] = (3, 11)):
         self.project = project
-        self.rnn_calls_resume = versions.holds("rnn-call-resumes", torch_version or versions.NEWEST_TORCH, (3, 11))
+        torch_version = torch_version or versions.NEWEST_TORCH
+        self.rnn_calls_resume = versions.holds("rnn-call-resumes", torch_version, (3, 11))
+        self.cached_property_locks = versions.holds("cached-property-locks", torch_version, python_version)
         self.error_paths = error_paths  # also walk code that runs only when an exception is raised
         self._inner = CutMemo()  # what inner_breaks found, per frame and relevant values
         self._reads: Dict[Tuple[str, str], Set[str]] = {}
@@ -135,7 +136,7 @@ class Consequences(CallValues):
             self.cut.setdefault(id(ev), (frame, ev, why))
             return []
         inner_env, alone = self.callee_values(ev, callee, env or values.Env(), callee_env)
-        if info.decorator(*NONSTRICT, *OPAQUE):  # a body Dynamo does not trace: only nonstrict_trace's may break
+        if info.decorator(*NONSTRICT, *OPAQUE) or self.project.substituted(callee):  # a body Dynamo does not trace
             if info.decorator(*NONSTRICT) and any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, nonstrict_break(ev, callee), ())]
             return []
@@ -457,7 +458,7 @@ class _RegionWalk:
                             self.fresh_callees(callee, sub, inner_env)
                 continue
             inner_env, alone = self.owner.callee_values(ev, callee, env, callee_env)
-            if info.decorator(*NONSTRICT, *OPAQUE):
+            if info.decorator(*NONSTRICT, *OPAQUE) or self.owner.project.substituted(callee):
                 inner = self.owner.inner_breaks(callee, (), inner_env) if info.decorator(*NONSTRICT) else ()
                 if any(b.event.python_value for b in inner):
                     brk = nonstrict_break(ev, callee)

@@ -13,6 +13,7 @@ from ..core.model import BlockKind, Expr, FileSummary, Frame, InstanceCall, Loca
 from ..core.ops import Op
 from ..abstract import values
 from ..abstract.values import ERROR_PATH, certainty_of
+from ..core.semantics import EAGER_STANCES
 from ..core.versions import torch_of
 
 
@@ -34,6 +35,8 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
                               tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training, site))
 
     for summary in checked:
+        if summary.config.get("disable") is True or summary.config.get("stance") in EAGER_STANCES:
+            continue  # set at module level, before any compiled object runs: Dynamo compiles nothing
         for decl in summary.regions:
             if decl.disable is not None and _disabled(project, summary, decl):
                 continue

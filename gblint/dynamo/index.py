@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 from ..core.codes import CODES
 from ..core.model import Binding, CallTarget, ClassInfo, Dotted, Event, EventKind, FileSummary, Frame, Outcome, Span
 from ..core.ops import Op
-from ..core.semantics import DISABLE
+from ..core.semantics import DISABLE, SUBSTITUTES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
 Resolved = Union[Frame, Event]
@@ -49,6 +49,7 @@ class Project:
         self.loader = loader  # loads modules of followed packages on first use (``--follow-imports``)
         self._interp = None
         self._lazy_active: set = set()  # (package, name) whose exporters lookup is reading
+        self._substituted: set = set()  # global names of the functions a `substitute_in_graph` polyfill replaces
         for s in summaries:
             self.add(s)
 
@@ -64,6 +65,19 @@ class Project:
         """Index one more file summary (the first summary of a module name wins)."""
         self.by_path[summary.path] = summary
         self.by_module.setdefault(summary.module, summary)
+        for info in summary.functions.values():
+            for d in info.decorators:
+                if d.qualname in SUBSTITUTES and d.expr is not None and d.expr.op == Op.CALLV \
+                        and len(d.expr.parts) > 1 and d.expr.parts[1].op == Op.GLOBAL:
+                    self._substituted.add(d.expr.parts[1].value)
+
+    def substituted(self, frame: Frame) -> bool:
+        """Whether a ``@torch._dynamo.substitute_in_graph(f)`` polyfill of a file read replaces the module-level
+        function ``f`` that ``frame`` runs: Dynamo traces the polyfill in its place, never ``f``'s body
+        (torch/_dynamo/decorators.py ``substitute_in_graph``; measured: tests/cases/kinds kd7)."""
+        summary = self.by_path.get(frame.path)
+        return summary is not None and (f"{summary.module}.{frame.name}" if summary.module else frame.name) \
+            in self._substituted
 
     def module(self, name: str) -> Optional[FileSummary]:
         """The summary of module ``name``, loading a followed package's module on first use."""
@@ -222,6 +236,18 @@ def rnn_break(ev: Event, q: str) -> Event:
         ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=c.gb_ids,
         detail=f"`{ev.call_text}(...)` calls a `{q.rsplit('.', 1)[-1]}` module, which Dynamo does not trace",
         hint=c.hint, outcome=Outcome.SKIP)  # measured on 2.13: the frame is skipped (measured/r04_lstm_module.py)
+
+
+def cached_property_break(ev: Event, name: str) -> Event:
+    """The break of reading (``ev``) the ``functools.cached_property`` ``name`` not computed yet, before Python 3.12:
+    its ``__get__`` enters an ``RLock`` Dynamo cannot enter (GB0142), so the reading frame is skipped (measured:
+    tests/cases/kinds kd7)."""
+    c = CODES["GBL204"]
+    return dataclasses.replace(
+        ev, kind=EventKind.BREAK, code=c.code, rule_name=c.name, gb_ids=("GB0142",),
+        detail=f"reading `{name}`, a `functools.cached_property` not computed yet, enters the lock of its `__get__`",
+        hint="Compute it before the compiled code runs (read it in `__init__`), or make it a plain attribute.",
+        outcome=Outcome.SKIP)
 
 
 def rnn_first_read(brk: Event, frame: Frame) -> Event:

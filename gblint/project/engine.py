@@ -613,7 +613,8 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     if progress is not None:
         progress(total, total)
     project = Project(summaries, loader)
-    model = Consequences(project, error_paths=settings.error_paths, torch_version=torch_of(settings))
+    model = Consequences(project, error_paths=settings.error_paths, torch_version=torch_of(settings),
+                         python_version=settings.python_version)
     diagnostics = loader.diagnostics
     errors = loader.errors
     regions = find_regions(project, settings, summaries)

@@ -14,6 +14,7 @@ import libcst as cst
 from ..core.model import (Binding, Dotted, Expr, FileSummary, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl,
                           SelfAttrMethod, SelfMethod, Span)
 from ..core.ops import Op
+from .compiled_uses import runs_compiled
 from .refs import Refs, module_itself
 from .scope import FunctionScope
 from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
@@ -63,6 +64,8 @@ class Regions:
         self._escaped: Set[_Name] = set()  # names handed to a call or another name: set elsewhere, maybe
         self._bound: Dict[_Name, int] = {}  # how many times a name is bound to something other than its compiled self
         self._discarded: Set[int] = set()  # ids of the calls whose result a statement throws away
+        self._made: Dict[int, List[RegionDecl]] = {}  # id of a compile call in a function -> the regions it declared
+        self._local_compiled: Dict[str, List[Tuple[List[RegionDecl], str]]] = {}  # function -> (regions, local name)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):
@@ -113,6 +116,8 @@ class Regions:
         if disable is not None and literal(disable) is not False:  # `disable=not USE_COMPILE`: decided on values
             for decl in self.summary.regions[before:]:
                 decl.disable = self.builder.value_of(disable)
+        if fn is not None:
+            self._made[id(span_node or call)] = self.summary.regions[before:]
 
     def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):
@@ -190,6 +195,8 @@ class Regions:
         if isinstance(node.value, cst.Name):  # `m = model`: the module goes by another name too
             self._escaped.add(self._local_name(node.value.value))
         keys = [self._local_name(t.target.value) for t in node.targets if isinstance(t.target, cst.Name)]
+        if id(node.value) in self._made and len(node.targets) == 1 and keys and keys[0][0] is not None:
+            self._local_compiled.setdefault(keys[0][0], []).append((self._made.pop(id(node.value)), keys[0][1]))
         modes = _chain_modes(node.value)
         root = module_itself(node.value)
         compiled = None
@@ -249,6 +256,15 @@ class Regions:
                 qual = self.function_qual(node)
                 self.summary.regions.append(RegionDecl(LocalFunction(qual), False, fullgraph, self.builder.span(d),
                                                        "@torch.compile", None, value=self._wrapped(node, d, qual)))
+
+    def leave_function(self, node: cst.FunctionDef) -> None:
+        """At the end of a definition: its ``@torch.compile`` (:meth:`note_decorators`); and drop the regions of the
+        compiled objects its body binds to a local name and never runs compiled
+        (:func:`gblint.syntax.compiled_uses.runs_compiled`): Dynamo traces nothing of them."""
+        self.note_decorators(node)
+        for decls, name in self._local_compiled.pop(self.function_qual(node), ()):
+            if not runs_compiled(node.body, name, self.builder.ctx.resolve):
+                self.summary.regions[:] = [d for d in self.summary.regions if not any(d is x for x in decls)]
 
     def _wrapped(self, node: cst.FunctionDef, compile_decorator: cst.Decorator, qual: str):
         """What ``@torch.compile`` compiles when decorators below it wrap the function: the module-level

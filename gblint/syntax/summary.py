@@ -38,7 +38,7 @@ from ..core.names import ImportTable, dotted, module_imports
 from .refs import Refs, is_external
 from .regions import Regions
 from .scope import FunctionScope
-from ..core.semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES
+from ..core.semantics import CALLS_ARGUMENT, DYNAMO_CONFIG_PREFIXES, STANCE_SETTERS
 from ..core.source import describe_exception
 from ..core.fix_requests import WHERE_FIXES
 from ..abstract.tensors import join, likely_tensor, maybe_tensor
@@ -168,8 +168,10 @@ class SummaryBuilder(PositionedVisitor):
 
     def config_addition(self, call: cst.Call) -> None:
         """``torch._dynamo.config.reorderable_logging_functions.add(f)`` (or ``.update({...})``) at
-        module level: the set setting, extended with the names added."""
+        module level: the set setting, extended with the names added; ``torch.compiler.set_stance(s)``: ``stance``."""
         func = call.func
+        if self.imports.resolve(func) in STANCE_SETTERS and call.args:
+            self.summary.config["stance"] = literal(call.args[0].value)  # None where not a literal: not known
         if not isinstance(func, cst.Attribute) or func.attr.value not in ("add", "update") or len(call.args) != 1:
             return
         q = self.imports.resolve(func.value)
@@ -182,7 +184,6 @@ class SummaryBuilder(PositionedVisitor):
         before = self.config_value(name, ())
         before = before if isinstance(before, (tuple, list, set, frozenset)) else ()
         self.summary.config[name] = tuple(before) + tuple(self.imports.resolve(e) or "" for e in items)
-
 
     # -- imports inside functions
     def visit_Import(self, node: cst.Import) -> None:
@@ -325,7 +326,7 @@ class SummaryBuilder(PositionedVisitor):
         self.scope = self.func_stack[-1] if self.func_stack else None
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.regions.note_decorators(node)
+        self.regions.leave_function(node)
 
     # -- lambdas and nested classes: their bodies do not run where they are defined
     def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
@@ -539,7 +540,6 @@ class SummaryBuilder(PositionedVisitor):
         if scope.kind(func) == Kind.MODULE:
             for a in node.args:
                 scope.note_tensor_param(a.value)
-
 
     def leave_Call(self, node: cst.Call) -> None:
         # Dynamo breaks at the CALL instruction, after the arguments were traced: record here.
