@@ -168,7 +168,8 @@ something else, or the reverse (a guard that must stay clean):
   flag and a ``torch.compile(model)`` whose result is thrown away compile nothing, ``int()`` of a NumPy reduction of
   Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5);
   ops Dynamo refuses whatever the values, read from torch's own files, break (kd6); what is compiled but never run
-  compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9).
+  compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9); a
+  ``Function``'s ``backward`` is traced where an input requires grad (kd10).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -480,6 +481,8 @@ GRAD_NOT_FOLLOWED = {
     "k29_mark_dirty_helper_in_loop.py": "requires_grad",
     # grad on where the compiled code is called (no caller's `torch.no_grad()`) is not followed: GBL142 is conditional
     "k25_mark_dirty_result_of_inplace.py": "grad is on",
+    # kd10: Function.backward is traced where an input requires grad (and grad is on): both are the condition
+    "kd10_backward_of_a_function_traced_with_grad.py": "grad",
 }
 
 
@@ -718,7 +721,8 @@ def test_a_dict_changed_by_named_keys_lacks_the_others():
 def test_torch_forward_and_function_apply_are_followed():
     """A subclass of a torch.nn class that keeps torch's ``forward`` runs torch's code (no gap), and
     ``Function.apply`` runs the Function's ``forward`` (k19: both analysed, coverage complete; before, both
-    were "not followed: known only at run time")."""
+    were "not followed: known only at run time"), and its ``backward`` where an input may require grad (the
+    layer's output here: kd10)."""
     import subprocess
     import sys
     path = os.path.join(FOLDER, "k19_torch_subclass_and_function_clean.py")
@@ -726,7 +730,7 @@ def test_torch_forward_and_function_apply_are_followed():
                           capture_output=True, text=True, cwd=ROOT)
     coverage = json.loads(proc.stdout)["coverage"]
     assert coverage["complete"] and coverage["unfollowed"] == []
-    assert {f["function"] for f in coverage["functions"]} == {"Net.forward", "Scale.forward"}
+    assert {f["function"] for f in coverage["functions"]} == {"Net.forward", "Scale.forward", "Scale.backward"}
 
 
 def test_breaks_under_a_test_of_an_unknown_value_are_conditional():

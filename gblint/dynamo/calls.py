@@ -248,7 +248,8 @@ class CallValues:
                 elif t.kind == "cached_property" and self.cached_property_locks:  # computed before: a plain read
                     out.append((cached_property_break(ev, t.name), Env(via=f"{t.name} was not computed before"),
                                 False))
-        out = _dirty_apply(ev, out, self.project) + (without_grad(out) if grad_off(ev) else out)
+        out = _dirty_apply(ev, out, self.project) + (without_grad(out) if grad_off(ev) else
+                                                      out + _backward(out, self.project))
         if self.rnn_calls_resume:
             out = [(rnn_resumes(t), e, f) if isinstance(t, Event) and t.code in CALLERS_RESUME else (t, e, f)
                    for t, e, f in out]
@@ -437,6 +438,36 @@ def without_grad(out: List[CallTarget]) -> List[CallTarget]:
             env = env.replace()
             env.bindings[target.info.params[0].name] = NO_GRAD_CTX
         found.append((target, env, flat))
+    return found
+
+
+def _backward(out: List[CallTarget], project) -> List[CallTarget]:
+    """The ``backward`` of a ``Function.apply(...)`` call whose targets are ``out`` (its ``forward`` bound to the
+    context of :func:`gblint.abstract.nn_overlay.function_apply`), where an input may require grad: Dynamo traces
+    it too (``AutogradFunctionVariable.call_apply`` speculates the backward graph), and a break in it breaks at the
+    call (measured: tests/cases/kinds kd10). Grad on where the compiled code is called is not followed: it is the
+    condition, with the input's ``requires_grad`` where that is not known; none where no input requires grad."""
+    from ..abstract.nn_overlay import FUNCTION_CTX
+    found: List[CallTarget] = []
+    for target, env, _flat in out:
+        if not isinstance(target, Frame) or env is None or not target.info.params \
+                or env.bindings.get(target.info.params[0].name) != FUNCTION_CTX or target.info.class_name is None:
+            continue
+        needs_grad = {p.name: grads.requires_grad(env.bindings[p.name]) for p in target.info.params[1:]
+                      if p.name in env.bindings}
+        unknown = [n for n, g in needs_grad.items() if g is None]
+        if True not in needs_grad.values() and not unknown:
+            continue
+        summary = project.by_path.get(target.path)
+        cls = summary.classes.get(target.info.class_name) if summary is not None else None
+        backward = project.method(summary, cls, "backward") if cls is not None else None
+        if backward is None or not backward.info.params:
+            continue
+        via = "grad is on where the compiled code is called" if True in needs_grad.values() \
+            else f"{unknown[0]}.requires_grad"
+        bindings = {backward.info.params[0].name: FUNCTION_CTX}
+        bindings.update({p.name: Expr(Op.TENSOR) for p in backward.info.params[1:]})
+        found.append((backward, Env(bindings, via=via), False))
     return found
 
 
