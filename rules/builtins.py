@@ -11,7 +11,7 @@ from gblint.core.ops import Op
 from gblint.core.names import dotted
 from gblint.core.semantics import TRACED_RANDOM
 from gblint.abstract.tensors import (FOLDED_STDLIB, NUMPY_PYTHON_RESULTS, PYTHON_RESULTS, SKIPPED_STDLIB, maybe_tensor,
-                                     numpy_scalar_call)
+                                     numpy_scalar_call, numpy_untraced)
 
 from .base import Rule
 from .log_rewrites import REORDERABLE, cannot_reorder, reorder_tokens
@@ -318,19 +318,21 @@ class LoggingCall(Rule):
 class SkippedModuleCall(Rule):
     code = "GBL110"
     name = "skipped-module-call"
-    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296", "GB0033")
+    gb_ids = ("GB0007", "GB0230", "GB0270", "GB0280", "GB0208", "GB9193", "GB0296", "GB0033", "GB0294")
     node_types = (cst.Call,)
     summary = ("A call into a module Dynamo skips (`warnings`, `time`, `random`, `os`, `copy.copy`, "
                "`importlib.import_module`...), a C "
                "function of the standard library it has no rule for (`zlib`, `binascii`, `hashlib`...), "
                "`torch.manual_seed`, a torch function whose Python result Dynamo neither folds nor keeps "
                "(`torch.get_num_threads()`, `torch._C._get_cpu_capability()`: GB0208), or a `numpy.random` "
-               "function given no size (`np.random.rand()`: its `torch._numpy` counterpart calls `.item()`, GB0033).")
+               "function given no size (`np.random.rand()`: its `torch._numpy` counterpart calls `.item()`, GB0033), or "
+               "a `numpy.random`/`fft`/`linalg` function `torch._numpy` has none of (`np.random.permutation`, GB0294).")
     why = "Functions of skipped files run in Python: the graph ends at the call."
     hint = "Call it outside the compiled region, or pass the result in as an argument."
     source = ("torch/_dynamo/trace_rules.py: BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST, the in-graph function lists; "
               "torch/_dynamo/variables/builder.py: wrap_fx_proxy_cls (\"torch.* op returned non-Tensor\"); "
-              "torch/_numpy/random.py: array_or_scalar; semantics.md §1")
+              "torch/_numpy/random.py: array_or_scalar; torch/_dynamo/variables/misc.py: get_np_to_tnp_map; "
+              "semantics.md §1")
     use_instead = (
         "import random\n"
         "import torch\n"
@@ -371,6 +373,12 @@ class SkippedModuleCall(Rule):
         "def f(x):\n"
         "    threads = torch.get_num_threads()  # expect: GBL110\n"
         "    return x / threads, torch._C._get_cpu_capability()  # expect: GBL110\n",
+        "import numpy as np\n"
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    order = np.random.permutation(4)  # expect: GBL110\n"
+        "    return x[order] * np.fft.fftfreq(4)\n",
     )
     examples_clean = (
         "import torch\n"
@@ -428,6 +436,8 @@ class SkippedModuleCall(Rule):
         if kind:  # folded nor kept (trace_rules.py, the stubs; torch/_numpy for NumPy: scripts/update_torch_ops.py)
             return self.site(node, f"`{q}()` returns a Python {kind} Dynamo cannot put in the graph",
                              gb_ids=("GB0208",))
+        if numpy_untraced(q) and ctx.config("trace_numpy", True):  # no torch._numpy function of that name
+            return self.site(node, f"`{q}()` has no `torch._numpy` counterpart for Dynamo to trace", gb_ids=("GB0294",))
         if numpy_scalar_call(q, node) and ctx.config("trace_numpy", True):  # torch/_numpy/random.py: `.item()`
             return self.site(node, f"`{q}()` without a size reads a Python number out of a tensor",
                              gb_ids=("GB0033",))

@@ -97,6 +97,13 @@ Python scalar (``is_neg() -> _bool``, ``storage_offset() -> _int | SymInt``) and
 ``method_<name>`` for: Dynamo calls them on the fake tensor and gets a Python value it cannot put in the graph
 (GB0208, "torch.* op returned non-Tensor"; measured: tests/cases/kinds/kd6). ``data_dependent`` ones are left out.
 
+``numpy_module_names``: for ``numpy.random``, ``numpy.fft`` and ``numpy.linalg``, every name the matching
+``torch._numpy`` module (``random.py``, ``fft.py``, ``linalg.py``) binds (``def``, ``class``, assignment, import; at
+any depth, so that none it binds is left out). Dynamo runs a NumPy function as the ``torch._numpy`` function of the same name (``get_np_to_tnp_map``,
+``torch/_dynamo/variables/misc.py``); one with none breaks (GB0294 "attempted to trace numpy function unsupported by
+PyTorch": ``np.random.permutation``, ``np.random.default_rng``; measured: tests/cases/kinds kd11). The top-level
+``numpy`` namespace is built by loops in ``torch/_numpy/_ufuncs.py`` and is not listed.
+
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
 import ast
@@ -816,6 +823,22 @@ def refused(torch_dir, data_dependent_methods, ids):
             "unmodelled_scalar_methods": scalar}
 
 
+def numpy_module_names(torch_dir):
+    """``{"numpy.random": [...], "numpy.fft": [...], "numpy.linalg": [...]}``: see the module docstring."""
+    out = {}
+    for module in ("random", "fft", "linalg"):
+        with open(os.path.join(torch_dir, "_numpy", f"{module}.py"), encoding="utf-8") as fh:
+            nodes = list(ast.walk(ast.parse(fh.read())))  # any depth: a name bound under `if` is there too
+        names = _defined(nodes)
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+        out[f"numpy.{module}"] = sorted(names)
+    return out
+
+
 def main():
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     site = os.path.dirname(torch_dir)
@@ -849,7 +872,8 @@ def main():
            "dynamic_output_shape": dynamic_output_shape(
                torch_dir, tagged(read(site, "torchgen", "packaged", "ATen", "native", "native_functions.yaml"),
                                  "dynamic_output_shape")),
-           "refused": refused(torch_dir, methods, _registry_ids(version))}
+           "refused": refused(torch_dir, methods, _registry_ids(version)),
+           "numpy_module_names": numpy_module_names(torch_dir)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

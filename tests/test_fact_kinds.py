@@ -169,7 +169,8 @@ something else, or the reverse (a guard that must stay clean):
   Python values breaks (GB0033) and of a ufunc does not (kd4); a module-level ``def print`` is no builtin (kd5);
   ops Dynamo refuses whatever the values, read from torch's own files, break (kd6); what is compiled but never run
   compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9); a
-  ``Function``'s ``backward`` is traced where an input requires grad (kd10).
+  ``Function``'s ``backward`` is traced where an input requires grad (kd10); a NumPy function ``torch._numpy`` has
+  none of breaks (kd11).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -621,6 +622,15 @@ def test_ops_dynamo_refuses_are_read_from_torch():
     found = {d["line"]: (d["gb_ids"][0], d["code"]) for d in predicted()["kd6_ops_dynamo_refuses_read_from_torch.py"]
              if d["certainty"] == "definite" and d["effect"] == "break"}
     assert found == REFUSED, found
+
+
+def test_numpy_functions_torch_numpy_lacks_break():
+    """Measured (kd11): ``np.random.permutation``, ``np.random.beta`` and ``np.random.default_rng`` have no
+    ``torch._numpy.random`` function of their name and break at the call (GB0294); ``np.fft.fftfreq``,
+    ``np.linalg.norm``, ``svd``, ``matrix_rank``, ``multi_dot`` and ``np.random.normal`` with a size do not."""
+    found = {d["line"]: (d["gb_ids"][0], d["certainty"])
+             for d in predicted()["kd11_numpy_functions_torch_numpy_lacks.py"] if d["effect"] == "break"}
+    assert found == {11: ("GB0294", "definite"), 16: ("GB0294", "definite"), 21: ("GB0294", "definite")}, found
 
 
 def test_what_is_compiled_but_never_traced_reports_nothing():

@@ -41,6 +41,16 @@ def test_refused_ops_read_from_torch_files():
     assert "torch.nonzero_static" not in DYNAMIC_OUTPUT_FUNCS and "torch.where" not in DYNAMIC_OUTPUT_FUNCS
 
 
+def test_numpy_module_names_read_from_torch_files():
+    """torch/_numpy/random.py, fft.py, linalg.py: the names they bind; a function of those modules with none of its
+    name breaks (GB0294), a class is not claimed."""
+    from gblint.abstract.tensors import numpy_untraced
+    assert numpy_untraced("numpy.random.permutation") and numpy_untraced("numpy.random.default_rng")
+    assert numpy_untraced("numpy.linalg.eigvalsh") is False and numpy_untraced("numpy.fft.fftfreq") is False
+    assert not numpy_untraced("numpy.random.normal") and not numpy_untraced("numpy.random.RandomState")
+    assert not numpy_untraced("numpy.zeros") and not numpy_untraced("torch.randn")
+
+
 def test_numpy_random_scalars_read_from_torch_files():
     """torch/_numpy/random.py: the functions that end in ``array_or_scalar(..., return_scalar=size == ())``, where
     their size is (-1: ``*size``), ``rand`` through ``random_sample``, ``random`` as its alias; a call breaks only

@@ -199,6 +199,19 @@ def numpy_scalar_call(qualname: str, node) -> bool:
     return len(positional) <= at and not any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
 
 
+_NUMPY_MODULE_NAMES = {k: frozenset(v) for k, v in _TORCH_OPS.get("numpy_module_names", {}).items()}
+
+
+def numpy_untraced(qualname: str) -> bool:
+    """Whether ``qualname`` (a resolved dotted name) is a function of ``numpy.random``, ``numpy.fft`` or
+    ``numpy.linalg`` whose ``torch._numpy`` module binds no name of it (scripts/update_torch_ops.py
+    ``numpy_module_names``): Dynamo breaks at the call (GB0294; ``np.random.permutation``). A class
+    (``np.random.RandomState``: a break of another kind) is not claimed."""
+    head, _, last = qualname.rpartition(".")
+    names = _NUMPY_MODULE_NAMES.get(head)
+    return names is not None and bool(last) and last[0].islower() and last not in names
+
+
 def numpy_array_call(qualname: str) -> bool:
     """Whether calling ``qualname`` (a resolved dotted name) is a NumPy function whose result Dynamo
     traces as an ndarray, a tensor (see :data:`NUMPY_MODULES`; a scalar type, :data:`NUMPY_SCALARS`, too)."""
