@@ -197,7 +197,7 @@ def test_a_call_line_is_as_sure_as_the_break_it_names(tmp_path):
 
 
 def test_a_condition_that_quotes_its_code_is_not_quoted_again():
-    from gblint.abstract.values import certainty_of
+    from gblint.abstract.certainty import certainty_of
     assert certainty_of(("`x` holds a tensor",)) == ("conditional", "when `x` holds a tensor")
     assert certainty_of(("x > 0",)) == ("conditional", "when `x > 0`")
 
@@ -230,3 +230,33 @@ def test_arithmetic_of_constants_is_computed():
     assert arith("Multiply", 2 ** 100, 2 ** 100) == values.NOTNONE
     assert arith("Add", "a", "b") == values.NOTNONE
     assert arith("Power", 2, 3) == values.NOTNONE  # not folded: a power may be huge
+
+
+def test_a_test_that_inputs_are_not_empty_is_named_so():
+    """A condition marked by the walk as a test that inputs are not empty (gblint.abstract.sizes.nonempty_test) says
+    so, where every condition is one; with another condition beside it, it is an ordinary condition."""
+    from gblint.abstract.certainty import NONEMPTY, NONEMPTY_WORDS, certainty_of
+    assert certainty_of((NONEMPTY + "index.numel() > 0",)) == (
+        "conditional", "when `index.numel() > 0`" + NONEMPTY_WORDS)
+    assert certainty_of((NONEMPTY + "len(x) > 0", "flag")) == ("conditional", "when `flag` (and 1 more condition)")
+
+
+def test_nonempty_tests():
+    from gblint.abstract.sizes import nonempty_test
+    from gblint.core.model import Expr
+    from gblint.core.ops import Op
+    x = Expr(Op.PARAM, "x")
+    numel = Expr(Op.CALLV, None, (Expr(Op.ATTR, "numel", (x,)),))
+    size0 = Expr(Op.CALLV, None, (Expr(Op.ATTR, "size", (x,)), Expr(Op.CONST, 0)))
+    dim = Expr(Op.CALLV, None, (Expr(Op.ATTR, "dim", (x,)),))
+    c = lambda v: Expr(Op.CONST, v)  # noqa: E731
+    tensor = lambda r: True  # noqa: E731
+    assert nonempty_test(Expr(Op.GT, None, (numel, c(0))), tensor)
+    assert nonempty_test(Expr(Op.LT, None, (c(0), size0)), tensor)
+    assert nonempty_test(Expr(Op.GE, None, (Expr(Op.LEN, None, (x,)), c(1))), tensor)
+    assert nonempty_test(numel, tensor)
+    assert not nonempty_test(Expr(Op.GT, None, (numel, c(0))), lambda r: False)
+    assert not nonempty_test(Expr(Op.EQ, None, (numel, c(0))), tensor)
+    assert not nonempty_test(Expr(Op.GT, None, (size0, c(1))), tensor)
+    assert not nonempty_test(Expr(Op.GT, None, (dim, c(0))), tensor)
+    assert not nonempty_test(Expr(Op.GT, None, (Expr(Op.ATTR, "layerdrop", (x,)), c(0))), tensor)

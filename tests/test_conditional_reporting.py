@@ -150,3 +150,40 @@ def test_a_break_that_depends_only_on_the_mode_is_shown_in_a_followed_package(tm
     got = {(d["line"], d["condition"]) for d in doc["diagnostics"] if d["effect"] != "info"}
     assert got == expected
     assert all(d["certainty"] == ("conditional" if d["condition"] else "definite") for d in doc["diagnostics"])
+
+
+EMPTY_LIBRARY = '''\
+import torch
+
+
+def count(index):
+    n = int(index.max()) + 1 if index.numel() > 0 else 0
+    return n
+
+
+def deep(x):
+    if x.dim() > 3:
+        print("4-d input", x.shape)
+    return x
+'''
+
+
+def test_a_break_behind_a_test_that_inputs_are_not_empty_is_shown_in_a_followed_package(tmp_path):
+    """``index.numel() > 0`` holds for every input but an empty one (Dynamo specializes on the input's shape): the
+    break behind it (``int(index.max())``: GB0124, as torch_geometric's ``scatter`` makes on torch 2.13, measured by the
+    harness) is shown by default, conditional; a test of another size (``x.dim() > 3``) stays hidden as before."""
+    site = tmp_path / "site"
+    (site / "emptylib").mkdir(parents=True)
+    (site / "emptylib" / "__init__.py").write_text(EMPTY_LIBRARY)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text("import torch\nfrom emptylib import count, deep\n\n\n@torch.compile\n"
+                                  "def f(x, index):\n    return deep(x) * count(index)\n\n\n"
+                                  "f(torch.randn(2, 3), torch.tensor([0, 1]))\n")
+    proc = subprocess.run([sys.executable, "-m", "gblint", "check", "--isolated", "--no-cache", "--format", "json",
+                           "--exit-zero", "--follow-imports", "emptylib", "main.py"],
+                          cwd=str(work), capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(site)))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    got = [(d["line"], d["certainty"], d["condition"]) for d in doc["diagnostics"] if d["effect"] != "info"]
+    assert got == [(5, "conditional", "when `index.numel() > 0` (true for inputs that are not empty)")], got

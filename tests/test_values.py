@@ -810,7 +810,8 @@ def test_what_an_in_place_change_leaves_of_a_value():
 
 
 def test_a_condition_on_the_mode_alone_reads_as_the_mode():
-    from gblint.abstract.values import EVAL_MODE, TRAIN_MODE, certainty_of
+    from gblint.abstract.certainty import certainty_of
+    from gblint.abstract.values import EVAL_MODE, TRAIN_MODE
     assert certainty_of([TRAIN_MODE]) == ("conditional", "in training mode")
     assert certainty_of([EVAL_MODE, EVAL_MODE]) == ("conditional", "in eval mode")
     assert certainty_of([TRAIN_MODE, "flag"]) == ("conditional", "when `flag` (and 1 more condition)")

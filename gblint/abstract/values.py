@@ -657,7 +657,7 @@ TRAIN_MODE = "\0train-mode"  # in a list of conditions: a test that holds exactl
 EVAL_MODE = "\0eval-mode"  # ... exactly when `not self.training`
 #: a diagnostic's ``condition`` when the mode is all it depends on (gblint.project.reporting shows it by default)
 MODE_CONDITIONS = {TRAIN_MODE: "in training mode", EVAL_MODE: "in eval mode"}
-_MODE_TESTS = {TRAIN_MODE: "self.training", EVAL_MODE: "not self.training"}
+MODE_TESTS = {TRAIN_MODE: "self.training", EVAL_MODE: "not self.training"}
 
 
 def mentions(e: Expr, op: Op, value=None) -> bool:
@@ -677,24 +677,3 @@ def mode_condition(test: Expr, env: Env) -> Optional[str]:
     if train is False and evaluated is True:
         return EVAL_MODE
     return None
-
-
-def certainty_of(conditions: Sequence[str]) -> Tuple[str, str]:
-    """``(certainty, condition)`` of a diagnostic whose site is reached under ``conditions``
-    (the tests, as written, that gblint cannot decide; :data:`ERROR_PATH` for an error path):
-    ``("error-path", "")``, ``("conditional", "when `TEST`")`` naming the innermost test (and
-    how many more), or ``("definite", "")``."""
-    if ERROR_PATH in conditions:
-        return "error-path", ""
-    conditions = tuple(dict.fromkeys(conditions))  # one test met again through the calls on the way is one
-    if not conditions:
-        return "definite", ""
-    if len(conditions) == 1 and conditions[0] in MODE_CONDITIONS:
-        return "conditional", MODE_CONDITIONS[conditions[0]]
-    named = [_MODE_TESTS.get(c, c) for c in conditions if c]
-    last = named[-1] if named else ""
-    # a test as written is shown as code; a condition in words that quotes its code already is not
-    text = (f"when {last}" if "`" in last else f"when `{last}`") if named else "under a condition"
-    if len(conditions) > 1:
-        text += f" (and {len(conditions) - 1} more condition{'s' if len(conditions) > 2 else ''})"
-    return "conditional", text

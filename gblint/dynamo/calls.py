@@ -14,7 +14,9 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ..abstract import grads, keyed, ndarrays, values
 from .branch_cover import Way, way_to
+from ..abstract.certainty import NONEMPTY
 from ..abstract.env import Env
+from ..abstract.sizes import nonempty_test
 from .index import (Resolved, cached_property_break, construct_break, dirty_apply_break, disabled_break, rnn_break,
                     rnn_first_read)
 from ..core.model import Block, BlockKind, Event, EventKind, Expr, Frame, FunctionInfo, Outcome
@@ -125,7 +127,7 @@ class CallValues:
         mode = env.mode is None and any(b.test is not None and values.mentions(b.test, Op.TRAINING) for b in found) \
             and self._in_module_method(env)
         return tuple(values.ERROR_PATH if b.kind == BlockKind.ERROR_PATH
-                     else (mode and b.test is not None and values.mode_condition(b.test, env)) or b.condition
+                     else (mode and b.test is not None and values.mode_condition(b.test, env)) or _sizes(b, env)
                      for b in found)
 
     def _in_module_method(self, env: values.Env) -> bool:
@@ -419,6 +421,14 @@ def rnn_resumes(ev: Event) -> Event:
     """The break of an RNN module's call as torch 2.15 makes it: a graph break it resumes after
     (GB0148), not a skip of the calling frame (``rnn-call-resumes``, docs/semantics.md §8.11)."""
     return dataclasses.replace(ev, gb_ids=("GB0148",), outcome=Outcome.RESUME)
+
+
+def _sizes(block: Block, env: values.Env) -> str:
+    """The condition of the undecided test of ``block`` in ``env``: as written, marked as a test that inputs are not
+    empty (:data:`gblint.abstract.certainty.NONEMPTY`) where it is one of values that hold tensors there."""
+    tensor = lambda r: values.holds_tensor(values.evaluate(r, env)) is True  # noqa: E731
+    return NONEMPTY + block.condition if block.test is not None and nonempty_test(block.test, tensor) \
+        else block.condition
 
 
 def grad_off(ev: Event) -> bool:

@@ -176,7 +176,7 @@ class _RegionWalk:
         self.release = versions.release_for(region.torch_version or versions.NEWEST_TORCH)
         self.diagnostics: List[Diagnostic] = []
         self.seen_frames: Set[tuple] = set()  # (path, qualname, values of its parameters)
-        self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see values.certainty_of)
+        self.conditions: Optional[Tuple[str, ...]] = None  # of the site being decided (see certainty.certainty_of)
         self.loop_unsure = False  # its loop skip depends on what the loop iterates (gblint.syntax.backedge)
         self.way: Optional[Way] = None  # those conditions as arms chosen (gblint.dynamo.branch_cover), when only that
         self.further: Optional[int] = None  # the line of a frame's first skip reason, while judging another (further)

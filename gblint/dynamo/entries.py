@@ -12,7 +12,8 @@ from .index import Project
 from ..core.model import BlockKind, Expr, FileSummary, Frame, InstanceCall, LocalFunction, Region, RegionDecl
 from ..core.ops import Op
 from ..abstract import values
-from ..abstract.values import ERROR_PATH, certainty_of
+from ..abstract.certainty import certainty_of
+from ..abstract.values import ERROR_PATH
 from ..core.semantics import EAGER_STANCES
 from ..core.versions import torch_of
 

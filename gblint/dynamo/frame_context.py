@@ -2,7 +2,7 @@
 gblint cannot decide (a frame skipped or split before the call, the call under ``if flag:``) is
 analysed under those tests, so that everything reported in it is ``conditional`` on them; analysed
 again under fewer (the same frame also called unconditionally), what it reported is made more
-certain. The certainty words are :func:`gblint.abstract.values.certainty_of`'s (issue: certainty, path
+certain. The certainty words are :func:`gblint.abstract.certainty.certainty_of`'s (issue: certainty, path
 conditions; docs/semantics.md §0 rule 6: Dynamo traces only the branch the values take).
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from ..abstract import values
+from ..abstract.certainty import certainty_of
 from ..core.diagnostics import Diagnostic
 from .frame_report import FrameReport
 
@@ -111,7 +111,7 @@ def certainty_under(context: Tuple[str, ...], conditions: Optional[Tuple[str, ..
     the trace decides (:func:`gblint.dynamo.entries.certainty`)."""
     if conditions is None and not context:
         return "", ""
-    return values.certainty_of(context + (conditions or ()))
+    return certainty_of(context + (conditions or ()))
 
 
 def eogb_value(dec) -> Optional[bool]:

@@ -18,7 +18,7 @@ class InnerBreak:
     chain: Tuple[Tuple[Frame, Event], ...]  # (caller, call event) pairs below the inlined function
     strict: Optional[bool] = None  # error_on_graph_break(...) decorator on the way, innermost wins
     uncompiled: int = 0  # callee frames on the way that Dynamo does not compile alone (no tensors in them)
-    conditions: Tuple[str, ...] = ()  # the tests on the way gblint cannot decide (see values.certainty_of)
+    conditions: Tuple[str, ...] = ()  # the tests on the way gblint cannot decide (see certainty.certainty_of)
     way: Optional[Way] = ()  # the same tests as choices, None where something else is undecided (branch_cover)
 
     @property

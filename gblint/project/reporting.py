@@ -13,6 +13,7 @@ from typing import Dict, Iterable, List, Tuple
 
 from ..core import messages
 from ..abstract import values
+from ..abstract.certainty import NONEMPTY_WORDS
 from ..core.codes import ALWAYS_REPORTED, CODES
 from ..core.diagnostics import Diagnostic, link_related
 from ..dynamo.entries import certainty, excluded_target, unresolved_reason, unresolved_regions
@@ -121,7 +122,8 @@ def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tu
     break (the last frame of the trace, else the diagnostic's own line) lies in a file of
     ``followed`` (paths read from packages followed with ``--follow-imports``): a branch on a
     library's configuration the user did not write and cannot decide here, except a break that
-    depends on the module's mode alone ("in training mode", "in eval mode": a model runs in both).
+    depends on the module's mode alone ("in training mode", "in eval mode": a model runs in both) or on inputs not
+    being empty alone (``index.numel() > 0``: true for the user's data, :data:`gblint.abstract.certainty.NONEMPTY`).
     Definite and information diagnostics are always kept; ``hidden`` counts what was left out."""
     if which == "all":
         return diagnostics, 0
@@ -129,7 +131,8 @@ def conditional_shown(diagnostics: List[Diagnostic], which: str, followed) -> Tu
     for d in diagnostics:
         if d.certainty == "conditional":
             origin = d.trace[-1].path if d.trace else d.path
-            if which == "none" or (origin in followed and d.condition not in _MODE_ONLY):
+            if which == "none" or (origin in followed and d.condition not in _MODE_ONLY
+                                   and not d.condition.endswith(NONEMPTY_WORDS)):
                 continue
         kept.append(d)
     return kept, len(diagnostics) - len(kept)
