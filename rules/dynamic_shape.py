@@ -14,6 +14,7 @@ from gblint.syntax import value_syntax
 from gblint.core.model import Expr
 from gblint.core.ops import Op
 from gblint.abstract.tensors import DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, mask_kind, maybe_tensor
+from gblint.syntax.traversal import code_of
 
 from .base import Rule
 
@@ -148,9 +149,14 @@ class DynamicShapeOp(Rule):
             k = ctx.kind(func.value)
             if maybe_tensor(k) and mask_kind(func.value, ctx) is not None and func.attr.value != "unique":
                 k = "T"  # `(labels == 2).nonzero()`: a Python comparison gives a bool, which has no `.nonzero()`
-            if maybe_tensor(k) or (k == "?" and func.attr.value in ("nonzero", "masked_select", "argwhere")):
-                return self._gated(node, f"`.{func.attr.value}()` has a data-dependent output shape",
-                                   k if maybe_tensor(k) else None, _with_data(func.value, ctx))
+            if maybe_tensor(k):
+                return self._gated(node, f"`.{func.attr.value}()` has a data-dependent output shape", k,
+                                   _with_data(func.value, ctx))
+            if k == "?" and func.attr.value in ("nonzero", "masked_select", "argwhere"):
+                # what the receiver is not known here: a break only where the walk proves it a tensor (a gate)
+                return self.site(node, f"`.{func.attr.value}()` has a data-dependent output shape",
+                                 gate=Expr(Op.HOLDS_TENSOR, parts=(value_syntax.expr_of(func.value, ctx),)),
+                                 gate_text=f"`{code_of(func.value)}` is a tensor")
             return None
         if isinstance(func, cst.Attribute) and func.attr.value == "repeat_interleave":
             if not any(a.keyword and a.keyword.value == "output_size" for a in node.args) and node.args:

@@ -57,7 +57,7 @@ class UnsupportedTensorMethod(Rule):
         "import torch\n"
         "@torch.compile\n"
         "def f(x: torch.Tensor):\n"
-        "    return x + x.storage_offset()  # expect: GBL125\n",
+        "    return x + x.storage_offset() + torch.is_neg(x)  # expect: GBL125\n",
     )
     examples_clean = (
         "import torch\n"
@@ -87,13 +87,21 @@ class UnsupportedTensorMethod(Rule):
             if maybe_tensor(k):
                 return self.site(node, f"`.{func.attr.value}()` on a tensor", gb_ids=(METHODS[func.attr.value],),
                                  needs=k)
-        if isinstance(func, cst.Attribute) and func.attr.value in UNMODELLED_SCALAR_METHODS - {"is_nonzero"}:
+        q = ctx.resolve(func)
+        if isinstance(func, cst.Attribute) and func.attr.value in UNMODELLED_SCALAR_METHODS - {"is_nonzero"} \
+                and q is None:
             k = ctx.kind(func.value)
             if maybe_tensor(k):
                 return self.site(node, f"`.{func.attr.value}()` returns a Python value Dynamo does not model",
                                  gb_ids=("GB0208",), needs=k)
             return None
-        q = ctx.resolve(func)
+        name = q.rpartition(".")[2] if q and q.rpartition(".")[0] in ("torch", "torch.Tensor") else None
+        if name in UNMODELLED_SCALAR_METHODS - {"is_nonzero"} and node.args and node.args[0].keyword is None:
+            k = ctx.kind(node.args[0].value)  # `torch.is_neg(x)`, `torch.Tensor.storage_offset(x)`: the method's call
+            if maybe_tensor(k):
+                return self.site(node, f"`{q}(...)` returns a Python value Dynamo does not model", gb_ids=("GB0208",),
+                                 needs=k)
+            return None
         if q in REFUSED_FUNCS:
             return self.site(node, f"`{q}()` is refused by Dynamo", gb_ids=(REFUSED_FUNCS[q],))
         if q in SPARSE:

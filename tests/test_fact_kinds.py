@@ -170,7 +170,8 @@ something else, or the reverse (a guard that must stay clean):
   ops Dynamo refuses whatever the values, read from torch's own files, break (kd6); what is compiled but never run
   compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9); a
   ``Function``'s ``backward`` is traced where an input requires grad (kd10); a NumPy function ``torch._numpy`` has
-  none of breaks (kd11).
+  none of breaks (kd11); a file that switches Dynamo off anywhere but at its top proves no region compiled (kd12);
+  ``.nonzero()`` of a receiver of unknown kind breaks only where the walk proves it a tensor (kd13).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
 ``python3 scripts/measure_fixtures.py --folder tests/cases/kinds``. Every definite diagnostic must be a break
@@ -191,8 +192,11 @@ with open(os.path.join(FOLDER, "observed.json"), encoding="utf-8") as _fh:
     DOC = json.load(_fh)
 FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
 
+_SWITCHED = "when Dynamo is not switched off by the file's `set_stance` or `config.disable`"
 #: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
 CONDITIONAL = {
+    # the order of the calls at run time decides which run compiled: every region of the file is conditional on it
+    "kd12_stance_set_in_a_function.py": {11: _SWITCHED, 21: _SWITCHED},
     # the driver's inputs are not facts inside main(): whether an input of `plain` requires grad is not known
     "kb22_apply_duplicate_input.py": {38: "when `mask is a tensor, an input requires grad and grad is on`"},
     # an object holding a tensor is no tensor to Dynamo's frame check, and gblint does not decide it
@@ -611,12 +615,14 @@ def test_numpy_random_scalars_break_at_the_call_and_a_try_else_resumes():
 
 #: kd6: line -> (gb id, rule) of each definite diagnostic; ``modelled`` (data_ptr, element_size...) has none
 REFUSED = {13: ("GB0036", "GBL106"), 19: ("GB0036", "GBL106"), 25: ("GB0036", "GBL106"), 29: ("GB0208", "GBL125"),
-           34: ("GB0208", "GBL125"), 39: ("GB0208", "GBL125"), 44: ("GB0046", "GBL125"), 50: ("GB0033", "GBL139")}
+           34: ("GB0208", "GBL125"), 39: ("GB0208", "GBL125"), 44: ("GB0046", "GBL125"), 50: ("GB0033", "GBL139"),
+           62: ("GB0208", "GBL125"), 63: ("GB0208", "GBL125")}
 
 
 def test_ops_dynamo_refuses_are_read_from_torch():
     """Measured (kd6): ops tagged ``dynamic_output_shape`` (``bincount``, ``linalg.lstsq``, ``F.ctc_loss``), Tensor
-    methods whose Python result ``TensorVariable`` does not model (``storage_offset``, ``is_neg``, ``is_same_size``),
+    methods whose Python result ``TensorVariable`` does not model (``storage_offset``, ``is_neg``, ``is_same_size``, also
+    spelled ``torch.is_neg(x)`` and ``torch.Tensor.storage_offset(x)``),
     ``torch.is_inference_mode_enabled()`` and ``torch._assert`` of a tensor condition each break where they are
     called, with the id Dynamo gave; what it models (``data_ptr``, ``element_size``) does not."""
     found = {d["line"]: (d["gb_ids"][0], d["code"]) for d in predicted()["kd6_ops_dynamo_refuses_read_from_torch.py"]
@@ -631,6 +637,21 @@ def test_numpy_functions_torch_numpy_lacks_break():
     found = {d["line"]: (d["gb_ids"][0], d["certainty"])
              for d in predicted()["kd11_numpy_functions_torch_numpy_lacks.py"] if d["effect"] == "break"}
     assert found == {11: ("GB0294", "definite"), 16: ("GB0294", "definite"), 21: ("GB0294", "definite")}, found
+
+
+def test_a_file_that_switches_dynamo_off_somewhere_proves_nothing_compiled():
+    """Measured (kd12): ``set_stance`` and ``config.patch(disable=True)`` inside ``main()`` decide at run time which
+    compiled calls are traced; every diagnostic of the file is conditional on it, the one that breaks (line 16) too."""
+    got = [(d["line"], d["certainty"], d["condition"]) for d in predicted()["kd12_stance_set_in_a_function.py"]]
+    assert got == [(11, "conditional", _SWITCHED), (16, "conditional", _SWITCHED), (21, "conditional", _SWITCHED)], got
+
+
+def test_an_op_name_on_a_receiver_of_unknown_kind_is_decided_by_its_value():
+    """Measured (kd13): ``BOX.nonzero()`` of a module-level object of a class of the file makes no break; the tensor
+    on ``self`` and the one passed in break (GB0036), definite where the walk proves them tensors."""
+    found = [(d["line"], d["certainty"], tuple(d["gb_ids"]))
+             for d in predicted()["kd13_op_name_on_an_object_of_unknown_kind.py"]]
+    assert found == [(26, "definite", ("GB0036", "GB0246")), (30, "definite", ("GB0036", "GB0246"))], found
 
 
 def test_what_is_compiled_but_never_traced_reports_nothing():

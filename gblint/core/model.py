@@ -682,3 +682,4 @@ class Region:
     torch_version: str = ""  # the torch predicted for (gblint.core.versions); "": the newest measured release
     training: Optional[bool] = None  # ``self.training`` in what it runs (the mode the code sets); None: not known
     site: Optional[Tuple[str, str]] = None  # (path, function) of the compile call: a driver's `main()`
+    unsure: Tuple[str, ...] = ()  # conditions under which Dynamo compiles it at all (the file switches it off somewhere)

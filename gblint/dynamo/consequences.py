@@ -185,7 +185,7 @@ class _RegionWalk:
         self._current: Dict[Tuple[str, str], FrameReport] = {}
         self.last_call_resumed = False
         self.call_ways: List[SkipWay] = []  # of the last call: the breaks that skip the frame only when their arm runs
-        self.ctx = FrameContext(self.diagnostics)
+        self.ctx = FrameContext(self.diagnostics, region.unsure)
         self.sink = DiagnosticSink(self.release, self.ctx, self.diagnostics)
         self.errors = CompileErrors(region, self)
         self.comps = CompFrames(region, owner, self)

@@ -25,7 +25,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
     checked = summaries if summaries is not None else list(project.by_path.values())
 
     def add(frame: Frame, env, fullgraph: bool, summary: FileSummary, spelling: str, names=(), obj=None,
-            training=None, site=None) -> None:
+            training=None, site=None, unsure=()) -> None:
         # a closure is a frame per frame that made it: a decorator's wrapper around each compiled function
         key = (frame.path, frame.name, env.outer if env else None)
         if key in seen:
@@ -33,11 +33,13 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
         seen.add(key)
         ngb = summary.config.get("nested_graph_breaks", settings.dynamo_config.get("nested_graph_breaks", False))
         regions.append(Region(frame, fullgraph, bool(ngb), settings.python_version, spelling,
-                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training, site))
+                              tuple((summary.path, n) for n in names), env, obj, torch_of(settings), training, site,
+                              unsure))
 
     for summary in checked:
-        if summary.config.get("disable") is True or summary.config.get("stance") in EAGER_STANCES:
-            continue  # set at module level, before any compiled object runs: Dynamo compiles nothing
+        switched = _switched(summary)
+        if switched is True:
+            continue  # switched off at module level, before any compiled object runs: Dynamo compiles nothing
         for decl in summary.regions:
             if decl.disable is not None and _disabled(project, summary, decl):
                 continue
@@ -45,11 +47,29 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
                 else None
             for frame, env in _entry_targets(project, summary, decl):
                 add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None,
-                    decl.training, (summary.path, decl.function) if decl.function else None)
+                    decl.training, (summary.path, decl.function) if decl.function else None,
+                    (_SWITCHED,) if switched is None else ())
     for spec in settings.entry_points:
         for frame, env in _entry_point_targets(project, spec):
             add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")
     return regions
+
+
+_SWITCHED = "Dynamo is not switched off by the file's `set_stance` or `config.disable`"
+
+
+def _switched(summary: FileSummary) -> Optional[bool]:
+    """Whether the file switches Dynamo off before its compiled objects run: True where it is
+    ``torch.compiler.set_stance("force_eager")`` or ``torch._dynamo.config.disable = True`` at its top and nothing else
+    in it changes the stance or the setting; None where anything else does (a stance or value not known, another
+    stance, a setting inside a function or a ``with``, ``config.patch(disable=...)``: what is compiled is then not
+    proven, its diagnostics are conditional on it); False where nothing does (torch/compiler/__init__.py
+    ``set_stance``; measured: tests/cases/kinds kd7-kd9 and kd12)."""
+    config = summary.config
+    stance, disable = config.get("stance", "default"), config.get("disable", False)
+    if config.get("dynamo_switched") or stance not in EAGER_STANCES | {"default"} or disable not in (True, False):
+        return None
+    return True if disable is True or stance in EAGER_STANCES else False
 
 
 def _disabled(project: Project, summary: FileSummary, decl: RegionDecl) -> bool:

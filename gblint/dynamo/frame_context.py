@@ -23,10 +23,10 @@ class FrameContext:
     ``diagnostics`` is the region walk's list (:attr:`gblint.dynamo.consequences._RegionWalk.diagnostics`),
     whose entries :meth:`recontext` replaces when a frame turns out surer."""
 
-    def __init__(self, diagnostics: List[Diagnostic]):
+    def __init__(self, diagnostics: List[Diagnostic], unsure: Tuple[str, ...] = ()):
         self.diagnostics = diagnostics
-        # the region's entry is reached on every call: no tests on the way
-        self.context: Tuple[str, ...] = ()
+        # the region's entry is reached on every call: no tests on the way but whether it is compiled at all (unsure)
+        self.context: Tuple[str, ...] = unsure
         self._contexts: Dict[tuple, Tuple[str, ...]] = {}
         self._analysing: List[tuple] = []
         self._emitted_under: Dict[tuple, List[tuple]] = {}

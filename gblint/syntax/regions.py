@@ -17,7 +17,7 @@ from ..core.ops import Op
 from .compiled_uses import runs_compiled
 from .refs import Refs, module_itself
 from .scope import FunctionScope
-from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS
+from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS, STANCE_SETTERS
 from .traversal import kwarg, literal
 
 
@@ -83,6 +83,8 @@ class Regions:
             self._escaped.update(self._local_name(a.value.value) for a in node.args if isinstance(a.value, cst.Name))
         if q in _DEFAULT_DTYPE_SETTERS:
             self.summary.sets_default_dtype = True
+        if _switches(node, q) and (self.builder.in_function() or id(node) not in self._discarded):
+            self.summary.config["dynamo_switched"] = True  # not a statement at the top (summary.collect_config)
         if q in COMPILE_NAMES:
             self.record_compile(node)
         elif isinstance(func, cst.Attribute) and func.attr.value == "compile":
@@ -190,6 +192,9 @@ class Regions:
         """``model = Net().eval()`` sets the mode of what ``model`` names; ``compiled =
         torch.compile(model)`` makes ``compiled`` the module compiled (``OptimizedModule`` hands
         ``.eval()`` and ``.train()`` to the module it wraps)."""
+        if self.builder.in_function() and any(isinstance(t.target, cst.Attribute) and self.builder.ctx.resolve(
+                t.target) == "torch._dynamo.config.disable" for t in node.targets):
+            self.summary.config["dynamo_switched"] = True
         if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "training" for t in node.targets):
             self._all_modes.add(None)  # `model.training = flag`
         if isinstance(node.value, cst.Name):  # `m = model`: the module goes by another name too
@@ -281,6 +286,17 @@ class Regions:
         """The qualified name the traversal gave the definition ``node``."""
         return self._def_quals.get(id(node), node.name.value)
 
+
+
+def _switches(call: cst.Call, q) -> bool:
+    """Whether the call ``call`` (of ``q``) may switch Dynamo off or on: ``torch.compiler.set_stance(...)`` (a call,
+    a decorator or a ``with``), ``torch._dynamo.config.patch(...)`` that may set ``disable``."""
+    if q in STANCE_SETTERS:
+        return True
+    if q != "torch._dynamo.config.patch":
+        return False
+    return any(a.keyword is not None and a.keyword.value == "disable" or a.keyword is None and (
+        literal(a.value) in ("disable", None)) or a.star for a in call.args)
 
 
 def _mode_set(call: cst.Call) -> Set[Optional[bool]]:

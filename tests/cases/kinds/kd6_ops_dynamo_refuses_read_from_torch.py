@@ -58,8 +58,15 @@ def modelled(x):
     return x + x.element_size() + x.get_device() + x.is_contiguous(), p, s
 
 
+def spelled_as_functions(x):
+    n = torch.is_neg(x)
+    o = torch.Tensor.storage_offset(x)
+    return x + o, n
+
+
 def main():
-    for f in [use_bincount, use_lstsq, use_ctc, use_offset, use_flags, use_infer, use_assert, modelled]:
+    for f in [use_bincount, use_lstsq, use_ctc, use_offset, use_flags, use_infer, use_assert, modelled,
+              spelled_as_functions]:
         torch.compile(f, backend="eager")(torch.randn(4))
     torch.compile(use_same, backend="eager")(torch.randn(4), torch.randn(4))
 
