@@ -36,14 +36,18 @@ _SIZE_METHODS = frozenset({"numel", "size", "nelement"})
 #: ``n > 0``, ``n >= 1``, ``n != 0`` (and the same with the constant first): true for every size but 0
 _NONEMPTY = {Op.GT: 0, Op.GE: 1, Op.NE: 0}
 _FLIPPED = {Op.LT: Op.GT, Op.LE: Op.GE, Op.NE: Op.NE}
+_NEGATED = {Op.EQ: Op.NE, Op.LT: Op.GE, Op.LE: Op.GT}
 
 
 def nonempty_test(test: Expr, is_tensor: Callable[[Expr], bool]) -> bool:
     """Whether the test ``test`` (an :class:`gblint.core.model.Expr` as written) holds exactly when tensors are not
-    empty: ``t.numel() > 0``, ``t.size(0) >= 1``, ``t.shape[0] != 0``, ``len(t) > 0``, ``t.numel()`` alone, or an
-    ``and`` of such tests, where ``is_tensor(t)`` holds for every ``t`` read."""
+    empty: ``t.numel() > 0``, ``t.size(0) >= 1``, ``t.shape[0] != 0``, ``len(t) > 0``, ``t.numel()`` alone, ``not
+    t.numel() == 0`` (what holds after ``if t.numel() == 0: return``), or an ``and`` of such tests, where ``is_tensor(t)`` holds for every ``t`` read."""
     if test.op == Op.AND:
         return bool(test.parts) and all(nonempty_test(p, is_tensor) for p in test.parts)
+    if test.op == Op.NOT and len(test.parts) == 1 and test.parts[0].op in _NEGATED:
+        inner = test.parts[0]  # `not n == 0` (the code after `if n == 0: return`), `not n < 1`, `not n <= 0`
+        return nonempty_test(Expr(_NEGATED[inner.op], None, inner.parts), is_tensor)
     if test.op in _NONEMPTY or test.op in _FLIPPED:
         left, right = test.parts[:2] if len(test.parts) == 2 else (None, None)
         if left is None:
