@@ -64,13 +64,15 @@ def test_gate_detects_a_drop():
 
 def test_the_scorer_shows_what_the_default_output_shows():
     """The harness scores the default output as gblint.project.reporting.conditional_shown keeps it: a conditional
-    diagnostic whose break lies in a followed package only when the module's mode is all it depends on."""
-    from gblint.abstract import values
-    from score import MODE_ONLY, _shown
-    assert set(MODE_ONLY) == set(values.MODE_CONDITIONS.values())
+    diagnostic whose break lies in a followed package only when the module's mode, or inputs not being empty, is all it
+    depends on."""
+    from gblint.abstract import certainty, values
+    from score import MODE_ONLY, NONEMPTY_WORDS, _shown
+    assert set(MODE_ONLY) == set(values.MODE_CONDITIONS.values()) and NONEMPTY_WORDS == certainty.NONEMPTY_WORDS
     inside = {"certainty": "conditional", "path": "/site/pkg/m.py", "trace": []}
     assert not _shown(dict(inside, condition="when `flag`"), "/tmp/drv.py")
     assert _shown(dict(inside, condition="in training mode"), "/tmp/drv.py")
+    assert _shown(dict(inside, condition="when `index.numel() > 0`" + NONEMPTY_WORDS), "/tmp/drv.py")
     assert _shown(dict(inside, certainty="definite", condition=None), "/tmp/drv.py")
 
 

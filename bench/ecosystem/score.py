@@ -290,11 +290,15 @@ def predicted_graphs(doc: Dict[str, Any], key: str = "graphs") -> Optional[int]:
 #: the conditions of a diagnostic that depends on the module's mode alone: the default output shows
 #: it wherever its break lies (gblint.abstract.values.MODE_CONDITIONS, gblint.project.reporting.conditional_shown)
 MODE_ONLY = ("in training mode", "in eval mode")
+#: the end of the condition of a diagnostic behind tests that inputs are not empty alone: shown wherever it lies too
+#: (gblint.abstract.certainty.NONEMPTY_WORDS)
+NONEMPTY_WORDS = " (true for inputs that are not empty)"
 
 
 def _shown(d: Dict[str, Any], driver: str) -> bool:
     """Whether gblint's default output shows the diagnostic ``d`` (JSON) of a run on ``driver``."""
-    if d.get("certainty") != "conditional" or d.get("condition") in MODE_ONLY:
+    if d.get("certainty") != "conditional" or d.get("condition") in MODE_ONLY \
+            or (d.get("condition") or "").endswith(NONEMPTY_WORDS):
         return True
     trace = d.get("trace") or []
     return site_relative(trace[-1]["path"] if trace else d["path"], driver) == "<driver>"
