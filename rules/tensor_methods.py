@@ -16,7 +16,8 @@ from .base import Rule
 
 #: ``retain_grad`` is refused as an attribute (``method_attr_retain_grad``), which the reading of torch leaves out
 METHODS = {**REFUSED_METHODS, "retain_grad": "GB0108"}
-# `is_nonzero` reads tensor data first (GB0033: rules/indexing.py reports it)
+#: less ``is_nonzero``, which reads tensor data first (GB0033: rules/indexing.py reports it)
+SCALAR_METHODS = UNMODELLED_SCALAR_METHODS - {"is_nonzero"}
 SPARSE = {"torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor",
           "torch.sparse_bsr_tensor", "torch.sparse_bsc_tensor", "torch.sparse_compressed_tensor"}
 
@@ -88,20 +89,16 @@ class UnsupportedTensorMethod(Rule):
                 return self.site(node, f"`.{func.attr.value}()` on a tensor", gb_ids=(METHODS[func.attr.value],),
                                  needs=k)
         q = ctx.resolve(func)
-        if isinstance(func, cst.Attribute) and func.attr.value in UNMODELLED_SCALAR_METHODS - {"is_nonzero"} \
-                and q is None:
-            k = ctx.kind(func.value)
-            if maybe_tensor(k):
-                return self.site(node, f"`.{func.attr.value}()` returns a Python value Dynamo does not model",
-                                 gb_ids=("GB0208",), needs=k)
-            return None
-        name = q.rpartition(".")[2] if q and q.rpartition(".")[0] in ("torch", "torch.Tensor") else None
-        if name in UNMODELLED_SCALAR_METHODS - {"is_nonzero"} and node.args and node.args[0].keyword is None:
-            k = ctx.kind(node.args[0].value)  # `torch.is_neg(x)`, `torch.Tensor.storage_offset(x)`: the method's call
-            if maybe_tensor(k):
-                return self.site(node, f"`{q}(...)` returns a Python value Dynamo does not model", gb_ids=("GB0208",),
-                                 needs=k)
-            return None
+        receiver, spelled = None, ""
+        if isinstance(func, cst.Attribute) and q is None and func.attr.value in SCALAR_METHODS:
+            receiver, spelled = func.value, f"`.{func.attr.value}()`"
+        elif q and q.rpartition(".")[0] in ("torch", "torch.Tensor") and q.rpartition(".")[2] in SCALAR_METHODS \
+                and node.args and node.args[0].keyword is None:
+            receiver, spelled = node.args[0].value, f"`{q}(...)`"  # `torch.is_neg(x)`, `torch.Tensor.storage_offset(x)`
+        if receiver is not None:
+            k = ctx.kind(receiver)
+            return self.site(node, f"{spelled} returns a Python value Dynamo does not model", gb_ids=("GB0208",),
+                             needs=k) if maybe_tensor(k) else None
         if q in REFUSED_FUNCS:
             return self.site(node, f"`{q}()` is refused by Dynamo", gb_ids=(REFUSED_FUNCS[q],))
         if q in SPARSE:

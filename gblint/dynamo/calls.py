@@ -440,11 +440,10 @@ def grad_off(ev: Event) -> bool:
 def without_grad(out: List[CallTarget]) -> List[CallTarget]:
     """The targets ``out`` of a call made with grad off: ``Function.apply``'s ``forward`` gets the context
     :data:`gblint.abstract.nn_overlay.NO_GRAD_CTX`, so that ``mark_dirty`` in it is known to break (GB2019)."""
-    from ..abstract.nn_overlay import FUNCTION_CTX, NO_GRAD_CTX
+    from ..abstract.nn_overlay import NO_GRAD_CTX
     found = []
     for target, env, flat in out:
-        if isinstance(target, Frame) and env is not None and target.info.params \
-                and env.bindings.get(target.info.params[0].name) == FUNCTION_CTX:
+        if _applied_forward(target, env):
             env = env.replace()
             env.bindings[target.info.params[0].name] = NO_GRAD_CTX
         found.append((target, env, flat))
@@ -460,21 +459,14 @@ def _backward(out: List[CallTarget], project) -> List[CallTarget]:
     from ..abstract.nn_overlay import FUNCTION_CTX
     found: List[CallTarget] = []
     for target, env, _flat in out:
-        if not isinstance(target, Frame) or env is None or not target.info.params \
-                or env.bindings.get(target.info.params[0].name) != FUNCTION_CTX or target.info.class_name is None:
-            continue
-        needs_grad = {p.name: grads.requires_grad(env.bindings[p.name]) for p in target.info.params[1:]
-                      if p.name in env.bindings}
-        unknown = [n for n, g in needs_grad.items() if g is None]
-        if True not in needs_grad.values() and not unknown:
+        via = _grad_condition(target, env) if _applied_forward(target, env) else None
+        if via is None or target.info.class_name is None:
             continue
         summary = project.by_path.get(target.path)
         cls = summary.classes.get(target.info.class_name) if summary is not None else None
         backward = project.method(summary, cls, "backward") if cls is not None else None
         if backward is None or not backward.info.params:
             continue
-        via = "grad is on where the compiled code is called" if True in needs_grad.values() \
-            else f"{unknown[0]}.requires_grad"
         bindings = {backward.info.params[0].name: FUNCTION_CTX}
         bindings.update({p.name: Expr(Op.TENSOR) for p in backward.info.params[1:]})
         found.append((backward, Env(bindings, via=via), False))
@@ -500,14 +492,10 @@ def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTar
     that it does not return as itself (the GBL141 event without a gate): Dynamo breaks at the call where
     an argument requires grad (``AutogradFunctionVariable.call_apply``); left out where none does,
     conditional on it where that is not known (:func:`gblint.abstract.grads.requires_grad`)."""
-    from ..abstract.nn_overlay import FUNCTION_CTX
     if grad_off(ev):
         return []  # torch.is_grad_enabled() is false: forward is inlined and breaks at mark_dirty instead
     for target, env, _flat in out:
-        if not isinstance(target, Frame) or env is None or not target.info.params:
-            continue
-        params = target.info.params
-        if env.bindings.get(params[0].name) != FUNCTION_CTX:
+        if not _applied_forward(target, env):
             continue
         helper = None
         if not any(e.code == "GBL141" and not any(b.kind == BlockKind.BRANCH and b.line == e.span.line for b in e.blocks)
@@ -515,14 +503,28 @@ def _dirty_apply(ev: Event, out: List[CallTarget], project=None) -> List[CallTar
             helper = _marks_through_helper(target, project) if project is not None else None
             if helper is None:
                 continue
-        needs_grad = {p.name: grads.requires_grad(env.bindings[p.name]) for p in params[1:] if p.name in env.bindings}
-        if helper is not None:  # whether forward returns what the helper marks as itself is not seen
-            if True in needs_grad.values() or None in needs_grad.values():
-                return [(dirty_apply_break(ev), Env(via=f"{helper}(...) leaves an input dirty"), False)]
-            continue
-        if True in needs_grad.values():  # grad on where the compiled code is called is not followed: no fact
-            return [(dirty_apply_break(ev), Env(via="grad is on where the compiled code is called"), False)]
-        unknown = [n for n, g in needs_grad.items() if g is None]
-        if unknown:
-            return [(dirty_apply_break(ev), Env(via=f"{unknown[0]}.requires_grad"), False)]
+        via = _grad_condition(target, env)
+        if via is not None:  # whether forward returns what a helper marks as itself is not seen: that is the condition
+            return [(dirty_apply_break(ev), Env(via=f"{helper}(...) leaves an input dirty" if helper else via), False)]
     return []
+
+
+def _applied_forward(target, env: Optional[values.Env]) -> bool:
+    """Whether the call target ``target`` (its parameters holding ``env``) is a ``Function``'s ``forward`` run by
+    ``Function.apply``: its first parameter bound to the context of :func:`gblint.abstract.nn_overlay.function_apply`."""
+    from ..abstract.nn_overlay import FUNCTION_CTX
+    return isinstance(target, Frame) and env is not None and bool(target.info.params) \
+        and env.bindings.get(target.info.params[0].name) == FUNCTION_CTX
+
+
+def _grad_condition(forward: Frame, env: values.Env) -> Optional[str]:
+    """The condition under which an input of the ``Function.apply`` call running ``forward`` with ``env`` requires
+    grad: grad being on where the compiled code is called (not followed: no fact) where one surely requires grad, the
+    ``requires_grad`` of the first whose is not known, None where none does
+    (:func:`gblint.abstract.grads.requires_grad`)."""
+    needs_grad = {p.name: grads.requires_grad(env.bindings[p.name]) for p in forward.info.params[1:]
+                  if p.name in env.bindings}
+    if True in needs_grad.values():
+        return "grad is on where the compiled code is called"
+    unknown = [n for n, g in needs_grad.items() if g is None]
+    return f"{unknown[0]}.requires_grad" if unknown else None

@@ -34,7 +34,7 @@ from .frame_report import FrameReport
 from .comp_frames import CompFrames, star_generator
 from ..core.fixpoint import CutMemo
 from .inner_breaks import MAX_CHAIN as _MAX_CHAIN, InnerBreak, distinct, in_try, too_far
-from ..core.semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT, OPAQUE
+from ..core.semantics import CALLERS_RESUME, DISABLE, EOGB, NONSTRICT
 from ..core.fix_requests import direct_fix, loop_fix
 from ..syntax.backedge import returns_first
 from .resumed import Checkpoint, nested_text, resumed_tail
@@ -136,7 +136,7 @@ class Consequences(CallValues):
             self.cut.setdefault(id(ev), (frame, ev, why))
             return []
         inner_env, alone = self.callee_values(ev, callee, env or values.Env(), callee_env)
-        if info.decorator(*NONSTRICT, *OPAQUE) or self.project.substituted(callee):  # a body Dynamo does not trace
+        if self.project.untraced_body(callee):  # only nonstrict_trace's may break
             if info.decorator(*NONSTRICT) and any(b.event.python_value for b in self.inner_breaks(callee, stack, inner_env)):
                 return [InnerBreak(frame, nonstrict_break(ev, callee), ())]
             return []
@@ -458,7 +458,7 @@ class _RegionWalk:
                             self.fresh_callees(callee, sub, inner_env)
                 continue
             inner_env, alone = self.owner.callee_values(ev, callee, env, callee_env)
-            if info.decorator(*NONSTRICT, *OPAQUE) or self.owner.project.substituted(callee):
+            if self.owner.project.untraced_body(callee):
                 inner = self.owner.inner_breaks(callee, (), inner_env) if info.decorator(*NONSTRICT) else ()
                 if any(b.event.python_value for b in inner):
                     brk = nonstrict_break(ev, callee)

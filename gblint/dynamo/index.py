@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 from ..core.codes import CODES
 from ..core.model import Binding, CallTarget, ClassInfo, Dotted, Event, EventKind, FileSummary, Frame, Outcome, Span
 from ..core.ops import Op
-from ..core.semantics import DISABLE, SUBSTITUTES
+from ..core.semantics import DISABLE, NONSTRICT, OPAQUE, SUBSTITUTES
 
 # What a call resolves to: a frame to inline, or the break the call itself is.
 Resolved = Union[Frame, Event]
@@ -78,6 +78,11 @@ class Project:
         summary = self.by_path.get(frame.path)
         return summary is not None and (f"{summary.module}.{frame.name}" if summary.module else frame.name) \
             in self._substituted
+
+    def untraced_body(self, frame: Frame) -> bool:
+        """Whether Dynamo runs ``frame``'s function without tracing its body as compiled code: ``nonstrict_trace``, a
+        decorator of :data:`gblint.core.semantics.OPAQUE`, or a polyfill in its place (:meth:`substituted`)."""
+        return frame.info.decorator(*NONSTRICT, *OPAQUE) is not None or self.substituted(frame)
 
     def module(self, name: str) -> Optional[FileSummary]:
         """The summary of module ``name``, loading a followed package's module on first use."""
