@@ -98,8 +98,8 @@ Python scalar (``is_neg() -> _bool``, ``storage_offset() -> _int | SymInt``) and
 (GB0208, "torch.* op returned non-Tensor"; measured: tests/cases/kinds/kd6). ``data_dependent`` ones are left out.
 
 ``numpy_module_names``: for ``numpy.random``, ``numpy.fft`` and ``numpy.linalg``, every name the matching
-``torch._numpy`` module (``random.py``, ``fft.py``, ``linalg.py``) binds (``def``, ``class``, assignment, import; at
-any depth, so that none it binds is left out). Dynamo runs a NumPy function as the ``torch._numpy`` function of the same name (``get_np_to_tnp_map``,
+``torch._numpy`` module (``random.py``, ``fft.py``, ``linalg.py``) binds in its namespace (``def``, ``class``,
+assignment, import; under ``if``/``try`` too, not in function bodies). Dynamo runs a NumPy function as the ``torch._numpy`` function of the same name (``get_np_to_tnp_map``,
 ``torch/_dynamo/variables/misc.py``); one with none breaks (GB0294 "attempted to trace numpy function unsupported by
 PyTorch": ``np.random.permutation``, ``np.random.default_rng``; measured: tests/cases/kinds kd11). The top-level
 ``numpy`` namespace is built by loops in ``torch/_numpy/_ufuncs.py`` and is not listed.
@@ -823,12 +823,24 @@ def refused(torch_dir, data_dependent_methods, ids):
             "unmodelled_scalar_methods": scalar}
 
 
+def _module_scope(body):
+    """The statements of a module ``body`` that bind in its namespace: those at its top and, at any depth, inside its
+    ``if``, ``try``, ``with`` and loop statements; not those in a ``def`` or ``class`` body (their own scope)."""
+    out = []
+    for node in body:
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                out.extend(_module_scope(getattr(node, field, None) or []))
+    return out
+
+
 def numpy_module_names(torch_dir):
     """``{"numpy.random": [...], "numpy.fft": [...], "numpy.linalg": [...]}``: see the module docstring."""
     out = {}
     for module in ("random", "fft", "linalg"):
         with open(os.path.join(torch_dir, "_numpy", f"{module}.py"), encoding="utf-8") as fh:
-            nodes = list(ast.walk(ast.parse(fh.read())))  # any depth: a name bound under `if` is there too
+            nodes = _module_scope(ast.parse(fh.read()).body)
         names = _defined(nodes)
         for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
