@@ -171,6 +171,7 @@ something else, or the reverse (a guard that must stay clean):
   compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9); a
   ``Function``'s ``backward`` is traced where an input requires grad (kd10); a NumPy function ``torch._numpy`` has
   none of breaks (kd11); a file that switches Dynamo off anywhere but at its top proves no region compiled (kd12);
+  a compiled object only a container or an attribute nobody reads keeps proves no region either (kd14);
   ``.nonzero()`` of a receiver of unknown kind breaks only where the walk proves it a tensor (kd13).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
@@ -197,6 +198,11 @@ _SWITCHED = "when Dynamo is not switched off by the file's `set_stance` or `conf
 CONDITIONAL = {
     # the order of the calls at run time decides which run compiled: every region of the file is conditional on it
     "kd12_stance_set_in_a_function.py": {11: _SWITCHED, 21: _SWITCHED},
+    # a compiled object only a container or an attribute nobody reads keeps runs only if some code calls it
+    "kd14_compiled_object_kept_in_a_container_or_attribute.py": {
+        8: "when the compiled `kept_in_list` in a container is called",
+        14: "when the compiled `kept_in_dict` in a container is called",
+        20: "when the compiled `kept_as_attribute` stored as `.fn` is called"},
     # the driver's inputs are not facts inside main(): whether an input of `plain` requires grad is not known
     "kb22_apply_duplicate_input.py": {38: "when `mask is a tensor, an input requires grad and grad is on`"},
     # an object holding a tensor is no tensor to Dynamo's frame check, and gblint does not decide it
@@ -665,6 +671,17 @@ def test_what_is_compiled_but_never_traced_reports_nothing():
                         "kd9_dynamo_disabled_by_config.py")}
     assert got == {"kd7_compiled_but_never_run.py": [(57, "GBL204", "conditional", "skip", ("GB0142",))],
                    "kd8_stance_set_at_module_level.py": [], "kd9_dynamo_disabled_by_config.py": []}, got
+
+
+def test_a_compiled_object_kept_away_is_traced_only_when_called():
+    """Measured (kd14): what only a list, a dict or an attribute the file never reads keeps is never traced (its
+    diagnostics are conditional on a call); one called out of its container breaks (conditional too: the call is not
+    followed); ``self.step = torch.compile(self.slow_step)`` compiles the method (line 63); ``net.forward =
+    torch.compile(net.forward)`` runs when ``net`` is called (line 73, definite); ``substitute_in_graph(helper)(p)``
+    called as a function replaces ``helper``: its ``print`` (line 40) makes no break."""
+    got = {d["line"]: d["certainty"] for d in predicted()["kd14_compiled_object_kept_in_a_container_or_attribute.py"]}
+    assert got == {8: "conditional", 14: "conditional", 20: "conditional", 26: "conditional", 32: "conditional",
+                   63: "conditional", 73: "definite"}, got
 
 
 def test_a_cached_property_is_read_as_its_getter_from_python_3_12(tmp_path):

@@ -590,10 +590,25 @@ class Calls:
     def compiled_object(self, summary: FileSummary, value: Expr, function: Optional[str]) -> Expr:
         """The object ``value`` (written in ``function`` of ``summary``, or at module level) is."""
         if function is not None and function in summary.functions:
-            env = self.interp.frame_env(Frame(summary.path, summary.functions[function]), None)
+            info = summary.functions[function]
+            env = self.interp.frame_env(Frame(summary.path, info), None)
+            cls = info.class_name and summary.classes.get(info.class_name)
+            if cls and info.params and info.params[0].name not in env.bindings and info.decorators == [] \
+                    and not self._subclassed(summary, cls.qualname):
+                # `self.step = torch.compile(self.slow_step)` in a method: `self` is an instance of the class (no
+                # class of the files read derives from it, so no override of what it names)
+                env.bindings[info.params[0].name] = Inst(Cls(summary.path, cls.qualname), ())
         else:
             env = self.interp.module_env(summary.path)
         return self.interp.evaluate(value, env, None)
+
+    def _subclassed(self, summary: FileSummary, qualname: str) -> bool:
+        """Whether a class of the files read names the class ``qualname`` of ``summary`` (or one of its name) as a
+        base."""
+        dotted = f"{summary.module}.{qualname}" if summary.module else qualname
+        tail = qualname.rsplit(".", 1)[-1]
+        return any(b == dotted or b == qualname or b.rsplit(".", 1)[-1] == tail
+                   for s in self.project.by_path.values() for c in s.classes.values() for b in c.bases)
 
     def calls_of(self, obj: Expr, args: Args) -> List[Target]:
         """The frames calling the compiled object ``obj`` with ``args`` runs first."""

@@ -612,6 +612,7 @@ class RegionDecl:
     value: Optional[Expr] = None  # what is compiled, as a value where the call is (:mod:`gblint.abstract.interp`)
     training: Optional[bool] = None  # the mode the code sets on it (`.train()` / `.eval()`); None: not known
     disable: Optional[Expr] = None  # its `disable=` where no literal: compiles nothing where it holds (dynamo.entries)
+    unsure: Tuple[str, ...] = ()  # conditions under which its compiled object runs (kept in a container, say)
 
 
 @dataclasses.dataclass
@@ -623,6 +624,7 @@ class FileSummary:
     functions: Dict[str, FunctionInfo] = dataclasses.field(default_factory=dict)
     classes: Dict[str, ClassInfo] = dataclasses.field(default_factory=dict)
     regions: List[RegionDecl] = dataclasses.field(default_factory=list)
+    substitutes: List[str] = dataclasses.field(default_factory=list)  # `substitute_in_graph(f)(p)`: global names f
     config: Dict[str, object] = dataclasses.field(default_factory=dict)
     imports: Dict[str, str] = dataclasses.field(default_factory=dict)
     module_names: Dict[str, Binding] = dataclasses.field(default_factory=dict)  # global name -> its binding

@@ -48,7 +48,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
             for frame, env in _entry_targets(project, summary, decl):
                 add(frame, env, decl.fullgraph, summary, decl.spelling, decl.names, obj if env is not None else None,
                     decl.training, (summary.path, decl.function) if decl.function else None,
-                    (_SWITCHED,) if switched is None else ())
+                    decl.unsure + ((_SWITCHED,) if switched is None else ()))
     for spec in settings.entry_points:
         for frame, env in _entry_point_targets(project, spec):
             add(frame, env, False, project.by_path[frame.path], f"entry point {spec}")

@@ -70,10 +70,11 @@ class Project:
                 if d.qualname in SUBSTITUTES and d.expr is not None and d.expr.op == Op.CALLV \
                         and len(d.expr.parts) > 1 and d.expr.parts[1].op == Op.GLOBAL:
                     self._substituted.add(d.expr.parts[1].value)
+        self._substituted.update(summary.substitutes)
 
     def substituted(self, frame: Frame) -> bool:
-        """Whether a ``@torch._dynamo.substitute_in_graph(f)`` polyfill of a file read replaces the module-level
-        function ``f`` that ``frame`` runs: Dynamo traces the polyfill in its place, never ``f``'s body
+        """Whether a ``@torch._dynamo.substitute_in_graph(f)`` polyfill (or ``substitute_in_graph(f)(polyfill)``) of
+        a file read replaces the module-level function ``f`` that ``frame`` runs: Dynamo traces the polyfill in its place, never ``f``'s body
         (torch/_dynamo/decorators.py ``substitute_in_graph``; measured: tests/cases/kinds kd7)."""
         summary = self.by_path.get(frame.path)
         return summary is not None and (f"{summary.module}.{frame.name}" if summary.module else frame.name) \

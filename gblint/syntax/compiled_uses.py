@@ -1,4 +1,5 @@
-"""Whether a compiled object a function binds to a local name is ever run compiled.
+"""Whether a compiled object a function binds to a local name is ever run compiled (:func:`runs_compiled`), and which
+compiled objects only a container or an attribute nobody reads keeps (:func:`stored_away`).
 
 ``cf = torch.compile(f)`` in a driver's ``main()`` compiles nothing until ``cf`` is called: where the function never
 reads ``cf`` again (the original ``f`` is called instead), or calls it only inside ``with
@@ -9,7 +10,7 @@ then it counts as run.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Set
+from typing import Callable, Dict, Optional, Set
 
 import libcst as cst
 
@@ -79,3 +80,79 @@ def runs_compiled(body: cst.CSTNode, name: str, resolve: Callable[[cst.BaseExpre
     uses = _Uses(name, resolve)
     body.visit(uses)
     return uses.runs
+
+
+#: methods that store their argument in the container they are called on
+_STORING_METHODS = frozenset({"append", "appendleft", "extend", "insert", "add", "setdefault", "update"})
+#: attributes that calling their object runs (``nn.Module.__call__`` runs ``forward``)
+_RUN_BY_CALL = frozenset({"forward", "__call__"})
+
+
+class _Stores(cst.CSTVisitor):
+    """Where each compile call of ``pending`` (ids of nodes) puts the compiled object, and the attribute names the
+    module reads."""
+
+    def __init__(self, pending: Set[int]) -> None:
+        super().__init__()
+        self.pending = pending
+        self.stack: list = []
+        self.where: dict = {}  # id of a pending call -> ("container",) or ("attribute", name) when stored away
+        self.read_attrs: Set[str] = set()
+        self._stored: Set[int] = set()  # ids of the Attribute nodes that are assignment targets
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.pending:
+            self.where[id(node)] = (node, _store_of(node, self.stack))
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute):
+            self._stored.add(id(node.target))
+        if isinstance(node, cst.Attribute) and id(node) not in self._stored:
+            self.read_attrs.add(node.attr.value)
+        self.stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+        super().on_leave(original_node)
+
+
+def _store_of(node: cst.CSTNode, stack: list) -> Optional[tuple]:
+    """Where the value of ``node`` (its parents in ``stack``) goes when only a container or an attribute keeps it."""
+    parent = stack[-1] if stack else None
+    if isinstance(parent, (cst.Element, cst.StarredElement)) or isinstance(parent, cst.DictElement) \
+            and parent.value is node:
+        return ("container",)
+    if isinstance(parent, cst.Arg) and len(stack) > 1:
+        call = stack[-2]
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in _STORING_METHODS:
+            return ("container",)
+        return None
+    if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node:
+        targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+        if targets and all(isinstance(t, cst.Subscript) for t in targets):
+            return ("container",)
+        if targets and all(isinstance(t, cst.Attribute) for t in targets):
+            return ("attribute",) + tuple(t.attr.value for t in targets)
+    return None
+
+
+def stored_away(module: cst.Module, pending: Set[int]) -> Dict[int, str]:
+    """The compile calls of ``pending`` (ids of their nodes in ``module``) whose compiled object only a container
+    keeps (an element of a list, tuple, set or dict, ``fns.append(...)``, ``table[k] = ...``) or an attribute the
+    module never reads (``h.fn = torch.compile(f)`` and no ``.fn`` anywhere; ``forward`` is read by calling the
+    module): nothing the file shows runs it, so what it compiles is traced only when some code calls it (measured:
+    tests/cases/kinds kd14). Maps each to the words of that condition."""
+    stores = _Stores(pending)
+    module.visit(stores)
+    out: Dict[int, str] = {}
+    for key, (node, where) in stores.where.items():
+        if where is None:
+            continue
+        args = getattr(node, "args", ())
+        what = module.code_for_node(args[0].value) if args else "object"
+        what = f"`{what}`" if len(what) <= 40 and "\n" not in what else "object"
+        if where[0] == "container":
+            out[key] = f"the compiled {what} in a container is called"
+        elif not any(a in stores.read_attrs or a in _RUN_BY_CALL for a in where[1:]):
+            out[key] = f"the compiled {what} stored as `.{where[1]}` is called"
+    return out

@@ -14,10 +14,10 @@ import libcst as cst
 from ..core.model import (Binding, Dotted, Expr, FileSummary, InstanceCall, InstanceValue, LocalFunction, Method, RegionDecl,
                           SelfAttrMethod, SelfMethod, Span)
 from ..core.ops import Op
-from .compiled_uses import runs_compiled
+from .compiled_uses import runs_compiled, stored_away
 from .refs import Refs, module_itself
 from .scope import FunctionScope
-from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS, STANCE_SETTERS
+from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS, STANCE_SETTERS, SUBSTITUTES
 from .traversal import kwarg, literal
 
 
@@ -64,7 +64,7 @@ class Regions:
         self._escaped: Set[_Name] = set()  # names handed to a call or another name: set elsewhere, maybe
         self._bound: Dict[_Name, int] = {}  # how many times a name is bound to something other than its compiled self
         self._discarded: Set[int] = set()  # ids of the calls whose result a statement throws away
-        self._made: Dict[int, List[RegionDecl]] = {}  # id of a compile call in a function -> the regions it declared
+        self._made: Dict[int, List[RegionDecl]] = {}  # id of a compile call -> the regions it declared
         self._local_compiled: Dict[str, List[Tuple[List[RegionDecl], str]]] = {}  # function -> (regions, local name)
 
     def visit_Expr(self, node: cst.Expr) -> None:
@@ -85,6 +85,10 @@ class Regions:
             self.summary.sets_default_dtype = True
         if _switches(node, q) and (self.builder.in_function() or id(node) not in self._discarded):
             self.summary.config["dynamo_switched"] = True  # not a statement at the top (summary.collect_config)
+        if isinstance(func, cst.Call) and func.args and scope.resolve(func.func) in SUBSTITUTES:
+            replaced = self.builder.value_of(func.args[0].value)  # `substitute_in_graph(f)(polyfill)`
+            if replaced.op == Op.GLOBAL:
+                self.summary.substitutes.append(replaced.value)
         if q in COMPILE_NAMES:
             self.record_compile(node)
         elif isinstance(func, cst.Attribute) and func.attr.value == "compile":
@@ -118,8 +122,7 @@ class Regions:
         if disable is not None and literal(disable) is not False:  # `disable=not USE_COMPILE`: decided on values
             for decl in self.summary.regions[before:]:
                 decl.disable = self.builder.value_of(disable)
-        if fn is not None:
-            self._made[id(span_node or call)] = self.summary.regions[before:]
+        self._made[id(span_node or call)] = self.summary.regions[before:]
 
     def _record_compile_target(self, call, target, scope, fullgraph, span, fn) -> None:
         if isinstance(target, cst.Call):
@@ -243,6 +246,20 @@ class Regions:
                 continue
             if len(modes) == 1 and None not in modes:
                 decl.training = next(iter(modes))
+
+    def settle(self, module: cst.Module) -> None:
+        """At the module's end: each region's mode (:meth:`settle_modes`) and what keeps its compiled object
+        (:meth:`settle_stores`)."""
+        self.settle_modes()
+        self.settle_stores(module)
+
+    def settle_stores(self, module: cst.Module) -> None:
+        """At the module's end, the regions of the compiled objects only a container or an attribute never read keeps
+        (:func:`gblint.syntax.compiled_uses.stored_away`): conditional on the object being called."""
+        for key, condition in stored_away(module, set(self._made)).items():
+            for decl in self._made[key]:
+                decl.unsure += (condition,)
+        self._made = {}
 
     def qual(self, name: str) -> str:
         """The dotted name of ``name`` defined in this module."""

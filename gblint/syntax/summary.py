@@ -232,7 +232,7 @@ class SummaryBuilder(PositionedVisitor):
 
     def leave_Module(self, node: cst.Module) -> None:
         self.bindings.settle_grown()
-        self.regions.settle_modes()
+        self.regions.settle(node)
         self.blocks.fill_conditions()
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
