@@ -13,7 +13,8 @@ import libcst as cst
 from gblint.syntax import value_syntax
 from gblint.core.model import Expr
 from gblint.core.ops import Op
-from gblint.abstract.tensors import DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, mask_kind, maybe_tensor
+from gblint.abstract.tensors import (DYNAMIC_OUTPUT_ATEN, DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, mask_kind,
+                                     maybe_tensor)
 from gblint.syntax.traversal import code_of
 
 from .base import Rule
@@ -28,6 +29,8 @@ CONDITIONAL = {"repeat_interleave", "index"}
 DYNAMIC_METHODS = DYNAMIC_OUTPUT_METHODS - CONDITIONAL
 DYNAMIC_FUNCS = {q for q in DYNAMIC_OUTPUT_FUNCS if q.rpartition(".")[2] not in CONDITIONAL} \
     | {f"torch.Tensor.{n}" for n in DYNAMIC_METHODS}
+#: the same ops called as ``torch.ops.aten.<op>`` or ``torch.ops.aten.<op>.<overload>`` (``one_hot``: its own rule)
+DYNAMIC_ATEN = DYNAMIC_OUTPUT_ATEN - CONDITIONAL - {"one_hot"}
 
 
 class DynamicShapeOp(Rule):
@@ -56,6 +59,10 @@ class DynamicShapeOp(Rule):
         "    pos = x[x > 0]  # expect: GBL106\n"
         "    u = torch.unique(x.round())  # expect: GBL106\n"
         "    return idx.sum() + pos.sum() + u.sum()\n",
+        "import torch\n"
+        "@torch.compile\n"
+        "def f(x):\n"
+        "    return torch.ops.aten.nonzero.default(x).sum()  # expect: GBL106\n",
         "import torch\n"
         "@torch.compile\n"
         "def f(labels):\n"
@@ -125,7 +132,7 @@ class DynamicShapeOp(Rule):
             return None
         func = node.func
         q = ctx.resolve(func)
-        if q in DYNAMIC_FUNCS:
+        if q in DYNAMIC_FUNCS or q and q.startswith("torch.ops.aten.") and q.split(".")[3] in DYNAMIC_ATEN:
             first = next((a.value for a in node.args if a.keyword is None), None)
             return self._gated(node, f"`{q}(...)` has a data-dependent output shape", None,
                                _with_data(first, ctx) if first is not None else None)

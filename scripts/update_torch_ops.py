@@ -89,6 +89,8 @@ size depends on tensor data: fake tensors raise ``DynamicOutputShapeException``,
 ``capture_dynamic_output_shape_ops`` off), by the names torch exports them under (:func:`dynamic_output_shape`):
 ``{"functions": ["torch.bincount", "torch.linalg.lstsq", "torch.nn.functional.ctc_loss"...], "methods": [...]}``.
 
+``python_methods``: the Tensor methods whose stub returns only Python scalars (:func:`python_methods`).
+
 ``refused``: what Dynamo's own trackers refuse whatever the arguments: the ``torch`` functions whose handler in
 ``torch/_dynamo/variables/torch.py`` (``@register(torch.is_inference_mode_enabled)``) and the Tensor methods whose
 ``method_<name>`` in ``variables/tensor.py`` (``method_resize_``) is one ``unimplemented(...)`` call, with the id of
@@ -101,8 +103,10 @@ Python scalar (``is_neg() -> _bool``, ``storage_offset() -> _int | SymInt``) and
 ``torch._numpy`` module (``random.py``, ``fft.py``, ``linalg.py``) binds in its namespace (``def``, ``class``,
 assignment, import; under ``if``/``try`` too, not in function bodies). Dynamo runs a NumPy function as the ``torch._numpy`` function of the same name (``get_np_to_tnp_map``,
 ``torch/_dynamo/variables/misc.py``); one with none breaks (GB0294 "attempted to trace numpy function unsupported by
-PyTorch": ``np.random.permutation``, ``np.random.default_rng``; measured: tests/cases/kinds kd11). The top-level
-``numpy`` namespace is built by loops in ``torch/_numpy/_ufuncs.py`` and is not listed.
+PyTorch": ``np.random.permutation``, ``np.random.default_rng``; measured: tests/cases/kinds kd11). For the top-level
+``numpy``, built by ``import *`` and loops in ``torch/_numpy``, an over-count: every name any of its files binds at
+module scope and every identifier string in their module-scope literals (``np.nanmean``, ``np.isin`` are not among
+them and break: kd15).
 
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
@@ -739,7 +743,8 @@ def _defined(body):
 
 
 def dynamic_output_shape(torch_dir, tags):
-    """``{"functions": [...], "methods": [...]}``: see the module docstring. An op's exported name is its own, or it
+    """``{"functions": [...], "methods": [...], "aten": [...]}``: see the module docstring (``aten``: the ops' own
+    names, for ``torch.ops.aten.<op>.<overload>``). An op's exported name is its own, or it
     without a leading ``_`` and trailing digits (``_unique2``: ``torch.unique``; ``_ctc_loss``:
     ``F.ctc_loss``); ``linalg_<x>`` is ``torch.linalg.<x>`` (``lstsq = _add_docstr(_linalg.linalg_lstsq, ...)``)."""
     read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
@@ -766,18 +771,52 @@ def dynamic_output_shape(torch_dir, tags):
                 functions.add(f"torch.linalg.{linalg[name]}")
             if name in methods_known:
                 methods.add(name)
-    return {"functions": sorted(functions), "methods": sorted(methods)}
+    return {"functions": sorted(functions), "methods": sorted(methods), "aten": sorted(tags)}
 
 
-def _only_unimplemented(func):
-    """The ``gb_type`` of the one ``unimplemented(...)`` call that is all of ``func``'s body (its docstring aside),
-    else None."""
+def _only_unimplemented(func, config_on=frozenset()):
+    """The ``gb_type`` of the one ``unimplemented(...)`` call that is all of ``func``'s body (its docstring aside), or
+    that its first statement ``if config.<flag>: unimplemented(...)`` makes where ``<flag>`` (of ``config_on``, the
+    Dynamo settings true by default) holds (``method_is_inference``); else None."""
     body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if body and isinstance(body[0], ast.If) and not body[0].orelse and (_dotted(body[0].test) or "").startswith(
+            "config.") and _dotted(body[0].test)[len("config."):] in config_on:
+        body = body[0].body
+    elif len(body) != 1:
+        return None
     if len(body) != 1 or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Call) \
             or _dotted(body[0].value.func) != "unimplemented":
         return None
     kw = {k.arg: k.value for k in body[0].value.keywords}
     return kw["gb_type"].value if isinstance(kw.get("gb_type"), ast.Constant) else None
+
+
+def python_methods(torch_dir):
+    """The Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub returns a
+    Python scalar (``is_inference() -> _bool``, ``storage_offset() -> _int``): their result is no tensor."""
+    with open(os.path.join(torch_dir, "_C", "__init__.pyi"), encoding="utf-8") as fh:
+        init = ast.parse(fh.read()).body
+    base = next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body
+    returns = {}
+    for node in base:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("__"):
+            parts = {p.strip() for p in ast.unparse(node.returns).split("|")} if node.returns is not None else {None}
+            returns.setdefault(node.name, set()).update(parts)
+    python = SCALARS | {"SymInt", "SymFloat", "SymBool"}
+    return sorted(n for n, r in returns.items() if r <= python)
+
+
+def _config_on(torch_dir):
+    """The names ``torch/_dynamo/config.py`` sets to ``True`` at its top (the settings on by default)."""
+    with open(os.path.join(torch_dir, "_dynamo", "config.py"), encoding="utf-8") as fh:
+        body = ast.parse(fh.read()).body
+    out = set()
+    for node in body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(value, ast.Constant) and value.value is True:
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
+    return out
 
 
 def _registry_ids(version):
@@ -792,9 +831,9 @@ def refused(torch_dir, data_dependent_methods, ids):
     see the module docstring; ``ids`` maps a ``gb_type`` to its id (:func:`_registry_ids`), one not there is
     left out."""
     read = lambda *p: open(os.path.join(torch_dir, *p), encoding="utf-8").read()  # noqa: E731
-    functions = {}
+    functions, on = {}, _config_on(torch_dir)
     for node in ast.walk(ast.parse(read("_dynamo", "variables", "torch.py"))):
-        if isinstance(node, ast.FunctionDef) and (gb_type := _only_unimplemented(node)):
+        if isinstance(node, ast.FunctionDef) and (gb_type := _only_unimplemented(node, on)):
             for deco in node.decorator_list:
                 if isinstance(deco, ast.Call) and _dotted(deco.func) == "register" and gb_type in ids:
                     functions.update({d: ids[gb_type] for d in map(_dotted, deco.args) if d and d.startswith("torch.")})
@@ -804,7 +843,7 @@ def refused(torch_dir, data_dependent_methods, ids):
     for node in tracker.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("method_"):
             handled.add(node.name[len("method_"):])
-            if (gb_type := _only_unimplemented(node)) in ids and not node.name.startswith("method_attr_"):
+            if (gb_type := _only_unimplemented(node, on)) in ids and not node.name.startswith("method_attr_"):
                 methods[node.name[len("method_"):]] = ids[gb_type]
         elif isinstance(node, ast.Assign):
             handled.update(t.id[len("method_"):] for t in node.targets
@@ -848,7 +887,29 @@ def numpy_module_names(torch_dir):
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
         out[f"numpy.{module}"] = sorted(names)
+    out["numpy"] = sorted(_numpy_top_names(os.path.join(torch_dir, "_numpy")))
     return out
+
+
+def _numpy_top_names(folder):
+    """Every name the top-level ``torch._numpy`` namespace may bind, read as text and over-counted: it is filled by
+    ``from ._funcs import *`` and loops over the public functions of the ``*_impl.py`` files (``vars()[name] = ...``),
+    so every name any file of ``folder`` binds at module scope, and every string in a module-scope list, tuple or
+    dict literal (``_dtypes``' alias tables), counts. A name of NumPy's that is not among them has no counterpart."""
+    names = set()
+    for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
+        with open(path, encoding="utf-8") as fh:
+            nodes = _module_scope(ast.parse(fh.read()).body)
+        names |= _defined(nodes)
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                names.update(c.value for c in ast.walk(node.value)
+                             if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.isidentifier())
+    return names
 
 
 def main():
@@ -885,7 +946,8 @@ def main():
                torch_dir, tagged(read(site, "torchgen", "packaged", "ATen", "native", "native_functions.yaml"),
                                  "dynamic_output_shape")),
            "refused": refused(torch_dir, methods, _registry_ids(version)),
-           "numpy_module_names": numpy_module_names(torch_dir)}
+           "numpy_module_names": numpy_module_names(torch_dir),
+           "python_methods": python_methods(torch_dir)}
     path = os.path.join(HERE, "..", "gblint", "data", f"torch_ops-{version}.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=2)

@@ -171,7 +171,8 @@ something else, or the reverse (a guard that must stay clean):
   compiled is not traced, a ``cached_property`` not yet computed skips the frame that reads it (kd7-kd9); a
   ``Function``'s ``backward`` is traced where an input requires grad (kd10); a NumPy function ``torch._numpy`` has
   none of breaks (kd11); a file that switches Dynamo off anywhere but at its top proves no region compiled (kd12);
-  a compiled object only a container or an attribute nobody reads keeps proves no region either (kd14);
+  a compiled object only a container or an attribute nobody reads keeps proves no region either (kd14); top-level
+  NumPy functions, ``torch.ops.aten`` spellings and Python-valued Tensor methods read from torch's files (kd15);
   ``.nonzero()`` of a receiver of unknown kind breaks only where the walk proves it a tensor (kd13).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
@@ -671,6 +672,18 @@ def test_what_is_compiled_but_never_traced_reports_nothing():
                         "kd9_dynamo_disabled_by_config.py")}
     assert got == {"kd7_compiled_but_never_run.py": [(57, "GBL204", "conditional", "skip", ("GB0142",))],
                    "kd8_stance_set_at_module_level.py": [], "kd9_dynamo_disabled_by_config.py": []}, got
+
+
+def test_numpy_aten_and_python_valued_methods_read_from_torch():
+    """Measured (kd15): top-level NumPy functions ``torch._numpy`` has none of (``nanmean``, ``isin``, ``interp``,
+    ``lexsort``) break (GB0294), those it has do not; ``torch.ops.aten.<op>.<overload>`` of an op whose output size
+    depends on data breaks (GB0036) and ``aten.add``/``aten.mul`` do not; ``x.is_inference()`` breaks (GB0045) and
+    its result is a Python bool: the ``if`` on it makes no break."""
+    found = {d["line"]: (d["gb_ids"][0], d["certainty"])
+             for d in predicted()["kd15_numpy_and_aten_spellings_read_from_torch.py"]}
+    assert found == {10: ("GB0294", "definite"), 16: ("GB0294", "definite"), 22: ("GB0294", "definite"),
+                     28: ("GB0294", "definite"), 40: ("GB0036", "definite"), 45: ("GB0036", "definite"),
+                     55: ("GB0045", "definite")}, found
 
 
 def test_a_compiled_object_kept_away_is_traced_only_when_called():

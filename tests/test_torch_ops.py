@@ -51,6 +51,23 @@ def test_numpy_module_names_read_from_torch_files():
     assert numpy_untraced("numpy.linalg.eigvalsh") is False and numpy_untraced("numpy.fft.fftfreq") is False
     assert not numpy_untraced("numpy.random.normal") and not numpy_untraced("numpy.random.RandomState")
     assert not numpy_untraced("numpy.zeros") and not numpy_untraced("torch.randn")
+    # the top-level namespace, filled by `import *` and loops: over-counted, so what is traced is never claimed (kd15)
+    assert numpy_untraced("numpy.nanmean") and numpy_untraced("numpy.isin") and numpy_untraced("numpy.lexsort")
+    for traced in ("mean", "where", "clip", "nan_to_num", "cumsum", "float32", "array", "einsum", "abs", "maximum",
+                   "isfinite", "result_type", "ndim", "iinfo"):
+        assert not numpy_untraced(f"numpy.{traced}"), traced
+
+
+def test_python_methods_and_aten_spellings_read_from_torch_files():
+    """torch/_C/__init__.pyi: the Tensor methods whose stub returns a Python scalar have no tensor result
+    (``is_inference() -> _bool``); ``method_is_inference`` refuses while ``config.fake_tensor_disable_inference_mode``
+    (true by default) is on (GB0045); the ATen names of ``dynamic_output_shape`` ops (kd15)."""
+    from gblint.abstract.tensors import DYNAMIC_OUTPUT_ATEN, PY_METHODS, REFUSED_METHODS
+    assert {"is_inference", "is_neg", "storage_offset", "dim", "numel"} <= PY_METHODS
+    assert not {"add", "sum", "nonzero", "view"} & PY_METHODS
+    assert REFUSED_METHODS["is_inference"] == "GB0045"
+    assert {"nonzero", "unique_consecutive", "bincount", "masked_select"} <= DYNAMIC_OUTPUT_ATEN
+    assert not {"add", "mul", "where", "nonzero_static"} & DYNAMIC_OUTPUT_ATEN
 
 
 def test_numpy_random_scalars_read_from_torch_files():

@@ -25,8 +25,8 @@ PY_ATTRS = frozenset({
 #: always for a tensor that requires none (torch/_C/__init__.pyi: ``grad: Tensor | None``; measured: tests/cases/kinds kd2)
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
-# Tensor methods whose result is a Python value.
-PY_METHODS = frozenset({
+# Tensor methods whose result is a Python value: these, and those whose stub says so (``PY_METHODS`` below).
+_PY_METHODS = frozenset({
     "item", "tolist", "size", "dim", "numel", "ndimension", "nelement", "is_contiguous",
     "is_floating_point", "is_complex", "data_ptr", "element_size", "get_device", "stride",
     "storage_offset", "__len__", "is_pinned", "is_shared", "is_signed", "untyped_storage",
@@ -85,6 +85,9 @@ def _torch_ops() -> dict:
 
 
 _TORCH_OPS = _torch_ops()
+#: Tensor methods whose result is a Python value: the stubs' (scripts/update_torch_ops.py ``python_methods``:
+#: ``is_inference() -> _bool``) and those the stubs type otherwise (``tolist``, ``type``, hook registrations)
+PY_METHODS = _PY_METHODS | frozenset(_TORCH_OPS.get("python_methods", ()))
 _DATA_DEPENDENT = _TORCH_OPS.get("data_dependent", {})
 #: ``torch.nn`` module classes whose ``forward`` returns a Tensor (torch/nn/modules: ``-> Tensor``)
 TENSOR_MODULES = frozenset(_TORCH_OPS.get("tensor_modules", ()))
@@ -134,6 +137,7 @@ _DYNAMIC = _TORCH_OPS.get("dynamic_output_shape", {})
 #: ``dynamic_output_shape``: ``torch.bincount``, ``torch.linalg.lstsq``, ``.nonzero()``): a call breaks (GB0036)
 DYNAMIC_OUTPUT_FUNCS = frozenset(_DYNAMIC.get("functions", ()))
 DYNAMIC_OUTPUT_METHODS = frozenset(_DYNAMIC.get("methods", ()))
+DYNAMIC_OUTPUT_ATEN = frozenset(_DYNAMIC.get("aten", ()))  # the ATen ops' own names (``torch.ops.aten.nonzero``)
 _REFUSED = _TORCH_OPS.get("refused", {})
 #: what Dynamo's trackers refuse whatever the arguments, with the ``gb_type`` of the break: torch functions
 #: (``torch.is_inference_mode_enabled``) and Tensor methods (``resize_``); and the Tensor methods whose stub
@@ -203,9 +207,9 @@ _NUMPY_MODULE_NAMES = {k: frozenset(v) for k, v in _TORCH_OPS.get("numpy_module_
 
 
 def numpy_untraced(qualname: str) -> bool:
-    """Whether ``qualname`` (a resolved dotted name) is a function of ``numpy.random``, ``numpy.fft`` or
+    """Whether ``qualname`` (a resolved dotted name) is a function of ``numpy``, ``numpy.random``, ``numpy.fft`` or
     ``numpy.linalg`` whose ``torch._numpy`` module binds no name of it (scripts/update_torch_ops.py
-    ``numpy_module_names``): Dynamo breaks at the call (GB0294; ``np.random.permutation``). A class
+    ``numpy_module_names``): Dynamo breaks at the call (GB0294; ``np.random.permutation``, ``np.nanmean``). A class
     (``np.random.RandomState``: a break of another kind) is not claimed."""
     head, _, last = qualname.rpartition(".")
     names = _NUMPY_MODULE_NAMES.get(head)

@@ -499,8 +499,8 @@ def default_cache_dir(root: str) -> str:
 
 def settings_fingerprint(settings) -> str:
     """What besides a file's text decides its summary: dynamo config, the torch and Python
-    versions, the size limit, and gblint's own code (sizes and mtimes of its modules, so an edited rule never
-    reads a stale summary)."""
+    versions, the size limit, and gblint's own code and data (sizes and mtimes of its modules and of the tables read
+    from torch, so an edited rule or a regenerated table never reads a stale summary)."""
     from ..core.versions import torch_of
     items = sorted((k, repr(v)) for k, v in settings.dynamo_config.items())
     # the versions choose the rules and the facts they read; the size limit decides whether a file
@@ -517,7 +517,7 @@ def _code_stamp() -> str:
         for folder, dirs, files in os.walk(directory):  # the layer packages too
             dirs[:] = sorted(d for d in dirs if d.isidentifier())
             for name in sorted(files):
-                if name.endswith(".py"):
+                if name.endswith((".py", ".json")):  # the data read from torch (gblint/data) decides summaries too
                     st = os.stat(os.path.join(folder, name))
                     stamps.append(f"{os.path.relpath(os.path.join(folder, name), directory)}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("|".join(stamps).encode()).hexdigest()[:16]
