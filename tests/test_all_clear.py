@@ -129,6 +129,19 @@ def test_no_compiled_region_is_never_all_checks_passed(tmp_path, text):
     assert cov["regions"] == [] and cov["complete"] is False
 
 
+def test_a_file_that_switches_dynamo_off_at_its_top_says_so(tmp_path):
+    """Measured (kinds kd8): ``set_stance("force_eager")`` at a file's top makes what it compiles run eagerly; the
+    summary says Dynamo is switched off, not that no region was found, and JSON lists the file."""
+    text = ("import torch\ntorch.compiler.set_stance(\"force_eager\")\n\n\n@torch.compile\ndef f(x):\n"
+            "    print(x)\n    return x + 1\n\n\nf(torch.ones(2))\n")
+    proc = check(tmp_path, "m.py", text=text)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Dynamo is switched off at the top of 1 file"), proc.stdout
+    assert "All checks passed" not in proc.stdout and "--entry" not in proc.stdout
+    cov = coverage(tmp_path, "m.py")
+    assert cov["switched_off"] == ["m.py"] and cov["complete"] is False, cov
+
+
 def test_naming_the_entry_as_the_summary_says_checks_it(tmp_path):
     """The way out the summary names works: `--entry module:Class` makes the file checked, and passed."""
     proc = check(tmp_path, "--entry", "m:Net", "m.py", text=NO_REGION)

@@ -37,7 +37,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
                               unsure))
 
     for summary in checked:
-        switched = _switched(summary)
+        switched = switched_off(summary)
         if switched is True:
             continue  # switched off at module level, before any compiled object runs: Dynamo compiles nothing
         for decl in summary.regions:
@@ -58,7 +58,7 @@ def find_regions(project: Project, settings: Settings, summaries: Optional[List[
 _SWITCHED = "Dynamo is not switched off by the file's `set_stance` or `config.disable`"
 
 
-def _switched(summary: FileSummary) -> Optional[bool]:
+def switched_off(summary: FileSummary) -> Optional[bool]:
     """Whether the file switches Dynamo off before its compiled objects run: True where it is
     ``torch.compiler.set_stance("force_eager")`` or ``torch._dynamo.config.disable = True`` at its top and nothing else
     in it changes the stance or the setting; None where anything else does (a stance or value not known, another

@@ -73,7 +73,7 @@ def write_text(report: Report, out: TextIO, color: bool = False, show_hints: boo
         out.write(f"{conditional} conditional diagnostic{'s' if conditional != 1 else ''} in followed packages not shown (a break under "
                   "a test on the package's own configuration or state): `--conditional all` lists them.\n")
     if not quiet and not report.regions_found:
-        out.write(no_region_line(report.files_checked) + "\n")
+        out.write(no_region_line(report.files_checked, len(report.switched_off)) + "\n")
     if not quiet and report.unfollowed:
         out.write(unfollowed_text(report.unfollowed, incomplete_said=not n))
     for e in report.errors:
@@ -135,8 +135,15 @@ def _hidden_words(report) -> str:
     return f"{', '.join(why)} (diagnostic{'s' if total != 1 else ''} found but not shown)"
 
 
-def no_region_line(files: int) -> str:
-    """The summary of a run that found no compiled region: nothing was analysed, and how to name one."""
+def no_region_line(files: int, switched_off: int = 0) -> str:
+    """The summary of a run that found no compiled region: nothing was analysed, and how to name one; or, where
+    ``switched_off`` of the files compile something but switch Dynamo off at their top, that Dynamo traces none of
+    it."""
+    if switched_off:
+        return (f"Dynamo is switched off at the top of {switched_off} file{'s' if switched_off != 1 else ''} "
+                "(`torch.compiler.set_stance(\"force_eager\")` or `torch._dynamo.config.disable = True`): what "
+                f"{'they compile' if switched_off != 1 else 'it compiles'} runs eagerly, no graph is compiled and "
+                "nothing was checked for graph breaks.")
     return (f"No compiled region found in {files} file{'s' if files != 1 else ''}, so nothing was checked for graph "
             "breaks: name one with --entry module:function.")
 

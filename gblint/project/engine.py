@@ -47,7 +47,7 @@ from ..core.fs import import_roots, in_stdlib, module_findable, package_dir
 from ..core.lazy_modules import Exports, LazyInit
 from ..core.source import (SourceError, caused_by_recursion, check_size, describe_exception, digest, parse_source,
                            read_source, run_deep, too_deep)
-from ..dynamo.entries import (certainty, entry_point_frames, find_regions,  # noqa: F401 (public here too)
+from ..dynamo.entries import (certainty, entry_point_frames, find_regions, switched_off,  # noqa: F401 (public here too)
                               unresolved_reason, unresolved_regions, excluded_target)
 
 
@@ -645,13 +645,14 @@ def run(sources: Iterable[SourceFile], settings: Settings, cache=None, fixes: bo
     report = Report(kept, count, errors, hidden=hidden, versions=describe_versions(settings),
                     conditional_hidden=conditional_hidden, regions_found=len(regions), notes=notes)
     report.unfollowed = calltree.unfollowed_records(unfollowed)
+    report.switched_off = sorted(s.path for s in summaries if s.regions and switched_off(s) is True)
     if coverage:
         report.coverage = {
             "regions": [{"path": r.entry.path, "line": r.entry.info.span.line, "function": r.entry.name,
                          "spelling": r.spelling, **calltree.region_graphs(walks, r)} for r in regions],
             "functions": [{"path": f.path, "line": f.info.span.line, "function": f.name}
                           for f in model.visited.values()],
-            "unfollowed": report.unfollowed}
+            "unfollowed": report.unfollowed, "switched_off": report.switched_off}
     return report, project, regions, walks
 
 

@@ -25,6 +25,8 @@ class Report:
     # conditional diagnostics left out by `conditional` (Settings): their break lies in a followed package
     conditional_hidden: int = 0
     regions_found: int = 0  # compiled regions found
+    # checked files that compile something but switch Dynamo off at their top (dynamo.entries.switched_off)
+    switched_off: List[str] = dataclasses.field(default_factory=list)
     # what was not analysed, as notes for flake8 and the editor (GBL005/GBL006, reporting.coverage_notes)
     notes: List[Diagnostic] = dataclasses.field(default_factory=list)
 
