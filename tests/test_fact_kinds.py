@@ -172,7 +172,8 @@ something else, or the reverse (a guard that must stay clean):
   ``Function``'s ``backward`` is traced where an input requires grad (kd10); a NumPy function ``torch._numpy`` has
   none of breaks (kd11); a file that switches Dynamo off anywhere but at its top proves no region compiled (kd12);
   a compiled object only a container or an attribute nobody reads keeps proves no region either (kd14); top-level
-  NumPy functions, ``torch.ops.aten`` spellings and Python-valued Tensor methods read from torch's files (kd15);
+  NumPy functions, ``torch.ops.aten`` spellings and Python-valued Tensor methods read from torch's files (kd15); a
+  local name bound to a torch or NumPy function is that function (kd16);
   ``.nonzero()`` of a receiver of unknown kind breaks only where the walk proves it a tensor (kd13).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
@@ -684,6 +685,15 @@ def test_numpy_aten_and_python_valued_methods_read_from_torch():
     assert found == {10: ("GB0294", "definite"), 16: ("GB0294", "definite"), 22: ("GB0294", "definite"),
                      28: ("GB0294", "definite"), 40: ("GB0036", "definite"), 45: ("GB0036", "definite"),
                      55: ("GB0045", "definite")}, found
+
+
+def test_a_local_alias_of_a_torch_function_is_that_function():
+    """Measured (kd16): ``u = torch.unique_consecutive`` then ``u(x)`` breaks (GB0036) as the call spelled out does,
+    ``m = np.nanmean`` too (GB0294); ``s = torch.sort`` and a local bound to ``torch.nn.functional`` do not; a local
+    rebound in an arm of an ``if`` is not decided (no definite diagnostic)."""
+    found = {d["line"]: (d["gb_ids"][0], d["certainty"])
+             for d in predicted()["kd16_local_alias_of_a_torch_function.py"]}
+    assert found == {10: ("GB0036", "definite"), 16: ("GB0294", "definite")}, found
 
 
 def test_a_compiled_object_kept_away_is_traced_only_when_called():

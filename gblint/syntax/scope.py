@@ -138,7 +138,11 @@ class FunctionScope:
         scope = self
         while scope is not None:
             if head in scope.env and head not in scope.imports.names:
-                return None  # a local variable, not a module path
+                # a local variable, not a module path; unless what it holds here is one (`u = torch.unique`)
+                bound = scope.local_values.get(head)
+                if bound is not None and bound.op == Op.GLOBAL and "." in bound.value:
+                    return f"{bound.value}.{rest}" if rest else bound.value
+                return None
             scope = scope.parent
         target = self.imports.lookup(head)  # ImportTable.resolve, on the name already spelled out
         if target is None and head in BUILTIN_NAMES and head in self.builder.summary.module_names:
