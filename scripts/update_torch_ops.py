@@ -105,8 +105,9 @@ assignment, import; under ``if``/``try`` too, not in function bodies). Dynamo ru
 ``torch/_dynamo/variables/misc.py``); one with none breaks (GB0294 "attempted to trace numpy function unsupported by
 PyTorch": ``np.random.permutation``, ``np.random.default_rng``; measured: tests/cases/kinds kd11). For the top-level
 ``numpy``, built by ``import *`` and loops in ``torch/_numpy``, an over-count: every name any of its files binds at
-module scope and every identifier string in their module-scope literals (``np.nanmean``, ``np.isin`` are not among
-them and break: kd15).
+module scope and every identifier string in their module-scope literals, and the NumPy aliases of those names read
+from the installed ``numpy/__init__.pyi`` (``concat = concatenate``) (``np.nanmean``, ``np.isin`` are not among them
+and break: kd15).
 
 Usage: ``python3 scripts/update_torch_ops.py``.
 """
@@ -887,7 +888,25 @@ def numpy_module_names(torch_dir):
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
         out[f"numpy.{module}"] = sorted(names)
-    out["numpy"] = sorted(_numpy_top_names(os.path.join(torch_dir, "_numpy")))
+    out["numpy"] = sorted(_numpy_aliases(_numpy_top_names(os.path.join(torch_dir, "_numpy"))))
+    return out
+
+
+def _numpy_aliases(names):
+    """``names`` and the NumPy names that are another name for one of them: NumPy 2's ``acos = arccos``,
+    ``concat = concatenate`` in the installed ``numpy/__init__.pyi`` (read as text, never imported). Dynamo maps a
+    NumPy function by the object, so an alias is traced as what it names (measured: ``np.concat``, ``np.acos``)."""
+    spec = importlib.util.find_spec("numpy")
+    stub = os.path.join(spec.submodule_search_locations[0], "__init__.pyi") if spec and spec.submodule_search_locations \
+        else None
+    if stub is None or not os.path.exists(stub):
+        return set(names)
+    with open(stub, encoding="utf-8") as fh:
+        body = ast.parse(fh.read()).body
+    aliases = {n.targets[0].id: n.value.id for n in body if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name)}
+    out = set(names)
+    out |= {alias for alias, target in aliases.items() if target in out}
     return out
 
 

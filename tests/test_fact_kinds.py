@@ -173,7 +173,8 @@ something else, or the reverse (a guard that must stay clean):
   none of breaks (kd11); a file that switches Dynamo off anywhere but at its top proves no region compiled (kd12);
   a compiled object only a container or an attribute nobody reads keeps proves no region either (kd14); top-level
   NumPy functions, ``torch.ops.aten`` spellings and Python-valued Tensor methods read from torch's files (kd15); a
-  local name bound to a torch or NumPy function is that function (kd16);
+  local name bound to a torch or NumPy function is that function (kd16); what a helper found never traced or
+  traced as named (kd17-kd21);
   ``.nonzero()`` of a receiver of unknown kind breaks only where the walk proves it a tensor (kd13).
 
 ``observed.json`` is what torch 2.13.0 on Python 3.11 (eager backend, CPU) did with them, written by
@@ -200,6 +201,13 @@ _SWITCHED = "when Dynamo is not switched off by the file's `set_stance` or `conf
 CONDITIONAL = {
     # the order of the calls at run time decides which run compiled: every region of the file is conditional on it
     "kd12_stance_set_in_a_function.py": {11: _SWITCHED, 21: _SWITCHED},
+    # a switch under a module-level test decides at run time whether anything is compiled
+    "kd17_stance_under_a_module_level_test.py": {12: _SWITCHED},
+    # comprehensions, a parameter's default, a class attribute nobody reads: compiled objects maybe never called
+    "kd20_compiled_object_never_called_forms.py": {
+        8: "when the compiled `f` in a container is called",
+        19: "when the compiled `body` a parameter defaults to is called",
+        24: "when the compiled `work` stored as `.spare` is called"},
     # a compiled object only a container or an attribute nobody reads keeps runs only if some code calls it
     "kd14_compiled_object_kept_in_a_container_or_attribute.py": {
         8: "when the compiled `kept_in_list` in a container is called",
@@ -694,6 +702,22 @@ def test_a_local_alias_of_a_torch_function_is_that_function():
     found = {d["line"]: (d["gb_ids"][0], d["certainty"])
              for d in predicted()["kd16_local_alias_of_a_torch_function.py"]}
     assert found == {10: ("GB0036", "definite"), 16: ("GB0294", "definite")}, found
+
+
+def test_what_a_helper_found_never_traced_or_traced_as_named():
+    """Measured (kd17-kd21, programs a helper wrote): ``set_stance("force_eager")`` under a module-level ``if`` makes
+    every diagnostic conditional; ``config.disable = 1`` switches Dynamo off; ``substitute_in_graph`` by its other
+    spellings replaces the original; compiled objects a comprehension, a default or an unread class attribute keeps
+    are conditional on a call; NumPy 2's aliases are traced; ``with np.errstate(...)`` breaks and skips the rest."""
+    got = {name: sorted((d["line"], d["certainty"], d["effect"]) for d in predicted()[name])
+           for name in ("kd17_stance_under_a_module_level_test.py", "kd18_disable_set_to_a_truthy_int.py",
+                        "kd19_substitute_in_graph_spellings.py", "kd21_numpy2_aliases_and_numpy_managers.py")}
+    assert got == {"kd17_stance_under_a_module_level_test.py": [(12, "conditional", "break")],
+                   "kd18_disable_set_to_a_truthy_int.py": [], "kd19_substitute_in_graph_spellings.py": [],
+                   "kd21_numpy2_aliases_and_numpy_managers.py": [(21, "definite", "break"),
+                                                                 (21, "definite", "skip")]}, got
+    found = {d["line"]: d["certainty"] for d in predicted()["kd20_compiled_object_never_called_forms.py"]}
+    assert found == {8: "conditional", 13: "conditional", 19: "conditional", 24: "conditional"}, found
 
 
 def test_a_compiled_object_kept_away_is_traced_only_when_called():

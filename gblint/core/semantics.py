@@ -76,7 +76,8 @@ NONSTRICT = ("torch._dynamo.nonstrict_trace",)
 #: once while tracing and keeps its result as a constant (``assume_constant_result``): a break in the body never
 #: happens (torch/_dynamo/trace_rules.py, torch/_library/custom_ops.py; measured: tests/cases/kinds kd3)
 #: ``@substitute_in_graph(f)`` makes Dynamo trace the decorated polyfill wherever compiled code calls ``f``
-SUBSTITUTES = frozenset({"torch._dynamo.substitute_in_graph"})
+SUBSTITUTES = frozenset({"torch._dynamo.substitute_in_graph", "torch._dynamo.decorators.substitute_in_graph",
+                         "torch.compiler.substitute_in_graph"})
 OPAQUE = ("torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph", "torch.library.custom_op",
           "torch._library.custom_ops.custom_op", "torch._dynamo.assume_constant_result",
           "torch.compiler.assume_constant_result")

@@ -67,6 +67,7 @@ def switched_off(summary: FileSummary) -> Optional[bool]:
     ``set_stance``; measured: tests/cases/kinds kd7-kd9 and kd12)."""
     config = summary.config
     stance, disable = config.get("stance", "default"), config.get("disable", False)
+    disable = bool(disable) if isinstance(disable, (int, float)) else disable  # `config.disable = 1` switches it off
     if config.get("dynamo_switched") or stance not in EAGER_STANCES | {"default"} or disable not in (True, False):
         return None
     return True if disable is True or stance in EAGER_STANCES else False

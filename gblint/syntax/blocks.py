@@ -22,7 +22,7 @@ from ..core.model import Block, BlockKind, ContainerValue, Event, Expr, EventKin
 from ..core.ops import Op
 from ..core.names import dotted
 from ..core.semantics import FAILING_MANAGERS, GRAD_MODE_MANAGERS, NON_RESUMABLE_GB, RESUMABLE_MANAGERS
-from ..abstract.tensors import TORCH_CONTEXT_MANAGERS, UNSUPPORTED_MANAGERS, maybe_tensor
+from ..abstract.tensors import TORCH_CONTEXT_MANAGERS, UNSUPPORTED_MANAGERS, maybe_tensor, numpy_untraced
 from .traversal import code_of, literal, names_in
 from .bindings import note_guess
 from .scope import FunctionScope
@@ -573,6 +573,8 @@ class Blocks:
                 return Manager(ManagerKind.RESUMABLE, label, strict=strict if isinstance(strict, bool) else None)
             if q in UNSUPPORTED_MANAGERS:  # one of torch's own: its call breaks first (GB0208)
                 return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0208" if q in TORCH_CONTEXT_MANAGERS else "GB0142")
+            if q and numpy_untraced(q):  # `np.errstate(...)`: its call breaks (GB0294), then the `with` (kd15)
+                return Manager(ManagerKind.UNSUPPORTED, label, gb_id="GB0142")
             if q in NON_RESUMABLE_GB:
                 return Manager(ManagerKind.GENERIC, label, gb_id=NON_RESUMABLE_GB[q])
             return Manager(ManagerKind.GENERIC, label)

@@ -86,6 +86,8 @@ def runs_compiled(body: cst.CSTNode, name: str, resolve: Callable[[cst.BaseExpre
 _STORING_METHODS = frozenset({"append", "appendleft", "extend", "insert", "add", "setdefault", "update"})
 #: attributes that calling their object runs (``nn.Module.__call__`` runs ``forward``)
 _RUN_BY_CALL = frozenset({"forward", "__call__"})
+#: builtins that wrap what they are given for a class body
+_WRAPPERS = frozenset({"staticmethod", "classmethod"})
 
 
 class _Stores(cst.CSTVisitor):
@@ -116,16 +118,22 @@ class _Stores(cst.CSTVisitor):
 
 
 def _store_of(node: cst.CSTNode, stack: list) -> Optional[tuple]:
-    """Where the value of ``node`` (its parents in ``stack``) goes when only a container or an attribute keeps it."""
+    """Where the value of ``node`` (its parents in ``stack``) goes when only a container, an attribute (a class
+    attribute too) or a parameter's default keeps it."""
     parent = stack[-1] if stack else None
     if isinstance(parent, (cst.Element, cst.StarredElement)) or isinstance(parent, cst.DictElement) \
-            and parent.value is node:
+            and parent.value is node or isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) \
+            and parent.elt is node or isinstance(parent, cst.DictComp) and parent.value is node:
         return ("container",)
+    if isinstance(parent, cst.Param) and parent.default is node:
+        return ("default",)
     if isinstance(parent, cst.Arg) and len(stack) > 1:
         call = stack[-2]
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                 and call.func.attr.value in _STORING_METHODS:
             return ("container",)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _WRAPPERS:
+            return _store_of(call, stack[:-2])  # `staticmethod(torch.compile(f))`: where the wrapper goes
         return None
     if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node:
         targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
@@ -133,15 +141,19 @@ def _store_of(node: cst.CSTNode, stack: list) -> Optional[tuple]:
             return ("container",)
         if targets and all(isinstance(t, cst.Attribute) for t in targets):
             return ("attribute",) + tuple(t.attr.value for t in targets)
+        if targets and all(isinstance(t, cst.Name) for t in targets) and len(stack) > 3 \
+                and isinstance(stack[-4], cst.ClassDef):  # a class attribute: read as `.name`
+            return ("attribute",) + tuple(t.value for t in targets)
     return None
 
 
 def stored_away(module: cst.Module, pending: Set[int]) -> Dict[int, str]:
     """The compile calls of ``pending`` (ids of their nodes in ``module``) whose compiled object only a container
-    keeps (an element of a list, tuple, set or dict, ``fns.append(...)``, ``table[k] = ...``) or an attribute the
-    module never reads (``h.fn = torch.compile(f)`` and no ``.fn`` anywhere; ``forward`` is read by calling the
-    module): nothing the file shows runs it, so what it compiles is traced only when some code calls it (measured:
-    tests/cases/kinds kd14). Maps each to the words of that condition."""
+    keeps (an element of a list, tuple, set or dict, or of a comprehension, ``fns.append(...)``, ``table[k] = ...``), a
+    parameter's default, or an attribute the module never reads (``h.fn = torch.compile(f)``, a class attribute
+    ``spare = torch.compile(f)``, and no ``.fn`` anywhere; ``forward`` is read by calling the module): nothing the
+    file shows runs it, so what it compiles is traced only when some code calls it (measured: tests/cases/kinds kd14;
+    comprehensions, defaults and class attributes: a helper's programs). Maps each to the words of that condition."""
     stores = _Stores(pending)
     module.visit(stores)
     out: Dict[int, str] = {}
@@ -153,6 +165,8 @@ def stored_away(module: cst.Module, pending: Set[int]) -> Dict[int, str]:
         what = f"`{what}`" if len(what) <= 40 and "\n" not in what else "object"
         if where[0] == "container":
             out[key] = f"the compiled {what} in a container is called"
+        elif where[0] == "default":
+            out[key] = f"the compiled {what} a parameter defaults to is called"
         elif not any(a in stores.read_attrs or a in _RUN_BY_CALL for a in where[1:]):
             out[key] = f"the compiled {what} stored as `.{where[1]}` is called"
     return out

@@ -66,6 +66,7 @@ class Regions:
         self._discarded: Set[int] = set()  # ids of the calls whose result a statement throws away
         self._made: Dict[int, List[RegionDecl]] = {}  # id of a compile call -> the regions it declared
         self._local_compiled: Dict[str, List[Tuple[List[RegionDecl], str]]] = {}  # function -> (regions, local name)
+        self._module_switches: List[int] = []  # ids of the module-level calls that may switch Dynamo off or on
 
     def visit_Expr(self, node: cst.Expr) -> None:
         if isinstance(node.value, cst.Call):
@@ -85,8 +86,15 @@ class Regions:
             self.summary.sets_default_dtype = True
         if _switches(node, q) and (self.builder.in_function() or id(node) not in self._discarded):
             self.summary.config["dynamo_switched"] = True  # not a statement at the top (summary.collect_config)
+        elif _switches(node, q):
+            self._module_switches.append(id(node))  # at the top, unless under an `if`, `try`... (settle_switches)
+        if q in ("setattr", "builtins.setattr") and node.args and self.builder.ctx.resolve(node.args[0].value) in (
+                "torch._dynamo.config", "torch.compiler.config"):
+            self.summary.config["dynamo_switched"] = True  # `setattr(torch._dynamo.config, "disable", True)`
         if isinstance(func, cst.Call) and func.args and scope.resolve(func.func) in SUBSTITUTES:
             replaced = self.builder.value_of(func.args[0].value)  # `substitute_in_graph(f)(polyfill)`
+            if replaced.op == Op.ATTR and replaced.parts and replaced.parts[0].op == Op.GLOBAL:  # `Op.apply`
+                replaced = Expr(Op.GLOBAL, f"{replaced.parts[0].value}.{replaced.value}")
             if replaced.op == Op.GLOBAL:
                 self.summary.substitutes.append(replaced.value)
         if q in COMPILE_NAMES:
@@ -195,9 +203,12 @@ class Regions:
         """``model = Net().eval()`` sets the mode of what ``model`` names; ``compiled =
         torch.compile(model)`` makes ``compiled`` the module compiled (``OptimizedModule`` hands
         ``.eval()`` and ``.train()`` to the module it wraps)."""
-        if self.builder.in_function() and any(isinstance(t.target, cst.Attribute) and self.builder.ctx.resolve(
-                t.target) == "torch._dynamo.config.disable" for t in node.targets):
-            self.summary.config["dynamo_switched"] = True
+        if any(isinstance(t.target, cst.Attribute) and self.builder.ctx.resolve(t.target) == "torch._dynamo.config.disable"
+               for t in node.targets):
+            if self.builder.in_function():
+                self.summary.config["dynamo_switched"] = True
+            else:
+                self._module_switches.append(id(node))  # at the top, unless under an `if`... (settle)
         if any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "training" for t in node.targets):
             self._all_modes.add(None)  # `model.training = flag`
         if isinstance(node.value, cst.Name):  # `m = model`: the module goes by another name too
@@ -252,6 +263,10 @@ class Regions:
         (:meth:`settle_stores`)."""
         self.settle_modes()
         self.settle_stores(module)
+        top = {id(small.value) if isinstance(small, cst.Expr) else id(small) for stmt in module.body
+               if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body}
+        if any(key not in top for key in self._module_switches):  # under an `if`, a `try`, a `with` at module level
+            self.summary.config["dynamo_switched"] = True
 
     def settle_stores(self, module: cst.Module) -> None:
         """At the module's end, the regions of the compiled objects only a container or an attribute never read keeps
