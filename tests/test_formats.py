@@ -251,7 +251,7 @@ def test_json_coverage_unfollowed_lists_only_calls_into_unknown_code(tmp_path):
 def test_json_coverage_empty_without_regions(tmp_path):
     (tmp_path / "plain.py").write_text("def f(x):\n    return x\n")
     doc = json.loads(run_cli("check", "--format", "json", "--no-cache", str(tmp_path), cwd=str(tmp_path)).stdout)
-    assert doc["coverage"] == {"regions": [], "functions": [], "unfollowed": [], "complete": False}
+    assert doc["coverage"] == {"regions": [], "functions": [], "unfollowed": [], "switched_off": [], "complete": False}
 
 
 def test_sarif_and_github_carry_the_condition(validator, tmp_path):
