@@ -795,6 +795,12 @@ def _only_unimplemented(func, config_on=frozenset()):
 def python_methods(torch_dir):
     """The Tensor methods (``class TensorBase`` of ``torch/_C/__init__.pyi``) every overload of whose stub returns a
     Python scalar (``is_inference() -> _bool``, ``storage_offset() -> _int``): their result is no tensor."""
+    return sorted(_scalar_methods(torch_dir))
+
+
+def _scalar_methods(torch_dir):
+    """The ``TensorBase`` methods of ``torch/_C/__init__.pyi`` every overload of whose stub returns a Python scalar
+    (``SymInt`` and the like included)."""
     with open(os.path.join(torch_dir, "_C", "__init__.pyi"), encoding="utf-8") as fh:
         init = ast.parse(fh.read()).body
     base = next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body
@@ -804,7 +810,7 @@ def python_methods(torch_dir):
             parts = {p.strip() for p in ast.unparse(node.returns).split("|")} if node.returns is not None else {None}
             returns.setdefault(node.name, set()).update(parts)
     python = SCALARS | {"SymInt", "SymFloat", "SymBool"}
-    return sorted(n for n, r in returns.items() if r <= python)
+    return {n for n, r in returns.items() if r <= python}
 
 
 def _config_on(torch_dir):
@@ -849,16 +855,7 @@ def refused(torch_dir, data_dependent_methods, ids):
         elif isinstance(node, ast.Assign):
             handled.update(t.id[len("method_"):] for t in node.targets
                            if isinstance(t, ast.Name) and t.id.startswith("method_"))
-    init = ast.parse(read("_C", "__init__.pyi")).body
-    base = next(n for n in init if isinstance(n, ast.ClassDef) and n.name == "TensorBase").body
-    returns = {}
-    for node in base:
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("__"):
-            parts = {p.strip() for p in ast.unparse(node.returns).split("|")} if node.returns is not None else {None}
-            returns.setdefault(node.name, set()).update(parts)
-    python = SCALARS | {"SymInt", "SymFloat", "SymBool"}
-    scalar = sorted(n for n, r in returns.items()
-                    if r <= python and n not in handled and n not in data_dependent_methods)
+    scalar = sorted(n for n in _scalar_methods(torch_dir) if n not in handled and n not in data_dependent_methods)
     return {"functions": dict(sorted(functions.items())), "methods": dict(sorted(methods.items())),
             "unmodelled_scalar_methods": scalar}
 
