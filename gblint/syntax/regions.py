@@ -87,7 +87,7 @@ class Regions:
         if _switches(node, q) and (self.builder.in_function() or id(node) not in self._discarded):
             self.summary.config["dynamo_switched"] = True  # not a statement at the top (summary.collect_config)
         elif _switches(node, q):
-            self._module_switches.append(id(node))  # at the top, unless under an `if`, `try`... (settle_switches)
+            self._module_switches.append(id(node))  # at the top, unless under an `if`, `try`... (settle)
         if q in ("setattr", "builtins.setattr") and node.args and self.builder.ctx.resolve(node.args[0].value) in (
                 "torch._dynamo.config", "torch.compiler.config"):
             self.summary.config["dynamo_switched"] = True  # `setattr(torch._dynamo.config, "disable", True)`
@@ -259,8 +259,9 @@ class Regions:
                 decl.training = next(iter(modes))
 
     def settle(self, module: cst.Module) -> None:
-        """At the module's end: each region's mode (:meth:`settle_modes`) and what keeps its compiled object
-        (:meth:`settle_stores`)."""
+        """At the module's end: each region's mode (:meth:`settle_modes`), what keeps its compiled object
+        (:meth:`settle_stores`), and whether a switch of Dynamo at module level is not a statement at the top (under an
+        ``if``, a ``try``, a ``with``): then what is compiled is decided at run time (``config["dynamo_switched"]``)."""
         self.settle_modes()
         self.settle_stores(module)
         top = {id(small.value) if isinstance(small, cst.Expr) else id(small) for stmt in module.body
