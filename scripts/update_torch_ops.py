@@ -783,8 +783,6 @@ def _only_unimplemented(func, config_on=frozenset()):
     if body and isinstance(body[0], ast.If) and not body[0].orelse and (_dotted(body[0].test) or "").startswith(
             "config.") and _dotted(body[0].test)[len("config."):] in config_on:
         body = body[0].body
-    elif len(body) != 1:
-        return None
     if len(body) != 1 or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Call) \
             or _dotted(body[0].value.func) != "unimplemented":
         return None
@@ -874,17 +872,8 @@ def _module_scope(body):
 
 def numpy_module_names(torch_dir):
     """``{"numpy.random": [...], "numpy.fft": [...], "numpy.linalg": [...]}``: see the module docstring."""
-    out = {}
-    for module in ("random", "fft", "linalg"):
-        with open(os.path.join(torch_dir, "_numpy", f"{module}.py"), encoding="utf-8") as fh:
-            nodes = _module_scope(ast.parse(fh.read()).body)
-        names = _defined(nodes)
-        for node in nodes:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
-        out[f"numpy.{module}"] = sorted(names)
+    out = {f"numpy.{module}": sorted(_namespace(os.path.join(torch_dir, "_numpy", f"{module}.py"))[0])
+           for module in ("random", "fft", "linalg")}
     out["numpy"] = sorted(_numpy_aliases(_numpy_top_names(os.path.join(torch_dir, "_numpy"))))
     return out
 
@@ -914,18 +903,27 @@ def _numpy_top_names(folder):
     dict literal (``_dtypes``' alias tables), counts. A name of NumPy's that is not among them has no counterpart."""
     names = set()
     for path in sorted(glob.glob(os.path.join(folder, "*.py"))):
-        with open(path, encoding="utf-8") as fh:
-            nodes = _module_scope(ast.parse(fh.read()).body)
-        names |= _defined(nodes)
+        bound, nodes = _namespace(path)
+        names |= bound
         for node in nodes:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
                 names.update(c.value for c in ast.walk(node.value)
                              if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.isidentifier())
     return names
+
+
+def _namespace(path):
+    """``(names, statements)`` of the module at ``path``: the names it binds in its namespace (``def``, ``class``,
+    assignment, import; under ``if``/``try`` too, not in function bodies) and those statements (:func:`_module_scope`)."""
+    with open(path, encoding="utf-8") as fh:
+        nodes = _module_scope(ast.parse(fh.read()).body)
+    names = _defined(nodes)
+    for node in nodes:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names, nodes
 
 
 def main():

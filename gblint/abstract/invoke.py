@@ -603,11 +603,10 @@ class Calls:
         return self.interp.evaluate(value, env, None)
 
     def _subclassed(self, summary: FileSummary, qualname: str) -> bool:
-        """Whether a class of the files read names the class ``qualname`` of ``summary`` (or one of its name) as a
-        base."""
-        dotted = f"{summary.module}.{qualname}" if summary.module else qualname
+        """Whether a class of the files read names a class of the name of ``qualname`` (of ``summary``, or another of
+        that name) as a base."""
         tail = qualname.rsplit(".", 1)[-1]
-        return any(b == dotted or b == qualname or b.rsplit(".", 1)[-1] == tail
+        return any(b.rsplit(".", 1)[-1] == tail
                    for s in self.project.by_path.values() for c in s.classes.values() for b in c.bases)
 
     def calls_of(self, obj: Expr, args: Args) -> List[Target]:

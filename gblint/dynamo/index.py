@@ -74,8 +74,9 @@ class Project:
 
     def substituted(self, frame: Frame) -> bool:
         """Whether a ``@torch._dynamo.substitute_in_graph(f)`` polyfill (or ``substitute_in_graph(f)(polyfill)``) of
-        a file read replaces the module-level function ``f`` that ``frame`` runs: Dynamo traces the polyfill in its place, never ``f``'s body
-        (torch/_dynamo/decorators.py ``substitute_in_graph``; measured: tests/cases/kinds kd7)."""
+        a file read replaces the module-level function ``f`` that ``frame`` runs: Dynamo traces the polyfill in its
+        place, never ``f``'s body (torch/_dynamo/decorators.py ``substitute_in_graph``; measured: tests/cases/kinds
+        kd7, kd14, kd19)."""
         summary = self.by_path.get(frame.path)
         return summary is not None and (f"{summary.module}.{frame.name}" if summary.module else frame.name) \
             in self._substituted

@@ -154,6 +154,8 @@ def stored_away(module: cst.Module, pending: Set[int]) -> Dict[int, str]:
     ``spare = torch.compile(f)``, and no ``.fn`` anywhere; ``forward`` is read by calling the module): nothing the
     file shows runs it, so what it compiles is traced only when some code calls it (measured: tests/cases/kinds kd14;
     comprehensions, defaults and class attributes: a helper's programs). Maps each to the words of that condition."""
+    if not pending:
+        return {}  # most files compile nothing: no second walk of them
     stores = _Stores(pending)
     module.visit(stores)
     out: Dict[int, str] = {}

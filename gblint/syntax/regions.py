@@ -264,10 +264,11 @@ class Regions:
         ``if``, a ``try``, a ``with``): then what is compiled is decided at run time (``config["dynamo_switched"]``)."""
         self.settle_modes()
         self.settle_stores(module)
-        top = {id(small.value) if isinstance(small, cst.Expr) else id(small) for stmt in module.body
-               if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body}
-        if any(key not in top for key in self._module_switches):  # under an `if`, a `try`, a `with` at module level
-            self.summary.config["dynamo_switched"] = True
+        if self._module_switches:
+            top = {id(small.value) if isinstance(small, cst.Expr) else id(small) for stmt in module.body
+                   if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body}
+            if any(key not in top for key in self._module_switches):  # under an `if`, a `try`, a `with`
+                self.summary.config["dynamo_switched"] = True
 
     def settle_stores(self, module: cst.Module) -> None:
         """At the module's end, the regions of the compiled objects only a container or an attribute never read keeps
