@@ -10,7 +10,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from gblint.syntax import value_syntax
+from gblint.syntax import factories, value_syntax
 from gblint.core.model import Expr
 from gblint.core.ops import Op
 from gblint.abstract.tensors import (DYNAMIC_OUTPUT_ATEN, DYNAMIC_OUTPUT_FUNCS, DYNAMIC_OUTPUT_METHODS, mask_kind,
@@ -216,4 +216,4 @@ def _with_data(operand: cst.BaseExpression, ctx) -> Gate:
 
 
 def _empty(v: Expr) -> bool:
-    return v.op == Op.TENSOR and value_syntax.NO_DATA in v.parts
+    return v.op == Op.TENSOR and factories.NO_DATA in v.parts

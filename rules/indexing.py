@@ -25,16 +25,61 @@ from .notes import forget_local, instance_classes, local_note, note_local
 
 def tensor_size(node, ctx):
     """The kind token of ``node`` when it is a size read out of tensor data: a reduction or other
-    tensor method called on a tensor (``lengths.max()``); None for names and arithmetic, whose value
-    may be a size Dynamo knows (a ``sequence_length`` parameter, deberta's
-    ``torch.tensor(min(q.size(-2), k.size(-2)))``: no break measured in the ecosystem harness)."""
+    tensor method called on a tensor (``lengths.max()``), an element of one, a name bound to one (:func:`_made_or_param`);
+    None for arithmetic, whose value may be a size Dynamo knows (deberta's ``max_relative_positions - att_span``)
+    and for a name whose kind only a use suggests."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS:
         return ctx.known_tensor(node)
     if isinstance(node, cst.Subscript):  # an element of a proven tensor is a tensor (``offsets[i]``)
         return ctx.known_tensor(node)
     if isinstance(node, cst.Name):  # an element a loop took from a tensor (``for start in starts:``)
-        return local_note(ctx, "tensor element", node.value)
+        # or a name bound to a tensor by what made it (``n = torch.tensor(3)``) or read out of a parameter
+        # (``n = lengths.max()``, ``s = ptr[1]``): each breaks as a bound (measured: tests/cases/kinds kd22)
+        return local_note(ctx, "tensor element", node.value) or _made_or_param(node, ctx)
     return None
+
+
+def _made_or_param(node: cst.BaseExpression, ctx):
+    """The kind token of ``node`` when it is a tensor by what made it (:func:`_made_tensor`: ``"T"``) or read out of
+    a parameter never rebound (``ptr[:-1]``, ``lengths.max()``, a local every binding of which is such a read), which
+    is a tensor if the caller passes one or its annotation says so (``"p:NAME"`` or ``"T"``); None for a kind only a
+    use suggests (names unpacked from a helper's result: diffusers' Lumina2 ``encoder_seq_lengths, seq_lengths =
+    self.rope_embedder(...)`` are lists of ints) or a name also bound otherwise (``n = ptr[1] if flag else 2``)."""
+    if _made_tensor(node, ctx):
+        return "T"
+    info = ctx.info
+    k = ctx.known_tensor(node)
+    if k is None or info is None:
+        return None
+    root = node
+    while isinstance(root, cst.Subscript) or isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) \
+            and root.func.attr.value in TENSOR_METHOD_RESULTS:
+        root = root.value if isinstance(root, cst.Subscript) else root.func.value
+    if not isinstance(root, cst.Name) or root is node and root.value not in info.locals:
+        return None  # a parameter itself (`x[:n]`): an int the caller passes, mostly (no break measured in the harness)
+    if root.value in info.locals:  # a local every binding of which is a tensor made or read out of a parameter
+        bound = info.locals[root.value]
+        return k if bound and all(_param_read(v) or _tensor_value(v) for v in bound) else None
+    return k if any(p.name == root.value for p in info.params) else None
+
+
+_WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})
+
+
+def _param_read(e) -> bool:
+    """Whether the value ``e`` is an element of a parameter never rebound, or what a Tensor method makes of one
+    (``ptr[1]``, ``lengths.max()``)."""
+    while e.op in (Op.SUB, Op.CALLV) and e.parts:
+        if e.op == Op.CALLV:
+            method = e.parts[0].value if e.parts[0].op == Op.ATTR else None
+            # `t.max()` without arguments is a tensor (torch/_C/__init__.pyi: only `max(dim)` gives a tuple)
+            if method not in TENSOR_METHOD_RESULTS and (method not in _WHOLE_REDUCTIONS or len(e.parts) > 1) \
+                    or not e.parts[0].parts:
+                return False
+            e = e.parts[0].parts[0]
+        else:
+            e = e.parts[0]
+    return e.op == Op.PARAM
 
 
 def note_tensor_elements(node: cst.For, ctx) -> None:
@@ -56,7 +101,7 @@ def note_tensor_elements(node: cst.For, ctx) -> None:
             continue
         # a tensor by what makes it (a torch op's stub, a factory), not by how a name is used: diffusers' Lumina2
         # `zip(encoder_seq_lengths, seq_lengths)` unpacks lists of ints a helper returns
-        kind = "T" if isinstance(target, cst.Name) and _made_tensor(it, ctx) else None
+        kind = _made_or_param(it, ctx) if isinstance(target, cst.Name) else None
         for name in _names(target):
             if kind is not None and name == target.value:
                 note_local(ctx, "tensor element", name, kind)

@@ -199,6 +199,8 @@ FILES = sorted(n for n in os.listdir(FOLDER) if n.endswith(".py"))
 _SWITCHED = "when Dynamo is not switched off by the file's `set_stance` or `config.disable`"
 #: program -> {line: condition} of the conditional diagnostics whose break did not happen in the measured run
 CONDITIONAL = {
+    # a `return` nested in an arm: the rest runs only when it did not return (the flags are set at run time)
+    "kd26_return_nested_in_an_arm.py": {13: "when `not (A and B)`", 31: "when `not (not (x.is_complex()) and B)`"},
     # the order of the calls at run time decides which run compiled: every region of the file is conditional on it
     "kd12_stance_set_in_a_function.py": {11: _SWITCHED, 21: _SWITCHED},
     # a switch under a module-level test decides at run time whether anything is compiled
@@ -532,7 +534,7 @@ def test_measured_breaks_are_definite_where_the_kind_is_a_fact():
         exempt = name in CONDITIONAL or name in ORDER_CONDITIONAL or name in OUTSIDE_CONDITIONAL \
             or name in GRAD_NOT_FOLLOWED or name in UNKNOWN_VALUE or name in CHANGED_UNSEEN or name in DIRTY_IN_HELPER \
             or name in NOT_FOLLOWED or name in LOOP_BACK or name in EACH_STEP or name in EACH_ARM or name in ITERATOR_REBUILT \
-            or name in FLAG_STORED or name in ITEM_MISSES or name in LOOP_ARM or name in STATE_BEFORE
+            or name in FLAG_STORED or name in ITEM_MISSES or name in LOOP_ARM or name in STATE_BEFORE or name in EITHER_ARM
         if exempt or not DOC["programs"][name]["breaks"]:
             continue
         certainties = {d["certainty"] for d in predicted()[name] if d["effect"] in ("break", "skip", "error")}
@@ -1047,3 +1049,74 @@ def test_a_type_alias_read_from_another_module_is_what_the_caller_passes(tmp_pat
                              cwd=str(tmp_path)).stdout)
     got = sorted((d["line"], d["code"], d["certainty"]) for d in doc["diagnostics"])
     assert got == [(10, "GBL102", "definite"), (15, "GBL102", "definite")], got
+
+
+def test_a_slice_bound_bound_to_a_tensor_by_name_skips_the_frame():
+    """Measured (kd22): a slice bound that is a name bound to a tensor (``s = ptr[1]``, ``n = lengths.max()``,
+    ``n = torch.tensor(3)``) or taken by a loop from a parameter the driver fills with a tensor (torch_geometric's
+    ``HeteroLinear.forward_naive``) skips the frame (GB0124); an ``int`` parameter's or a shape's does not, nor one a
+    loop takes from lists of ints a module returns (diffusers' Lumina2: the kind of an unpacked result is no fact).
+    An ``int`` parameter as a bound on the line of another break leaves that break reported (``F.one_hot(i, max(top,
+    n))[..., :n]`` breaks at ``one_hot``, GB0033: mixture-of-experts' ``safe_one_hot``)."""
+    found = sorted((d["line"], d["code"], d["certainty"], d["effect"])
+                   for d in predicted()["kd22_tensor_slice_bound_by_name.py"])
+    assert found == [(12, "GBL135", "definite", "skip"), (18, "GBL135", "definite", "skip"),
+                     (23, "GBL135", "definite", "skip"), (28, "GBL135", "definite", "skip"),
+                     (43, "GBL139", "definite", "break")], found
+
+
+DEVICE_SET = """import torch
+
+torch.set_default_device("cpu")
+
+
+class Check(torch.nn.Module):
+    def forward(self, preds):
+        if preds.device == torch.device("cpu"):
+            if not torch.all((preds >= 0) * (preds <= 1)):
+                preds = preds.sigmoid()
+        return preds * 2
+
+
+def main():
+    model = torch.compile(Check())
+    return model(torch.rand(32) * 2)
+"""
+
+
+def test_dtype_and_device_of_the_driver_inputs_are_facts(tmp_path):
+    """Measured (kd23): the driver's ``torch.rand(32) * 2`` is a float32 tensor on the CPU, so ``is_floating_point()``,
+    ``is_complex()`` (methods or ``torch.`` functions), ``.device == torch.device("cpu")``, ``.device.type``,
+    ``.is_cuda`` and ``.is_cpu`` decide their branches: the breaks behind the arms taken are definite and those behind the others are not reported
+    (torchmetrics' ``normalize_logits_if_needed``). A program that sets the default device (any file of the project
+    read: it is checked alone) leaves the device test undecided: conditional (Dynamo breaks at line 9, GB0170, measured
+    on torch 2.13 with ``torch.set_default_device("cpu")``; it would not on a CUDA default)."""
+    found = sorted((d["line"], d["certainty"]) for d in predicted()["kd23_dtype_and_device_of_inputs.py"])
+    assert found == [(11, "definite"), (17, "definite")], found
+    (tmp_path / "main.py").write_text(DEVICE_SET)
+    doc = json.loads(run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", "main.py",
+                             cwd=str(tmp_path)).stdout)
+    found = [(d["line"], d["certainty"], d["condition"]) for d in doc["diagnostics"]]
+    assert found == [(9, "conditional", 'when `preds.device == torch.device("cpu")`')], found
+
+
+#: program -> the line and condition of a break met whichever arm of a test decided at run time runs: the condition
+#: left is a test that inputs are not empty (the default output shows it)
+EITHER_ARM = {"kd25_break_met_under_either_arm.py": (8, "when `x.numel() > 0` (true for inputs that are not empty)")}
+
+
+def test_a_break_met_whichever_arm_runs_drops_that_test_from_its_condition():
+    """Measured (kd25): a helper that breaks on inputs that are not empty, called from both arms of a test decided at
+    run time, breaks whichever arm runs: the condition names only the test that inputs are not empty (shown by
+    default), not the arm's test (before: "and 1 more condition")."""
+    for name, (line, condition) in EITHER_ARM.items():
+        found = [(d["line"], d["certainty"], d["condition"]) for d in predicted()[name]]
+        assert found == [(line, "conditional", condition)], found
+
+
+def test_the_rest_after_a_return_nested_in_an_arm_runs_only_when_it_did_not_return():
+    """Measured (kd26, a helper found it): after ``if a: if b: return``, the rest runs only when ``not (a and b)``; it
+    was taken to run always (a definite break at the ``print`` where Dynamo made none). Decided parts decide it:
+    ``if A: if x.is_complex(): return`` with a float ``x`` always reaches the ``print`` (definite)."""
+    found = [(d["line"], d["certainty"]) for d in predicted()["kd26_return_nested_in_an_arm.py"]]
+    assert found == [(13, "conditional"), (21, "definite"), (31, "conditional")], found

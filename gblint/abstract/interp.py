@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from . import attr_hooks, keyed, nn_overlay, tensors, values
+from . import attr_hooks, devices, keyed, nn_overlay, tensors, values
 from ..core.fs import installed
 from .loop_binds import each_item
 from .changes import ProgramChanges, import_groups
@@ -45,7 +45,8 @@ from ..core.semantics import SELF_RETURNING_METHODS, TRANSPARENT_DECORATORS
 from .values import DEFAULT_DTYPE, UNKNOWN, Env, const, union
 
 _MODULE = "<module>"
-_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.SLICE, Op.TENSOR, Op.DTYPE, Op.LAYOUT,
+                    Op.DEVICE})  # each its own value
 
 
 class Interpreter:
@@ -395,13 +396,9 @@ class Interpreter:
             return union(self.attribute(p, name, calls) for p in base.parts)
         if base == values.OTHER:  # what is read from an unknown alternative is one too
             return base
-        if base.op == Op.TENSOR:
-            dtype = self.dtype_of(base)
-            if name == "dtype":
-                return Expr(Op.DTYPE, dtype) if dtype else UNKNOWN
-            if values.STRIDED in base.parts and (name == "layout" or name in values.STRIDED_FLAGS):
-                return values.STRIDED if name == "layout" else const(False)
-            return Method(base, name) if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
+        if base.op in (Op.TENSOR, Op.DEVICE):
+            return devices.attribute(base, name, self.dtype_of(base) if base.op == Op.TENSOR else None,
+                                     self.dtypes_changed())
         if isinstance(base, Module):
             return self.global_value(f"{base.name}.{name}")
         if isinstance(base, Ext):

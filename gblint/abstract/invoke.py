@@ -438,6 +438,9 @@ class Calls:
             return folded
         if name in COMPILE_NAMES:
             return first if first is not None else UNKNOWN
+        if name.startswith("torch.") and name[6:] in tensors.DTYPE_TESTS and first is not None \
+                and first.op == Op.TENSOR and len(args.positional) == 1 and not args.keywords:
+            return self._builtin_method(Method(first, name[6:]), Args(()), calls, want)  # `torch.is_complex(x)`
         if name in DISABLE:
             return Disabled(first) if first is not None else UNKNOWN
         if name == "functools.wraps":
@@ -536,6 +539,9 @@ class Calls:
     def _builtin_method(self, fn: Method, args: Args, calls: Optional[list], want: bool) -> Expr:
         """A method of a container, a library instance or a constant."""
         recv, name = fn.recv, fn.name
+        if recv.op == Op.TENSOR and name in tensors.DTYPE_TESTS and not args.positional and not args.keywords:
+            dtype = self.interp.dtype_of(recv)  # `preds.is_floating_point()` of a tensor whose dtype is known
+            return UNKNOWN if dtype is None else const(tensors.DTYPE_TESTS[name](dtype))
         if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
             inputs = None if args.star or args.starstar else args.positional + tuple(v for _, v in args.keywords)
             return Expr(Op.TENSOR, parts=method_grad(name, recv, inputs) + values.method_layout(name, recv)) \

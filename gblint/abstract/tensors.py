@@ -54,6 +54,12 @@ softmax softplus sort sqrt square squeeze std sub sub_ sum swapaxes t take tan t
 topk trace transpose tril triu true_divide trunc type_as unbind unflatten unfold uniform_ unique
 unsqueeze var view view_as where zero_ backward register_hook retain_grad float16 argwhere count_nonzero
 """.split())
+#: Tensor methods that test the dtype (torch/_C/__init__.pyi: ``is_floating_point``, ``is_complex``), each as a test
+#: of the dtype's name (torch/_C/_VariableFunctions.pyi dtype names: ``float32``, ``bfloat16``, ``float8_e4m3fn``)
+DTYPE_TESTS = {
+    "is_floating_point": lambda dtype: dtype.startswith(("float", "bfloat")),
+    "is_complex": lambda dtype: dtype.startswith("complex"),
+}
 #: the classes whose instances are tensors (torch/_tensor.py, torch/nn/parameter.py), as annotations name them
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch._tensor.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                           "torch.nn.Buffer", "torch.nn.parameter.Buffer"})

@@ -22,6 +22,7 @@ from .env import Env
 from ..core.model import CallArgs, Expr, Param
 from ..core.ops import Op
 from .bools import bool_valued
+from .layouts import STRIDED, STRIDED_FLAGS, device_part, method_layout  # noqa: F401 (read as values.STRIDED...)
 from .sizes import op_fails
 
 UNKNOWN = Expr(Op.UNKNOWN)
@@ -51,8 +52,9 @@ def const(value) -> Expr:
 # known unless the environment holds an interpreter, Env.resolver).
 OBJECT_OPS = frozenset({Op.LOCAL, Op.FREE, Op.GLOBAL, Op.ATTR, Op.SUB, Op.CALLV, Op.ITER, Op.UNPACK, Op.DEF, Op.SUPER,
                         Op.ENTER, Op.KW, Op.STAR, Op.STARSTAR, Op.SLICE, Op.STORED})
-_NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE, Op.LAYOUT})
-_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE, Op.LAYOUT})  # each its own value
+_NOT_NONE_OPS = frozenset({Op.NOTNONE, Op.SEQ, Op.DICT, Op.SET, Op.TENSOR, Op.FILTERED, Op.OBJ, Op.DTYPE, Op.LAYOUT,
+                           Op.DEVICE})
+_AS_IS = frozenset({Op.CONST, Op.NOTNONE, Op.UNKNOWN, Op.OBJ, Op.TENSOR, Op.DTYPE, Op.LAYOUT, Op.DEVICE})  # each its own value
 # The ops evaluate rejects (unknown): never a value alone, a `dict`'s key-value pair and a `tensor`'s `grad`
 # part; what a protocol method of an object returns (gblint.abstract.interp follows it). evaluate, or decide for a test,
 # dispatches on every other op (tests/test_ops.py).
@@ -89,7 +91,7 @@ def evaluate(e: Expr, env: Env) -> Expr:
     if op == Op.ARITH:  # a tensor when an operand is one (torch/_C/__init__.pyi: Tensor.__add__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
         if any(_tensor(p) for p in parts):
-            return ndarrays.result_of([p for p in parts if _tensor(p)])
+            return _with_scalars(e.value, parts) or ndarrays.result_of([p for p in parts if _tensor(p)])
         return _arith(e.value, parts) or NOTNONE
     if op in _PY_OPS:  # a comparison with a tensor is a tensor (torch/_C/__init__.pyi: Tensor.__gt__... -> Tensor)
         parts = [evaluate(p, env) for p in e.parts]
@@ -197,6 +199,24 @@ _ARITH = {"Add": operator.add, "Subtract": operator.sub, "Multiply": operator.mu
           "BitXor": operator.xor}
 # whether a value is a tensor: one, or one of several that all are (two alternatives that differ in their facts)
 _tensor = lambda v: v.op == Op.TENSOR or (v.op == Op.UNION and bool(v.parts) and all(p.op == Op.TENSOR for p in v.parts))  # noqa: E731
+
+
+def _with_scalars(name: str, parts) -> Optional[Expr]:
+    """Arithmetic ``name`` of one plain tensor and a Python number (``torch.rand(32) * 2``): a tensor on that device,
+    of that dtype where it is a floating one, or an integer one with an int other than by ``/`` (Python scalars take
+    part in type promotion below tensors: torch/_prims_common ``elementwise_dtypes``); None for other operands."""
+    tensors = [p for p in parts if p.op == Op.TENSOR]
+    if len(tensors) != 1 or len(parts) != 2 or ndarrays.NDARRAY in tensors[0].parts or not all(
+            p.op == Op.CONST and type(p.value) in (int, float, bool) for p in parts if p is not tensors[0]):
+        return None
+    t, number = tensors[0], next(p.value for p in parts if p is not tensors[0])
+    floating = t.value == DEFAULT_DTYPE or str(t.value).startswith(("float", "bfloat"))
+    integral = str(t.value).startswith(("int", "uint")) and type(number) is int and name in _INT_KEEPING
+    return Expr(Op.TENSOR, t.value if floating or integral else None,
+                ((STRIDED,) if STRIDED in t.parts else ()) + device_part(t, ""))
+
+
+_INT_KEEPING = frozenset({"Add", "Subtract", "Multiply", "FloorDivide", "Modulo"})  # int tensor op int: that dtype
 
 
 def _arith(name: str, parts) -> Optional[Expr]:
@@ -338,7 +358,7 @@ def decide(e: Expr, env: Env) -> Optional[bool]:
                 return bool(_PY_OPS[op](a.value, b.value))
             except TypeError:
                 return None
-        if a.op == b.op and a.op in (Op.DTYPE, Op.LAYOUT) and op in (Op.EQ, Op.NE):
+        if a.op == b.op and a.op in (Op.DTYPE, Op.LAYOUT, Op.DEVICE) and op in (Op.EQ, Op.NE):
             return (a.value == b.value) == (op == Op.EQ)
         if op in (Op.EQ, Op.NE) and a.op != Op.UNION and b.op != Op.UNION and \
                 {a.op, b.op} & {Op.CONST} and ({a.op, b.op} - {Op.CONST}) <= _NOT_NONE_OPS and \
@@ -609,25 +629,6 @@ def holds_tensor(v: Expr) -> Optional[bool]:
     return None
 
 
-#: a tensor's part (and the value of its ``layout``): a plain ``torch.Tensor`` (no subclass), strided
-#: (torch/_C/__init__.pyi: ``strided``): what torch's factories make and a plain tensor's methods return
-STRIDED = Expr(Op.LAYOUT, "strided")
-# the methods whose result is no plain strided tensor when the receiver is one: another layout, a subclass
-# (torch/_tensor.py, _C/__init__.pyi)
-_RELAYOUT = frozenset({"to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
-                       "to_sparse_bsc", "to_mkldnn", "to_padded_tensor", "sparse_mask", "_to_sparse",
-                       "as_subclass", "_make_subclass", "_make_wrapper_subclass", "__torch_function__"})
-# what a tensor attribute is for a strided one (``t.is_sparse``...: torch/_C/__init__.pyi, TensorBase)
-STRIDED_FLAGS = frozenset({"is_sparse", "is_sparse_csr", "is_nested", "is_quantized", "is_mkldnn"})
-
-
-def method_layout(name: str, recv: Expr) -> tuple:
-    """The ``layout`` part of what the Tensor method ``name`` of ``recv`` returns: :data:`STRIDED` when
-    ``recv`` is strided and the method keeps the layout (every method but the conversions), else ``()``."""
-    return (STRIDED,) if STRIDED in recv.parts and name not in _RELAYOUT else (ndarrays.NDARRAY,) \
-        if ndarrays.NDARRAY in recv.parts else ()  # NumPy's methods give arrays
-
-
 def not_tensor(v: Optional[Expr]) -> bool:
     """Whether the value ``v`` (None: not known) is certainly not a tensor: a constant, a
     container, a program object (:mod:`gblint.abstract.objects`) other than a library's instance."""
@@ -637,7 +638,7 @@ def not_tensor(v: Optional[Expr]) -> bool:
         return bool(v.parts) and all(not_tensor(p) for p in v.parts)
     if v.op == Op.OBJ:
         return type(v).__name__ not in ("ExtInst", "Method")
-    return v.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET, Op.DTYPE) or v == INDEX
+    return v.op in (Op.CONST, Op.SEQ, Op.DICT, Op.SET, Op.DTYPE, Op.DEVICE) or v == INDEX
 
 
 def is_constant(v: Expr) -> bool:

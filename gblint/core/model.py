@@ -632,7 +632,9 @@ class FileSummary:
     star_imports: List[str] = dataclasses.field(default_factory=list)  # ``from M import *``: the modules M
     module_calls: List[Tuple[str, CallArgs]] = dataclasses.field(default_factory=list)  # ``name(...)`` at module level
     module_values: Dict[str, Tuple[Expr, ...]] = dataclasses.field(default_factory=dict)  # global -> what it is assigned
-    sets_default_dtype: bool = False  # calls ``torch.set_default_dtype`` or autocast (dtypes are then not known)
+    # calls ``torch.set_default_dtype``, ``set_default_device``, autocast or enters ``torch.device`` (the dtypes and
+    # devices of factories' tensors are then not known)
+    sets_default_dtype: bool = False
     # attributes assigned, deleted or ``setattr`` on anything at module level (in a function:
     # FunctionInfo.stores); methods called at module level (``model.enable()``)
     stored_attrs: Tuple[str, ...] = ()

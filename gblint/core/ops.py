@@ -52,6 +52,7 @@ class Op(str, enum.Enum):
     FOLD = "fold"  # ``any``/``all`` (``value``) of ``parts[0]``
     DTYPE = "dtype"  # the dtype ``value``
     LAYOUT = "layout"  # the torch.layout ``value`` (``strided``, ``sparse_coo``...); also a ``tensor``'s part: its layout
+    DEVICE = "device"  # the torch.device ``value`` (``cpu``, ``cuda:1``); also a ``tensor``'s part (gblint.abstract.devices)
 
     # objects, for following calls (gblint.abstract.interp evaluates them; tests treat them as not known unless the
     # interpreter says what they are)

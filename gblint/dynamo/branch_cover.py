@@ -50,10 +50,23 @@ def way_to(ev: Event, env: Optional[values.Env], path: str) -> Optional[Way]:
 
 def below(call: Event, at_call: Optional[Way], inner: Optional[Way]) -> Optional[Way]:
     """The way to an event reached through ``call``: the choices on the way to the call (``at_call``), then
-    those in the callee (``inner``), keyed below the call."""
+    those in the callee (``inner``), keyed below the call (by the call and what it passes: :func:`_inputs`)."""
     if at_call is None or inner is None:
         return None
-    return at_call + tuple((((id(call),) + key[0],) + key[1:], arm) for key, arm in inner)
+    here = (id(call), _inputs(call))
+    return at_call + tuple((((here,) + key[0],) + key[1:], arm) for key, arm in inner)
+
+
+def _inputs(call: Event) -> Optional[str]:
+    """What ``call`` passes, as text, where it passes only the caller's own parameters (not rebound) and constants:
+    two calls that pass the same then run the callee on the same values, whichever arm makes them; None otherwise."""
+    args = call.args
+    if args is None:
+        return None
+    passed = args.positional + tuple(v for _, v in args.keywords) + args.rest + args.rest_kw
+    if not all(isinstance(v, Expr) and v.op in (Op.PARAM, Op.CONST) for v in passed):
+        return None
+    return repr((args.positional, args.keywords, args.star, args.starstar, args.rest, args.rest_kw))
 
 
 def covering(ways: Iterable[Optional[Way]]) -> Optional[tuple]:
@@ -78,6 +91,28 @@ def _covering(ways: Sequence[Way], depth: int) -> Optional[tuple]:
                 and _covering(b_ways, depth + 1) is not None:
             return key
     return None
+
+
+def merged(a: Way, b: Way) -> Optional[Way]:
+    """The way two ways to one event make together where they part at one statement, each taking another arm of
+    it, and make the same choices after it (the same statements, with their arms, reached through calls that pass
+    the same parameters and constants: :func:`_same_calls`): the event is then met whichever arm that statement
+    takes, given the choices before it and after it. Returns that way without the statement's choice; None where the two ways are not such a pair."""
+    if len(a) != len(b) or not a:
+        return None
+    i = next((n for n, (x, y) in enumerate(zip(a, b)) if x[0] != y[0] or _arm_key(x[1]) != _arm_key(y[1])), None)
+    if i is None or a[i][0] != b[i][0] or not _negates(a[i][1].test, b[i][1].test):
+        return None
+    if any(x[0][1:] != y[0][1:] or _arm_key(x[1]) != _arm_key(y[1]) or not _same_calls(x[0][0], y[0][0])
+           for x, y in zip(a[i + 1:], b[i + 1:])):
+        return None
+    return a[:i] + a[i + 1:]
+
+
+def _same_calls(x: tuple, y: tuple) -> bool:
+    """Whether two chains of calls (``(id, inputs)`` pairs, outermost first) run their callees on the same values: each
+    the same call, or calls passing the same parameters and constants (:func:`_inputs`)."""
+    return len(x) == len(y) and all(p == q or (p[1] is not None and p[1] == q[1]) for p, q in zip(x, y))
 
 
 def _arm_key(arm: Block) -> object:

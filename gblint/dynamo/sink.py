@@ -13,11 +13,14 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from ..core import messages, registry
-from .branch_cover import Way, covering
+from .branch_cover import Way, covering, merged
 from ..core.codes import CODES
 from ..core.diagnostics import CERTAINTY_RANK, Diagnostic, TraceFrame
 from .frame_context import FrameContext, certainty_under
 from ..core.model import FixRequest, Outcome
+
+
+_MAX_WAYS = 64  # ways to one diagnostic compared pairwise (:meth:`DiagnosticSink._parted`), at most
 
 
 class DiagnosticSink:
@@ -30,6 +33,9 @@ class DiagnosticSink:
         self.reported_sites: Dict[Tuple[str, int], int] = {}  # site -> index of its first diagnostic
         self.emitted: Dict[tuple, int] = {}  # (code, path, line, frame) -> index of its diagnostic
         self.ways: Dict[Tuple[int, tuple], List[Way]] = {}  # (index, context) -> the ways it was met on
+        # (index, context) -> (way, conditions) it was met on, for ways that part at one statement (:func:`merged`)
+        self.met: Dict[Tuple[int, tuple], List[Tuple[Way, Tuple[str, ...]]]] = {}
+        self.conditions: Dict[int, Tuple[str, ...]] = {}  # index -> the context and conditions of its certainty
 
     def emit(self, code: str, outcome: Outcome, frame_name: str, path: str, span, message: str, hint: str,
              gb_ids: Tuple[str, ...], trace: Tuple[TraceFrame, ...], conditions: Optional[Tuple[str, ...]],
@@ -70,9 +76,11 @@ class DiagnosticSink:
             if new.certainty and CERTAINTY_RANK[new.certainty] > CERTAINTY_RANK.get(old.certainty, -1):
                 self.ctx.record_emitted(conditions, earlier)
                 self.diagnostics[earlier] = new
+                self.conditions[earlier] = self.ctx.context + (conditions or ())
             return
         self.reported_sites.setdefault(site, len(self.diagnostics))
         self.emitted[key] = len(self.diagnostics)
+        self.conditions[len(self.diagnostics)] = self.ctx.context + (conditions or ())
         self._covered(len(self.diagnostics), conditions, way if effect != "error" else None)
         self.ctx.record_emitted(conditions)
         self.diagnostics.append(new)
@@ -89,7 +97,32 @@ class DiagnosticSink:
         if len(ways) > 1 and covering(ways) is not None:
             self.ctx.record_emitted((), index)
             return ()
-        return conditions
+        return self._parted(index, conditions, way)
+
+    def _parted(self, index: int, conditions: Tuple[str, ...], way: Way) -> Tuple[str, ...]:
+        """``conditions``, less the test of a statement where ``way`` and a way met before part, each taking another
+        arm, with the same choices after it (:func:`gblint.dynamo.branch_cover.merged`) and the same conditions but
+        that test and its negation: the break is met whichever arm runs. Only ever fewer conditions, never none
+        (that only :func:`gblint.dynamo.branch_cover.covering` proves)."""
+        met = self.met.setdefault((index, self.ctx.context), [])
+        todo = [(way, tuple(conditions))]
+        best = tuple(conditions)
+        while todo and len(met) < _MAX_WAYS:
+            w, c = todo.pop()
+            for w0, c0 in list(met):
+                joined = merged(w0, w)
+                if joined is None:
+                    continue
+                only0, only = set(c0) - set(c), set(c) - set(c0)
+                if len(only0) != 1 or len(only) != 1:
+                    continue
+                fewer = tuple(x for x in c0 if x not in only0)
+                if fewer and (joined, fewer) not in met:
+                    todo.append((joined, fewer))
+                    if len(fewer) < len(best):
+                        best = fewer
+            met.append((w, c))
+        return best
 
     def _surer(self, index: int, effect: str, conditions: Optional[Tuple[str, ...]]) -> None:
         """The site of diagnostic ``index`` is met again: when it is surer now (definite where it was conditional)."""
@@ -97,8 +130,13 @@ class DiagnosticSink:
             return
         how, condition = certainty_under(self.ctx.context, conditions)
         d = self.diagnostics[index]
-        if d.certainty and CERTAINTY_RANK.get(how, -1) > CERTAINTY_RANK.get(d.certainty, -1):
+        rank, before = CERTAINTY_RANK.get(how, -1), CERTAINTY_RANK.get(d.certainty, -1)
+        now, was = set(self.ctx.context + (conditions or ())), set(self.conditions.get(index, ()))
+        if d.certainty and (rank > before or rank == before and conditions is not None and now < was):
             self.diagnostics[index] = dataclasses.replace(d, certainty=how, condition=condition)
+            self.conditions[index] = self.ctx.context + (conditions or ())
+            if rank == before:  # what a frame analysed again under another context makes of it (recontext)
+                self.ctx.record_emitted(conditions, index)
 
 
 def _end(trace: Tuple[TraceFrame, ...]) -> Tuple[str, int]:

@@ -38,8 +38,9 @@ from ..core.diagnostics import Edit, Fix
 
 # 10: Manager.callee dropped; 11: msgpack records (gblint.project.cache_codec); 12: Event.callee, DisabledCall,
 # NonstrictCall dropped (issue 39); 13: Event.alone; 15: RegionDecl.disable; 16: compiled objects never run declare no
-# region, config["stance"]; 17: config["dynamo_switched"]; 18: RegionDecl.unsure, FileSummary.substitutes
-FORMAT = 18
+# region, config["stance"]; 17: config["dynamo_switched"]; 18: RegionDecl.unsure, FileSummary.substitutes; 19: factory
+# tensors carry their device, `set_default_device` and `with torch.device` change the defaults
+FORMAT = 19
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # far above any summary; a larger file is not ours
 
 # The classes an entry may hold, by tag: the model's dataclasses (their fields stored in order)

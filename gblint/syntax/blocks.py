@@ -16,8 +16,9 @@ import libcst as cst
 from . import value_syntax
 from .arm_kinds import ArmKinds, loop_back
 from .loops import _names_bound as names_bound, loop_exits
-from .backedge import ReturnsFirst
-from .suites import _all_exit, _exits, _pattern_test, _raises, _returns, no_backedge, raises_test
+from .backedge import ReturnsFirst, _returns_in
+from .suites import (_all_exit, _exits, _jumps_on, _none_of, _pattern_test, _raises, _returns, no_backedge,
+                     raises_test, return_test)
 from ..core.model import Block, BlockKind, ContainerValue, Event, Expr, EventKind, Kind, LayerValue, Manager, ManagerKind, ManagerValue
 from ..core.ops import Op
 from ..core.names import dotted
@@ -403,6 +404,15 @@ class Blocks:
             self._branch_tests.append((self.scope.blocks[-1], node.test, True))
             self.note_loop_value()
             return
+        if self.in_function() and not (body_exits and else_exits) and not (node.orelse is None and _returns(node.body)) \
+                and _returns_in(node) and self.builder.ctx.compiling_guard(node.test) is None:
+            # a `return` nested in an arm (`if a: if b: return`): the rest runs only when that arm did not return
+            # (measured: tests/cases/kinds kd26)
+            returns = return_test(node, self.scope)
+            test, said = (Expr(Op.UNKNOWN), "the `if` does not `return`") if returns is None else \
+                (Expr(Op.NOT, parts=(returns[0],)), f"not ({returns[1]})")
+            self.push(BlockKind.AFTER_RETURN, node, test=test, condition=said)
+            return
         if not self.in_function() or node.orelse is not None or not body_exits:
             return
         guard = self.builder.ctx.compiling_guard(node.test)
@@ -681,19 +691,4 @@ class Blocks:
     def visit_Yield(self, node: cst.Yield) -> None:
         if self.in_function():
             self.scope.is_generator = True
-
-
-def _none_of(tests) -> tuple:
-    """``not t`` for each test of ``tests`` (the earlier cases of a ``match``: none of them matched)."""
-    return tuple(Expr(Op.NOT, parts=(t,)) for t in tests)
-
-
-def _jumps_on(suite) -> bool:
-    """Whether a block's last statement is ``continue`` or ``break`` (the rest of the loop's body is skipped)."""
-    body = getattr(suite, "body", ())
-    last = body[-1] if body else None
-    if isinstance(suite, cst.SimpleStatementSuite):
-        return bool(body) and isinstance(body[-1], (cst.Continue, cst.Break))
-    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) \
-        and isinstance(last.body[-1], (cst.Continue, cst.Break))
 

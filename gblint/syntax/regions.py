@@ -21,9 +21,12 @@ from ..core.semantics import COMPILE_NAMES, SELF_RETURNING_METHODS, STANCE_SETTE
 from .traversal import kwarg, literal
 
 
-# calls after which a tensor's dtype is not what its factory or its layer's input says
+# calls after which a tensor's dtype or device is not what its factory or its layer's input says (torch/__init__.py)
 _DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type", "torch.autocast",
-                                    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"})
+                                    "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+                                    "torch.set_default_device"})
+# managers that change the default device while they run (torch/utils/_device.py)
+_DEVICE_MANAGERS = frozenset({"torch.device", "torch.utils._device.DeviceContext"})
 _Name = Tuple[Optional[str], str]  # (the function a name is local to, or None at module level; the name)
 
 
@@ -72,6 +75,19 @@ class Regions:
         if isinstance(node.value, cst.Call):
             self._discarded.add(id(node.value))
 
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        item = node.item
+        if isinstance(item, cst.Call) and self.builder.ctx.resolve(item.func) in _DEVICE_MANAGERS or \
+                isinstance(item, (cst.Name, cst.Attribute)) and self._a_device(item):
+            self.summary.sets_default_dtype = True  # `with torch.device("cuda"):`, `with META:` (torch/utils/_device.py)
+
+    def _a_device(self, item: cst.BaseExpression) -> bool:
+        """Whether ``item`` is a ``torch.device``: a local or a global of the file bound to one."""
+        value = self.builder.value_of(item)
+        if value.op == Op.GLOBAL and isinstance(item, cst.Name):
+            return any(v.op == Op.DEVICE for v in self.summary.module_values.get(item.value, ()))
+        return value.op == Op.DEVICE
+
     def detect_compile(self, node: cst.Call, q) -> None:
         """Record ``node`` when it compiles something; ``q`` is what its function resolves to."""
         scope = self.builder.ctx
@@ -82,8 +98,8 @@ class Regions:
             self._all_modes |= modes
         if q not in COMPILE_NAMES:
             self._escaped.update(self._local_name(a.value.value) for a in node.args if isinstance(a.value, cst.Name))
-        if q in _DEFAULT_DTYPE_SETTERS:
-            self.summary.sets_default_dtype = True
+        if q in _DEFAULT_DTYPE_SETTERS or isinstance(func, cst.Attribute) and func.attr.value == "__enter__":
+            self.summary.sets_default_dtype = True  # also `torch.device("meta").__enter__()`
         if _switches(node, q) and (self.builder.in_function() or id(node) not in self._discarded):
             self.summary.config["dynamo_switched"] = True  # not a statement at the top (summary.collect_config)
         elif _switches(node, q):

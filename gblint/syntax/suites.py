@@ -13,7 +13,8 @@ from .loops import OwnScopeVisitor
 from ..core.model import Expr
 from ..core.names import dotted
 from ..core.ops import Op
-from .traversal import caught_types, read_walk
+from .backedge import _returns_in
+from .traversal import caught_types, code_of, read_walk
 
 
 
@@ -202,3 +203,59 @@ def _missing_keys(small: cst.BaseSmallStatement, scope) -> List[Expr]:
 
     small.visit(Reads())
     return found
+
+
+def _none_of(tests) -> tuple:
+    """``not t`` for each test of ``tests`` (the earlier cases of a ``match``: none of them matched)."""
+    return tuple(Expr(Op.NOT, parts=(t,)) for t in tests)
+
+
+def _jumps_on(suite) -> bool:
+    """Whether a block's last statement is ``continue`` or ``break`` (the rest of the loop's body is skipped)."""
+    body = getattr(suite, "body", ())
+    last = body[-1] if body else None
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return bool(body) and isinstance(body[-1], (cst.Continue, cst.Break))
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) \
+        and isinstance(last.body[-1], (cst.Continue, cst.Break))
+
+
+
+def return_test(suite, scope) -> Optional[tuple]:
+    """``(test, text)``: when the block ``suite`` returns, as a value of its ``if`` tests and as words (``b`` for
+    ``if b: return x``; ``(a and b) or (not (a) and c)`` through nested ``if``/``else``), for the blocks whose returns
+    lie only in ``if`` statements; ``(False, "")`` for one that never returns; None where a loop, ``with``, ``try`` or
+    ``match`` holds a ``return``, whose running is not read here."""
+    never = (Expr(Op.CONST, value=False), "")
+    if suite is None:
+        return never
+    if isinstance(suite, cst.Else):
+        suite = suite.body
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else (suite,) if isinstance(suite, cst.If) \
+        else (cst.SimpleStatementLine(body=suite.body),)
+    found: List[tuple] = []
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if any(isinstance(small, cst.Return) for small in stmt.body):
+                found.append((Expr(Op.CONST, value=True), ""))
+                break
+            continue
+        if not _returns_in(stmt):
+            continue
+        if not isinstance(stmt, cst.If):
+            return None
+        test, said = value_syntax.expr_of(stmt.test, scope), code_of(stmt.test).strip()
+        body, other = return_test(stmt.body, scope), return_test(stmt.orelse, scope)
+        if body is None or other is None:
+            return None
+        if body != never:
+            found.append((Expr(Op.AND, parts=(test, body[0])), f"{said} and {body[1]}" if body[1] else said))
+        if other != never:
+            found.append((Expr(Op.AND, parts=(Expr(Op.NOT, parts=(test,)), other[0])),
+                          f"not ({said}) and {other[1]}" if other[1] else f"not ({said})"))
+    if not found:
+        return never
+    test = found[0][0]
+    for more, _ in found[1:]:
+        test = Expr(Op.OR, parts=(test, more))
+    return test, " or ".join(f"({w})" if len(found) > 1 and w else w for _, w in found)

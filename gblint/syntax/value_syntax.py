@@ -16,9 +16,10 @@ from ..core.model import BlockKind, CallArgs, Expr, Kind, Param
 from ..core.ops import Op
 from ..core.names import BUILTIN_NAMES, dotted
 from ..abstract.tensors import TENSOR_FUNCTIONS
+from .factories import DTYPES, LAYOUTS, device_value, factory_tensor, literal_expr
 from .loops import _each_index, _names_bound, covers
 from .traversal import names_in
-from ..abstract.values import DEFAULT_DTYPE, EACH, NOTNONE, STRIDED, UNKNOWN, const
+from ..abstract.values import EACH, NOTNONE, UNKNOWN, const
 
 _COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.LessThanEqual: Op.LE,
             cst.GreaterThan: Op.GT, cst.GreaterThanEqual: Op.GE, cst.Is: Op.IS, cst.IsNot: Op.ISNOT,
@@ -26,44 +27,6 @@ _COMPARE = {cst.Equal: Op.EQ, cst.NotEqual: Op.NE, cst.LessThan: Op.LT, cst.Less
 # Calls whose value under Dynamo is known: TorchScript is not running while Dynamo traces.
 _KNOWN_CALLS = {"torch.jit.is_scripting": False, "torch.jit.is_tracing": False,
                 "torch._C._get_tracing_state": None}
-# Values that are never None: what these build.
-_NOT_NONE_NODES = (cst.Lambda, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                   cst.FormattedString, cst.ConcatenatedString)
-
-
-def literal_expr(node: cst.BaseExpression) -> Expr:
-    """``node`` as a value that needs no names: a literal (``None``, ``True``, numbers, strings,
-    a negative number), a tuple or list of them, something certainly not None, else unknown."""
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return const({"True": True, "False": False, "None": None}[node.value])
-    if isinstance(node, cst.Integer):
-        try:
-            return const(int(node.value.replace("_", ""), 0))
-        except ValueError:
-            return NOTNONE
-    if isinstance(node, cst.Float):
-        try:
-            return const(float(node.value.replace("_", "")))
-        except ValueError:
-            return NOTNONE
-    if isinstance(node, cst.SimpleString):
-        try:
-            value = node.evaluated_value
-        except Exception:  # an odd prefix: still a string
-            return NOTNONE
-        return const(value) if isinstance(value, str) else NOTNONE
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal_expr(node.expression)
-        if inner.op == Op.CONST and isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool):
-            return const(-inner.value)
-        return UNKNOWN
-    if isinstance(node, (cst.Tuple, cst.List)):
-        if any(isinstance(e, (cst.StarredElement,)) for e in node.elements):
-            return NOTNONE
-        return Expr(Op.SEQ, parts=tuple(literal_expr(e.value) for e in node.elements))
-    if isinstance(node, _NOT_NONE_NODES):
-        return NOTNONE
-    return UNKNOWN
 
 
 def name_expr(name: str, scope) -> Expr:
@@ -206,21 +169,6 @@ def known_global(target: str, scope) -> Optional[Expr]:
 
 
 _TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
-
-# torch's layouts (torch/_C/__init__.pyi: ``strided: layout``...) and the factories that make a strided tensor
-LAYOUTS = {f"torch.{n}": n for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
-                                      "_mkldnn", "jagged")}
-_STRIDED_FACTORIES = frozenset(f"torch.{n}" for n in (
-    "randn", "rand", "randint", "randperm", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
-    "eye", "tensor", "from_numpy", "normal"))
-
-# torch's dtypes by every name torch gives them (torch/_C/__init__.pyi: torch.half is torch.float16)
-DTYPES = {f"torch.{alias}": name for name, aliases in {
-    "float32": ("float32", "float"), "float64": ("float64", "double"), "float16": ("float16", "half"),
-    "bfloat16": ("bfloat16",), "int64": ("int64", "long"), "int32": ("int32", "int"), "int16": ("int16", "short"),
-    "int8": ("int8",), "uint8": ("uint8",), "bool": ("bool",), "complex64": ("complex64", "cfloat"),
-    "complex128": ("complex128", "cdouble"), "float8_e4m3fn": ("float8_e4m3fn",), "float8_e5m2": ("float8_e5m2",),
-}.items() for alias in aliases}
 
 
 def global_expr(name: str, scope) -> Expr:
@@ -383,11 +331,9 @@ def call_expr(node: cst.Call, scope) -> Expr:
             return Expr(Op.SUPER, cls.qualname, (name_expr(first, scope),))
         return UNKNOWN
     if scope.resolve(func) in TENSOR_FUNCTIONS:
-        # a tensor a torch op makes (its stub says so; its dtype and size, where the call shows them)
-        return Expr(Op.TENSOR, _factory_dtype(node, scope), _factory_shape(node, scope) + _factory_grad(node, scope)
-                    + ((STRIDED,) if scope.resolve(func) in _STRIDED_FACTORIES and not any(
-                        a.keyword is not None and a.keyword.value == "layout" for a in node.args) else ())
-                    + ((NO_DATA,) if _no_data(node, scope) else ()))
+        return factory_tensor(node, scope)  # a tensor a torch op makes (its stub says so)
+    if scope.resolve(func) == "torch.device":
+        return device_value(node) or UNKNOWN
     parts = [expr_of(func, scope)]
     for a in node.args:
         value = expr_of(a.value, scope)
@@ -519,72 +465,6 @@ def _key(node: cst.Subscript, scope) -> Expr:
         else:
             keys.append(Expr(Op.SLICE))
     return keys[0] if len(keys) == 1 else Expr(Op.SEQ, parts=tuple(keys))
-
-
-_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full"})
-
-
-def _factory_dtype(node: cst.Call, scope) -> Optional[str]:
-    """The dtype of a tensor a factory makes: its ``dtype=`` argument, else the default
-    (``torch.get_default_dtype()``, float32 unless the program changes it) for the factories
-    that make floating-point tensors; None when not known (``torch.full`` takes its fill's)."""
-    q = scope.resolve(node.func)
-    for a in node.args:
-        if a.keyword is not None and a.keyword.value == "dtype":
-            return DTYPES.get(scope.resolve(a.value) or "")
-        if a.star:
-            return None
-    return DEFAULT_DTYPE if q in _FLOAT_FACTORIES else None
-
-
-_FLOAT_FACTORIES = _FACTORIES - {"torch.full"}
-
-
-def _factory_grad(node: cst.Call, scope) -> Tuple[Expr, ...]:
-    """Whether a factory's tensor requires grad, as a ``grad`` part: its literal ``requires_grad=`` (default
-    False); ``()`` for another call or a value not written as a literal."""
-    if scope.resolve(node.func) not in _FACTORIES:
-        return ()
-    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "requires_grad"), None)
-    if arg is None:
-        return (Expr(Op.GRAD, False),)
-    found = literal_expr(arg)
-    return (Expr(Op.GRAD, found.value),) if found.op == Op.CONST and isinstance(found.value, bool) else ()
-
-
-def _factory_shape(node: cst.Call, scope) -> Tuple[Expr, ...]:
-    """The size of a tensor a factory with literal sizes makes (``torch.randn(2, 3)``,
-    ``torch.full((3,), 2.0)``) as ``const`` dims; ``()`` when not known (also for a 0-d tensor)."""
-    if scope.resolve(node.func) not in _FACTORIES:
-        return ()
-    args = [a.value for a in node.args if a.keyword is None and not a.star]
-    if scope.resolve(node.func) == "torch.full":
-        args = args[:1]
-    if len(args) == 1 and isinstance(args[0], (cst.Tuple, cst.List)):
-        args = [e.value for e in args[0].elements]
-    dims = tuple(literal_expr(a) for a in args)
-    if not dims or any(d.op != Op.CONST or not isinstance(d.value, int) or isinstance(d.value, bool) for d in dims):
-        return ()
-    return dims
-
-
-#: a tensor's part: made by ``torch.tensor`` from an empty list or tuple display. Dynamo knows such a tensor's data
-#: (none), so a dynamic-shape op of it (``unique``, ``nonzero``) has a known size and does not break, unlike one of
-#: ``torch.zeros(0)`` (measured: tests/cases/kinds/kb55)
-NO_DATA = Expr(Op.SEQ, "torch.tensor([])")
-
-
-def _no_data(node: cst.Call, scope) -> bool:
-    """Whether the call ``node`` is ``torch.tensor([])`` or ``torch.as_tensor([])`` (of ``()``, of ``[[]]``: a
-    display of empty displays), whatever its keywords."""
-    first = next((a.value for a in node.args if a.keyword is None), None)
-    return scope.resolve(node.func) in ("torch.tensor", "torch.as_tensor") and _empty_display(first) \
-        and not any(a.star for a in node.args)
-
-
-def _empty_display(node) -> bool:
-    return isinstance(node, (cst.List, cst.Tuple)) and all(
-        isinstance(e, cst.Element) and _empty_display(e.value) for e in node.elements)
 
 
 _FOLDS = frozenset({"all", "any"})  # builtins whose value values.evaluate computes
