@@ -3,7 +3,8 @@
 import torch
 
 from gblint.abstract import devices
-from gblint.abstract.values import STRIDED, UNKNOWN, const
+from gblint.abstract.layouts import STRIDED
+from gblint.abstract.values import UNKNOWN, const
 from gblint.core.model import Block, BlockKind, Expr
 from gblint.core.ops import Op
 from gblint.dynamo.branch_cover import merged

@@ -1,17 +1,17 @@
-"""A plain tensor (``gblint.abstract.values.STRIDED``: what torch's factories make and a plain tensor's methods return) is
+"""A plain tensor (``gblint.abstract.layouts.STRIDED``: what torch's factories make and a plain tensor's methods return) is
 exactly a strided ``torch.Tensor``: its layout, ``is_sparse`` and ``isinstance`` against classes that cannot claim
 it are decided. Anything else (a Parameter, a subclass, a class with a metaclass or a library base) stays open.
 Measured programs: tests/cases/kinds/kb13_strided_layout.py, kb15_isinstance_of_a_plain_tensor.py."""
 import textwrap
 
-from gblint.abstract import type_tests, values
+from gblint.abstract import layouts, type_tests, values
 from gblint.core.model import Expr
 from gblint.abstract.objects import Cls, Ext
 from gblint.core.ops import Op
 
 from .conftest import run_cli
 
-PLAIN = Expr(Op.TENSOR, parts=(values.STRIDED,))
+PLAIN = Expr(Op.TENSOR, parts=(layouts.STRIDED,))
 ANY = Expr(Op.TENSOR)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import keyed, ndarrays, nn_overlay, tensors, type_tests, values
+from . import keyed, layouts, ndarrays, nn_overlay, tensors, type_tests, values
 from ..core.model import Dotted, Expr, FileSummary, Frame
 from ..core.ops import Op
 from .objects import (ITEMS, Bound, Closure, Cls, Disabled, Ext, ExtInst, Func, Inst, Method, Obj, Partial, Super,
@@ -208,7 +208,7 @@ class Calls:
                 dtype = None if self.interp.dtypes_changed() else self.interp.dtype_of(first)
                 # a layer's output is a tensor, of its input's dtype; with parameters, one that requires grad
                 return Expr(Op.TENSOR, dtype, ((GRAD,) if tensors.PARAMETERS.get(last) else ())
-                            + values.method_layout("forward", first))
+                            + layouts.method_layout("forward", first))
             if fn.name.startswith("torch.nn.") and last in tensors.TENSOR_MODULES:
                 return Expr(Op.TENSOR)  # its forward is annotated `-> Tensor` (gblint/data/torch_ops-*.json)
             return values.NOTNONE if fn.name.startswith("torch.nn.") else UNKNOWN
@@ -544,7 +544,7 @@ class Calls:
             return UNKNOWN if dtype is None else const(tensors.DTYPE_TESTS[name](dtype))
         if recv.op == Op.TENSOR:  # torch/_C/__init__.pyi: the method returns a Tensor
             inputs = None if args.star or args.starstar else args.positional + tuple(v for _, v in args.keywords)
-            return Expr(Op.TENSOR, parts=method_grad(name, recv, inputs) + values.method_layout(name, recv)) \
+            return Expr(Op.TENSOR, parts=method_grad(name, recv, inputs) + layouts.method_layout(name, recv)) \
                 if name in tensors.TENSOR_METHOD_RESULTS else UNKNOWN
         if recv.op == Op.CONST and isinstance(recv.value, str) and name in STR_METHODS and not args.keywords \
                 and all(a.op == Op.CONST and isinstance(a.value, (str, int)) for a in args.positional):

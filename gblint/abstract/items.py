@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional, Protocol
 
-from . import grads, values
+from . import grads, layouts, values
 from .calling import BOTTOM, Args
 from ..core.model import Expr
 from ..core.ops import Op
@@ -77,7 +77,7 @@ class Items:
             return base
         if base.op == Op.TENSOR:  # torch/_C/__init__.pyi: TensorBase.__getitem__ -> Tensor
             return Expr(Op.TENSOR, parts=grads.method_grad("__getitem__", base, (key,))
-                        + values.method_layout("__getitem__", base))
+                        + layouts.method_layout("__getitem__", base))
         if key.op == Op.UNION and key.parts and all(p.op == Op.CONST for p in key.parts):
             return values.alternatives([self.subscript(base, k, calls) for k in key.parts])  # one of these keys
         if isinstance(base, Ext) and base.name == "sys.modules":

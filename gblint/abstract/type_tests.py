@@ -11,7 +11,8 @@ from ..core.model import Expr
 from ..core.ops import Op
 from .objects import Bound, Closure, Cls, Disabled, Ext, Func, Inst, Partial
 from .ndarrays import is_ndarray, isinstance_ndarray
-from .values import STRIDED, UNKNOWN, const
+from .layouts import STRIDED
+from .values import UNKNOWN, const
 
 _FUNCTIONS = (Func, Closure, Bound, Partial, Disabled)
 # what a function object may be an instance of (``isinstance(f, Callable)``...): anything else it is not
@@ -149,7 +150,7 @@ _TENSOR_ALIASES = frozenset({"torch.autograd.Variable", "torch.autograd.variable
 
 
 def _isinstance_plain_tensor(types: Expr, bases_of) -> Optional[bool]:
-    """``isinstance(t, types)`` for ``t`` a plain ``torch.Tensor`` (:data:`gblint.abstract.values.STRIDED`: a factory made
+    """``isinstance(t, types)`` for ``t`` a plain ``torch.Tensor`` (:data:`gblint.abstract.layouts.STRIDED`: a factory made
     it, or a method of one): its class is ``torch.Tensor`` itself, so it is an instance of ``Tensor``, its bases and
     ``Variable`` only; of no other torch class (``nn.Parameter``'s metaclass asks for ``_is_param``, which it has
     not), no Python value type, and no class of the program whose bases are all of the program (or ``object``)

@@ -22,7 +22,7 @@ from .env import Env
 from ..core.model import CallArgs, Expr, Param
 from ..core.ops import Op
 from .bools import bool_valued
-from .layouts import STRIDED, STRIDED_FLAGS, device_part, method_layout  # noqa: F401 (read as values.STRIDED...)
+from .layouts import STRIDED, device_part
 from .sizes import op_fails
 
 UNKNOWN = Expr(Op.UNKNOWN)

@@ -9,7 +9,8 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from ..abstract import devices
-from ..abstract.values import DEFAULT_DTYPE, NOTNONE, STRIDED, UNKNOWN, const
+from ..abstract.layouts import STRIDED
+from ..abstract.values import DEFAULT_DTYPE, NOTNONE, UNKNOWN, const
 from ..core.model import Expr
 from ..core.ops import Op
 
